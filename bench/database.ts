@@ -1,0 +1,246 @@
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { hash } from '@node-rs/argon2';
+import { openDatabase, type Database } from '../src/db/connection.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { importWorld } from '../src/world/import.js';
+import { PASSWORD_HASH_OPTIONS } from '../src/auth/passwords.js';
+import { newToken, sha256 } from '../src/infra/secrets.js';
+import { BENCH_PASSWORD, WORLD_NOW, generateWorld, passwordSalt, type WorldRoles, type WorldScale } from './world.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const CACHE_DIR = join(here, '.cache');
+const RUN_DATABASE = 'gpbench_run';
+
+export type DbKind = 'sqlite' | 'postgres';
+
+export interface PreparedDatabase {
+  kind: DbKind;
+  /** URL the server under test opens. */
+  url: string;
+  /** Seconds spent generating and importing, or 0 when the cached world was used. */
+  importSeconds: number;
+  fromCache: boolean;
+}
+
+/** Cache key: the seed, the scale, the schema and the generator. Any change builds a new world. */
+export function cacheKey(seed: string, scale: WorldScale): string {
+  const h = createHash('sha256');
+  h.update(JSON.stringify({ seed, scale }));
+  h.update(readFileSync(join(here, '../src/db/migrations/001_initial.ts')));
+  h.update(readFileSync(join(here, 'world.ts')));
+  return h.digest('hex').slice(0, 12);
+}
+
+async function fillWorld(db: Database, seed: string, scale: WorldScale, log: (line: string) => void): Promise<number> {
+  const started = performance.now();
+  const passwordHash = await hash(BENCH_PASSWORD, { ...PASSWORD_HASH_OPTIONS, salt: passwordSalt(seed) });
+  const { world } = generateWorld(seed, scale, passwordHash);
+  const generated = performance.now();
+  log(`  generated ${world.users!.length} users, ${world.items!.length} items in ${((generated - started) / 1000).toFixed(1)} s`);
+  await migrateToLatest(db);
+  const summary = await importWorld(db, world, { mode: 'replace', now: WORLD_NOW });
+  const imported = performance.now();
+  log(`  importWorld: ${summary.items} items, ${summary.friendships} friendships in ${((imported - generated) / 1000).toFixed(1)} s`);
+  return (imported - started) / 1000;
+}
+
+/** A working copy of the cached SQLite world (built first when missing). */
+async function prepareSqlite(seed: string, scale: WorldScale, log: (line: string) => void): Promise<PreparedDatabase> {
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const key = cacheKey(seed, scale);
+  const cached = join(CACHE_DIR, `world-${scale.name}-${key}.sqlite`);
+  let importSeconds = 0;
+  const fromCache = existsSync(cached);
+  if (!fromCache) {
+    for (const name of readdirSync(CACHE_DIR)) if (name.startsWith(`world-${scale.name}-`)) rmSync(join(CACHE_DIR, name), { force: true });
+    log(`building the ${scale.name} world on SQLite (cache key ${key})`);
+    const building = `${cached}.building`;
+    for (const suffix of ['', '-wal', '-shm']) rmSync(building + suffix, { force: true });
+    const db = await openDatabase(`sqlite:${building}`);
+    importSeconds = await fillWorld(db, seed, scale, log);
+    await db.close();
+    renameSync(building, cached);
+  }
+  const run = join(CACHE_DIR, `run-${scale.name}.sqlite`);
+  for (const suffix of ['', '-wal', '-shm']) rmSync(run + suffix, { force: true });
+  copyFileSync(cached, run);
+  return { kind: 'sqlite', url: `sqlite:${run}`, importSeconds, fromCache };
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function adminQuery(url: string, text: string, values: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await client.query(text, values);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A fresh copy of the cached PostgreSQL world: the world lives in its own database
+ * (gpbench_<scale>_<key>) and each run gets a copy made with CREATE DATABASE ... TEMPLATE.
+ */
+async function preparePostgres(baseUrl: string, seed: string, scale: WorldScale, log: (line: string) => void): Promise<PreparedDatabase> {
+  const key = cacheKey(seed, scale);
+  const cachedName = `gpbench_${scale.name}_${key}`;
+  const existing = await adminQuery(baseUrl, `select datname from pg_database where datname like 'gpbench_%'`);
+  const names = existing.rows.map((r) => r.datname as string);
+  let importSeconds = 0;
+  const fromCache = names.includes(cachedName);
+  if (!fromCache) {
+    for (const name of names)
+      if (name.startsWith(`gpbench_${scale.name}_`)) await adminQuery(baseUrl, `drop database if exists ${name} with (force)`);
+    log(`building the ${scale.name} world on PostgreSQL (cache key ${key})`);
+    const building = `${cachedName}_building`;
+    await adminQuery(baseUrl, `drop database if exists ${building} with (force)`);
+    await adminQuery(baseUrl, `create database ${building}`);
+    const db = await openDatabase(withDatabase(baseUrl, building));
+    importSeconds = await fillWorld(db, seed, scale, log);
+    await db.close();
+    // A settled database, as autovacuum leaves it: statistics and visibility map up to date.
+    await adminQuery(withDatabase(baseUrl, building), 'vacuum analyze');
+    await adminQuery(baseUrl, `alter database ${building} rename to ${cachedName}`);
+  }
+  await adminQuery(baseUrl, `drop database if exists ${RUN_DATABASE} with (force)`);
+  await adminQuery(baseUrl, `create database ${RUN_DATABASE} template ${cachedName}`);
+  return { kind: 'postgres', url: withDatabase(baseUrl, RUN_DATABASE), importSeconds, fromCache };
+}
+
+export function prepareDatabase(kind: DbKind, seed: string, scale: WorldScale, log: (line: string) => void): Promise<PreparedDatabase> {
+  if (kind === 'sqlite') return prepareSqlite(seed, scale, log);
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('PostgreSQL runs need TEST_DATABASE_URL');
+  return preparePostgres(url, seed, scale, log);
+}
+
+/**
+ * Signs the given users in by writing sessions the way sign-in stores them (token hash,
+ * bound to 127.0.0.1), so scenarios do not depend on sign-in throttling.
+ */
+export async function createSessions(url: string, userIds: number[]): Promise<Map<number, string>> {
+  const db = await openDatabase(url);
+  const tokens = new Map<number, string>();
+  try {
+    const now = Math.floor(Date.now() / 1000);
+    const rows = userIds.map((userId) => {
+      const token = newToken();
+      tokens.set(userId, token);
+      return { user_id: userId, family_id: randomUUID(), access_hash: sha256(token), refresh_hash: sha256(newToken()), ip: '127.0.0.1', is_bot: 0, expires_at: now + 86400, created_at: now };
+    });
+    if (rows.length > 0) await db.kysely.insertInto('sessions').values(rows).execute();
+  } finally {
+    await db.close();
+  }
+  return tokens;
+}
+
+export interface ConservationReport {
+  ok: boolean;
+  crafts: number;
+  itemsTotal: number;
+  owned: number;
+  consumed: number;
+  revoked: number;
+  problems: string[];
+}
+
+/**
+ * The conservation invariant after crafting: every item is owned, or consumed by exactly
+ * one recorded craft, or revoked; each craft consumed ten items and created one; and the
+ * counts add up (items now = items before + crafts; owned per crafter = before - 9 x crafts).
+ */
+export async function checkConservation(url: string, roles: WorldRoles): Promise<ConservationReport> {
+  const db = await openDatabase(url);
+  const problems: string[] = [];
+  const k = db.kysely;
+  try {
+    const states = await k.selectFrom('items').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
+    const count = (state: string) => Number(states.find((s) => s.state === state)?.n ?? 0);
+    for (const s of states) if (!['owned', 'consumed', 'revoked'].includes(s.state)) problems.push(`${s.n} items in unknown state ${s.state}`);
+    const itemsTotal = states.reduce((sum, s) => sum + Number(s.n), 0);
+    const crafts = await k.selectFrom('crafts').select(['craft_id', 'user_id', 'result_item_id', 'consumed_item_ids']).execute();
+    const consumed = await k.selectFrom('items').select(['item_id', 'user_id', 'craft_id']).where('state', '=', 'consumed').execute();
+    const revokedWithoutRecord = await k
+      .selectFrom('items')
+      .select('item_id')
+      .where('state', '=', 'revoked')
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('revocations').select('item_id').whereRef('revocations.item_id', '=', 'items.item_id'))))
+      .execute();
+    if (revokedWithoutRecord.length > 0) problems.push(`${revokedWithoutRecord.length} revoked items without a revocation record`);
+    const ownedWithCraft = await k.selectFrom('items').select('item_id').where('state', '=', 'owned').where('craft_id', 'is not', null).limit(5).execute();
+    if (ownedWithCraft.length > 0) problems.push(`owned items carry a craft id: ${ownedWithCraft.map((r) => r.item_id).join(', ')}`);
+
+    const consumedBy = new Map<number, number>();
+    for (const craft of crafts) {
+      const ids = JSON.parse(craft.consumed_item_ids) as number[];
+      if (ids.length !== 10 || new Set(ids).size !== 10) problems.push(`craft ${craft.craft_id} consumed ${ids.length} items (${new Set(ids).size} distinct)`);
+      for (const id of ids) {
+        if (consumedBy.has(id)) problems.push(`item ${id} consumed by crafts ${consumedBy.get(id)} and ${craft.craft_id}`);
+        consumedBy.set(id, craft.craft_id);
+      }
+    }
+    for (const item of consumed) {
+      const craftId = consumedBy.get(item.item_id);
+      if (craftId === undefined) problems.push(`item ${item.item_id} is consumed but no craft lists it`);
+      else if (item.craft_id !== craftId) problems.push(`item ${item.item_id} points at craft ${item.craft_id}, listed by craft ${craftId}`);
+    }
+    if (consumed.length !== consumedBy.size) problems.push(`${consumedBy.size} items listed by crafts, ${consumed.length} consumed`);
+
+    const results = await k.selectFrom('items').select(['item_id', 'user_id', 'created_by_craft_id']).where('created_by_craft_id', 'is not', null).execute();
+    const resultByCraft = new Map(results.map((r) => [r.created_by_craft_id!, r]));
+    for (const craft of crafts) {
+      const result = resultByCraft.get(craft.craft_id);
+      if (!result || result.item_id !== craft.result_item_id) problems.push(`craft ${craft.craft_id} has no matching result item`);
+      else if (result.user_id !== craft.user_id) problems.push(`craft ${craft.craft_id} result belongs to user ${result.user_id}`);
+    }
+    if (itemsTotal !== roles.scale.items + crafts.length)
+      problems.push(`items total ${itemsTotal}, expected ${roles.scale.items} + ${crafts.length} crafts`);
+
+    const craftsPerUser = new Map<number, number>();
+    for (const craft of crafts) craftsPerUser.set(craft.user_id, (craftsPerUser.get(craft.user_id) ?? 0) + 1);
+    const ownedPerUser = await k
+      .selectFrom('items')
+      .select(['user_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('state', '=', 'owned')
+      .where('user_id', 'in', roles.craftUsers.map((r) => r.userId))
+      .groupBy('user_id')
+      .execute();
+    for (const range of roles.craftUsers) {
+      const owned = Number(ownedPerUser.find((r) => r.user_id === range.userId)?.n ?? 0);
+      const expected = range.count - 9 * (craftsPerUser.get(range.userId) ?? 0);
+      if (owned !== expected) problems.push(`user ${range.userId} owns ${owned} items, expected ${expected}`);
+    }
+    return {
+      ok: problems.length === 0,
+      crafts: crafts.length,
+      itemsTotal,
+      owned: count('owned'),
+      consumed: count('consumed'),
+      revoked: count('revoked'),
+      problems: problems.slice(0, 20),
+    };
+  } finally {
+    await db.close();
+  }
+}
+
+export async function dropRunDatabase(kind: DbKind, url: string): Promise<void> {
+  if (kind === 'sqlite') {
+    const path = url.slice('sqlite:'.length);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+    return;
+  }
+  const base = process.env.TEST_DATABASE_URL!;
+  await adminQuery(base, `drop database if exists ${RUN_DATABASE} with (force)`);
+}

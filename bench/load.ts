@@ -1,0 +1,160 @@
+/**
+ * The load generator: runs one autocannon measurement per message from the parent process,
+ * in its own process so that it never shares an event loop with a server it measures.
+ */
+import autocannon from 'autocannon';
+
+export interface LoadRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+export interface LoadJob {
+  url: string;
+  /** Sent in turn, each at most once when `once` is set. */
+  requests: LoadRequest[];
+  once?: boolean;
+  connections: number;
+  durationSeconds: number;
+  /** Check that every answer body starts with `{"code":0` (small answers only). */
+  checkCodes: boolean;
+  /** Return every latency too, so that several runs can be merged. */
+  keepLatencies?: boolean;
+}
+
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  /** Answers whose API code was not 0 (when checked). */
+  failed: number;
+  /** One failing answer, for the report. */
+  failedSample?: string;
+  /** Every request ran out before the time was up (`once`). */
+  exhausted: boolean;
+  /** ms, sorted (keepLatencies). */
+  latencies?: number[];
+}
+
+/** One result from several runs of the same measurement (interleaved with the baseline's). */
+export function mergeResults(parts: LoadResult[]): LoadResult {
+  const latencies = Float64Array.from(parts.flatMap((p) => p.latencies ?? [])).sort();
+  const requests = parts.reduce((s, p) => s + p.requests, 0);
+  const seconds = parts.reduce((s, p) => s + p.seconds, 0);
+  const sum = (key: 'errors' | 'timeouts' | 'non2xx' | 'failed') => parts.reduce((s, p) => s + p[key], 0);
+  return {
+    requests,
+    seconds,
+    rps: requests / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies.length ? latencies[latencies.length - 1] : 0,
+    errors: sum('errors'),
+    timeouts: sum('timeouts'),
+    non2xx: sum('non2xx'),
+    failed: sum('failed'),
+    failedSample: parts.find((p) => p.failedSample)?.failedSample,
+    exhausted: parts.some((p) => p.exhausted),
+  };
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export function runLoad(job: LoadJob): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    let next = 0;
+    let exhausted = false;
+    let failed = 0;
+    let failedSample: string | undefined;
+    let latencies = new Float64Array(1 << 16);
+    let recorded = 0;
+    const instance = autocannon(
+      {
+        url: job.url,
+        connections: job.connections,
+        duration: job.durationSeconds,
+        timeout: 30,
+        requests: [
+          {
+            setupRequest: (request: Record<string, unknown>) => {
+              if (job.once && next >= job.requests.length) {
+                // Every request was used: stop, and never send one twice.
+                if (!exhausted) setImmediate(() => instance.stop());
+                exhausted = true;
+                request.method = 'GET';
+                request.path = '/healthz';
+                request.body = undefined;
+                return request;
+              }
+              const r = job.requests[next++ % job.requests.length];
+              request.method = r.method;
+              request.path = r.path;
+              request.body = r.body;
+              request.headers = { ...(r.body !== undefined ? { 'content-type': 'application/json' } : {}), ...r.headers };
+              return request;
+            },
+            ...(job.checkCodes
+              ? {
+                  onResponse: (_status: number, body: string) => {
+                    if (!body.startsWith('{"code":0') && !body.startsWith('{"status"')) {
+                      failed++;
+                      failedSample ??= body.slice(0, 300);
+                    }
+                  },
+                }
+              : {}),
+          },
+        ],
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        const sorted = latencies.slice(0, recorded).sort();
+        const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
+        resolve({
+          requests: recorded,
+          seconds,
+          rps: recorded / seconds,
+          p50: percentile(sorted, 50),
+          p99: percentile(sorted, 99),
+          max: sorted.length ? sorted[sorted.length - 1] : 0,
+          errors: result.errors,
+          timeouts: result.timeouts,
+          non2xx: result.non2xx,
+          failed,
+          failedSample,
+          exhausted,
+          ...(job.keepLatencies ? { latencies: Array.from(sorted) } : {}),
+        });
+      },
+    );
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
+      if (recorded === latencies.length) {
+        const grown = new Float64Array(latencies.length * 2);
+        grown.set(latencies);
+        latencies = grown;
+      }
+      latencies[recorded++] = responseTime;
+    });
+  });
+}
+
+if (process.send) {
+  process.on('message', (job: LoadJob) => {
+    runLoad(job).then(
+      (result) => process.send!({ result }),
+      (error: unknown) => process.send!({ error: String(error) }),
+    );
+  });
+  process.send({ ready: true });
+}

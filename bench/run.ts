@@ -1,0 +1,567 @@
+/**
+ * `npm run bench`: generates the benchmark world, starts the server under test and a bare
+ * Fastify baseline as separate processes, drives both with autocannon from a third process,
+ * and prints (and writes to bench/results/) one table per database.
+ *
+ *   npm run bench                       full world, SQLite then PostgreSQL (TEST_DATABASE_URL)
+ *   npm run bench -- --quick            small world, short measurements (checks the harness)
+ *   npm run bench -- --db sqlite        one database only
+ *   npm run bench -- --only gchat.get,inventory.craft
+ *   npm run bench -- --cpu-prof         write server CPU profiles to bench/.cache/profiles/
+ *   npm run bench -- --server tsx       run the server from source (default: build dist/ and run it)
+ */
+import { parseArgs } from 'node:util';
+import { fork, spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { createServer as createNetServer } from 'node:net';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem, release, platform } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { CACHE_DIR, checkConservation, createSessions, dropRunDatabase, prepareDatabase, type ConservationReport, type DbKind, type PreparedDatabase } from './database.js';
+import { mergeResults, type LoadJob, type LoadRequest, type LoadResult } from './load.js';
+import { buildScenarios, signinRequests, usersGetRequests, usersToSignIn, type Scenario, type ScenarioSetup } from './scenarios.js';
+import { FULL_SCALE, QUICK_SCALE, worldRoles } from './world.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    seed: { type: 'string', default: 'game-platform-bench-1' },
+    db: { type: 'string' },
+    only: { type: 'string' },
+    duration: { type: 'string' },
+    server: { type: 'string' },
+    'cpu-prof': { type: 'boolean', default: false },
+    'ws-clients': { type: 'string' },
+    'no-build': { type: 'boolean', default: false },
+  },
+});
+
+const quick = args.quick!;
+const scale = quick ? QUICK_SCALE : FULL_SCALE;
+const seed = args.seed!;
+const measureSeconds = Number(args.duration ?? (quick ? 3 : 8));
+const warmupSeconds = quick ? 1 : 2;
+/** The measurement alternates between server and baseline this many times, so both see the same machine. */
+const rounds = quick ? 2 : 4;
+const wsClients = Number(args['ws-clients'] ?? (quick ? 2000 : 10_000));
+const only = args.only ? new Set(args.only.split(',')) : undefined;
+const selected = (id: string) => !only || only.has(id);
+const kinds: DbKind[] = args.db
+  ? (args.db.split(',') as DbKind[])
+  : process.env.TEST_DATABASE_URL
+    ? ['sqlite', 'postgres']
+    : ['sqlite'];
+
+const log = (line: string) => console.log(line);
+
+// ---------- child processes ----------
+
+/** A forked TypeScript child that talks over IPC. */
+class Child {
+  private waiting: ((message: any) => void)[] = [];
+  readonly process: ChildProcess;
+
+  constructor(file: string) {
+    this.process = fork(join(here, file), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.process.on('message', (message) => this.waiting.shift()?.(message));
+  }
+
+  next(): Promise<any> {
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  async request(message: unknown): Promise<any> {
+    const answer = this.next();
+    this.process.send(message as never);
+    return answer;
+  }
+
+  stop(): void {
+    this.process.kill();
+  }
+}
+
+class LoadGenerator {
+  private readonly child = new Child('load.ts');
+  readonly ready = this.child.next();
+
+  async run(job: LoadJob): Promise<LoadResult> {
+    const answer = await this.child.request(job);
+    if (answer.error) throw new Error(`load generator: ${answer.error}`);
+    return answer.result as LoadResult;
+  }
+
+  stop(): void {
+    this.child.stop();
+  }
+}
+
+class Baseline {
+  private readonly child = new Child('baseline.ts');
+  private port = 0;
+
+  async start(): Promise<string> {
+    const { port } = await this.child.next();
+    this.port = port;
+    return this.url;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async setBody(body: string): Promise<void> {
+    await this.child.request({ body });
+  }
+
+  stop(): void {
+    this.child.stop();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** Resident memory of a process, in MB: current and peak (VmHWM). */
+function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) / 1024;
+  return { rss: field('VmRSS'), hwm: field('VmHWM') };
+}
+
+interface ServerUnderTest {
+  url: string;
+  pid: number;
+  command: string;
+  /** Highest VmRSS seen by polling, MB: since the start, and since the last markRss(). */
+  peakRss(): number;
+  markRss(): void;
+  peakSinceMark(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds dist/ (`npm run build`) so the server runs as in production, without the
+ * TypeScript loader (whose worker thread would count in the server's memory).
+ */
+function buildServer(): boolean {
+  if (args['no-build']) return existsSync(join(root, 'dist/cli/main.js'));
+  log('building dist/ (tsc -p tsconfig.build.json)');
+  try {
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
+  } catch (error) {
+    // Type errors still emit JavaScript; only a missing entry point is fatal.
+    log(`  tsc reported errors; running what it emitted (${String((error as { stdout?: Buffer }).stdout ?? '').split('\n')[0]})`);
+  }
+  return existsSync(join(root, 'dist/cli/main.js'));
+}
+
+let serverEntry: { args: string[]; command: string } | undefined;
+
+function chooseServerEntry(): { args: string[]; command: string } {
+  if (serverEntry) return serverEntry;
+  const choice = args.server ?? 'dist';
+  if (choice === 'dist' && buildServer()) serverEntry = { args: [join(root, 'dist/cli/main.js'), 'serve'], command: 'node dist/cli/main.js serve' };
+  else if (choice !== 'bench' && existsSync(join(root, 'src/cli/serve.ts')))
+    serverEntry = { args: ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve'], command: 'tsx src/cli/main.ts serve' };
+  else serverEntry = { args: ['--import', 'tsx', join(here, 'server.ts')], command: 'bench/server.ts (createServer)' };
+  return serverEntry;
+}
+
+/** Starts `game-platform serve` (or bench/server.ts where the command does not exist yet). */
+async function startServer(database: PreparedDatabase, label: string): Promise<ServerUnderTest> {
+  const port = await freePort();
+  const entry = chooseServerEntry();
+  const settings = ['--database', database.url, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--trust-proxy'];
+  const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', join(CACHE_DIR, 'profiles', label)] : [];
+  const logPath = join(CACHE_DIR, `server-${label}.log`);
+  const out = openSync(logPath, 'w');
+  const child = spawn(process.execPath, [...profile, ...entry.args, ...settings, ...(entry.command.includes('serve') ? ['--no-rate-limit'] : [])], {
+    cwd: root,
+    stdio: ['ignore', out, out],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (exited) throw new Error(`the server exited while starting; see ${logPath}`);
+    if (Date.now() > deadline) throw new Error(`the server did not become ready; see ${logPath}`);
+    try {
+      const response = await fetch(`${url}/readyz`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  let peak = 0;
+  let peakSinceMark = 0;
+  const poll = setInterval(() => {
+    try {
+      const { rss } = memoryOf(child.pid!);
+      peak = Math.max(peak, rss);
+      peakSinceMark = Math.max(peakSinceMark, rss);
+    } catch {
+      // exited
+    }
+  }, 100);
+  return {
+    url,
+    pid: child.pid!,
+    command: entry.command,
+    peakRss: () => peak,
+    markRss: () => (peakSinceMark = 0),
+    peakSinceMark: () => peakSinceMark,
+    async stop() {
+      clearInterval(poll);
+      if (exited) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}
+
+// ---------- measurements ----------
+
+interface Measured {
+  scenario: Scenario | { id: string; title: string; target?: Scenario['target'] };
+  result?: LoadResult;
+  baseline?: LoadResult;
+  bytes?: number;
+  skipped?: string;
+  note?: string;
+  /** Server's highest RSS while this scenario ran, MB. */
+  rss?: number;
+}
+
+async function send(base: string, request: LoadRequest): Promise<{ status: number; text: string }> {
+  const response = await fetch(base + request.path, {
+    method: request.method,
+    body: request.body,
+    headers: { ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}), ...request.headers },
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+function describeAnswer(text: string): string {
+  try {
+    const body = JSON.parse(text) as { code?: number; description?: string };
+    return `code ${body.code}${body.description ? `: ${body.description}` : ''}`;
+  } catch {
+    return text.slice(0, 120);
+  }
+}
+
+async function measureScenario(scenario: Scenario, server: ServerUnderTest, baseline: Baseline, load: LoadGenerator): Promise<Measured> {
+  const pool = [...scenario.requests];
+  const probeRequest = scenario.consumable ? pool.shift()! : pool[0];
+  const probe = await send(server.url, probeRequest);
+  if (!probe.text.startsWith('{"code":0')) return { scenario, skipped: `probe answered HTTP ${probe.status}, ${describeAnswer(probe.text)}` };
+  const bytes = Buffer.byteLength(probe.text);
+  await baseline.setBody(probe.text);
+  const checkCodes = bytes < 64 * 1024;
+  const job = (url: string, requests: LoadRequest[], seconds: number, once = false): LoadJob => ({
+    url,
+    requests,
+    once,
+    connections: scenario.connections,
+    durationSeconds: seconds,
+    checkCodes,
+    keepLatencies: true,
+  });
+  let warmupPool = pool;
+  let measurePool = pool;
+  if (scenario.consumable) {
+    // Warm-up and measurement never send the same request (each craft set is used once).
+    const warmupShare = Math.floor(pool.length * (warmupSeconds / (warmupSeconds + measureSeconds)) * 0.8);
+    warmupPool = pool.slice(0, warmupShare);
+    measurePool = pool.slice(warmupShare);
+  }
+  server.markRss();
+  await load.run(job(server.url, warmupPool, warmupSeconds, scenario.consumable));
+  await load.run(job(baseline.url, pool, warmupSeconds));
+  const parts: LoadResult[] = [];
+  const baseParts: LoadResult[] = [];
+  const slice = Math.ceil(measurePool.length / rounds);
+  for (let round = 0; round < rounds; round++) {
+    const requests = scenario.consumable ? measurePool.slice(round * slice, (round + 1) * slice) : measurePool;
+    parts.push(await load.run(job(server.url, requests, measureSeconds / rounds, scenario.consumable)));
+    baseParts.push(await load.run(job(baseline.url, pool, measureSeconds / rounds)));
+  }
+  const result = mergeResults(parts);
+  const base = mergeResults(baseParts);
+  const rss = server.peakSinceMark();
+  const note = result.exhausted ? 'ran out of prepared requests before the end' : undefined;
+  return { scenario, result, baseline: base, bytes, note, rss };
+}
+
+/** users.get while 50 clients sign in at once: the sign-ins must not stall the event loop. */
+async function measureUnderSignin(setup: ScenarioSetup, server: ServerUnderTest, baseline: Baseline, load: LoadGenerator, signinLoad: LoadGenerator): Promise<Measured> {
+  const scenario = { id: 'users.get-during-signin', title: 'users.get, 1 id, while 50 clients sign in', target: { kind: 'p99', maxMs: 50 } as const };
+  const requests = usersGetRequests(setup);
+  const signins = signinRequests(setup.roles, 5000).map((r, i) => ({
+    ...r,
+    headers: { ...r.headers, 'x-forwarded-for': `198.19.${(i >> 8) & 255}.${i & 255}` },
+  }));
+  const probe = await send(server.url, requests[0]);
+  if (!probe.text.startsWith('{"code":0')) return { scenario, skipped: `users.get answered ${describeAnswer(probe.text)}` };
+  const signinProbe = await send(server.url, signins[0]);
+  if (!signinProbe.text.startsWith('{"code":0')) return { scenario, skipped: `auth.signin answered ${describeAnswer(signinProbe.text)}` };
+  await baseline.setBody(probe.text);
+  const job = (url: string, seconds: number): LoadJob => ({ url, requests, connections: 10, durationSeconds: seconds, checkCodes: true });
+  const signing = signinLoad.run({ url: server.url, requests: signins.slice(1), once: true, connections: 50, durationSeconds: measureSeconds + 1, checkCodes: true });
+  server.markRss();
+  await new Promise((r) => setTimeout(r, 500));
+  const result = await load.run(job(server.url, measureSeconds));
+  const signinResult = await signing;
+  const rss = server.peakSinceMark();
+  const base = await load.run(job(baseline.url, measureSeconds));
+  return {
+    scenario,
+    result,
+    baseline: base,
+    bytes: Buffer.byteLength(probe.text),
+    rss,
+    note: `${signinResult.rps.toFixed(0)} sign-ins/s alongside (p99 ${signinResult.p99.toFixed(0)} ms${signinResult.failed ? `, ${signinResult.failed} refused: ${describeAnswer(signinResult.failedSample ?? '')}` : ''})`,
+  };
+}
+
+interface WsMeasurement {
+  clients: number;
+  opened: number;
+  before: number;
+  after: number;
+  error?: string;
+}
+
+/** Idle subscribers on a freshly started server, so memory freed by earlier scenarios cannot hide their cost. */
+async function measureWebSockets(database: PreparedDatabase, label: string): Promise<WsMeasurement> {
+  const server = await startServer(database, `${label}-ws`);
+  const child = new Child('ws-clients.ts');
+  await child.next();
+  try {
+    // Warm the server up a little (code paths loaded, pools opened) before the reference reading.
+    for (let i = 0; i < 20; i++) await fetch(`${server.url}/api/gchat.get`).then((r) => r.arrayBuffer());
+    await new Promise((r) => setTimeout(r, 1000));
+    const before = memoryOf(server.pid).rss;
+    const url = `${server.url.replace('http', 'ws')}/ws?subs=gchat`;
+    const { result } = await child.request({ open: { url, count: wsClients, parallel: 100 } });
+    await new Promise((r) => setTimeout(r, 3000));
+    const after = memoryOf(server.pid).rss;
+    const { status } = await child.request({ status: true });
+    await child.request({ close: true });
+    return { clients: wsClients, opened: status.open, before, after, error: result.failed ? `${result.failed} failed: ${result.error}` : undefined };
+  } finally {
+    child.stop();
+    await server.stop();
+  }
+}
+
+// ---------- report ----------
+
+const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
+
+function verdict(m: Measured, all: Measured[], kind: DbKind): string {
+  const target = m.scenario.target;
+  if (!target || !m.result || !m.baseline) return '';
+  switch (target.kind) {
+    case 'ratio': {
+      const ratio = m.result.rps / m.baseline.rps;
+      return `≥ ${target.min * 100}% ${ratio >= target.min ? 'ok' : '**missed**'}`;
+    }
+    case 'latencyOf': {
+      const other = all.find((x) => x.scenario.id === target.scenario)?.result;
+      if (!other) return '';
+      const factor = m.result.p50 / other.p50;
+      return `p50 ≤ ${target.max}× ${target.scenario.replace('inventory.get-', '')} (${factor.toFixed(2)}×) ${factor <= target.max ? 'ok' : '**missed**'}`;
+    }
+    case 'rps': {
+      const min = target.min[kind];
+      return `≥ ${min}/s ${m.result.rps >= min ? 'ok' : '**missed**'}`;
+    }
+    case 'p99':
+      return `p99 < ${target.maxMs} ms ${m.result.p99 < target.maxMs ? 'ok' : '**missed**'}`;
+  }
+}
+
+function table(rows: Measured[], kind: DbKind): string {
+  const lines = [
+    '| Scenario | Answer | req/s | p50 ms | p99 ms | Baseline req/s | Baseline p50 | Baseline p99 | Ratio | Target | Server RSS |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|',
+  ];
+  for (const m of rows) {
+    if (m.skipped) {
+      lines.push(`| ${m.scenario.title} | | | | | | | | | not measured: ${m.skipped.replace(/\|/g, '/')} |`);
+      continue;
+    }
+    const r = m.result!;
+    const b = m.baseline!;
+    const size = m.bytes! >= 1024 * 1024 ? `${(m.bytes! / 1024 / 1024).toFixed(1)} MB` : m.bytes! >= 1024 ? `${(m.bytes! / 1024).toFixed(1)} kB` : `${m.bytes} B`;
+    const failures = r.failed || r.non2xx || r.errors ? ` (${r.failed + r.non2xx} failed, ${r.errors} errors)` : '';
+    lines.push(
+      `| ${m.scenario.title} | ${size} | ${fmt(r.rps)}${failures} | ${ms(r.p50)} | ${ms(r.p99)} | ${fmt(b.rps)} | ${ms(b.p50)} | ${ms(b.p99)} | ${(r.rps / b.rps * 100).toFixed(0)}% | ${verdict(m, rows, kind)} | ${fmt(m.rss ?? 0)} MB |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function databaseVersion(database: PreparedDatabase): Promise<string> {
+  if (database.kind === 'sqlite') {
+    const { default: SQLite } = await import('better-sqlite3');
+    const db = new SQLite(':memory:');
+    const version = (db.prepare('select sqlite_version() as v').get() as { v: string }).v;
+    db.close();
+    return `SQLite ${version} (better-sqlite3, WAL)`;
+  }
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  const { rows } = await client.query('show server_version');
+  await client.end();
+  return `PostgreSQL ${rows[0].server_version}`;
+}
+
+function machine(startLoad: number): string {
+  const cpu = cpus();
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  } catch {
+    // not a checkout
+  }
+  return [
+    `- Date: ${new Date().toISOString()}`,
+    `- Machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown'}), ${(totalmem() / 1024 ** 3).toFixed(1)} GB memory, ${platform()} ${release()}`,
+    `- Node ${process.version}; commit ${commit}`,
+    `- The load generator (autocannon, its own process) runs on the same machine as the server and the baseline.`,
+    `- Load average (1 min) when the measurements started: ${startLoad.toFixed(1)}; when they ended: ${loadavg()[0].toFixed(1)} (other work on the machine skews every number; compare ratios, and rerun on a quiet machine)`,
+  ].join('\n');
+}
+
+// ---------- main ----------
+
+async function runOn(kind: DbKind): Promise<string> {
+  log(`\n=== ${kind}: ${scale.name} world (${scale.users} users, ${scale.items} items), seed "${seed}" ===`);
+  const roles = worldRoles(seed, scale);
+  const started = performance.now();
+  const database = await prepareDatabase(kind, seed, scale, log);
+  log(database.fromCache ? '  using the cached world' : `  world built in ${database.importSeconds.toFixed(1)} s`);
+  const signIn = usersToSignIn(roles);
+  const tokens = await createSessions(database.url, signIn.all);
+  const setup: ScenarioSetup = { roles, tokens, viewers: signIn.viewers };
+  const scenarios = buildScenarios(setup).filter((s) => selected(s.id));
+  log(`  ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  const server = await startServer(database, `${kind}${quick ? '-quick' : ''}`);
+  const startLoad = loadavg()[0];
+  log(`  server: ${server.command}, pid ${server.pid}`);
+  const baseline = new Baseline();
+  await baseline.start();
+  const load = new LoadGenerator();
+  const signinLoad = new LoadGenerator();
+  await Promise.all([load.ready, signinLoad.ready]);
+
+  const rows: Measured[] = [];
+  let conservation: ConservationReport | undefined;
+  let ws: WsMeasurement | undefined;
+  let peakRss = 0;
+  let peakHwm = 0;
+  try {
+    for (const scenario of scenarios) {
+      const m = await measureScenario(scenario, server, baseline, load);
+      rows.push(m);
+      log(m.skipped ? `  ${scenario.id}: not measured (${m.skipped})` : `  ${scenario.id}: ${fmt(m.result!.rps)} req/s, p99 ${ms(m.result!.p99)} ms; baseline ${fmt(m.baseline!.rps)} req/s${m.result!.failed ? `; ${m.result!.failed} failed: ${m.result!.failedSample}` : ''}${m.note ? ` (${m.note})` : ''}`);
+    }
+    if (selected('users.get-during-signin')) {
+      const m = await measureUnderSignin(setup, server, baseline, load, signinLoad);
+      rows.push(m);
+      log(m.skipped ? `  users.get during sign-ins: not measured (${m.skipped})` : `  users.get during sign-ins: p99 ${ms(m.result!.p99)} ms (${m.note})`);
+    }
+    peakRss = server.peakRss();
+    peakHwm = memoryOf(server.pid).hwm;
+  } finally {
+    load.stop();
+    signinLoad.stop();
+    baseline.stop();
+    await server.stop();
+  }
+  if (selected('ws')) {
+    ws = await measureWebSockets(database, `${kind}${quick ? '-quick' : ''}`);
+    log(`  ${ws.opened} idle subscribers: RSS ${fmt(ws.before)} -> ${fmt(ws.after)} MB${ws.error ? ` (${ws.error})` : ''}`);
+  }
+  const crafted = rows.find((r) => r.scenario.id === 'inventory.craft' && r.result);
+  if (crafted) {
+    conservation = await checkConservation(database.url, roles);
+    log(`  conservation: ${conservation.ok ? 'holds' : 'BROKEN'} (${conservation.crafts} crafts; ${conservation.owned} owned, ${conservation.consumed} consumed, ${conservation.revoked} revoked)`);
+    for (const problem of conservation.problems) log(`    ${problem}`);
+  }
+  const version = await databaseVersion(database);
+  await dropRunDatabase(kind, database.url);
+
+  const memoryLines = [
+    `- Server peak RSS during the scenarios: ${fmt(peakRss)} MB (VmHWM ${fmt(peakHwm)} MB); target < 300 MB: ${peakHwm < 300 ? 'ok' : '**missed**'}`,
+    ws
+      ? ws.opened > 0
+        ? `- ${ws.opened} idle WebSocket subscribers (/ws?subs=gchat, on a freshly started server): RSS ${fmt(ws.before)} → ${fmt(ws.after)} MB, +${fmt(ws.after - ws.before)} MB; target < 100 MB: ${ws.after - ws.before < 100 && ws.opened === ws.clients ? 'ok' : '**missed**'}${ws.error ? ` (${ws.error})` : ''}`
+        : `- WebSocket subscribers: not measured (${ws.error ?? 'none opened'})`
+      : '',
+    conservation
+      ? `- Craft conservation after the run: ${conservation.ok ? 'holds' : '**BROKEN**'}: ${conservation.crafts} crafts; ${conservation.itemsTotal} items = ${conservation.owned} owned + ${conservation.consumed} consumed + ${conservation.revoked} revoked${conservation.problems.length ? `; ${conservation.problems.join('; ')}` : ''}`
+      : '',
+  ].filter(Boolean);
+
+  const report = [
+    `## ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
+    '',
+    machine(startLoad),
+    `- Database: ${version}; server: ${server.command}, rate limits off`,
+    `- World: ${scale.name} (${scale.users} users, ${scale.protos} prototypes, ${scale.items} items; ${roles.bigUsers.length} inventories of ${scale.bigInventory}, ${scale.friendHeavyUsers} users with ${scale.friendsPerHeavyUser} friends, ${scale.messages} chat messages), seed "${seed}"${database.fromCache ? ', from cache' : `, built in ${database.importSeconds.toFixed(1)} s through importWorld`}`,
+    `- Each scenario: ${warmupSeconds} s warm-up, then ${measureSeconds} s measured in ${rounds} slices alternating with the baseline (bare Fastify returning the scenario's answer as a fixed body, same requests, same connections)`,
+    '',
+    table(rows, kind),
+    '',
+    ...memoryLines,
+    ...rows.filter((r) => r.note).map((r) => `- ${r.scenario.title}: ${r.note}`),
+    '',
+  ].join('\n');
+  return report;
+}
+
+async function main(): Promise<void> {
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const date = new Date().toISOString().slice(0, 10);
+  const dir = quick ? join(CACHE_DIR, 'results') : join(here, 'results');
+  mkdirSync(dir, { recursive: true });
+  for (const kind of kinds) {
+    const text = await runOn(kind);
+    const file = join(dir, `${date}-${kind}${quick ? '-quick' : ''}.md`);
+    writeFileSync(file, `# Benchmark ${date}, ${kind}${quick ? ' (quick)' : ''}\n\n${text}`);
+    console.log(`\n${text}\nwritten to ${file}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

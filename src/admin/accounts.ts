@@ -1,0 +1,251 @@
+import type { Selectable } from 'kysely';
+import type { Services } from '../services.js';
+import { nowSeconds } from '../services.js';
+import type { Executor } from '../db/connection.js';
+import type { UsersTable } from '../db/tables.js';
+import { dialectAdapter } from '../db/dialect.js';
+import { ApiError, Code, badParam } from '../api/errors.js';
+import { hashPassword } from '../auth/passwords.js';
+import { revokeAllSessions } from '../auth/sessions.js';
+import { findUserId } from '../users/profiles.js';
+import { WorldUser } from '../world/schema.js';
+
+export type InventoryPrivacy = 'everyone' | 'friends' | 'nobody';
+
+/** Profile fields an operator may set on create and change on update; absent means unchanged. */
+export interface ProfileChanges {
+  nick?: string;
+  /** '' clears it */
+  domain?: string;
+  gender?: number;
+  avatar?: string;
+  /** '' clears it */
+  avatar_key?: string;
+  /** '' clears it */
+  profile_cover?: string;
+  approved?: 0 | 1;
+  vip?: 0 | 1;
+  moderator?: 0 | 1;
+  superadmin?: 0 | 1;
+  rank_hidden?: 0 | 1;
+  games?: number;
+  games_wins?: number;
+  xp?: number;
+  xp_level?: number;
+}
+
+export interface AccountChanges extends ProfileChanges {
+  email?: string;
+  password?: string;
+}
+
+const DOMAIN_PATTERN = new RegExp(WorldUser.properties.domain.pattern!);
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
+export const MIN_PASSWORD_LENGTH = 10;
+
+const ACCOUNT_COLUMNS = [
+  'user_id', 'email', 'totp_secret', 'domain', 'nick', 'nicks_old', 'gender', 'avatar', 'avatar_key', 'profile_cover', 'approved',
+  'vip', 'moderator', 'superadmin', 'rank', 'games', 'games_wins', 'xp', 'xp_level', 'global_ban', 'inventory_privacy',
+  'muted_until', 'bot_owner_id', 'created_at', 'last_seen',
+] as const;
+
+export type AccountRow = Pick<Selectable<UsersTable>, (typeof ACCOUNT_COLUMNS)[number]>;
+
+/** An account as operators see it: the profile plus e-mail, ban, mute, privacy, TOTP and bot ownership. */
+export function accountObject(row: AccountRow): Record<string, unknown> {
+  const account: Record<string, unknown> = { user_id: row.user_id };
+  if (row.email !== null) account.email = row.email;
+  if (row.domain !== null) account.domain = row.domain;
+  account.nick = row.nick;
+  account.nicks_old = JSON.parse(row.nicks_old);
+  account.gender = row.gender;
+  account.avatar = row.avatar;
+  if (row.avatar_key !== null) account.avatar_key = row.avatar_key;
+  if (row.profile_cover !== null) account.profile_cover = row.profile_cover;
+  account.approved = row.approved === 1 ? 1 : 0;
+  account.vip = row.vip === 1 ? 1 : 0;
+  account.moderator = row.moderator === 1 ? 1 : 0;
+  account.superadmin = row.superadmin === 1 ? 1 : 0;
+  account.rank_hidden = rankHidden(row.rank);
+  account.games = row.games;
+  account.games_wins = row.games_wins;
+  account.xp = row.xp;
+  account.xp_level = row.xp_level;
+  account.global_ban = row.global_ban === 1 ? 1 : 0;
+  account.muted_until = row.muted_until ?? 0;
+  account.inventory_privacy = row.inventory_privacy;
+  account.totp = row.totp_secret !== null ? 1 : 0;
+  if (row.bot_owner_id !== null) account.bot_owner = row.bot_owner_id;
+  account.created_at = row.created_at;
+  account.last_seen = row.last_seen;
+  return account;
+}
+
+function rankHidden(rank: string | null): 0 | 1 {
+  if (rank === null) return 0;
+  const parsed = JSON.parse(rank) as { hidden?: unknown };
+  return parsed.hidden === 1 || parsed.hidden === true ? 1 : 0;
+}
+
+export async function loadAccount(executor: Executor, userId: number): Promise<AccountRow | undefined> {
+  return executor.selectFrom('users').select(ACCOUNT_COLUMNS).where('user_id', '=', userId).executeTakeFirst();
+}
+
+/** The id of an existing user named by id or domain; 101 when there is none. */
+export async function requireUser(services: Services, idOrDomain: number | string, parameter = 'user_id'): Promise<number> {
+  const id = await findUserId(services, idOrDomain);
+  if (id === null) throw new ApiError(Code.USER_NOT_FOUND, `parameter ${parameter}: user ${idOrDomain} does not exist`);
+  return id;
+}
+
+export async function requireAccount(services: Services, userId: number): Promise<AccountRow> {
+  const row = await loadAccount(services.db.kysely, userId);
+  if (!row) throw new ApiError(Code.USER_NOT_FOUND, `user ${userId} does not exist`);
+  return row;
+}
+
+/** Tells every process (and every cache in it) that these users changed. */
+export async function announceUsersChanged(services: Services, userIds: number[]): Promise<void> {
+  await services.bus.publish('users.changed', { user_ids: userIds });
+}
+
+export function normaliseEmail(email: string): string {
+  const value = email.trim().toLowerCase();
+  if (value.length < 3 || value.length > 254 || !EMAIL_PATTERN.test(value)) throw badParam('email', 'is not an e-mail address');
+  return value;
+}
+
+export function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) throw badParam('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+}
+
+function checkDomain(domain: string): void {
+  if (domain !== '' && !DOMAIN_PATTERN.test(domain))
+    throw badParam('domain', 'may hold letters, digits, "_", "." and "-", and must not be all digits');
+}
+
+/** The columns a set of profile changes writes; `rank` needs the current value to keep its other keys. */
+function profileColumns(changes: ProfileChanges, currentRank: string | null): Partial<Selectable<UsersTable>> {
+  const columns: Record<string, unknown> = {};
+  const copy = ['nick', 'gender', 'avatar', 'approved', 'vip', 'moderator', 'superadmin', 'games', 'games_wins', 'xp', 'xp_level'] as const;
+  for (const name of copy) if (changes[name] !== undefined) columns[name] = changes[name];
+  for (const name of ['domain', 'avatar_key', 'profile_cover'] as const)
+    if (changes[name] !== undefined) columns[name] = changes[name] === '' ? null : changes[name];
+  if (changes.rank_hidden !== undefined) {
+    const rank = currentRank === null ? {} : (JSON.parse(currentRank) as Record<string, unknown>);
+    columns.rank = JSON.stringify({ ...rank, hidden: changes.rank_hidden });
+  }
+  return columns as Partial<Selectable<UsersTable>>;
+}
+
+function isUniqueViolation(error: unknown): error is Error {
+  const code = (error as { code?: unknown }).code;
+  return code === '23505' || (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT_UNIQUE'));
+}
+
+/** Turns a unique-index violation on users into the parameter that caused it. */
+function explainUniqueViolation(error: unknown): never {
+  if (isUniqueViolation(error)) {
+    if (/email/.test(error.message)) throw badParam('email', 'is already used by another account');
+    if (/domain/.test(error.message)) throw badParam('domain', 'is already used by another account');
+  }
+  throw error;
+}
+
+async function checkFree(services: Services, column: 'email' | 'domain', value: string | undefined, exceptUserId?: number): Promise<void> {
+  if (value === undefined || value === '') return;
+  let query = services.db.kysely.selectFrom('users').select('user_id').where(column, '=', value);
+  if (exceptUserId !== undefined) query = query.where('user_id', '!=', exceptUserId);
+  if (await query.executeTakeFirst()) throw badParam(column, 'is already used by another account');
+}
+
+export interface NewAccount extends ProfileChanges {
+  nick: string;
+  email?: string;
+  password?: string;
+  botOwnerId?: number;
+}
+
+/** Creates an account (a person with e-mail and password, or a bot of an owner) and returns its id. */
+export async function createAccount(services: Services, account: NewAccount): Promise<number> {
+  const email = account.email === undefined ? undefined : normaliseEmail(account.email);
+  if (account.password !== undefined) checkPassword(account.password);
+  if (account.domain !== undefined) checkDomain(account.domain);
+  await checkFree(services, 'email', email);
+  await checkFree(services, 'domain', account.domain);
+  const passwordHash = account.password === undefined ? null : await hashPassword(account.password);
+  let userId: number;
+  try {
+    const row = await services.db.kysely
+      .insertInto('users')
+      .values({
+        email: email ?? null,
+        password_hash: passwordHash,
+        totp_secret: null,
+        totp_last_step: null,
+        bot_owner_id: account.botOwnerId ?? null,
+        created_at: nowSeconds(services),
+        nick: account.nick,
+        ...profileColumns(account, null),
+      })
+      .returning('user_id')
+      .executeTakeFirstOrThrow();
+    userId = row.user_id;
+  } catch (error) {
+    explainUniqueViolation(error);
+  }
+  // Caches may hold the id or domain as "no such user".
+  await announceUsersChanged(services, [userId]);
+  return userId;
+}
+
+/**
+ * Applies profile and account changes in one transaction with the user's row locked, so
+ * concurrent nick changes each keep their predecessor in `nicks_old`. A new password ends
+ * every session of the account. Returns the account as it is afterwards.
+ */
+export async function updateAccount(services: Services, userId: number, changes: AccountChanges): Promise<AccountRow> {
+  const email = changes.email === undefined ? undefined : normaliseEmail(changes.email);
+  if (changes.password !== undefined) checkPassword(changes.password);
+  if (changes.domain !== undefined) checkDomain(changes.domain);
+  if (changes.nick !== undefined && changes.nick.trim() === '') throw badParam('nick', 'must not be empty');
+  await checkFree(services, 'email', email, userId);
+  await checkFree(services, 'domain', changes.domain, userId);
+  const passwordHash = changes.password === undefined ? undefined : await hashPassword(changes.password);
+  try {
+    await services.db.kysely.transaction().execute(async (trx) => {
+      await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
+      const current = await loadAccount(trx, userId);
+      if (!current) throw new ApiError(Code.USER_NOT_FOUND, `user ${userId} does not exist`);
+      const columns: Record<string, unknown> = profileColumns(changes, current.rank);
+      if (changes.nick !== undefined && changes.nick !== current.nick) {
+        const old = JSON.parse(current.nicks_old) as string[];
+        columns.nicks_old = JSON.stringify([...old, current.nick]);
+      }
+      if (email !== undefined) columns.email = email;
+      if (passwordHash !== undefined) columns.password_hash = passwordHash;
+      if (Object.keys(columns).length > 0) await trx.updateTable('users').set(columns).where('user_id', '=', userId).execute();
+    });
+  } catch (error) {
+    explainUniqueViolation(error);
+  }
+  if (passwordHash !== undefined) await revokeAllSessions(services, userId);
+  await announceUsersChanged(services, [userId]);
+  return (await loadAccount(services.db.kysely, userId))!;
+}
+
+/** Sets one or more account state columns of an existing user and announces the change. */
+export async function setAccountState(
+  services: Services,
+  userId: number,
+  state: { global_ban?: 0 | 1; muted_until?: number | null; inventory_privacy?: InventoryPrivacy; totp_secret?: string | null },
+): Promise<AccountRow> {
+  const columns: Record<string, unknown> = { ...state };
+  // A new secret starts with no code used yet.
+  if ('totp_secret' in state) columns.totp_last_step = null;
+  const result = await services.db.kysely.updateTable('users').set(columns).where('user_id', '=', userId).executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw new ApiError(Code.USER_NOT_FOUND, `user ${userId} does not exist`);
+  if (state.global_ban === 1) await revokeAllSessions(services, userId);
+  await announceUsersChanged(services, [userId]);
+  return (await loadAccount(services.db.kysely, userId))!;
+}

@@ -1,0 +1,49 @@
+import { Type } from '@sinclair/typebox';
+import { defineMethod, type AnyMethod } from '../api/method.js';
+import { P } from '../api/params.js';
+import { Strict, Uint } from '../api/schema-types.js';
+import { AuditEntrySchema } from './schemas.js';
+
+export const MAX_AUDIT_PAGE = 100;
+
+export const auditMethods: AnyMethod[] = [
+  defineMethod({
+    auth: 'admin',
+    extension: true,
+    name: 'admin.auditLog',
+    summary: 'Read the audit log of admin actions, newest first',
+    description:
+      'Every authorised admin call is recorded, success or failure: when, by which key (fingerprint), from which address, the method, its parameters (passwords and other secrets replaced by "[redacted]", world files by a summary) and the result code.',
+    params: P.object({
+      offset: P.uint({ default: 0 }),
+      count: P.uint({ default: 20, tooMany: MAX_AUDIT_PAGE }),
+      action: P.optional(P.string({ maxLength: 100, description: 'only entries of this method, e.g. admin.banUser' })),
+    }),
+    result: Type.Object({ count: Uint, entries: Type.Array(AuditEntrySchema) }, Strict),
+    handler: async ({ services }, params) => {
+      const k = services.db.kysely;
+      let rows = k.selectFrom('audit_log').selectAll();
+      let total = k.selectFrom('audit_log').select((eb) => eb.fn.countAll<number | string>().as('n'));
+      if (params.action !== undefined) {
+        rows = rows.where('action', '=', params.action);
+        total = total.where('action', '=', params.action);
+      }
+      const [entries, counted] = await Promise.all([
+        rows.orderBy('audit_id', 'desc').offset(params.offset).limit(params.count).execute(),
+        total.executeTakeFirstOrThrow(),
+      ]);
+      return {
+        count: Number(counted.n),
+        entries: entries.map((e) => ({
+          audit_id: e.audit_id,
+          ts: e.ts,
+          key_fingerprint: e.key_fingerprint,
+          ip: e.ip,
+          action: e.action,
+          params: JSON.parse(e.params) as Record<string, unknown>,
+          result_code: e.result_code,
+        })),
+      };
+    },
+  }),
+];

@@ -1,0 +1,124 @@
+import { Type } from '@sinclair/typebox';
+import { defineMethod, type AnyMethod } from '../api/method.js';
+import { P } from '../api/params.js';
+import { ApiError, Code, badParam } from '../api/errors.js';
+import { Strict, Uint } from '../api/schema-types.js';
+import type { Services } from '../services.js';
+import { nowSeconds } from '../services.js';
+import { importWorld, WorldError } from '../world/import.js';
+import { itemProtoEntry } from '../world/export.js';
+import { WorldItemProto, type World } from '../world/schema.js';
+import { grantItems, revokeItem } from '../inventory/grants.js';
+import { requireUser } from './accounts.js';
+
+/** Largest prototype entry accepted, as JSON text. */
+const MAX_PROTO_JSON = 60_000;
+export const MAX_GRANT_COPIES = 1000;
+
+const common = { auth: 'admin', extension: true } as const;
+
+/** Imports a partial world (merge), answering a bad entry with code 2, and tells every process the catalogue changed. */
+async function mergeIntoCatalog(services: Services, world: Partial<Record<keyof World, unknown[]>>): Promise<void> {
+  try {
+    await importWorld(services.db, world, { mode: 'merge', now: nowSeconds(services) });
+  } catch (error) {
+    if (error instanceof WorldError) throw new ApiError(Code.BAD_PARAM, error.message);
+    throw error;
+  }
+  await services.bus.publish('catalog.changed', {});
+}
+
+/**
+ * Items carry their prototype's type and class (inventory order, crafting and craft history
+ * rely on them), so a prototype that has items keeps both.
+ */
+async function refuseIfItemsExist(services: Services, itemProtoId: number): Promise<void> {
+  const item = await services.db.kysely.selectFrom('items').select('item_id').where('item_proto_id', '=', itemProtoId).limit(1).executeTakeFirst();
+  if (item) throw badParam('item_proto', `prototype ${itemProtoId} already has items: its type and quality_id cannot change`);
+}
+
+function parseJsonObject(name: string, text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw badParam(name, 'is not valid JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badParam(name, 'must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+export const catalogMethods: AnyMethod[] = [
+  defineMethod({
+    ...common,
+    name: 'admin.upsertItemProto',
+    summary: 'Create an item prototype, or replace a stored one',
+    description:
+      'item_proto is a prototype entry of the world file, as JSON text; the prototype becomes exactly that entry (absent fields take their defaults), as a world import would make it. Referenced collections and prototypes must exist. The type and quality_id of a prototype that has items cannot change.',
+    params: P.object({
+      item_proto: P.string({ maxLength: MAX_PROTO_JSON, description: 'JSON object: a world-file item_protos entry (item_proto_id, type, title, ...)' }),
+    }),
+    result: Type.Object({ item_proto: WorldItemProto }, Strict),
+    handler: async ({ services }, params) => {
+      const entry = parseJsonObject('item_proto', params.item_proto);
+      const id = entry.item_proto_id;
+      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw badParam('item_proto', 'needs item_proto_id, a positive integer');
+      const stored = await services.db.kysely.selectFrom('item_protos').select(['type', 'quality_id']).where('item_proto_id', '=', id).executeTakeFirst();
+      if (stored && (entry.type !== stored.type || (entry.quality_id ?? 0) !== stored.quality_id)) await refuseIfItemsExist(services, id);
+      await mergeIntoCatalog(services, { item_protos: [entry] });
+      const row = await services.db.kysely.selectFrom('item_protos').selectAll().where('item_proto_id', '=', id).executeTakeFirstOrThrow();
+      return { item_proto: itemProtoEntry(row) };
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.upsertCollection',
+    summary: 'Create a collection or change its title',
+    params: P.object({ collection_id: P.uint({ minimum: 1 }), title: P.string({ minLength: 1, maxLength: 200 }) }),
+    result: Type.Object({ collection_id: Uint, title: Type.String() }, Strict),
+    handler: async ({ services }, params) => {
+      await mergeIntoCatalog(services, { collections: [{ collection_id: params.collection_id, title: params.title }] });
+      return { collection_id: params.collection_id, title: params.title };
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.grantItems',
+    summary: 'Give a user copies of an item',
+    description: `At most ${MAX_GRANT_COPIES} copies per call. ts_can_trade: Unix time from which the items may be traded and crafted (0 = at once, -1 = never).`,
+    params: P.object({
+      user_id: P.idOrDomain({ description: 'id or domain of the receiver' }),
+      item_proto_id: P.uint({ minimum: 1 }),
+      copies: P.uint({ minimum: 1, maximum: MAX_GRANT_COPIES, default: 1 }),
+      ts_can_trade: P.optional(P.int({ minimum: -1, description: 'Unix time; -1 = never' })),
+    }),
+    result: Type.Object({ user_id: Uint, item_ids: Type.Array(Uint) }, Strict),
+    errors: { 101: 'user does not exist' },
+    handler: async ({ services }, params) => {
+      const userId = await requireUser(services, params.user_id);
+      const itemIds = await grantItems(services, {
+        userId,
+        itemProtoId: params.item_proto_id,
+        copies: params.copies,
+        ...(params.ts_can_trade !== undefined ? { tsCanTrade: params.ts_can_trade } : {}),
+      });
+      return { user_id: userId, item_ids: itemIds };
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.revokeItem',
+    summary: 'Take an owned item away from its owner',
+    description: 'The item leaves the inventory (and whatever it was equipped on) and is kept in history as revoked, with the reason.',
+    params: P.object({ item_id: P.uint({ minimum: 1 }), reason: P.optional(P.string({ maxLength: 500 })) }),
+    result: Type.Object({ item_id: Uint }, Strict),
+    handler: async ({ services }, params) => {
+      const revoked = await revokeItem(services, params.item_id, params.reason ?? null);
+      if (!revoked) throw badParam('item_id', `item ${params.item_id} does not exist or is no longer owned`);
+      return { item_id: params.item_id };
+    },
+  }),
+];

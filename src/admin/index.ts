@@ -1,0 +1,24 @@
+import type { AnyMethod, Domain } from '../api/method.js';
+import { registerAuditHook } from './audit.js';
+import { auditMethods } from './audit-methods.js';
+import { catalogMethods } from './catalog-methods.js';
+import { chatMethods } from './chat-methods.js';
+import { socialMethods } from './social-methods.js';
+import { userMethods } from './user-methods.js';
+import { worldMethods } from './world-methods.js';
+
+/** Every admin.* method: operating the platform live, authorised by the admin key. */
+export const adminMethods: AnyMethod[] = [
+  ...userMethods,
+  ...catalogMethods,
+  ...socialMethods,
+  ...chatMethods,
+  ...worldMethods,
+  ...auditMethods,
+];
+
+export const adminDomain: Domain = {
+  name: 'admin',
+  methods: adminMethods,
+  routes: (app, services) => registerAuditHook(app, services, new Set(adminMethods.map((m) => m.name))),
+};

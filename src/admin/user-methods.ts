@@ -1,0 +1,237 @@
+import { Secret, TOTP } from 'otpauth';
+import { defineMethod, type AnyMethod } from '../api/method.js';
+import { P } from '../api/params.js';
+import { badParam } from '../api/errors.js';
+import { nowSeconds } from '../services.js';
+import { revokeAllSessions } from '../auth/sessions.js';
+import {
+  accountObject,
+  createAccount,
+  requireAccount,
+  requireUser,
+  setAccountState,
+  updateAccount,
+  type ProfileChanges,
+} from './accounts.js';
+import { AccountResult, TotpResult, UserIdResult } from './schemas.js';
+
+const TOTP_ISSUER = 'game-platform';
+
+const profileParams = {
+  domain: P.optional(P.string({ maxLength: 100, description: 'short name usable in place of the id; an empty value clears it' })),
+  gender: P.optional(P.uint({ maximum: 255 })),
+  avatar: P.optional(P.string({ maxLength: 2000, description: 'image URL' })),
+  avatar_key: P.optional(P.string({ maxLength: 200, description: 'an empty value clears it' })),
+  profile_cover: P.optional(P.string({ maxLength: 2000, description: 'image URL; an empty value clears it' })),
+  approved: P.optional(P.bit()),
+  vip: P.optional(P.bit()),
+  moderator: P.optional(P.bit()),
+  superadmin: P.optional(P.bit()),
+  rank_hidden: P.optional(P.bit({ description: 'hide the rank (rank.hidden)' })),
+  games: P.optional(P.uint()),
+  games_wins: P.optional(P.uint()),
+  xp: P.optional(P.uint()),
+  xp_level: P.optional(P.uint()),
+};
+
+const userParam = P.idOrDomain({ description: 'id or domain of the user' });
+const nick = (description: string) => P.string({ minLength: 1, maxLength: 100, description });
+
+function profileOf(params: ProfileChanges): ProfileChanges {
+  const { domain, gender, avatar, avatar_key, profile_cover, approved, vip, moderator, superadmin, rank_hidden, games, games_wins, xp, xp_level } =
+    params;
+  return { domain, gender, avatar, avatar_key, profile_cover, approved, vip, moderator, superadmin, rank_hidden, games, games_wins, xp, xp_level };
+}
+
+const common = { auth: 'admin', extension: true } as const;
+
+export const userMethods: AnyMethod[] = [
+  defineMethod({
+    ...common,
+    name: 'admin.getUser',
+    summary: 'Read an account with the fields only operators see',
+    params: P.object({ user_id: userParam }),
+    result: AccountResult,
+    errors: { 101: 'user does not exist' },
+    handler: async ({ services }, params) => {
+      const userId = await requireUser(services, params.user_id);
+      return { user: accountObject(await requireAccount(services, userId)) };
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.createUser',
+    summary: 'Create an account that signs in with e-mail and password',
+    description: 'The e-mail is stored lowercased and must be unused; the password is at least 10 characters and is stored as an argon2id hash.',
+    params: P.object({
+      email: P.string({ maxLength: 254 }),
+      password: P.string({ maxLength: 1000, description: 'at least 10 characters' }),
+      nick: nick('display name'),
+      ...profileParams,
+    }),
+    result: AccountResult,
+    handler: async ({ services }, params) => {
+      const userId = await createAccount(services, { email: params.email, password: params.password, nick: params.nick, ...profileOf(params) });
+      return { user: accountObject(await requireAccount(services, userId)) };
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.updateUser',
+    summary: 'Change profile fields, e-mail or password of an account',
+    description:
+      'Only the given fields change. A new nick appends the previous one to nicks_old. A new password ends every session of the account.',
+    params: P.object({
+      user_id: userParam,
+      nick: P.optional(nick('display name')),
+      email: P.optional(P.string({ maxLength: 254 })),
+      password: P.optional(P.string({ maxLength: 1000, description: 'at least 10 characters; ends every session' })),
+      ...profileParams,
+    }),
+    result: AccountResult,
+    errors: { 101: 'user does not exist' },
+    handler: async ({ services }, params) => {
+      const userId = await requireUser(services, params.user_id);
+      const row = await updateAccount(services, userId, { nick: params.nick, email: params.email, password: params.password, ...profileOf(params) });
+      return { user: accountObject(row) };
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.setTotp',
+    summary: 'Turn on sign-in by one-time code for an account, with a new secret',
+    description:
+      'Generates a new secret (replacing any earlier one) and answers it with an otpauth:// URI for authenticator apps. From now on auth.signin answers a totp_session_token for this account.',
+    params: P.object({ user_id: userParam }),
+    result: TotpResult,
+    errors: { 101: 'user does not exist' },
+    handler: async ({ services }, params) => {
+      const userId = await requireUser(services, params.user_id);
+      const account = await requireAccount(services, userId);
+      const secret = new Secret({ size: 20 });
+      await setAccountState(services, userId, { totp_secret: secret.base32 });
+      const totp = new TOTP({
+        issuer: TOTP_ISSUER,
+        label: account.email ?? account.domain ?? String(userId),
+        algorithm: 'SHA1',
+        digits: 6,
+        period: 30,
+        secret,
+      });
+      return { user_id: userId, secret: secret.base32, otpauth_uri: totp.toString() };
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.clearTotp',
+    summary: 'Turn off sign-in by one-time code for an account',
+    params: P.object({ user_id: userParam }),
+    result: AccountResult,
+    errors: { 101: 'user does not exist' },
+    handler: async ({ services }, params) => {
+      const userId = await requireUser(services, params.user_id);
+      return { user: accountObject(await setAccountState(services, userId, { totp_secret: null })) };
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.banUser',
+    summary: 'Block an account globally and end all its sessions',
+    description:
+      'Sign-in and TOTP verification answer 412, users.get shows the account as inactive "global_ban", and every token of the account stops working in every process.',
+    params: P.object({ user_id: userParam }),
+    result: AccountResult,
+    errors: { 101: 'user does not exist' },
+    handler: async ({ services }, params) => {
+      const userId = await requireUser(services, params.user_id);
+      return { user: accountObject(await setAccountState(services, userId, { global_ban: 1 })) };
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.unbanUser',
+    summary: 'Lift the global block of an account',
+    description: 'Sessions ended by the ban stay ended; the user signs in again.',
+    params: P.object({ user_id: userParam }),
+    result: AccountResult,
+    errors: { 101: 'user does not exist' },
+    handler: async ({ services }, params) => {
+      const userId = await requireUser(services, params.user_id);
+      return { user: accountObject(await setAccountState(services, userId, { global_ban: 0 })) };
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.muteUser',
+    summary: 'Forbid an account to write to the chat until a time',
+    description:
+      'Give muted_until (Unix time, seconds) or duration (seconds from now). muted_until = 0 lifts the mute. gchat.send answers 104 with data.muted_until while muted.',
+    params: P.object({
+      user_id: userParam,
+      muted_until: P.optional(P.uint({ description: 'Unix time, seconds; 0 lifts the mute' })),
+      duration: P.optional(P.uint({ minimum: 1, description: 'seconds from now' })),
+    }),
+    result: AccountResult,
+    errors: { 101: 'user does not exist' },
+    handler: async ({ services }, params) => {
+      if ((params.muted_until === undefined) === (params.duration === undefined))
+        throw badParam('muted_until', 'give either muted_until or duration');
+      const userId = await requireUser(services, params.user_id);
+      const until = params.duration !== undefined ? nowSeconds(services) + params.duration : params.muted_until!;
+      return { user: accountObject(await setAccountState(services, userId, { muted_until: until === 0 ? null : until })) };
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.setPrivacy',
+    summary: 'Set who may read an account\'s inventory',
+    description: 'everyone; friends (the owner\'s friends only); nobody (the owner only). Others get 701 from inventory.get.',
+    params: P.object({ user_id: userParam, inventory_privacy: P.enum(['everyone', 'friends', 'nobody']) }),
+    result: AccountResult,
+    errors: { 101: 'user does not exist' },
+    handler: async ({ services }, params) => {
+      const userId = await requireUser(services, params.user_id);
+      return { user: accountObject(await setAccountState(services, userId, { inventory_privacy: params.inventory_privacy })) };
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.killSessions',
+    summary: 'End every session of an account',
+    description: 'Access and refresh tokens of the account (bot tokens included) stop working at once in every process.',
+    params: P.object({ user_id: userParam }),
+    result: UserIdResult,
+    errors: { 101: 'user does not exist' },
+    handler: async ({ services }, params) => {
+      const userId = await requireUser(services, params.user_id);
+      await revokeAllSessions(services, userId);
+      return { user_id: userId };
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.createBot',
+    summary: 'Create a bot account owned by a user',
+    description: 'The owner then issues the bot\'s tokens with bots.getToken. A bot cannot own bots.',
+    params: P.object({ owner_id: P.idOrDomain({ description: 'id or domain of the owner' }), nick: nick('display name of the bot'), ...profileParams }),
+    result: AccountResult,
+    errors: { 101: 'the owner does not exist' },
+    handler: async ({ services }, params) => {
+      const ownerId = await requireUser(services, params.owner_id, 'owner_id');
+      const owner = await requireAccount(services, ownerId);
+      if (owner.bot_owner_id !== null) throw badParam('owner_id', 'is a bot; a bot cannot own bots');
+      const userId = await createAccount(services, { nick: params.nick, botOwnerId: ownerId, ...profileOf(params) });
+      return { user: accountObject(await requireAccount(services, userId)) };
+    },
+  }),
+];

@@ -1,0 +1,30 @@
+import type { Services } from '../services.js';
+import { ApiError, Code, rateLimited } from './errors.js';
+import { constantTimeEqual, sha256 } from '../infra/secrets.js';
+
+const FAILURE_WINDOW_SECONDS = 15 * 60;
+const MAX_FAILURES_PER_IP = 20;
+
+/** Short, non-reversible name of an admin key for the audit log. */
+export function keyFingerprint(key: string): string {
+  return sha256(key).slice(0, 12);
+}
+
+/**
+ * Authorises an admin call by the X-Admin-Key header: no key configured answers 4, a wrong
+ * key answers 1, and an address with too many wrong keys is refused with 7 before comparing.
+ * Returns the key's fingerprint for the audit log.
+ */
+export async function checkAdminKey(services: Services, header: string | string[] | undefined, ip: string): Promise<string> {
+  const configured = services.config.adminKey;
+  if (!configured) throw new ApiError(Code.FORBIDDEN, 'the admin API is disabled: no admin key is configured');
+  const failuresKey = `admin:fail:${ip}`;
+  const failures = await services.counters.peek(failuresKey);
+  if (failures.count >= MAX_FAILURES_PER_IP) throw rateLimited(failures.resetIn);
+  const presented = typeof header === 'string' ? header : '';
+  if (presented === '' || !constantTimeEqual(presented, configured)) {
+    await services.counters.hit(failuresKey, FAILURE_WINDOW_SECONDS);
+    throw new ApiError(Code.AUTH, 'wrong or missing admin key');
+  }
+  return keyFingerprint(configured);
+}

@@ -1,0 +1,55 @@
+/** Numeric result codes of the API. */
+export const Code = {
+  OK: 0,
+  AUTH: 1,
+  BAD_PARAM: 2,
+  INTERNAL: 3,
+  FORBIDDEN: 4,
+  UNKNOWN_METHOD: 5,
+  TOO_MANY_OBJECTS: 6,
+  RATE_LIMIT: 7,
+  CAPTCHA: 8,
+  UNAVAILABLE: 10,
+  TOTP_REQUIRED: 12,
+  DISABLED: 98,
+  UNKNOWN: 99,
+  USER_NOT_FOUND: 101,
+  MUTED: 104,
+  BLOCKED_BY_USER: 107,
+  GLOBAL_BAN: 412,
+  BAD_TOTP_SESSION: 413,
+  TOTP_TOO_OFTEN: 414,
+  CRAFT_ITEM_UNUSABLE: 603,
+  CRAFT_MIXED: 605,
+  ITEM_NOT_APPLICABLE: 624,
+  PRIVACY: 701,
+  CHAT_RESTRICTED: 1203,
+  BOT_NOT_FOUND: 1801,
+} as const;
+
+/** The error every handler throws; the transport turns it into the error envelope. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly description: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(description);
+    this.name = 'ApiError';
+  }
+}
+
+/** HTTP status for an API result code: 200 for every API outcome except these. */
+export function httpStatusFor(code: number): number {
+  if (code === Code.INTERNAL) return 500;
+  if (code === Code.RATE_LIMIT) return 429;
+  return 200;
+}
+
+export const badParam = (name: string, problem: string) => new ApiError(Code.BAD_PARAM, `parameter ${name}: ${problem}`);
+export const tooManyObjects = (name: string, max: number) =>
+  new ApiError(Code.TOO_MANY_OBJECTS, `parameter ${name}: at most ${max} objects may be requested`);
+export const authError = (description = 'authorization failed: the access token is missing, invalid or expired') =>
+  new ApiError(Code.AUTH, description);
+export const rateLimited = (retryAfter: number) =>
+  new ApiError(Code.RATE_LIMIT, 'too many requests', { retry_after: retryAfter });

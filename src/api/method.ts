@@ -1,0 +1,78 @@
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Services } from '../services.js';
+
+/** The signed-in caller of a method, resolved from the access token. */
+export interface Caller {
+  userId: number;
+  isBot: boolean;
+  sessionId: number;
+  familyId: string;
+}
+
+export interface CallContext {
+  services: Services;
+  /** Present when the method takes a token and a valid one was sent. */
+  caller?: Caller;
+  /** The raw access token, when one was sent and resolved. */
+  accessToken?: string;
+  /** Client address (from X-Forwarded-For with trust-proxy). */
+  ip: string;
+  requestId: string;
+  log: FastifyBaseLogger;
+  /** X-Admin-Key header as sent (admin methods only). */
+  adminKey?: string;
+}
+
+export interface SignedInContext extends CallContext {
+  caller: Caller;
+}
+
+/**
+ * none: tokens are ignored; optional: a sent token must be valid; required: a valid token
+ * must be sent; admin: the X-Admin-Key header must match the configured key.
+ */
+export type AuthRequirement = 'none' | 'optional' | 'required' | 'admin';
+
+export interface MethodDefinition<P extends TObject = TObject, A extends AuthRequirement = AuthRequirement> {
+  name: string;
+  summary: string;
+  description?: string;
+  auth: A;
+  /** A bot's token may call this method (methods with auth `none` or `optional` are always open). */
+  bots?: boolean;
+  params: P;
+  /** Schema of `data` on success; absent for methods that answer `{ code: 0 }` only. */
+  result?: TSchema;
+  /** Method-specific error codes it can answer, with what they mean. */
+  errors?: Record<number, string>;
+  /** Ours, not the reference service's. */
+  extension?: boolean;
+  handler: (ctx: A extends 'required' ? SignedInContext : CallContext, params: Static<P>) => Promise<unknown>;
+}
+
+export type AnyMethod = MethodDefinition<TObject, AuthRequirement>;
+
+/**
+ * A handler result already serialized as JSON: the transport sends it as `data` without
+ * serializing again (for answers cached in memory and served to many callers).
+ */
+export class SerializedData {
+  constructor(readonly json: string) {}
+}
+
+/** Declares a method; the identity function keeps the handler's parameter types exact. */
+export function defineMethod<P extends TObject, A extends AuthRequirement>(definition: MethodDefinition<P, A>): AnyMethod {
+  return definition as unknown as AnyMethod;
+}
+
+/** Everything a capability contributes to the server. */
+export interface Domain {
+  name: string;
+  methods: AnyMethod[];
+  /** Runs once the database is migrated, before the server listens. */
+  start?: (services: Services) => Promise<void> | void;
+  /** Extra HTTP routes (the WebSocket feed, for example). */
+  routes?: (app: import('fastify').FastifyInstance, services: Services) => Promise<void> | void;
+  stop?: (services: Services) => Promise<void> | void;
+}

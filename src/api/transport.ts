@@ -1,0 +1,147 @@
+import { parse as parseQueryString } from 'node:querystring';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../services.js';
+import { ApiError, Code, authError, httpStatusFor, rateLimited } from './errors.js';
+import { SerializedData, type AnyMethod, type CallContext } from './method.js';
+import { readParams } from './params.js';
+import { checkAdminKey } from './admin-key.js';
+
+export interface Envelope {
+  code: number;
+  description?: string;
+  data?: unknown;
+}
+
+/** The access token of a call: the `access_token` parameter, else an `Authorization: Bearer` header. */
+function tokenOf(request: FastifyRequest, raw: Record<string, unknown>): string | undefined {
+  const param = raw.access_token;
+  if (typeof param === 'string' && param !== '') return param;
+  const header = request.headers.authorization;
+  if (typeof header === 'string' && header.startsWith('Bearer ')) {
+    const token = header.slice(7).trim();
+    if (token !== '') return token;
+  }
+  return undefined;
+}
+
+function mergedParams(request: FastifyRequest): Record<string, unknown> {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const body = request.body;
+  if (body === undefined || body === null) return { ...query };
+  return { ...query, ...(body as Record<string, unknown>) };
+}
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  const envelope: Envelope = { code: error.code, description: error.description };
+  if (error.data !== undefined) envelope.data = error.data;
+  if (error.code === Code.RATE_LIMIT && typeof error.data?.retry_after === 'number')
+    reply.header('retry-after', String(error.data.retry_after));
+  return reply.status(httpStatusFor(error.code)).send(envelope);
+}
+
+function internalError(): ApiError {
+  return new ApiError(Code.INTERNAL, 'internal server error');
+}
+
+/** Maps errors raised before a handler runs (body parsing, limits) to the envelope. */
+function toApiError(error: unknown): { error: ApiError; status?: number } {
+  if (error instanceof ApiError) return { error };
+  const e = error as { code?: string; statusCode?: number };
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413)
+    return { error: new ApiError(Code.BAD_PARAM, 'request body is too large'), status: 413 };
+  if (typeof e.code === 'string' && e.code.startsWith('FST_ERR_CTP'))
+    return { error: new ApiError(Code.BAD_PARAM, 'unsupported content type or malformed body') };
+  if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500)
+    return { error: new ApiError(Code.BAD_PARAM, 'malformed request') };
+  return { error: internalError() };
+}
+
+/** Body parsers: JSON objects and form-encoded bodies. Anything else answers code 2. */
+function registerBodyParsers(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, {});
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return done(new ApiError(Code.BAD_PARAM, 'malformed JSON body'), undefined);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      return done(new ApiError(Code.BAD_PARAM, 'the JSON body must be an object'), undefined);
+    done(null, parsed);
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, { ...parseQueryString(body as string) });
+  });
+}
+
+/**
+ * The /api transport: routes every method at /api/<method> for GET and POST, merges query
+ * and body parameters, resolves the token, enforces auth, bot allow-list and rate limits,
+ * coerces parameters, and wraps results and errors in the envelope.
+ */
+export async function registerApi(app: FastifyInstance, services: Services, methods: AnyMethod[]): Promise<void> {
+  const byName = new Map(methods.map((m) => [m.name, m]));
+  const { config, counters } = services;
+  registerBodyParsers(app);
+
+  async function limit(key: string, rule: { max: number; windowSeconds: number }): Promise<void> {
+    const hit = await counters.hit(key, rule.windowSeconds);
+    if (hit.count > rule.max) throw rateLimited(hit.resetIn);
+  }
+
+  async function handle(request: FastifyRequest<{ Params: { method: string } }>, reply: FastifyReply) {
+    const ip = request.ip;
+    // Every call counts against its address, unknown methods included.
+    if (config.rateLimit) await limit(`rl:ip:${ip}`, config.rateLimitPerIp);
+    const method = byName.get(request.params.method);
+    if (!method) throw new ApiError(Code.UNKNOWN_METHOD, `unknown method ${request.params.method.slice(0, 100)}`);
+    const raw = mergedParams(request);
+
+    const ctx: CallContext = { services, ip, requestId: String(request.id), log: request.log };
+    if (method.auth === 'admin') {
+      ctx.adminKey = await checkAdminKey(services, request.headers['x-admin-key'], ip);
+    } else if (method.auth !== 'none') {
+      const token = tokenOf(request, raw);
+      if (token !== undefined) {
+        const caller = await services.tokens.resolve(token, ip);
+        if (!caller) throw authError();
+        ctx.caller = caller;
+        ctx.accessToken = token;
+      } else if (method.auth === 'required') {
+        throw authError('authorization required: send an access_token');
+      }
+      if (ctx.caller) {
+        if (ctx.caller.isBot && method.auth === 'required' && !method.bots)
+          throw new ApiError(Code.FORBIDDEN, 'bots may not call this method');
+        if (config.rateLimit) await limit(`rl:token:${ctx.caller.sessionId}`, config.rateLimitPerToken);
+        await services.presence.touch(ctx.caller.userId);
+      }
+    }
+
+    const params = readParams(method.params, raw);
+    const data = await method.handler(ctx as never, params as never);
+    if (data instanceof SerializedData) return reply.type('application/json; charset=utf-8').send(`{"code":0,"data":${data.json}}`);
+    const envelope: Envelope = data === undefined ? { code: Code.OK } : { code: Code.OK, data };
+    return reply.send(envelope);
+  }
+
+  app.route({ method: ['GET', 'POST'], url: '/api/:method', handler: handle });
+
+  app.setNotFoundHandler((request, reply) => {
+    if (request.url.startsWith('/api/')) return sendError(reply, new ApiError(Code.UNKNOWN_METHOD, 'unknown method'));
+    return reply.status(404).send({ code: Code.UNKNOWN_METHOD, description: 'not found' });
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const { error: apiError, status } = toApiError(error);
+    if (apiError.code === Code.INTERNAL) request.log.error({ err: error, reqId: request.id }, 'unexpected error');
+    if (status) {
+      const envelope: Envelope = { code: apiError.code, description: apiError.description };
+      return reply.status(status).send(envelope);
+    }
+    return sendError(reply, apiError);
+  });
+}

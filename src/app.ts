@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/connection.js';
+import { migrateToLatest } from './db/migrate.js';
+import { systemClock, type Clock } from './infra/clock.js';
+import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './infra/counters.js';
+import { LocalBus, RedisBus, type Bus } from './infra/bus.js';
+import { connectRedis } from './infra/redis.js';
+import { TokenResolver } from './auth/tokens.js';
+import { Presence } from './users/presence.js';
+import { registerApi } from './api/transport.js';
+import { registerDocs } from './api/docs.js';
+import { domains, allMethods } from './domains.js';
+import type { Services } from './services.js';
+
+export interface CreateServerOptions {
+  clock?: Clock;
+  /** An open database to use instead of opening config.databaseUrl (kept open on close). */
+  db?: Database;
+  /** false silences logs (tests); otherwise pino options or true. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+const SECRET_PARAMS = /([?&](?:access_token|refresh_token|password|code|totp_session_token|captcha)=)[^&]*/gi;
+
+/** Request URLs as logged: secrets in the query string are replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_PARAMS, '$1[redacted]');
+}
+
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: ['req.headers.authorization', 'req.headers["x-admin-key"]', 'req.headers.cookie'],
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
+    },
+  };
+}
+
+const READY_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Builds the whole server: database, shared services, every domain's methods and routes. */
+export async function createServer(config: Config, options: CreateServerOptions = {}): Promise<{ app: FastifyInstance; services: Services }> {
+  const clock = options.clock ?? systemClock;
+  const ownsDb = !options.db;
+  const db = options.db ?? (await openDatabase(config.databaseUrl));
+  await migrateToLatest(db);
+
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  let bus: Bus;
+  let counters: CounterStore;
+  if (redis) {
+    const redisBus = new RedisBus(redis, redis.duplicate(), `${config.redisPrefix}bus:`);
+    bus = redisBus;
+    counters = new RedisCounterStore(redis, `${config.redisPrefix}count:`);
+  } else {
+    bus = new LocalBus();
+    counters = new MemoryCounterStore(clock);
+  }
+
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(config.logLevel),
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    connectionTimeout: config.http.connectionTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    requestTimeout: config.http.requestTimeoutMs,
+    routerOptions: { maxParamLength: 200 },
+    genReqId: () => randomUUID(),
+    serverFactory: (handler) => createHttpServer({ maxHeaderSize: config.http.maxHeaderBytes }, handler),
+    forceCloseConnections: 'idle',
+  });
+
+  const services: Services = {
+    config,
+    db,
+    clock,
+    counters,
+    bus,
+    redis,
+    log: app.log,
+    tokens: new TokenResolver({
+      db,
+      bus,
+      clock,
+      bindToIp: config.bindTokensToIp,
+      // Cached sessions are safe only where every revocation reaches this process.
+      cache: db.dialect === 'sqlite' || redis !== undefined,
+    }),
+    presence: new Presence(db, clock, config.onlineWindow),
+    state: new Map(),
+  };
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  if (redis) redis.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await withTimeout(db.ping(), READY_TIMEOUT_MS);
+      if (redis) await withTimeout(redis.ping(), READY_TIMEOUT_MS);
+      return { status: 'ok' };
+    } catch {
+      return reply.status(503).send({ status: 'unavailable' });
+    }
+  });
+
+  for (const domain of domains) await domain.start?.(services);
+  await registerApi(app, services, allMethods());
+  await registerDocs(app, allMethods());
+  for (const domain of domains) await domain.routes?.(app, services);
+
+  app.addHook('onClose', async () => {
+    for (const domain of [...domains].reverse()) await domain.stop?.(services);
+    services.tokens.close();
+    await counters.close();
+    await bus.close();
+    if (redis) {
+      redis.disconnect();
+    }
+    if (ownsDb) await db.close();
+  });
+
+  return { app, services };
+}

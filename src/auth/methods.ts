@@ -1,0 +1,101 @@
+import { defineMethod } from '../api/method.js';
+import { P } from '../api/params.js';
+import { issueBotToken } from './bots.js';
+import { Session, SigninResult } from './schemas.js';
+import { refreshSession, signOut } from './sessions.js';
+import { signIn } from './signin.js';
+import { completeTotpChallenge } from './totp.js';
+
+const TOKEN_PARAM = { minLength: 1, maxLength: 512 };
+
+export const authSignin = defineMethod({
+  name: 'auth.signin',
+  summary: 'Sign in with e-mail and password',
+  description:
+    'Answers a Session, or `{ totp_session_token }` (valid 5 minutes) for accounts with two-factor authentication, ' +
+    'to be completed with auth.totpVerify. The e-mail is matched case-insensitively. A wrong e-mail and a wrong password ' +
+    'answer the same code 1. After 5 failed sign-ins for one e-mail or 20 from one address within 15 minutes, and always ' +
+    'for accounts marked so, code 8 is answered unless `captcha` carries a solved captcha. After 100 failures for one ' +
+    'e-mail within an hour, code 7 with `retry_after`. The access token is bound to the address it was issued for.',
+  auth: 'none',
+  params: P.object({
+    email: P.string({ maxLength: 254, description: 'e-mail address of the user' }),
+    password: P.string({ maxLength: 1024, description: 'at least 10 characters' }),
+    captcha: P.optional(P.string({ maxLength: 4096, description: 'the solved captcha (response token), when code 8 asked for one' })),
+  }),
+  result: SigninResult,
+  errors: {
+    1: 'wrong e-mail or password',
+    2: 'password shorter than 10 characters',
+    7: 'too many failed sign-ins for this e-mail; data.retry_after',
+    8: 'captcha needed',
+    412: 'account is globally blocked',
+  },
+  handler: async (ctx, params) =>
+    signIn(ctx.services, { email: params.email, password: params.password, captcha: params.captcha, ip: ctx.ip }),
+});
+
+export const authTotpVerify = defineMethod({
+  name: 'auth.totpVerify',
+  summary: 'Complete a sign-in with the TOTP code',
+  description:
+    'RFC 6238 (SHA-1, 6 digits, 30 s, one step of drift either way). A code once accepted is never accepted again ' +
+    'for the account. A totp_session_token survives 5 wrong codes; the next attempt answers 414.',
+  auth: 'none',
+  params: P.object({
+    totp_session_token: P.string(TOKEN_PARAM),
+    code: P.string({ maxLength: 32, description: 'the 6-digit code of the authenticator' }),
+  }),
+  result: Session,
+  errors: {
+    2: 'wrong code',
+    412: 'account is globally blocked',
+    413: 'wrong TOTP session token (unknown, used or expired)',
+    414: 'TOTP sign-in attempted too often: the token is spent',
+  },
+  handler: async (ctx, params) => completeTotpChallenge(ctx.services, params.totp_session_token, params.code, ctx.ip),
+});
+
+export const authRefresh = defineMethod({
+  name: 'auth.refresh',
+  summary: 'Exchange a refresh token for a new session',
+  description:
+    'Rotation: answers a new Session with a new refresh token; the presented refresh token and the access token issued ' +
+    'with it stop working. The new access token is bound to the caller\'s current address. Presenting a refresh token that ' +
+    'was already used revokes every session of that sign-in (theft detection) and answers 1.',
+  auth: 'none',
+  params: P.object({ refresh_token: P.string(TOKEN_PARAM) }),
+  result: Session,
+  errors: { 1: 'refresh token unknown, expired, revoked or already used' },
+  handler: async (ctx, params) => refreshSession(ctx.services, params.refresh_token, ctx.ip),
+});
+
+export const botsGetToken = defineMethod({
+  name: 'bots.getToken',
+  summary: 'Create a new access token for a bot',
+  description:
+    'Called with the bot owner\'s token. The token is bound to `ip` (default: the caller\'s address), does not expire ' +
+    '(`expires_in` and `expires` are 0) and has no refresh token. Every earlier token of the bot stops working at once.',
+  auth: 'required',
+  params: P.object({
+    user_id: P.uint({ description: 'user id of the bot' }),
+    ip: P.optional(P.string({ maxLength: 64, description: 'IPv4 or IPv6 address the token is bound to' })),
+  }),
+  result: Session,
+  errors: { 2: 'ip is not an IP address', 412: 'the bot account is globally blocked', 1801: 'bot does not exist (or is not the caller\'s)' },
+  handler: async (ctx, params) => issueBotToken(ctx.services, ctx.caller, { botId: params.user_id, ip: params.ip, callerIp: ctx.ip }),
+});
+
+export const authSignout = defineMethod({
+  name: 'auth.signout',
+  summary: 'End the current session',
+  description:
+    'Revokes the presented access token and its refresh token in every process. Not part of the reference service.',
+  auth: 'required',
+  extension: true,
+  params: P.object({}),
+  handler: async (ctx) => {
+    await signOut(ctx.services, ctx.caller);
+    return undefined;
+  },
+});

@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import { ApiError, Code, authError } from '../api/errors.js';
+import type { Caller } from '../api/method.js';
+import type { Executor } from '../db/connection.js';
+import { dialectAdapter } from '../db/dialect.js';
+import { newToken, sha256 } from '../infra/secrets.js';
+import { nowSeconds, type Services } from '../services.js';
+import { requestAddress } from './ip.js';
+
+/** What auth.signin, auth.totpVerify, auth.refresh and bots.getToken answer. */
+export interface SessionData {
+  user_id: number;
+  access_token: string;
+  /** seconds; 0 for bot tokens, which do not expire */
+  expires_in: number;
+  /** the same value as expires_in (the reference service sends both) */
+  expires: number;
+  refresh_token?: string;
+}
+
+const REUSED_REFRESH_TOKEN = 'the refresh token was already used: every session of this sign-in is revoked, sign in again';
+const INVALID_REFRESH_TOKEN = 'the refresh token is unknown, expired or revoked';
+
+/**
+ * Creates a user session (access and refresh token) inside the caller's transaction, after
+ * locking the user's row, so a ban committed meanwhile cannot be missed: either the ban
+ * waits for this session and then revokes it, or this sees the ban and refuses.
+ */
+export async function issueUserSessionIn(
+  services: Services,
+  trx: Executor,
+  userId: number,
+  ip: string,
+  familyId: string = randomUUID(),
+): Promise<SessionData> {
+  await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
+  const user = await trx.selectFrom('users').select(['global_ban', 'bot_owner_id']).where('user_id', '=', userId).executeTakeFirst();
+  // Bots get their tokens from bots.getToken only (those are bound to the bot's allow-list).
+  if (!user || user.bot_owner_id !== null) throw authError('the account cannot sign in');
+  if (user.global_ban === 1) throw new ApiError(Code.GLOBAL_BAN, 'the account is globally blocked');
+  const now = nowSeconds(services);
+  const ttl = services.config.sessionTtl;
+  const accessToken = newToken();
+  const refreshToken = newToken();
+  await trx
+    .insertInto('sessions')
+    .values({
+      user_id: userId,
+      family_id: familyId,
+      access_hash: sha256(accessToken),
+      refresh_hash: sha256(refreshToken),
+      ip: requestAddress(ip),
+      is_bot: 0,
+      expires_at: now + ttl,
+      created_at: now,
+    })
+    .execute();
+  return { user_id: userId, access_token: accessToken, expires_in: ttl, expires: ttl, refresh_token: refreshToken };
+}
+
+/** Starts a new sign-in (a new session family) for a user whose credentials were checked. */
+export async function issueUserSession(services: Services, userId: number, ip: string): Promise<SessionData> {
+  return services.db.kysely.transaction().execute((trx) => issueUserSessionIn(services, trx, userId, ip));
+}
+
+/**
+ * A new token for a bot, bound to `ip` and never expiring. Every earlier token of the bot is
+ * revoked in the same transaction (the bot's row is locked, so concurrent reissues leave
+ * exactly one token alive), then every process is told to forget them.
+ */
+export async function issueBotSession(services: Services, botId: number, ip: string): Promise<SessionData> {
+  const accessToken = newToken();
+  await services.db.kysely.transaction().execute(async (trx) => {
+    await dialectAdapter.lockUsers(trx, services.db.dialect, [botId]);
+    const bot = await trx.selectFrom('users').select(['global_ban']).where('user_id', '=', botId).executeTakeFirst();
+    if (bot?.global_ban === 1) throw new ApiError(Code.GLOBAL_BAN, 'the bot account is globally blocked');
+    const now = nowSeconds(services);
+    await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', botId).where('revoked_at', 'is', null).execute();
+    await trx
+      .insertInto('sessions')
+      .values({
+        user_id: botId,
+        family_id: randomUUID(),
+        access_hash: sha256(accessToken),
+        refresh_hash: null,
+        ip,
+        is_bot: 1,
+        expires_at: 0,
+        created_at: now,
+      })
+      .execute();
+  });
+  await services.tokens.announce({ userId: botId });
+  return { user_id: botId, access_token: accessToken, expires_in: 0, expires: 0 };
+}
+
+/**
+ * Rotates a refresh token: the presented session ends (its access token too) and a new one
+ * of the same family begins, bound to the caller's current address.
+ *
+ * A refresh token presented after it was rotated was in two hands (RFC 9700, 4.14.2): the
+ * whole family is revoked. Within REUSE_GRACE_SECONDS of the rotation the reuse is taken for
+ * a concurrent refresh by the same client (two requests racing with one token): exactly one
+ * gets a Session, the other answers 1, and the winner's Session stays valid.
+ */
+export async function refreshSession(services: Services, refreshToken: string, ip: string): Promise<SessionData> {
+  const { kysely } = services.db;
+  const refreshHash = sha256(refreshToken);
+  const row = await kysely
+    .selectFrom('sessions')
+    .select(['session_id', 'user_id', 'family_id', 'created_at', 'revoked_at', 'refreshed_at'])
+    .where('refresh_hash', '=', refreshHash)
+    .executeTakeFirst();
+  if (!row) throw authError(INVALID_REFRESH_TOKEN);
+  if (row.refreshed_at !== null) return reused(services, row.family_id, row.refreshed_at);
+  const now = nowSeconds(services);
+  if (row.revoked_at !== null || row.created_at + services.config.refreshTtl <= now) throw authError(INVALID_REFRESH_TOKEN);
+
+  const session = await kysely.transaction().execute(async (trx) => {
+    const used = await trx
+      .updateTable('sessions')
+      .set({ refreshed_at: now, revoked_at: now })
+      .where('session_id', '=', row.session_id)
+      .where('refreshed_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    // Another request rotated (or revoked) this token between our read and this update.
+    if (Number(used.numUpdatedRows) === 0) return null;
+    try {
+      return await issueUserSessionIn(services, trx, row.user_id, ip, row.family_id);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === Code.GLOBAL_BAN) throw authError(INVALID_REFRESH_TOKEN);
+      throw error;
+    }
+  });
+  if (session === null) {
+    const after = await kysely.selectFrom('sessions').select(['refreshed_at']).where('session_id', '=', row.session_id).executeTakeFirst();
+    if (after?.refreshed_at != null) return reused(services, row.family_id, after.refreshed_at);
+    throw authError(INVALID_REFRESH_TOKEN);
+  }
+  await services.tokens.announce({ sessionIds: [row.session_id] });
+  return session;
+}
+
+/** Seconds after a rotation during which presenting the old refresh token is a lost race, not theft. */
+export const REUSE_GRACE_SECONDS = 5;
+
+async function reused(services: Services, familyId: string, refreshedAt: number): Promise<never> {
+  if (nowSeconds(services) - refreshedAt >= REUSE_GRACE_SECONDS) await revokeFamily(services, familyId);
+  throw authError(REUSED_REFRESH_TOKEN);
+}
+
+/** Revokes every session of one sign-in (its rotations included) in every process. */
+export async function revokeFamily(services: Services, familyId: string): Promise<void> {
+  await services.db.kysely
+    .updateTable('sessions')
+    .set({ revoked_at: nowSeconds(services) })
+    .where('family_id', '=', familyId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  await services.tokens.announce({ familyId });
+}
+
+/** Ends the caller's session: its access and refresh tokens stop working everywhere. */
+export async function signOut(services: Services, caller: Caller): Promise<void> {
+  await revokeFamily(services, caller.familyId);
+}
+
+/**
+ * Revokes every session of a user (bot tokens included) and any sign-in waiting for its TOTP
+ * code, then tells every process to stop accepting them. Used for bans, password changes and
+ * the admin's "end all sessions".
+ */
+export async function revokeAllSessions(services: Services, userId: number): Promise<void> {
+  const now = nowSeconds(services);
+  await services.db.kysely.transaction().execute(async (trx) => {
+    await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+    await trx.updateTable('totp_challenges').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+  });
+  await services.tokens.announce({ userId });
+}
+
+/**
+ * Deletes what can never be used again: user sessions past their refresh lifetime, revoked
+ * sessions revoked longer ago than that, and TOTP sign-ins an hour past their end.
+ */
+export async function sweepSessions(services: Services): Promise<{ sessions: number; challenges: number }> {
+  const { kysely } = services.db;
+  const now = nowSeconds(services);
+  const lifetime = Math.max(services.config.refreshTtl, services.config.sessionTtl);
+  const sessions = await kysely
+    .deleteFrom('sessions')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('is_bot', '=', 0), eb('created_at', '<', now - lifetime)]),
+        eb.and([eb('revoked_at', 'is not', null), eb('revoked_at', '<', now - lifetime)]),
+      ]),
+    )
+    .executeTakeFirst();
+  const challenges = await kysely.deleteFrom('totp_challenges').where('expires_at', '<', now - 3600).executeTakeFirst();
+  return { sessions: Number(sessions.numDeletedRows), challenges: Number(challenges.numDeletedRows) };
+}

@@ -1,0 +1,123 @@
+import type { Caller } from '../api/method.js';
+import type { Database } from '../db/connection.js';
+import type { Bus } from '../infra/bus.js';
+import type { Clock } from '../infra/clock.js';
+import { sha256 } from '../infra/secrets.js';
+import { requestAddress } from './ip.js';
+
+export const REVOCATION_CHANNEL = 'auth.revoked';
+/** Published after a world import at run time: any session may have changed. */
+const WORLD_CHANGED_CHANNEL = 'world.changed';
+
+/** A revocation notice: every cached session matching it is dropped, in every process. */
+export type Revocation = { sessionIds: number[] } | { userId: number } | { familyId: string };
+
+interface CachedSession {
+  caller: Caller;
+  ip: string | null;
+  /** ms; 0 = never */
+  expiresAt: number;
+  /** ms, by the resolver's clock */
+  cachedAt: number;
+}
+
+export interface TokenResolverOptions {
+  db: Database;
+  bus: Bus;
+  clock: Clock;
+  bindToIp: boolean;
+  /** Cache resolved tokens in memory; only safe when every revocation reaches this process. */
+  cache: boolean;
+  maxCached?: number;
+  /**
+   * Seconds a cached session is trusted before it is read again: bounds how long a
+   * revocation notice lost on the way (a Redis reconnect) can go unnoticed.
+   */
+  maxCacheAgeSeconds?: number;
+}
+
+/**
+ * Resolves access tokens to callers. Tokens are looked up by their SHA-256 hash; resolved
+ * sessions are cached in memory, and every revocation (published on the bus by whichever
+ * process made it) evicts them before the revoking request answers.
+ */
+export class TokenResolver {
+  private readonly cache = new Map<string, CachedSession>();
+  private readonly unsubscribe: (() => void)[];
+  /** Counts revocation notices, so a database read that overlapped one is not cached. */
+  private generation = 0;
+
+  constructor(private readonly options: TokenResolverOptions) {
+    this.unsubscribe = [
+      options.bus.subscribe(REVOCATION_CHANNEL, (message) => this.evict(message as Revocation)),
+      options.bus.subscribe(WORLD_CHANGED_CHANNEL, () => {
+        this.generation++;
+        this.cache.clear();
+      }),
+    ];
+  }
+
+  /** The caller for a token, or null when it is unknown, expired, revoked or bound to another address. */
+  async resolve(token: string, ip: string): Promise<Caller | null> {
+    if (token.length < 16 || token.length > 200) return null;
+    const hash = sha256(token);
+    const now = this.options.clock.now();
+    let session = this.options.cache ? this.cache.get(hash) : undefined;
+    if (session && now - session.cachedAt > (this.options.maxCacheAgeSeconds ?? 60) * 1000) {
+      this.cache.delete(hash);
+      session = undefined;
+    }
+    if (!session) {
+      const generation = this.generation;
+      const row = await this.options.db.kysely
+        .selectFrom('sessions')
+        .select(['session_id', 'user_id', 'family_id', 'ip', 'is_bot', 'expires_at', 'revoked_at'])
+        .where('access_hash', '=', hash)
+        .executeTakeFirst();
+      if (!row || row.revoked_at !== null) return null;
+      session = {
+        caller: { userId: row.user_id, isBot: row.is_bot === 1, sessionId: row.session_id, familyId: row.family_id },
+        ip: row.ip,
+        expiresAt: row.expires_at * 1000,
+        cachedAt: now,
+      };
+      // A revocation that arrived while the row was read may concern it: do not keep it.
+      if (this.options.cache && generation === this.generation) {
+        if (this.cache.size >= (this.options.maxCached ?? 100_000)) this.cache.delete(this.cache.keys().next().value!);
+        this.cache.set(hash, session);
+      }
+    }
+    if (session.expiresAt !== 0 && session.expiresAt <= now) {
+      this.cache.delete(hash);
+      return null;
+    }
+    const bound = session.ip !== null && (session.caller.isBot || this.options.bindToIp);
+    // Stored addresses are normalized; the request's needs it only when the spellings differ.
+    if (bound && session.ip !== ip && session.ip !== requestAddress(ip)) return null;
+    return session.caller;
+  }
+
+  /** Tells every process to forget the matching sessions. Call after the revocation is committed. */
+  async announce(revocation: Revocation): Promise<void> {
+    await this.options.bus.publish(REVOCATION_CHANNEL, revocation);
+  }
+
+  private evict(revocation: Revocation): void {
+    if (!revocation || typeof revocation !== 'object') return;
+    this.generation++;
+    for (const [hash, session] of this.cache) {
+      const { caller } = session;
+      if (
+        ('sessionIds' in revocation && revocation.sessionIds.includes(caller.sessionId)) ||
+        ('userId' in revocation && revocation.userId === caller.userId) ||
+        ('familyId' in revocation && revocation.familyId === caller.familyId)
+      )
+        this.cache.delete(hash);
+    }
+  }
+
+  close(): void {
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    this.cache.clear();
+  }
+}

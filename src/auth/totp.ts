@@ -1,0 +1,119 @@
+import { Secret, TOTP } from 'otpauth';
+import { ApiError, Code, badParam } from '../api/errors.js';
+import { constantTimeEqual, newToken, sha256 } from '../infra/secrets.js';
+import { nowSeconds, type Services } from '../services.js';
+import { requestAddress } from './ip.js';
+import { issueUserSessionIn, type SessionData } from './sessions.js';
+
+/** RFC 6238 as the reference service uses it. */
+export const TOTP_PARAMETERS = { algorithm: 'SHA1', digits: 6, period: 30 } as const;
+/** Steps of clock drift accepted either way. */
+const DRIFT_STEPS = 1;
+/** Lifetime of a totp_session_token, seconds. */
+export const TOTP_CHALLENGE_TTL = 5 * 60;
+/** Wrong codes a totp_session_token survives. */
+export const TOTP_MAX_FAILURES = 5;
+
+const WRONG_CODE = 'parameter code: wrong code';
+const BAD_CHALLENGE = 'the totp_session_token is unknown, used or expired';
+
+/** Issues the token of the second sign-in step for a user whose password was right. */
+export async function startTotpChallenge(services: Services, userId: number, ip: string): Promise<string> {
+  const token = newToken();
+  const now = nowSeconds(services);
+  await services.db.kysely
+    .insertInto('totp_challenges')
+    .values({
+      challenge_hash: sha256(token),
+      user_id: userId,
+      ip: requestAddress(ip),
+      expires_at: now + TOTP_CHALLENGE_TTL,
+      created_at: now,
+    })
+    .execute();
+  return token;
+}
+
+/** The time steps, within the accepted drift of `nowMs`, whose code equals `code`. */
+export function matchingSteps(secretBase32: string, code: string, nowMs: number): number[] {
+  const secret = Secret.fromBase32(secretBase32);
+  const current = Math.floor(nowMs / 1000 / TOTP_PARAMETERS.period);
+  const steps: number[] = [];
+  for (let step = current - DRIFT_STEPS; step <= current + DRIFT_STEPS; step++) {
+    const expected = TOTP.generate({ ...TOTP_PARAMETERS, secret, timestamp: step * TOTP_PARAMETERS.period * 1000 });
+    if (constantTimeEqual(expected, code)) steps.push(step);
+  }
+  return steps;
+}
+
+/**
+ * Completes a sign-in with its TOTP code. Every attempt is counted before the code is
+ * checked (a conditional update, so concurrent guesses cannot exceed the allowance), and the
+ * time step of an accepted code is recorded on the user: no code of that step or an earlier
+ * one is accepted again.
+ */
+export async function completeTotpChallenge(services: Services, token: string, rawCode: string, ip: string): Promise<SessionData> {
+  const { kysely } = services.db;
+  const hash = sha256(token);
+  const now = nowSeconds(services);
+  const challenge = await kysely
+    .selectFrom('totp_challenges')
+    .select(['user_id', 'ip', 'expires_at', 'failures', 'used_at'])
+    .where('challenge_hash', '=', hash)
+    .executeTakeFirst();
+  if (!challenge || challenge.used_at !== null || challenge.expires_at <= now) throw new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
+  if (services.config.bindTokensToIp && challenge.ip !== null && challenge.ip !== requestAddress(ip))
+    throw new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
+  if (challenge.failures >= TOTP_MAX_FAILURES) throw tooOften();
+
+  const counted = await kysely
+    .updateTable('totp_challenges')
+    .set((eb) => ({ failures: eb('failures', '+', 1) }))
+    .where('challenge_hash', '=', hash)
+    .where('used_at', 'is', null)
+    .where('failures', '<', TOTP_MAX_FAILURES)
+    .executeTakeFirst();
+  if (Number(counted.numUpdatedRows) === 0) {
+    // Concurrent attempts used the allowance up, or one of them succeeded.
+    const after = await kysely.selectFrom('totp_challenges').select(['used_at']).where('challenge_hash', '=', hash).executeTakeFirst();
+    throw after?.used_at === null ? tooOften() : new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
+  }
+
+  const user = await kysely
+    .selectFrom('users')
+    .select(['totp_secret', 'totp_last_step', 'global_ban'])
+    .where('user_id', '=', challenge.user_id)
+    .executeTakeFirst();
+  // The account lost its TOTP secret (or was deleted) since the password step.
+  if (!user?.totp_secret) throw new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
+  const code = rawCode.replace(/\s+/g, '');
+  if (!/^\d{6}$/.test(code)) throw badParam('code', 'must be 6 digits');
+  const lastStep = user.totp_last_step;
+  const steps = matchingSteps(user.totp_secret, code, services.clock.now()).filter((s) => lastStep === null || s > lastStep);
+  if (steps.length === 0) throw new ApiError(Code.BAD_PARAM, WRONG_CODE);
+  const step = Math.max(...steps);
+  if (user.global_ban === 1) throw new ApiError(Code.GLOBAL_BAN, 'the account is globally blocked');
+
+  return kysely.transaction().execute(async (trx) => {
+    const recorded = await trx
+      .updateTable('users')
+      .set({ totp_last_step: step })
+      .where('user_id', '=', challenge.user_id)
+      .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+      .executeTakeFirst();
+    // A concurrent sign-in accepted this code (or a later one) first.
+    if (Number(recorded.numUpdatedRows) === 0) throw new ApiError(Code.BAD_PARAM, WRONG_CODE);
+    const used = await trx
+      .updateTable('totp_challenges')
+      .set({ used_at: now })
+      .where('challenge_hash', '=', hash)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(used.numUpdatedRows) === 0) throw new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
+    return issueUserSessionIn(services, trx, challenge.user_id, ip);
+  });
+}
+
+function tooOften(): ApiError {
+  return new ApiError(Code.TOTP_TOO_OFTEN, `too many wrong codes: this totp_session_token is spent, sign in again`);
+}

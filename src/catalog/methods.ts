@@ -1,0 +1,122 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { SerializedData, defineMethod } from '../api/method.js';
+import { P } from '../api/params.js';
+import { Strict } from '../api/schema-types.js';
+import { getCatalog, type Catalog, type CollectionEntry, type ProtoEntry } from './cache.js';
+import { protoJson } from './serialize.js';
+import { CollectionRef, ItemProto, ItemProtoLegacy } from './schemas.js';
+
+export const MAX_PROTO_IDS = 50;
+export const MAX_SEARCH_COUNT = 50;
+
+/** `data` of both catalogue methods: legacy and plain prototypes, collections when add_metadata = 1. */
+function protoListResult(description: string): TSchema {
+  const collections = Type.Optional(Type.Array(CollectionRef, { description: 'add_metadata = 1: the collections the prototypes mention' }));
+  return Type.Union(
+    [
+      Type.Object({ item_protos: Type.Array(ItemProto), collections }, { ...Strict, title: 'add_legacy = 0' }),
+      Type.Object({ item_protos: Type.Array(ItemProtoLegacy), collections }, { ...Strict, title: 'add_legacy = 1' }),
+    ],
+    { description },
+  );
+}
+
+/** The collections mentioned by the prototypes, in ascending collection_id. */
+function collectionsOf(catalog: Catalog, entries: ProtoEntry[]): CollectionEntry[] {
+  const ids = new Set<number>();
+  for (const entry of entries) if (entry.collectionId !== null) ids.add(entry.collectionId);
+  const out: CollectionEntry[] = [];
+  for (const id of [...ids].sort((a, b) => a - b)) {
+    const collection = catalog.collections.get(id);
+    if (collection) out.push(collection);
+  }
+  return out;
+}
+
+/** `{ item_protos, collections? }` assembled from the prototypes' ready-made JSON text. */
+function protoList(catalog: Catalog, entries: ProtoEntry[], legacy: boolean, metadata: boolean): SerializedData {
+  let json = `{"item_protos":[${entries.map((entry) => protoJson(entry, legacy)).join(',')}]`;
+  if (metadata) json += `,"collections":${JSON.stringify(collectionsOf(catalog, entries))}`;
+  return new SerializedData(`${json}}`);
+}
+
+const addMetadata = P.bit({ default: 1, description: 'also return the collections the prototypes mention' });
+const addLegacy = P.bit({ default: 0, description: 'add the legacy Thing fields to every prototype' });
+
+export const getItemProtos = defineMethod({
+  name: 'data.getItemProtos',
+  summary: 'Item prototypes by id',
+  description: `The prototypes that exist, in the order requested (unknown ids are left out, repeated ids answered once). At most ${MAX_PROTO_IDS} ids (more: code 6).`,
+  auth: 'none',
+  params: P.object({
+    item_proto_ids: P.uintSet({ tooMany: MAX_PROTO_IDS, description: 'prototype ids' }),
+    add_metadata: addMetadata,
+    add_legacy: addLegacy,
+  }),
+  result: protoListResult('item_protos in request order'),
+  handler: async ({ services }, params) => {
+    const catalog = await getCatalog(services);
+    const seen = new Set<number>();
+    const entries: ProtoEntry[] = [];
+    for (const id of params.item_proto_ids) {
+      const entry = catalog.protos.get(id);
+      if (entry && !seen.has(id)) {
+        seen.add(id);
+        entries.push(entry);
+      }
+    }
+    return protoList(catalog, entries, params.add_legacy === 1, params.add_metadata === 1);
+  },
+});
+
+const filterSet = (description: string) => P.optional(P.uintSet({ description }));
+
+export const searchItemProtos = defineMethod({
+  name: 'data.searchItemProtos',
+  summary: 'Search item prototypes',
+  description:
+    'Filters combine with AND across parameters and OR within one set; group_id matches monopoly_id or sticker_group_id. ' +
+    `No filter returns the whole catalogue. Results in ascending item_proto_id, then offset and count (at most ${MAX_SEARCH_COUNT}, else code 6). ` +
+    'collections lists the collections of the returned page.',
+  auth: 'none',
+  params: P.object({
+    type: filterSet('item types'),
+    quality_id: filterSet('classes'),
+    collection_id: filterSet('collections'),
+    group_id: filterSet('monopoly ids or sticker group ids'),
+    add_metadata: addMetadata,
+    add_legacy: addLegacy,
+    offset: P.uint({ default: 0 }),
+    count: P.uint({ default: 20, tooMany: MAX_SEARCH_COUNT }),
+  }),
+  result: protoListResult('item_protos in ascending item_proto_id'),
+  handler: async ({ services }, params) => {
+    const catalog = await getCatalog(services);
+    const types = params.type && new Set(params.type);
+    const qualities = params.quality_id && new Set(params.quality_id);
+    const collections = params.collection_id && new Set(params.collection_id);
+    const groups = params.group_id && new Set(params.group_id);
+    const page: ProtoEntry[] = [];
+    let skip = params.offset;
+    if (params.count > 0) {
+      for (const entry of catalog.sorted) {
+        if (types && !types.has(entry.type)) continue;
+        if (qualities && !qualities.has(entry.qualityId)) continue;
+        if (collections && (entry.collectionId === null || !collections.has(entry.collectionId))) continue;
+        if (
+          groups &&
+          !(entry.monopolyId !== null && groups.has(entry.monopolyId)) &&
+          !(entry.stickerGroupId !== null && groups.has(entry.stickerGroupId))
+        )
+          continue;
+        if (skip > 0) {
+          skip -= 1;
+          continue;
+        }
+        page.push(entry);
+        if (page.length === params.count) break;
+      }
+    }
+    return protoList(catalog, page, params.add_legacy === 1, params.add_metadata === 1);
+  },
+});

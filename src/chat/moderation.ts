@@ -1,0 +1,98 @@
+import { ApiError, Code, badParam } from '../api/errors.js';
+import { nowSeconds, type Services } from '../services.js';
+import { newMessageId } from './message-id.js';
+import { insertMessage, protosNamedBy, type SystemMessageFields } from './messages.js';
+import { ChatRuntime, chatRuntime, enrichmentOf, readChatSettings } from './runtime.js';
+import type { ChatSettings } from './history.js';
+import type { ChatMessage } from './schemas.js';
+
+export interface ChatStatusChange {
+  closed?: boolean | 0 | 1;
+  slowmode?: boolean | 0 | 1;
+  emoteonly?: boolean | 0 | 1;
+  /** Seconds between two messages of one user in slow mode. */
+  slowmode_interval?: number;
+}
+
+const bit = (value: boolean | 0 | 1 | undefined) => (value === undefined ? undefined : value === true || value === 1 ? 1 : 0);
+
+/**
+ * Changes the given chat flags (the others stay), then tells every process; gchat.get and
+ * `gchat.status` subscribers see the change in every process. Returns the resulting settings.
+ */
+export async function setChatStatus(services: Services, change: ChatStatusChange): Promise<ChatSettings> {
+  const interval = change.slowmode_interval;
+  if (interval !== undefined && (!Number.isSafeInteger(interval) || interval < 1 || interval > 86400))
+    throw badParam('slowmode_interval', 'must be an integer from 1 to 86400');
+  const values = {
+    ...(bit(change.closed) !== undefined ? { closed: bit(change.closed) } : {}),
+    ...(bit(change.slowmode) !== undefined ? { slowmode: bit(change.slowmode) } : {}),
+    ...(bit(change.emoteonly) !== undefined ? { emoteonly: bit(change.emoteonly) } : {}),
+    ...(interval !== undefined ? { slowmode_interval: interval } : {}),
+  };
+  if (Object.keys(values).length > 0)
+    await services.db.kysely.updateTable('chat_state').set(values).where('id', '=', 1).execute();
+  await chatRuntime(services).publish({ kind: 'status', id: ChatRuntime.eventId() });
+  return readChatSettings(services);
+}
+
+/** Hides a message from the chat in every process. False when no visible message has that id. */
+export async function deleteMessage(services: Services, msgId: string): Promise<boolean> {
+  const result = await services.db.kysely
+    .updateTable('chat_messages')
+    .set({ deleted_at: nowSeconds(services) })
+    .where('msg_id', '=', msgId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await chatRuntime(services).publish({ kind: 'delete', id: ChatRuntime.eventId(), msg_id: msgId });
+  return true;
+}
+
+function positiveIds(name: string, ids: unknown[]): number[] {
+  for (const id of ids) if (!Number.isSafeInteger(id) || (id as number) < 1) throw badParam(name, 'must be positive integer ids');
+  return ids as number[];
+}
+
+/**
+ * Posts a system message: type 2 (user_id opened case_item_proto_id and got
+ * drop_item_proto_id), 3 (user_id gave user_id_receiver the item item_proto_id) or 4 (user_id
+ * redeemed a promo code for item_proto_ids). It is kept and shown like any message, whatever
+ * the chat status. Returns its msg_id.
+ */
+export async function postSystemMessage(services: Services, fields: SystemMessageFields): Promise<string> {
+  const now = services.clock.now();
+  const common = { user_id: fields.user_id, msg_id: newMessageId(now), ts: Math.floor(now / 1000) };
+  let message: ChatMessage;
+  switch (fields.type) {
+    case 2: {
+      const [caseId, dropId] = positiveIds('case_item_proto_id', [fields.case_item_proto_id, fields.drop_item_proto_id]);
+      message = { type: 2, ...common, case_item_proto_id: caseId, drop_item_proto_id: dropId };
+      break;
+    }
+    case 3: {
+      const [receiver, protoId] = positiveIds('user_id_receiver', [fields.user_id_receiver, fields.item_proto_id]);
+      message = { type: 3, ...common, user_id_receiver: receiver, item_proto_id: protoId };
+      break;
+    }
+    case 4: {
+      if (!Array.isArray(fields.item_proto_ids) || fields.item_proto_ids.length === 0)
+        throw badParam('item_proto_ids', 'must list at least one prototype');
+      message = { type: 4, ...common, item_proto_ids: [...new Set(positiveIds('item_proto_ids', fields.item_proto_ids))] };
+      break;
+    }
+    default:
+      throw badParam('type', 'system messages are of type 2, 3 or 4');
+  }
+  const { users, item_protos } = await enrichmentOf(services, message);
+  const named = new Set(users.map((u) => u.user_id));
+  for (const id of [message.user_id, ...(message.type === 3 ? [message.user_id_receiver] : [])])
+    if (!named.has(id)) throw new ApiError(Code.USER_NOT_FOUND, `user ${id} does not exist`);
+  const known = new Set(item_protos.map((p) => p.item_proto_id));
+  const unknown = [...new Set(protosNamedBy(message))].filter((id) => !known.has(id));
+  if (unknown.length > 0) throw badParam('item_proto_id', `no prototype ${unknown.join(', ')}`);
+
+  const seq = await insertMessage(services, message);
+  await chatRuntime(services).publish({ kind: 'add', id: ChatRuntime.eventId(), seq, message, users, item_protos, audience: null });
+  return message.msg_id;
+}

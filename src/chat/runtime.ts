@@ -1,0 +1,276 @@
+import { randomUUID } from 'node:crypto';
+import type { Services } from '../services.js';
+import { RedisBus } from '../infra/bus.js';
+import { loadUsers, type UserObject } from '../users/profiles.js';
+import { loadProtoShorts, type ItemObject } from '../catalog/protos.js';
+import { ChatHistory, type ChatSettings, type GchatAnswer } from './history.js';
+import { ChatFeed, CloseCode } from './feed.js';
+import { REVOCATION_CHANNEL, type Revocation } from '../auth/tokens.js';
+import { loadNewestMessages, protosNamedBy, usersNamedBy } from './messages.js';
+import type { ChatMessage } from './schemas.js';
+
+/** Bus channel of chat events; every process, the sender's included, applies them. */
+export const CHAT_CHANNEL = 'chat.event';
+
+/**
+ * How old the in-memory chat may get before it is read again from the database,
+ * milliseconds. Presence changes with time, not with chat writes, so this bounds how stale
+ * the `online` flags in gchat.get are; it also bounds how long a change whose bus event was
+ * lost (a Redis outage) stays unseen. A few queries per interval per process, never per call.
+ */
+export const RESYNC_AFTER_MS = 30_000;
+
+export type ChatEvent =
+  | {
+      kind: 'add';
+      id: string;
+      /** msg_seq of a stored message; null for messages only pushed live. */
+      seq: number | null;
+      message: ChatMessage;
+      users: UserObject[];
+      item_protos: ItemObject[];
+      /** Only these users' connections receive it (a bot's non-public message). */
+      audience: number[] | null;
+    }
+  | { kind: 'delete'; id: string; msg_id: string }
+  | { kind: 'status'; id: string };
+
+/** Remembers the last `capacity` strings (event ids, deleted message ids). */
+class RecentSet {
+  private readonly items = new Set<string>();
+  constructor(private readonly capacity: number) {}
+  has(value: string): boolean {
+    return this.items.has(value);
+  }
+  add(value: string): void {
+    this.items.add(value);
+    if (this.items.size > this.capacity) this.items.delete(this.items.values().next().value!);
+  }
+}
+
+export async function readChatSettings(services: Services): Promise<ChatSettings> {
+  const row = await services.db.kysely.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst();
+  return {
+    closed: row?.closed === 1,
+    slowmode: row?.slowmode === 1,
+    emoteonly: row?.emoteonly === 1,
+    slowmode_interval: row?.slowmode_interval ?? services.config.chat.slowmodeInterval,
+  };
+}
+
+/**
+ * The chat of this process: the in-memory history behind gchat.get and the realtime feed.
+ * Every change (a message, a deletion, a status change, a reload) runs through one queue,
+ * so a reload never interleaves with an event, and is applied once even though the sending
+ * process applies its own events at once (read-your-writes) and again hears them on the bus.
+ */
+export class ChatRuntime {
+  readonly history: ChatHistory;
+  readonly feed: ChatFeed;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly appliedEvents = new RecentSet(10_000);
+  private readonly deletedIds = new RecentSet(10_000);
+  private syncedAt = 0;
+  private resyncing?: Promise<void>;
+  private readonly unsubscribes: (() => void)[] = [];
+
+  constructor(private readonly services: Services) {
+    this.history = new ChatHistory(services.config.chat.historySize);
+    this.feed = new ChatFeed(services.config.ws, () => {
+      void services.presence.touchConnected().catch(() => undefined);
+      // Subscribers also hear of changes whose bus event was lost, even when nobody polls gchat.get.
+      void this.settle().catch((err) => this.logFailure(err));
+    });
+  }
+
+  async start(): Promise<void> {
+    const { bus } = this.services;
+    const channels = [CHAT_CHANNEL, 'world.changed', 'users.changed', 'catalog.changed', REVOCATION_CHANNEL];
+    // Subscribed in Redis before the server listens, so no event sent after start is missed.
+    if (bus instanceof RedisBus) await bus.ready(channels);
+    this.unsubscribes.push(
+      bus.subscribe(CHAT_CHANNEL, (event) => void this.apply(event as ChatEvent).catch((err) => this.logFailure(err))),
+      bus.subscribe('world.changed', () => void this.serially(() => this.reloadAll()).catch((err) => this.logFailure(err))),
+      bus.subscribe('users.changed', (message) => {
+        const ids = (message as { user_ids?: unknown } | null)?.user_ids;
+        const userIds = Array.isArray(ids) ? ids.filter((id): id is number => Number.isSafeInteger(id)) : undefined;
+        void this.serially(() => this.reloadUsers(userIds)).catch((err) => this.logFailure(err));
+      }),
+      bus.subscribe(REVOCATION_CHANNEL, (message) => this.closeRevoked(message as Revocation)),
+      bus.subscribe('catalog.changed', () => void this.serially(() => this.reloadProtos()).catch((err) => this.logFailure(err))),
+    );
+    await this.serially(() => this.reloadAll());
+  }
+
+  stop(): void {
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+    this.feed.close();
+  }
+
+  /**
+   * The gchat.get answer, after every change this process has heard of so far, with user
+   * short forms at most RESYNC_AFTER_MS old.
+   */
+  async answer(): Promise<GchatAnswer> {
+    await this.settle();
+    return this.history.answer();
+  }
+
+  /** The same answer, serialized (once per change). */
+  async answerJson(): Promise<string> {
+    await this.settle();
+    return this.history.answerJson();
+  }
+
+  /** Waits for queued changes, and reads everything again when the last read is older than RESYNC_AFTER_MS. */
+  private async settle(): Promise<void> {
+    if (this.services.clock.now() - this.syncedAt >= RESYNC_AFTER_MS) {
+      this.resyncing ??= this.serially(() => this.resync()).finally(() => (this.resyncing = undefined));
+      await this.resyncing;
+    } else {
+      await this.queue;
+    }
+  }
+
+  get settings(): ChatSettings {
+    return this.history.status;
+  }
+
+  private closeRevoked(revocation: Revocation): void {
+    if (!revocation || typeof revocation !== 'object') return;
+    this.feed.closeWhere(
+      (caller) =>
+        ('sessionIds' in revocation && Array.isArray(revocation.sessionIds) && revocation.sessionIds.includes(caller.sessionId)) ||
+        ('userId' in revocation && revocation.userId === caller.userId) ||
+        ('familyId' in revocation && revocation.familyId === caller.familyId),
+      CloseCode.SESSION_REVOKED,
+      'session revoked',
+    );
+  }
+
+  /** Applies an event here at once, then tells every other process. */
+  async publish(event: ChatEvent): Promise<void> {
+    await this.apply(event);
+    try {
+      await this.services.bus.publish(CHAT_CHANNEL, event);
+    } catch (err) {
+      this.services.log.error({ err }, 'chat event could not be published to other processes');
+    }
+  }
+
+  static eventId(): string {
+    return randomUUID();
+  }
+
+  private apply(event: ChatEvent): Promise<void> {
+    if (!event || typeof event !== 'object' || typeof event.id !== 'string') return Promise.resolve();
+    if (this.appliedEvents.has(event.id)) return Promise.resolve();
+    this.appliedEvents.add(event.id);
+    return this.serially(async () => {
+      if (event.kind === 'add') this.applyAdd(event);
+      else if (event.kind === 'delete') await this.applyDelete(event.msg_id);
+      else if (event.kind === 'status') await this.applyStatus();
+    });
+  }
+
+  private applyAdd(event: Extract<ChatEvent, { kind: 'add' }>): void {
+    const { message } = event;
+    if (this.deletedIds.has(message.msg_id)) return;
+    if (event.seq !== null) {
+      this.history.insert({ seq: event.seq, message });
+      this.history.putUsers(event.users);
+      this.history.putProtos(event.item_protos);
+    }
+    this.feed.broadcast(
+      'gchat',
+      'gchat.add',
+      { message, users: event.users, item_protos: event.item_protos },
+      event.audience ?? undefined,
+    );
+  }
+
+  private async applyDelete(msgId: string): Promise<void> {
+    this.deletedIds.add(msgId);
+    if (this.history.remove(msgId)) await this.reloadMessages();
+    this.feed.broadcast('gchat', 'gchat.delete', { msg_id: msgId });
+  }
+
+  private async applyStatus(): Promise<void> {
+    this.updateStatus(await readChatSettings(this.services));
+  }
+
+  private updateStatus(settings: ChatSettings): void {
+    if (this.history.setStatus(settings)) {
+      const { closed, slowmode, emoteonly } = settings;
+      this.feed.broadcast('gchat', 'gchat.status', { closed, slowmode, emoteonly });
+    }
+  }
+
+  /** Everything from the database, forgetting every short form held (start, world reload). */
+  private async reloadAll(): Promise<void> {
+    this.history.clearEnrichment();
+    await this.resync();
+  }
+
+  /** Status, messages and user short forms from the database; subscribers hear of a status change. */
+  private async resync(): Promise<void> {
+    const startedAt = this.services.clock.now();
+    this.updateStatus(await readChatSettings(this.services));
+    await this.reloadMessages();
+    await this.reloadUsers(undefined);
+    this.syncedAt = startedAt;
+  }
+
+  /** The window from the database; short forms are loaded for names not held yet. */
+  private async reloadMessages(): Promise<void> {
+    this.history.replaceMessages(await loadNewestMessages(this.services, this.history.size));
+    const { userIds, protoIds } = this.history.missing();
+    this.history.putUsers((await loadUsers(this.services, userIds, { form: 'short' })).values());
+    this.history.putProtos((await loadProtoShorts(this.services, protoIds)).values());
+  }
+
+  /** Reloads the short forms of the given users (all named users when undefined). */
+  private async reloadUsers(userIds: number[] | undefined): Promise<void> {
+    const named = this.history.namedUserIds();
+    const ids = userIds === undefined ? named : userIds.filter((id) => named.includes(id));
+    this.history.putUsers((await loadUsers(this.services, ids, { form: 'short' })).values());
+  }
+
+  private async reloadProtos(): Promise<void> {
+    this.history.putProtos((await loadProtoShorts(this.services, this.history.namedProtoIds())).values());
+  }
+
+  /** Runs `task` after every change queued before it. */
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private logFailure(err: unknown): void {
+    this.services.log.error({ err }, 'chat state could not be updated');
+  }
+}
+
+/** Short forms of the users and prototypes one message names, for its event. */
+export async function enrichmentOf(services: Services, message: ChatMessage): Promise<{ users: UserObject[]; item_protos: ItemObject[] }> {
+  const byId = (a: number, b: number) => a - b;
+  const userIds = [...new Set(usersNamedBy(message))].sort(byId);
+  const protoIds = [...new Set(protosNamedBy(message))].sort(byId);
+  const [users, protos] = await Promise.all([
+    loadUsers(services, userIds, { form: 'short' }),
+    loadProtoShorts(services, protoIds),
+  ]);
+  return {
+    users: userIds.map((id) => users.get(id)).filter((v) => v !== undefined),
+    item_protos: protoIds.map((id) => protos.get(id)).filter((v) => v !== undefined),
+  };
+}
+
+export const CHAT_STATE_KEY = 'chat';
+
+export function chatRuntime(services: Services): ChatRuntime {
+  const runtime = services.state.get(CHAT_STATE_KEY) as ChatRuntime | undefined;
+  if (!runtime) throw new Error('the chat is not started');
+  return runtime;
+}

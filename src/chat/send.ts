@@ -1,0 +1,139 @@
+import { ApiError, Code, authError, badParam } from '../api/errors.js';
+import { sha256 } from '../infra/secrets.js';
+import type { CounterStore } from '../infra/counters.js';
+import { loadProfileRows, profileObject } from '../users/profiles.js';
+import type { Services } from '../services.js';
+import { isOnlyEmoticons } from './emoticons.js';
+import { mentionedIds } from './mentions.js';
+import { newMessageId } from './message-id.js';
+import { insertMessage } from './messages.js';
+import { ChatRuntime, chatRuntime } from './runtime.js';
+import type { TextMessage } from './schemas.js';
+
+export const MAX_MESSAGE_LENGTH = 500;
+const BOT_WINDOW_SECONDS = 3600;
+
+export type RestrictionType = 'DISABLED' | 'STRICT' | 'EMOTES_ONLY' | 'BOT_LIMITATIONS';
+
+export function restricted(type: RestrictionType, description: string): ApiError {
+  return new ApiError(Code.CHAT_RESTRICTED, description, { type });
+}
+
+/** A counter hit that can be taken back when a later rule refuses the message. */
+interface Taken {
+  undo(): Promise<unknown>;
+}
+
+/**
+ * Counts one use of `key`; beyond `max` in the window the use is taken back and refused, so
+ * the counter only ever holds uses that went through (or are still being checked).
+ */
+async function take(counters: CounterStore, key: string, windowSeconds: number, max: number, refuse: (resetIn: number) => ApiError): Promise<Taken> {
+  const undo = () => counters.hit(key, windowSeconds, -1);
+  const hit = await counters.hit(key, windowSeconds);
+  if (hit.count > max) {
+    await undo();
+    throw refuse(hit.resetIn);
+  }
+  return { undo };
+}
+
+const emoticonSets = new WeakMap<string[], ReadonlySet<string>>();
+function emoticonSet(list: string[]): ReadonlySet<string> {
+  let set = emoticonSets.get(list);
+  if (!set) emoticonSets.set(list, (set = new Set(list)));
+  return set;
+}
+
+/**
+ * gchat.send: checks the message against mute, chat modes and bot rules, stores it unless it
+ * is only pushed live (a `!` command, a bot's non-public message), and hands it to every
+ * process's history and subscribers. Returns the msg_id.
+ */
+export async function sendMessage(services: Services, userId: number, rawText: string, isPublicFlag: boolean): Promise<string> {
+  const { config, counters } = services;
+  const runtime = chatRuntime(services);
+  const text = rawText.trim();
+  const length = [...text].length;
+  if (length < 1 || length > MAX_MESSAGE_LENGTH)
+    throw badParam('message', `must be 1 to ${MAX_MESSAGE_LENGTH} characters once surrounding spaces are removed`);
+
+  // Read from the database on every send, so a mute or a moderator flag applies at once.
+  const author = await services.db.kysely
+    .selectFrom('users')
+    .select(['moderator', 'muted_until', 'bot_owner_id'])
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (!author) throw authError();
+  const nowMs = services.clock.now();
+  const now = Math.floor(nowMs / 1000);
+  if (author.muted_until !== null && author.muted_until > now)
+    throw new ApiError(Code.MUTED, 'you are muted in the chat', { muted_until: author.muted_until });
+
+  const moderator = author.moderator === 1;
+  const settings = runtime.settings;
+  if (!moderator && settings.closed) throw restricted('DISABLED', 'the chat is closed for writing');
+  if (!moderator && settings.emoteonly && !isOnlyEmoticons(text, emoticonSet(config.chat.emoticons)))
+    throw restricted('EMOTES_ONLY', 'the chat is in emote-only mode: only emoticon codes such as :smile: may be written');
+
+  const candidates = mentionedIds(text);
+  const rows = await loadProfileRows(services, [userId, ...candidates]);
+  const mentioned = candidates.filter((id) => rows.has(id));
+  const isBot = author.bot_owner_id !== null;
+  const isPublic = !isBot || isPublicFlag || mentioned.length === 0;
+  const kept = isPublic && !text.startsWith('!');
+
+  const taken: Taken[] = [];
+  try {
+    if (!moderator && settings.slowmode) {
+      const interval = settings.slowmode_interval;
+      taken.push(
+        await take(counters, `chat:slowmode:${userId}`, interval, 1, (resetIn) =>
+          new ApiError(Code.RATE_LIMIT, `slow mode: one message per ${interval} seconds`, { retry_after: resetIn }),
+        ),
+      );
+    }
+    if (isBot && isPublic) {
+      const limit = config.chat.botHourlyLimit;
+      taken.push(
+        await take(counters, `chat:bot:${userId}:public`, BOT_WINDOW_SECONDS, limit, () =>
+          restricted('BOT_LIMITATIONS', `a bot may post at most ${limit} public messages an hour`),
+        ),
+      );
+      taken.push(
+        await take(counters, `chat:bot:${userId}:text:${sha256(text)}`, BOT_WINDOW_SECONDS, 1, () =>
+          restricted('BOT_LIMITATIONS', 'a bot may not repeat a public message within an hour'),
+        ),
+      );
+    }
+
+    const message: TextMessage = {
+      type: 1,
+      user_id: userId,
+      msg_id: newMessageId(nowMs),
+      ts: now,
+      text,
+      user_ids_mentioned: mentioned,
+    };
+    const seq = kept ? await insertMessage(services, message) : null;
+    const users = [...new Set([userId, ...mentioned])]
+      .sort((a, b) => a - b)
+      .flatMap((id) => {
+        const row = rows.get(id);
+        return row ? [profileObject(services, row, 'short')] : [];
+      });
+    await runtime.publish({
+      kind: 'add',
+      id: ChatRuntime.eventId(),
+      seq,
+      message,
+      users,
+      item_protos: [],
+      audience: isPublic ? null : mentioned,
+    });
+    return message.msg_id;
+  } catch (err) {
+    await Promise.all(taken.map((t) => t.undo())).catch(() => undefined);
+    throw err;
+  }
+}

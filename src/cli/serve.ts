@@ -1,0 +1,143 @@
+import type { Config } from '../config.js';
+import { createServer } from '../app.js';
+import { openDatabase, describeDatabaseUrl } from '../db/connection.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { importWorldIfEmpty, isEmptyWorld, WorldError } from '../world/import.js';
+import { readWorldFile } from './world-commands.js';
+
+/** How long in-flight requests get to finish after a shutdown signal. */
+const SHUTDOWN_GRACE_MS = 25_000;
+/** A repeated signal within this time is the same request to stop. */
+const REPEAT_SIGNAL_MS = 2_000;
+
+interface DemoAccount {
+  email: string;
+  password: string;
+  notes: string[];
+}
+
+/** Accounts of a world file that carry a plain password, to print on start. */
+export function demoAccounts(world: unknown): DemoAccount[] {
+  const users = (world as { users?: Record<string, unknown>[] }).users ?? [];
+  return users
+    .filter((u) => typeof u.email === 'string' && typeof u.password === 'string')
+    .map((u) => {
+      const notes: string[] = [`user_id ${u.user_id}`];
+      if (typeof u.totp_secret === 'string') notes.push(`TOTP secret ${u.totp_secret}`);
+      if (u.captcha === 'always') notes.push('captcha always');
+      if (u.global_ban === 1 || u.global_ban === true) notes.push('globally blocked');
+      if (u.inventory_privacy && u.inventory_privacy !== 'everyone') notes.push(`inventory: ${String(u.inventory_privacy)}`);
+      if (u.moderator === 1 || u.moderator === true) notes.push('moderator');
+      if (u.superadmin === 1 || u.superadmin === true) notes.push('superadmin');
+      if (u.vip === 1 || u.vip === true) notes.push('vip');
+      if (typeof u.muted_until === 'number') notes.push('muted');
+      const bots = users.filter((b) => b.bot_owner === u.user_id).map((b) => b.user_id);
+      if (bots.length > 0) notes.push(`owns bot ${bots.join(', ')}`);
+      return { email: u.email as string, password: u.password as string, notes };
+    });
+}
+
+function baseUrl(address: { address: string; port: number; family: string }): string {
+  const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
+  return `http://${address.family === 'IPv6' && host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
+
+/**
+ * `game-platform serve`: opens and migrates the database, imports the world file into an
+ * empty database, listens, and on SIGINT or SIGTERM stops accepting connections, lets
+ * requests in flight finish and closes the database. Resolves to the exit code.
+ */
+export async function serve(config: Config): Promise<number> {
+  const db = await openDatabase(config.databaseUrl);
+  let world: unknown;
+  try {
+    await migrateToLatest(db);
+    if (config.world) {
+      world = readWorldFile(config.world);
+      if (await isEmptyWorld(db)) {
+        const summary = await importWorldIfEmpty(db, world, Math.floor(Date.now() / 1000));
+        if (summary)
+          console.log(`imported ${config.world}: ${summary.users} users, ${summary.item_protos} item prototypes, ${summary.items} items`);
+      }
+    }
+  } catch (error) {
+    await db.close();
+    if (error instanceof WorldError) {
+      console.error(error.message);
+      return 1;
+    }
+    throw error;
+  }
+
+  const { app } = await createServer(config, { db });
+
+  // Signals are handled from here on, so one arriving while the server starts also stops it cleanly.
+  let closing = false;
+  let closingSince = 0;
+  let stopped: (code: number) => void = () => {};
+  const done = new Promise<number>((resolve) => (stopped = resolve));
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (closing) {
+      // npm and terminals often deliver one Ctrl-C twice (to the whole process group): only a
+      // signal sent later, by someone tired of waiting, cuts the shutdown short.
+      if (Date.now() - closingSince < REPEAT_SIGNAL_MS) return;
+      app.log.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    closing = true;
+    closingSince = Date.now();
+    app.log.info({ signal }, 'shutting down: no new connections, waiting for requests in flight');
+    const timer = setTimeout(() => {
+      app.log.error('requests in flight did not finish in time: exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    timer.unref();
+    app
+      .close()
+      .then(() => db.close())
+      .then(
+        () => {
+          clearTimeout(timer);
+          app.log.info('stopped');
+          stopped(0);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          app.log.error({ err: error }, 'error while shutting down');
+          stopped(1);
+        },
+      );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    if (closing) return done;
+    process.off('SIGINT', shutdown);
+    process.off('SIGTERM', shutdown);
+    await app.close();
+    await db.close();
+    console.error(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+    return 1;
+  }
+
+  const address = app.server.address();
+  const url = address && typeof address === 'object' ? baseUrl(address) : `http://${config.host}:${config.port}`;
+  const lines = [
+    `game-platform is listening on ${url}`,
+    `  API:      ${url}/api/<method>   (try ${url}/api/gchat.get)`,
+    `  health:   ${url}/healthz   ${url}/readyz`,
+    `  database: ${describeDatabaseUrl(config.databaseUrl)}${config.redisUrl ? `   redis: ${describeDatabaseUrl(config.redisUrl)}` : ''}`,
+  ];
+  const accounts = world ? demoAccounts(world) : [];
+  if (accounts.length > 0) {
+    const width = Math.max(...accounts.map((a) => a.email.length));
+    const passwordWidth = Math.max(...accounts.map((a) => a.password.length));
+    lines.push(`Demo accounts from ${config.world} (sign in with auth.signin):`);
+    for (const a of accounts) lines.push(`  ${a.email.padEnd(width)}  password ${a.password.padEnd(passwordWidth)}  ${a.notes.join(', ')}`);
+  }
+  console.log(lines.join('\n'));
+  return done;
+}

@@ -1,0 +1,325 @@
+import { defaultConfig, type Config } from '../config.js';
+
+/**
+ * Every setting the command line takes: its flag, its environment variable, and how it
+ * changes the configuration. A flag wins over its environment variable, which wins over
+ * the default in src/config.ts. The same list produces `--help` and the parseArgs options.
+ */
+export interface Setting {
+  /** Long flag without the dashes. */
+  flag: string;
+  env: string;
+  /** Placeholder of the flag's value in help; absent for switches (flags without a value). */
+  value?: string;
+  /** What the environment variable holds, for switches (`RATE_LIMIT=off`). */
+  envValue?: string;
+  description: string;
+  /** Shown as the default in help. */
+  shownDefault?: string;
+  apply(config: Config, input: string | true, origin: string): void;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on']);
+const FALSE_WORDS = new Set(['0', 'false', 'no', 'off']);
+
+/** A switch from the command line (always true) or from the environment (a yes/no word). */
+function readSwitch(input: string | true, origin: string): boolean {
+  if (input === true) return true;
+  const word = input.trim().toLowerCase();
+  if (TRUE_WORDS.has(word)) return true;
+  if (FALSE_WORDS.has(word)) return false;
+  throw new ConfigError(`${origin}: expected on or off, got "${input}"`);
+}
+
+function readInteger(input: string | true, origin: string, min: number, max: number): number {
+  const text = String(input).trim();
+  if (!/^\d+$/.test(text)) throw new ConfigError(`${origin}: expected a whole number, got "${input}"`);
+  const value = Number(text);
+  if (value < min || value > max) throw new ConfigError(`${origin}: must be between ${min} and ${max}`);
+  return value;
+}
+
+function readText(input: string | true, origin: string): string {
+  if (input === true || input.trim() === '') throw new ConfigError(`${origin}: a value is required`);
+  return input.trim();
+}
+
+/** `MAX/SECONDS`, e.g. `3000/60`: at most MAX requests per window of SECONDS. */
+function readRate(input: string | true, origin: string): { max: number; windowSeconds: number } {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(String(input));
+  if (!match) throw new ConfigError(`${origin}: expected MAX/SECONDS such as 3000/60, got "${input}"`);
+  const max = Number(match[1]);
+  const windowSeconds = Number(match[2]);
+  if (max < 1 || windowSeconds < 1 || windowSeconds > 86400) throw new ConfigError(`${origin}: MAX and SECONDS must be positive (SECONDS at most 86400)`);
+  return { max, windowSeconds };
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const defaults = defaultConfig();
+
+export const DATABASE_SETTING: Setting = {
+  flag: 'database',
+  env: 'DATABASE_URL',
+  value: 'URL',
+  description: '`sqlite:<path>` or `postgres://user:password@host:port/name`',
+  shownDefault: defaults.databaseUrl,
+  apply(config, input, origin) {
+    const url = readText(input, origin);
+    if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(url)) throw new ConfigError(`${origin}: use sqlite:<path> or postgres://...`);
+    config.databaseUrl = url;
+  },
+};
+
+export const REDIS_SETTING: Setting = {
+  flag: 'redis',
+  env: 'REDIS_URL',
+  value: 'URL',
+  description: 'Redis shared by several server processes (rate limits, chat fan-out, revocations)',
+  shownDefault: 'none: one process',
+  apply(config, input, origin) {
+    const url = readText(input, origin);
+    if (!/^rediss?:\/\//.test(url)) throw new ConfigError(`${origin}: use redis://host:port`);
+    config.redisUrl = url;
+  },
+};
+
+export const REDIS_PREFIX_SETTING: Setting = {
+  flag: 'redis-prefix',
+  env: 'REDIS_PREFIX',
+  value: 'PREFIX',
+  description: 'prefix of every Redis key and channel, so several deployments can share one Redis',
+  shownDefault: defaults.redisPrefix,
+  apply(config, input, origin) {
+    const prefix = readText(input, origin);
+    if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) throw new ConfigError(`${origin}: use up to 64 letters, digits and _ . : -`);
+    config.redisPrefix = prefix;
+  },
+};
+
+export const LOG_LEVEL_SETTING: Setting = {
+  flag: 'log-level',
+  env: 'LOG_LEVEL',
+  value: 'LEVEL',
+  description: `log level: ${LOG_LEVELS.join(', ')}`,
+  shownDefault: defaults.logLevel,
+  apply(config, input, origin) {
+    const level = readText(input, origin).toLowerCase();
+    if (!LOG_LEVELS.includes(level)) throw new ConfigError(`${origin}: expected one of ${LOG_LEVELS.join(', ')}`);
+    config.logLevel = level;
+  },
+};
+
+/** Settings of the server itself (`serve`). */
+export const SERVER_SETTINGS: Setting[] = [
+  {
+    flag: 'host',
+    env: 'HOST',
+    value: 'ADDRESS',
+    description: 'address to listen on (0.0.0.0 for every interface)',
+    shownDefault: defaults.host,
+    apply(config, input, origin) {
+      config.host = readText(input, origin);
+    },
+  },
+  {
+    flag: 'port',
+    env: 'PORT',
+    value: 'PORT',
+    description: 'TCP port to listen on (0 picks a free one)',
+    shownDefault: String(defaults.port),
+    apply(config, input, origin) {
+      config.port = readInteger(input, origin, 0, 65535);
+    },
+  },
+  DATABASE_SETTING,
+  REDIS_SETTING,
+  REDIS_PREFIX_SETTING,
+  {
+    flag: 'admin-key',
+    env: 'ADMIN_KEY',
+    value: 'KEY',
+    description: 'key for the admin API (X-Admin-Key header); prefer the variable, flags show in process lists',
+    shownDefault: 'none: admin API off',
+    apply(config, input, origin) {
+      const key = readText(input, origin);
+      if (key.length < 16) throw new ConfigError(`${origin}: the admin key must be at least 16 characters`);
+      config.adminKey = key;
+    },
+  },
+  {
+    flag: 'trust-proxy',
+    env: 'TRUST_PROXY',
+    envValue: 'on',
+    description: 'take the client address from X-Forwarded-For (only behind a reverse proxy)',
+    shownDefault: 'off',
+    apply(config, input, origin) {
+      config.trustProxy = readSwitch(input, origin);
+    },
+  },
+  {
+    flag: 'no-rate-limit',
+    env: 'RATE_LIMIT',
+    envValue: 'off',
+    description: 'turn off the general per-address and per-token request limits (sign-in protections stay on)',
+    shownDefault: 'limits on',
+    apply(config, input, origin) {
+      config.rateLimit = input === true ? false : readSwitch(input, origin);
+    },
+  },
+  {
+    flag: 'rate-limit-ip',
+    env: 'RATE_LIMIT_IP',
+    value: 'MAX/SECONDS',
+    description: 'requests allowed per client address per window',
+    shownDefault: `${defaults.rateLimitPerIp.max}/${defaults.rateLimitPerIp.windowSeconds}`,
+    apply(config, input, origin) {
+      config.rateLimitPerIp = readRate(input, origin);
+    },
+  },
+  {
+    flag: 'rate-limit-token',
+    env: 'RATE_LIMIT_TOKEN',
+    value: 'MAX/SECONDS',
+    description: 'requests allowed per access token per window',
+    shownDefault: `${defaults.rateLimitPerToken.max}/${defaults.rateLimitPerToken.windowSeconds}`,
+    apply(config, input, origin) {
+      config.rateLimitPerToken = readRate(input, origin);
+    },
+  },
+  {
+    flag: 'world',
+    env: 'WORLD',
+    value: 'FILE',
+    description: 'world file imported on start when the database is empty',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.world = readText(input, origin);
+    },
+  },
+  LOG_LEVEL_SETTING,
+  {
+    flag: 'body-limit',
+    env: 'BODY_LIMIT',
+    value: 'BYTES',
+    description: 'largest request body; larger ones answer code 2 with HTTP 413',
+    shownDefault: String(defaults.bodyLimit),
+    apply(config, input, origin) {
+      config.bodyLimit = readInteger(input, origin, 1024, 64 * 1024 * 1024);
+    },
+  },
+  {
+    flag: 'session-ttl',
+    env: 'SESSION_TTL',
+    value: 'SECONDS',
+    description: 'lifetime of user access tokens',
+    shownDefault: String(defaults.sessionTtl),
+    apply(config, input, origin) {
+      config.sessionTtl = readInteger(input, origin, 60, 365 * 86400);
+    },
+  },
+  {
+    flag: 'no-ip-binding',
+    env: 'IP_BINDING',
+    envValue: 'off',
+    description: 'accept user tokens from any address (bot tokens stay bound to their address)',
+    shownDefault: 'bound',
+    apply(config, input, origin) {
+      config.bindTokensToIp = input === true ? false : readSwitch(input, origin);
+    },
+  },
+  {
+    flag: 'online-window',
+    env: 'ONLINE_WINDOW',
+    value: 'SECONDS',
+    description: 'a user counts as online this long after an authenticated request',
+    shownDefault: String(defaults.onlineWindow),
+    apply(config, input, origin) {
+      config.onlineWindow = readInteger(input, origin, 1, 86400);
+    },
+  },
+  {
+    flag: 'chat-history',
+    env: 'CHAT_HISTORY',
+    value: 'N',
+    description: 'messages served by gchat.get',
+    shownDefault: String(defaults.chat.historySize),
+    apply(config, input, origin) {
+      config.chat = { ...config.chat, historySize: readInteger(input, origin, 1, 10_000) };
+    },
+  },
+  {
+    flag: 'captcha-verify-url',
+    env: 'CAPTCHA_VERIFY_URL',
+    value: 'URL',
+    description: 'captcha siteverify endpoint (reCAPTCHA, hCaptcha and Turnstile speak the same protocol)',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      const url = readText(input, origin);
+      if (!/^https?:\/\//.test(url)) throw new ConfigError(`${origin}: expected an http(s) URL`);
+      config.captcha = { ...config.captcha, verifyUrl: url };
+    },
+  },
+  {
+    flag: 'captcha-secret',
+    env: 'CAPTCHA_SECRET',
+    value: 'SECRET',
+    description: 'secret sent to the captcha siteverify endpoint',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.captcha = { ...config.captcha, secret: readText(input, origin) };
+    },
+  },
+  {
+    flag: 'captcha-test-verifier',
+    env: 'CAPTCHA_TEST_VERIFIER',
+    envValue: 'on',
+    description: 'accept the captcha value `test-pass` (development and tests only, never in production)',
+    shownDefault: 'off',
+    apply(config, input, origin) {
+      config.captcha = { ...config.captcha, testVerifier: readSwitch(input, origin) };
+    },
+  },
+];
+
+/** The parseArgs option table for a list of settings. */
+export function parseArgsOptions(settings: Setting[]): Record<string, { type: 'string' | 'boolean' }> {
+  return Object.fromEntries(settings.map((s) => [s.flag, { type: s.value ? ('string' as const) : ('boolean' as const) }]));
+}
+
+/**
+ * The configuration from parsed flags and the environment: a flag wins over its
+ * environment variable, which wins over the default. An empty variable counts as unset.
+ */
+export function loadConfig(settings: Setting[], flags: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): Config {
+  const config = defaultConfig();
+  for (const setting of settings) {
+    const flagValue = flags[setting.flag];
+    if (flagValue !== undefined && flagValue !== false) {
+      setting.apply(config, flagValue === true ? true : flagValue, `--${setting.flag}`);
+      continue;
+    }
+    const envValue = env[setting.env];
+    if (envValue !== undefined && envValue !== '') setting.apply(config, envValue, setting.env);
+  }
+  return config;
+}
+
+/** Help lines for a list of settings: flag, variable, description, default. */
+export function describeSettings(settings: Setting[], extra: { left: string; right: string }[] = []): string {
+  const rows = settings.map((s) => {
+    const flag = `--${s.flag}${s.value ? ` ${s.value}` : ''}`;
+    const env = s.envValue ? `${s.env}=${s.envValue}` : s.env;
+    const tail = s.shownDefault ? ` (default: ${s.shownDefault})` : '';
+    return { left: `  ${flag}`, right: `${env}: ${s.description}${tail}` };
+  });
+  rows.push(...extra.map((e) => ({ left: `  ${e.left}`, right: e.right })));
+  const width = Math.max(...rows.map((r) => r.left.length)) + 2;
+  return rows.map((r) => r.left.padEnd(width) + r.right).join('\n');
+}

@@ -1,0 +1,109 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { Config } from '../config.js';
+import { openDatabase, describeDatabaseUrl, type Database } from '../db/connection.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { importWorld, WorldError, type ImportSummary } from '../world/import.js';
+import { exportWorld } from '../world/export.js';
+import { RedisBus } from '../infra/bus.js';
+import { connectRedis } from '../infra/redis.js';
+import { REVOCATION_CHANNEL } from '../auth/tokens.js';
+
+/** Reads and parses a world file; problems are reported with the file's name. */
+export function readWorldFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new WorldError(`cannot read world file ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new WorldError(`world file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+async function withDatabase<T>(config: Config, work: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(db);
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+export async function migrateCommand(config: Config): Promise<number> {
+  const db = await openDatabase(config.databaseUrl);
+  try {
+    const applied = await migrateToLatest(db);
+    console.log(
+      applied.length === 0
+        ? `${describeDatabaseUrl(config.databaseUrl)}: the schema is up to date`
+        : `${describeDatabaseUrl(config.databaseUrl)}: applied ${applied.join(', ')}`,
+    );
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+
+/** Tells running servers (through Redis) to reload and to forget the sessions an import ended. */
+async function announceImport(config: Config, summary: ImportSummary): Promise<void> {
+  const publisher = connectRedis(config.redisUrl!);
+  const bus = new RedisBus(publisher, publisher.duplicate(), `${config.redisPrefix}bus:`);
+  try {
+    for (const userId of summary.endedSessionsOf) await bus.publish(REVOCATION_CHANNEL, { userId });
+    await bus.publish('world.changed', {});
+  } finally {
+    await bus.close();
+    publisher.disconnect();
+  }
+}
+
+export async function importCommand(config: Config, file: string | undefined, mode: string | undefined): Promise<number> {
+  if (!file) {
+    console.error('game-platform import: give the world FILE to import');
+    return 2;
+  }
+  const chosenMode = mode ?? 'merge';
+  if (chosenMode !== 'merge' && chosenMode !== 'replace') {
+    console.error(`game-platform import: --mode must be merge or replace, not "${chosenMode}"`);
+    return 2;
+  }
+  try {
+    const world = readWorldFile(file);
+    const summary = await withDatabase(config, (db) =>
+      importWorld(db, world, { mode: chosenMode, now: Math.floor(Date.now() / 1000) }),
+    );
+    if (config.redisUrl) await announceImport(config, summary);
+    console.log(
+      `imported ${file} (${chosenMode}): ${summary.users} users, ${summary.item_protos} item prototypes, ` +
+        `${summary.items} items, ${summary.friendships} friendships, ${summary.messages} chat messages`,
+    );
+    if (!config.redisUrl && summary.endedSessionsOf.length > 0)
+      console.log('note: sessions were ended; restart running servers (or import with --redis) so they stop accepting them');
+    return 0;
+  } catch (error) {
+    if (error instanceof WorldError) {
+      console.error(error.message);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+export async function exportCommand(config: Config, file: string | undefined): Promise<number> {
+  const world = await withDatabase(config, (db) => exportWorld(db));
+  const text = `${JSON.stringify(world, null, 2)}\n`;
+  if (!file || file === '-') {
+    process.stdout.write(text);
+    return 0;
+  }
+  // Written beside the target and renamed, so a failed export never leaves half a file.
+  const partial = `${file}.partial`;
+  writeFileSync(partial, text);
+  renameSync(partial, file);
+  console.error(`exported the world to ${file}`);
+  return 0;
+}

@@ -1,0 +1,87 @@
+/** Server configuration: every setting with its default, overridable by flags and environment. */
+export interface Config {
+  host: string;
+  port: number;
+  /** `sqlite:<path>` or `postgres://...` */
+  databaseUrl: string;
+  redisUrl?: string;
+  /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
+  redisPrefix: string;
+  adminKey?: string;
+  /** Take the client address from X-Forwarded-For. */
+  trustProxy: boolean;
+  /** General per-address and per-token request limits (sign-in protections stay on regardless). */
+  rateLimit: boolean;
+  rateLimitPerIp: { max: number; windowSeconds: number };
+  rateLimitPerToken: { max: number; windowSeconds: number };
+  /** A world file imported on start when the database is empty. */
+  world?: string;
+  logLevel: string;
+  /** Largest request body in bytes. */
+  bodyLimit: number;
+  /** Lifetime of user access tokens, seconds. */
+  sessionTtl: number;
+  /** Lifetime of refresh tokens, seconds. */
+  refreshTtl: number;
+  /** Bind user tokens to the address they were issued for. */
+  bindTokensToIp: boolean;
+  /** A user counts as online this many seconds after an authenticated request. */
+  onlineWindow: number;
+  captcha: {
+    /** siteverify endpoint (reCAPTCHA, hCaptcha, Turnstile all speak it) */
+    verifyUrl?: string;
+    secret?: string;
+    /** Accept the captcha value `test-pass` (for development and tests only). */
+    testVerifier: boolean;
+  };
+  chat: {
+    /** Messages served by gchat.get. */
+    historySize: number;
+    /** Default slow-mode interval, seconds. */
+    slowmodeInterval: number;
+    /** Emoticon codes accepted in emote-only mode, without colons. */
+    emoticons: string[];
+    /** Public messages a bot may post per hour. */
+    botHourlyLimit: number;
+  };
+  ws: {
+    heartbeatSeconds: number;
+    /** Bytes queued for one subscriber before it is dropped as too slow. */
+    maxQueueBytes: number;
+    maxFrameBytes: number;
+  };
+  http: {
+    connectionTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    requestTimeoutMs: number;
+    maxHeaderBytes: number;
+  };
+}
+
+export const DEFAULT_EMOTICONS = [
+  'smile', 'laugh', 'wink', 'sad', 'cry', 'angry', 'cool', 'love', 'heart', 'thumbsup', 'thumbsdown',
+  'clap', 'fire', 'dice', 'money', 'crown', 'gg', 'think', 'wow', 'sleep', 'party', 'rocket', 'star', 'ok',
+];
+
+export function defaultConfig(): Config {
+  return {
+    host: '127.0.0.1',
+    port: 8080,
+    databaseUrl: 'sqlite:./data/game-platform.db',
+    redisPrefix: 'gp:',
+    trustProxy: false,
+    rateLimit: true,
+    rateLimitPerIp: { max: 3000, windowSeconds: 60 },
+    rateLimitPerToken: { max: 1200, windowSeconds: 60 },
+    logLevel: 'info',
+    bodyLimit: 64 * 1024,
+    sessionTtl: 86400,
+    refreshTtl: 30 * 86400,
+    bindTokensToIp: true,
+    onlineWindow: 300,
+    captcha: { testVerifier: false },
+    chat: { historySize: 100, slowmodeInterval: 10, emoticons: DEFAULT_EMOTICONS, botHourlyLimit: 5 },
+    ws: { heartbeatSeconds: 30, maxQueueBytes: 1024 * 1024, maxFrameBytes: 16 * 1024 },
+    http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
+  };
+}

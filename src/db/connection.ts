@@ -1,0 +1,91 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import type { Tables } from './tables.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+export type Executor = Kysely<Tables> | Transaction<Tables>;
+
+export interface Database {
+  kysely: Kysely<Tables>;
+  dialect: DialectName;
+  /** Checks that the database answers (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL only: the schema to work in (created when missing). */
+  schema?: string;
+  poolSize?: number;
+}
+
+// 64-bit integers (ids, timestamps) as JS numbers: every value we store is below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+// double precision and numeric as numbers.
+pg.types.setTypeParser(701, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export function describeDatabaseUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]+):([^@/]+)@/, '//$1:***@');
+}
+
+export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url, options);
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  throw new Error(`unsupported database URL ${describeDatabaseUrl(url)}: use sqlite:<path> or postgres://...`);
+}
+
+function openSqlite(path: string): Database {
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const connection = new SQLite(path);
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('synchronous = NORMAL');
+  connection.pragma('busy_timeout = 5000');
+  connection.pragma('foreign_keys = ON');
+  const kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database: connection }) });
+  return {
+    kysely,
+    dialect: 'sqlite',
+    async ping() {
+      await sql`select 1`.execute(kysely);
+    },
+    async close() {
+      await kysely.destroy();
+    },
+  };
+}
+
+async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
+  if (options.schema && !/^[a-z_][a-z0-9_]*$/.test(options.schema)) throw new Error('invalid schema name');
+  if (options.schema) {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`create schema if not exists ${options.schema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it on next use.
+  });
+  const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kysely,
+    dialect: 'postgres',
+    async ping() {
+      await sql`select 1`.execute(kysely);
+    },
+    async close() {
+      await kysely.destroy();
+    },
+  };
+}

@@ -1,0 +1,230 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Integer column whose value the database assigns on insert. */
+type Id = Generated<number>;
+/** Column with a database default: optional on insert. */
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
+
+export interface UsersTable {
+  user_id: Id;
+  email: string | null;
+  password_hash: string | null;
+  totp_secret: string | null;
+  totp_last_step: number | null;
+  domain: string | null;
+  nick: Defaulted<string>;
+  nicks_old: Defaulted<string>;
+  gender: Defaulted<number>;
+  avatar: Defaulted<string>;
+  avatar_key: string | null;
+  profile_cover: string | null;
+  approved: Defaulted<number>;
+  vip: Defaulted<number>;
+  moderator: Defaulted<number>;
+  superadmin: Defaulted<number>;
+  rank: string | null;
+  games: Defaulted<number>;
+  games_wins: Defaulted<number>;
+  xp: Defaulted<number>;
+  xp_level: Defaulted<number>;
+  global_ban: Defaulted<number>;
+  captcha_always: Defaulted<number>;
+  inventory_privacy: Defaulted<string>;
+  muted_until: number | null;
+  bot_owner_id: number | null;
+  always_online: Defaulted<number>;
+  last_seen: Defaulted<number>;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  session_id: Id;
+  user_id: number;
+  family_id: string;
+  access_hash: string;
+  refresh_hash: string | null;
+  ip: string | null;
+  is_bot: Defaulted<number>;
+  expires_at: number;
+  created_at: number;
+  revoked_at: number | null;
+  refreshed_at: number | null;
+}
+
+export interface TotpChallengesTable {
+  challenge_hash: string;
+  user_id: number;
+  ip: string | null;
+  expires_at: number;
+  failures: Defaulted<number>;
+  used_at: number | null;
+  created_at: number;
+}
+
+export interface CollectionsTable {
+  collection_id: number;
+  title: string;
+}
+
+export interface QualitiesTable {
+  quality_id: number;
+  title: string;
+  coeff_rent: number;
+}
+
+export interface ItemTypesTable {
+  type: number;
+  title: string;
+}
+
+export interface ItemProtosTable {
+  item_proto_id: number;
+  type: number;
+  quality_id: Defaulted<number>;
+  title: string;
+  description: Defaulted<string>;
+  image: string | null;
+  collection_id: number | null;
+  monopoly_id: number | null;
+  sticker_group_id: number | null;
+  /** JSON object */
+  prices: string | null;
+  key_item_proto_id: number | null;
+  /** JSON array */
+  case_item_proto_ids: string | null;
+  /** JSON array; named drop_list because DROP is an SQL keyword */
+  drop_list: string | null;
+  /** JSON array */
+  twin_item_proto_ids: string | null;
+  can_craft: Defaulted<number>;
+  craft_result: Defaulted<number>;
+  item_proto_status: number | null;
+  /** JSON object with further prototype data (legacy fields, uses) */
+  extra: string | null;
+}
+
+export interface ItemsTable {
+  item_id: Id;
+  user_id: number;
+  item_proto_id: number;
+  type: number;
+  quality_id: number;
+  ts_owned: number;
+  ts_can_trade: Defaulted<number>;
+  /** owned | consumed | revoked */
+  state: Defaulted<string>;
+  ended_at: number | null;
+  craft_id: number | null;
+  created_by_craft_id: number | null;
+  /** JSON object of per-item data (autograph, souvenir, moneybox, uses) */
+  data: string | null;
+}
+
+/** Maintained by triggers on items: owned items per user, and how many of them are stock class. */
+export interface InventoryCountsTable {
+  user_id: number;
+  owned: number;
+  stock: number;
+}
+
+export interface EquippedTable {
+  item_id: number;
+  user_id: number;
+  /** cards | generator | joke | badge */
+  slot: string;
+  game: string | null;
+  monopoly_id: number | null;
+}
+
+export interface CraftsTable {
+  craft_id: Id;
+  user_id: number;
+  ts: number;
+  result_item_id: number | null;
+  /** JSON array of the ten consumed item ids */
+  consumed_item_ids: string;
+}
+
+export interface RevocationsTable {
+  revocation_id: Id;
+  item_id: number;
+  user_id: number;
+  ts: number;
+  reason: string | null;
+}
+
+export interface FriendshipsTable {
+  user_id: number;
+  friend_id: number;
+  since: number;
+}
+
+export interface FriendRequestsTable {
+  from_user_id: number;
+  to_user_id: number;
+  ts: number;
+}
+
+export interface BlocksTable {
+  user_id: number;
+  blocked_user_id: number;
+  ts: number;
+}
+
+export interface ChatMessagesTable {
+  msg_seq: Id;
+  msg_id: string;
+  type: number;
+  user_id: number;
+  ts: number;
+  text: string | null;
+  /** JSON array */
+  user_ids_mentioned: string | null;
+  case_item_proto_id: number | null;
+  drop_item_proto_id: number | null;
+  user_id_receiver: number | null;
+  item_proto_id: number | null;
+  /** JSON array */
+  item_proto_ids: string | null;
+  deleted_at: number | null;
+}
+
+export interface ChatStateTable {
+  id: number;
+  closed: Defaulted<number>;
+  slowmode: Defaulted<number>;
+  emoteonly: Defaulted<number>;
+  slowmode_interval: Defaulted<number>;
+}
+
+export interface AuditLogTable {
+  audit_id: Id;
+  ts: number;
+  key_fingerprint: string;
+  ip: string;
+  action: string;
+  /** JSON object, secrets removed */
+  params: string;
+  result_code: number;
+}
+
+export interface Tables {
+  users: UsersTable;
+  sessions: SessionsTable;
+  totp_challenges: TotpChallengesTable;
+  collections: CollectionsTable;
+  qualities: QualitiesTable;
+  item_types: ItemTypesTable;
+  item_protos: ItemProtosTable;
+  items: ItemsTable;
+  inventory_counts: InventoryCountsTable;
+  equipped: EquippedTable;
+  crafts: CraftsTable;
+  revocations: RevocationsTable;
+  friendships: FriendshipsTable;
+  friend_requests: FriendRequestsTable;
+  blocks: BlocksTable;
+  chat_messages: ChatMessagesTable;
+  chat_state: ChatStateTable;
+  audit_log: AuditLogTable;
+}

@@ -1,0 +1,13 @@
+import type { Domain } from './api/method.js';
+import { authDomain } from './auth/index.js';
+import { usersDomain } from './users/index.js';
+import { friendsDomain } from './friends/index.js';
+import { catalogDomain } from './catalog/index.js';
+import { inventoryDomain } from './inventory/index.js';
+import { chatDomain } from './chat/index.js';
+import { adminDomain } from './admin/index.js';
+
+/** Every capability of the server, in start order. */
+export const domains: Domain[] = [authDomain, usersDomain, friendsDomain, catalogDomain, inventoryDomain, chatDomain, adminDomain];
+
+export const allMethods = () => domains.flatMap((d) => d.methods);

@@ -1,0 +1,85 @@
+import { Type } from '@sinclair/typebox';
+import { defineMethod } from '../api/method.js';
+import { P } from '../api/params.js';
+import { ApiError, Code } from '../api/errors.js';
+import { Strict, Uint } from '../api/schema-types.js';
+import { UserRelated } from '../users/schemas.js';
+import { blockUser, unblockUser } from './graph.js';
+import { friendshipValues } from './relations.js';
+import { formOf, pagingParams, profilesInOrder, requireUser } from './lists.js';
+
+/*
+ * Block lists are ours: the reference service has them but publishes no methods for them.
+ * A block ends any friendship or friend request between the two users; the blocked user's
+ * friends.add answers 107, and the blocker's own friends.add answers 4 until they unblock.
+ */
+
+export const blacklistAdd = defineMethod({
+  name: 'blacklist.add',
+  summary: 'Puts a user on the caller\'s block list',
+  description: 'Ends any friendship or friend request between the two. Already blocked: success. 2 for oneself.',
+  auth: 'required',
+  extension: true,
+  params: P.object({ user_id: P.idOrDomain({ description: 'id (or domain) of the user' }) }),
+  errors: { 101: 'user does not exist' },
+  handler: async (ctx, params) => {
+    const target = await requireUser(ctx.services, params.user_id, { active: false });
+    if (target === ctx.caller.userId) throw new ApiError(Code.BAD_PARAM, 'parameter user_id: you cannot block yourself');
+    await blockUser(ctx.services, ctx.caller.userId, target);
+    return undefined;
+  },
+});
+
+export const blacklistDelete = defineMethod({
+  name: 'blacklist.delete',
+  summary: 'Removes a user from the caller\'s block list',
+  description: 'Not blocked: success. A block the other user has put on the caller stays.',
+  auth: 'required',
+  extension: true,
+  params: P.object({ user_id: P.idOrDomain({ description: 'id (or domain) of the user' }) }),
+  errors: { 101: 'user does not exist' },
+  handler: async (ctx, params) => {
+    const target = await requireUser(ctx.services, params.user_id, { active: false });
+    if (target === ctx.caller.userId) throw new ApiError(Code.BAD_PARAM, 'parameter user_id: you cannot unblock yourself');
+    await unblockUser(ctx.services, ctx.caller.userId, target);
+    return undefined;
+  },
+});
+
+export const blacklistGet = defineMethod({
+  name: 'blacklist.get',
+  summary: 'Lists the users the caller has blocked',
+  description: 'Newest block first; each user carries `friendship` 4 (or 6 when they blocked the caller too). `count` is the total.',
+  auth: 'required',
+  extension: true,
+  params: P.object({ ...pagingParams }),
+  result: Type.Object({ count: Uint, users: Type.Array(UserRelated) }, Strict),
+  handler: async (ctx, params) => {
+    const { services, caller } = ctx;
+    const base = services.db.kysely
+      .selectFrom('blocks as b')
+      .innerJoin('users as u', 'u.user_id', 'b.blocked_user_id')
+      .where('b.user_id', '=', caller.userId)
+      .where('u.global_ban', '=', 0);
+    const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as('n')).execute();
+    const total = Number(n);
+    const offset = params.offset!;
+    const count = params.count!;
+    if (count === 0 || offset >= total) return { count: total, users: [] };
+    const page = await base
+      .select('b.blocked_user_id')
+      .orderBy('b.ts', 'desc')
+      .orderBy('b.blocked_user_id', 'desc')
+      .limit(count)
+      .offset(offset)
+      .execute();
+    const ids = page.map((r) => r.blocked_user_id);
+    const form = formOf(params.type);
+    const users = await profilesInOrder(services, ids, form, caller.userId);
+    if (form === 'short') {
+      const relations = await friendshipValues(services, caller.userId, ids);
+      for (const user of users) user.friendship = relations.get(user.user_id!);
+    }
+    return { count: total, users };
+  },
+});

@@ -1,0 +1,174 @@
+import type { Services } from '../services.js';
+import { nowSeconds } from '../services.js';
+import type { Executor } from '../db/connection.js';
+import { dialectAdapter } from '../db/dialect.js';
+import { ApiError, Code } from '../api/errors.js';
+import { Friendship, friendshipValuesWith } from './relations.js';
+import { announceRelationsChanged } from './relation-cache.js';
+
+/**
+ * Every change to the social graph between two users. Each function runs one transaction
+ * that first locks both users' rows in id order (PostgreSQL; SQLite runs one transaction at
+ * a time), so any two operations on the same pair happen one after the other and see each
+ * other's result. Friendships are stored in both directions and always written and removed
+ * as a pair.
+ */
+
+export type FriendRequestOutcome =
+  | 'requested'
+  | 'accepted'
+  | 'already_friends'
+  | 'already_requested'
+  /** the target has blocked the sender */
+  | 'blocked_by_target'
+  /** the sender has blocked the target */
+  | 'blocking_target';
+
+function requireTwoUsers(a: number, b: number): void {
+  if (a === b) throw new ApiError(Code.BAD_PARAM, 'parameter user_id: a user cannot be their own friend or block themselves');
+}
+
+/** Runs `work` with both users locked, then announces the pair's change to every process. */
+async function withPairLocked<T>(services: Services, a: number, b: number, work: (trx: Executor, now: number) => Promise<T>): Promise<T> {
+  requireTwoUsers(a, b);
+  const now = nowSeconds(services);
+  try {
+    return await services.db.kysely.transaction().execute(async (trx) => {
+      await dialectAdapter.lockUsers(trx, services.db.dialect, [a, b]);
+      return work(trx, now);
+    });
+  } finally {
+    // Announced whatever the outcome: a transaction that failed at commit may still have
+    // been applied, and a needless announcement only costs a reload.
+    await announceRelationsChanged(services, [a, b]);
+  }
+}
+
+async function deleteRequests(trx: Executor, a: number, b: number): Promise<number> {
+  const result = await trx
+    .deleteFrom('friend_requests')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('from_user_id', '=', a), eb('to_user_id', '=', b)]),
+        eb.and([eb('from_user_id', '=', b), eb('to_user_id', '=', a)]),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+async function deleteFriendship(trx: Executor, a: number, b: number): Promise<number> {
+  const result = await trx
+    .deleteFrom('friendships')
+    .where((eb) =>
+      eb.or([eb.and([eb('user_id', '=', a), eb('friend_id', '=', b)]), eb.and([eb('user_id', '=', b), eb('friend_id', '=', a)])]),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+async function deleteBlocks(trx: Executor, a: number, b: number): Promise<void> {
+  await trx
+    .deleteFrom('blocks')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('user_id', '=', a), eb('blocked_user_id', '=', b)]),
+        eb.and([eb('user_id', '=', b), eb('blocked_user_id', '=', a)]),
+      ]),
+    )
+    .execute();
+}
+
+async function insertFriendship(trx: Executor, a: number, b: number, now: number): Promise<void> {
+  await deleteRequests(trx, a, b);
+  await trx
+    .insertInto('friendships')
+    .values([
+      { user_id: a, friend_id: b, since: now },
+      { user_id: b, friend_id: a, since: now },
+    ])
+    .onConflict((oc) => oc.columns(['user_id', 'friend_id']).doNothing())
+    .execute();
+}
+
+/**
+ * Makes two users friends at once (operators, world tools). Pending requests between them are
+ * dropped, and so are blocks: a friendship and a block never exist together. Returns false
+ * when they already were friends.
+ */
+export async function makeFriends(services: Services, a: number, b: number): Promise<boolean> {
+  return withPairLocked(services, a, b, async (trx, now) => {
+    const relation = (await friendshipValuesWith(trx, a, [b])).get(b);
+    if (relation === Friendship.FRIENDS) return false;
+    await deleteBlocks(trx, a, b);
+    await insertFriendship(trx, a, b, now);
+    return true;
+  });
+}
+
+/**
+ * What friends.add does: sends a friend request from `from` to `to`, or accepts the one `to`
+ * already sent. Already friends or already requested changes nothing. Blocks either way stop
+ * it (see the outcome). Two users asking each other at the same moment end up friends: the
+ * second of the two transactions finds the first one's request and accepts it.
+ */
+export async function addFriendRequest(services: Services, from: number, to: number): Promise<FriendRequestOutcome> {
+  return withPairLocked(services, from, to, async (trx, now) => {
+    const relation = (await friendshipValuesWith(trx, from, [to])).get(to);
+    switch (relation) {
+      case Friendship.THEY_BLOCKED_VIEWER:
+      case Friendship.BOTH_BLOCKED:
+        return 'blocked_by_target';
+      case Friendship.VIEWER_BLOCKED_THEM:
+        return 'blocking_target';
+      case Friendship.FRIENDS:
+        return 'already_friends';
+      case Friendship.OUTGOING_REQUEST:
+        return 'already_requested';
+      case Friendship.INCOMING_REQUEST:
+        await insertFriendship(trx, from, to, now);
+        return 'accepted';
+      default:
+        await trx
+          .insertInto('friend_requests')
+          .values({ from_user_id: from, to_user_id: to, ts: now })
+          .onConflict((oc) => oc.columns(['from_user_id', 'to_user_id']).doNothing())
+          .execute();
+        return 'requested';
+    }
+  });
+}
+
+/**
+ * Ends a friendship and drops friend requests in both directions (friends.delete: remove a
+ * friend, decline an incoming request, withdraw an outgoing one). Returns whether there was
+ * anything to remove.
+ */
+export async function removeRelation(services: Services, a: number, b: number): Promise<boolean> {
+  return withPairLocked(services, a, b, async (trx) => {
+    const removed = (await deleteFriendship(trx, a, b)) + (await deleteRequests(trx, a, b));
+    return removed > 0;
+  });
+}
+
+/** `userId` blocks `blockedId`: any friendship or request between them ends. Returns false when already blocked. */
+export async function blockUser(services: Services, userId: number, blockedId: number): Promise<boolean> {
+  return withPairLocked(services, userId, blockedId, async (trx, now) => {
+    await deleteFriendship(trx, userId, blockedId);
+    await deleteRequests(trx, userId, blockedId);
+    const result = await trx
+      .insertInto('blocks')
+      .values({ user_id: userId, blocked_user_id: blockedId, ts: now })
+      .onConflict((oc) => oc.columns(['user_id', 'blocked_user_id']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  });
+}
+
+/** `userId` lifts their block of `blockedId` (a block the other way stays). Returns false when there was none. */
+export async function unblockUser(services: Services, userId: number, blockedId: number): Promise<boolean> {
+  return withPairLocked(services, userId, blockedId, async (trx) => {
+    const result = await trx.deleteFrom('blocks').where('user_id', '=', userId).where('blocked_user_id', '=', blockedId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  });
+}

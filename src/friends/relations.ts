@@ -1,0 +1,100 @@
+import { sql } from 'kysely';
+import type { Services } from '../services.js';
+import type { Executor } from '../db/connection.js';
+import { RelationCache, relationCacheOf, type ViewerRelations } from './relation-cache.js';
+
+/** Values of `friendship`: the viewer's relation to another user. */
+export const Friendship = {
+  NONE: 0,
+  FRIENDS: 1,
+  OUTGOING_REQUEST: 2,
+  INCOMING_REQUEST: 3,
+  VIEWER_BLOCKED_THEM: 4,
+  THEY_BLOCKED_VIEWER: 5,
+  BOTH_BLOCKED: 6,
+} as const;
+
+const KIND_BLOCKED = 4;
+const KIND_BLOCKED_BY = 5;
+
+/**
+ * The relation rows between a viewer and others (all others when `ids` is undefined), as
+ * (other user, kind) with kind 1..5 as in `Friendship`. One query.
+ */
+async function relationRows(executor: Executor, viewerId: number, ids?: number[], limit?: number): Promise<{ id: number; kind: number }[]> {
+  const among = <Q extends { where: (...args: any[]) => Q }>(query: Q, column: string): Q => (ids ? query.where(column, 'in', ids) : query);
+  let query = among(
+    executor.selectFrom('friendships').select(['friend_id as id', sql<number>`1`.as('kind')]).where('user_id', '=', viewerId),
+    'friend_id',
+  )
+    .unionAll((eb) =>
+      among(eb.selectFrom('friend_requests').select(['to_user_id as id', sql<number>`2`.as('kind')]).where('from_user_id', '=', viewerId), 'to_user_id'),
+    )
+    .unionAll((eb) =>
+      among(eb.selectFrom('friend_requests').select(['from_user_id as id', sql<number>`3`.as('kind')]).where('to_user_id', '=', viewerId), 'from_user_id'),
+    )
+    .unionAll((eb) =>
+      among(eb.selectFrom('blocks').select(['blocked_user_id as id', sql<number>`4`.as('kind')]).where('user_id', '=', viewerId), 'blocked_user_id'),
+    )
+    .unionAll((eb) =>
+      among(eb.selectFrom('blocks').select(['user_id as id', sql<number>`5`.as('kind')]).where('blocked_user_id', '=', viewerId), 'user_id'),
+    );
+  if (limit !== undefined) query = query.limit(limit);
+  const rows = await query.execute();
+  return rows.map((r) => ({ id: Number(r.id), kind: Number(r.kind) }));
+}
+
+function relationsFrom(rows: { id: number; kind: number }[]): ViewerRelations {
+  const relations: ViewerRelations = { kinds: new Map(), blocked: new Set(), blockedBy: new Set() };
+  for (const { id, kind } of rows) {
+    if (kind === KIND_BLOCKED) relations.blocked.add(id);
+    else if (kind === KIND_BLOCKED_BY) relations.blockedBy.add(id);
+    // Friendship and requests exclude each other; should both be stored, friendship shows.
+    else if (!relations.kinds.has(id) || kind === Friendship.FRIENDS) relations.kinds.set(id, kind);
+  }
+  return relations;
+}
+
+/** Blocks win over friendship and requests (which a block cancels anyway). */
+function valueOf(relations: ViewerRelations, id: number): number {
+  const blocked = relations.blocked.has(id);
+  const blockedBy = relations.blockedBy.has(id);
+  if (blocked && blockedBy) return Friendship.BOTH_BLOCKED;
+  if (blocked) return Friendship.VIEWER_BLOCKED_THEM;
+  if (blockedBy) return Friendship.THEY_BLOCKED_VIEWER;
+  return relations.kinds.get(id) ?? Friendship.NONE;
+}
+
+function valuesFor(relations: ViewerRelations, ids: number[]): Map<number, number> {
+  return new Map(ids.map((id) => [id, valueOf(relations, id)]));
+}
+
+/**
+ * The viewer's relation to each other user, as `friendship` shows it: 0 none, 1 friends,
+ * 2 outgoing request, 3 incoming request, 4 viewer blocked them, 5 they blocked viewer,
+ * 6 both blocked each other. From the viewer's cached relations when they are cached (the
+ * first lookup loads them all, unless there are very many), else one query.
+ */
+export async function friendshipValues(services: Services, viewerId: number, otherIds: number[]): Promise<Map<number, number>> {
+  const ids = [...new Set(otherIds)];
+  if (ids.length === 0) return new Map();
+  const cache = relationCacheOf(services);
+  if (cache) {
+    let relations = cache.get(viewerId);
+    if (relations === undefined) {
+      const fill = cache.startFill();
+      const rows = await relationRows(services.db.kysely, viewerId, undefined, RelationCache.maxCachedRelations + 1);
+      relations = rows.length > RelationCache.maxCachedRelations ? 'too_many' : relationsFrom(rows);
+      cache.store(fill, viewerId, relations);
+    }
+    if (relations !== 'too_many') return valuesFor(relations, ids);
+  }
+  return friendshipValuesWith(services.db.kysely, viewerId, ids);
+}
+
+/** The same, read through `executor` (inside a transaction, for example), never cached. */
+export async function friendshipValuesWith(executor: Executor, viewerId: number, otherIds: number[]): Promise<Map<number, number>> {
+  const ids = [...new Set(otherIds)];
+  if (ids.length === 0) return new Map();
+  return valuesFor(relationsFrom(await relationRows(executor, viewerId, ids)), ids);
+}

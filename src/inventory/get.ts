@@ -1,0 +1,131 @@
+import { SerializedData, defineMethod } from '../api/method.js';
+import { P } from '../api/params.js';
+import { authError } from '../api/errors.js';
+import { getCatalog, type Catalog, type ProtoEntry } from '../catalog/cache.js';
+import { ownedItemJson, shrinkKey, type OwnedRow } from '../catalog/serialize.js';
+import { loadUsers } from '../users/profiles.js';
+import { checkInventoryPrivacy, findInventoryOwner } from './privacy.js';
+import { countOwnedItems, equippedTree, listOwnedItems, loadEquipped, type ListOptions } from './queries.js';
+import type { Services } from '../services.js';
+import { InventoryResult } from './schemas.js';
+
+interface Shown {
+  row: OwnedRow;
+  proto: ProtoEntry;
+  /** shrink = 1: ids of every item merged into this one, newest first */
+  mergedIds?: number[];
+}
+
+/**
+ * shrink = 1: identical items (same prototype, same trade and sell locks, no per-item data)
+ * become one, shown as the newest of them, at its place in the order.
+ */
+function shrink(shown: Shown[]): Shown[] {
+  const groups = new Map<string, Shown>();
+  const out: Shown[] = [];
+  for (const entry of shown) {
+    const key = shrinkKey(entry.row);
+    const group = key === undefined ? undefined : groups.get(key);
+    if (group) {
+      (group.mergedIds ??= [group.row.item_id]).push(entry.row.item_id);
+      continue;
+    }
+    const copy = { ...entry };
+    if (key !== undefined) groups.set(key, copy);
+    out.push(copy);
+  }
+  return out;
+}
+
+/** The listed items and the inventory's total: counted only when the list was cut short. */
+async function listWithTotal(services: Services, ownerId: number, options: ListOptions): Promise<{ rows: OwnedRow[]; total: number }> {
+  const rows = await listOwnedItems(services, ownerId, options);
+  const cut = options.limit !== undefined && rows.length >= options.limit;
+  return { rows, total: cut ? await countOwnedItems(services, ownerId, options.includeStock) : rows.length };
+}
+
+function sortedIds(ids: Iterable<number>): number[] {
+  return [...new Set(ids)].sort((a, b) => a - b);
+}
+
+/** Collections, item types and classes of the shown items, in ascending id. */
+function metadata(catalog: Catalog, shown: Shown[], legacy: boolean) {
+  const collections: Record<string, unknown>[] = [];
+  for (const id of sortedIds(shown.flatMap((s) => (s.proto.collectionId === null ? [] : [s.proto.collectionId])))) {
+    const collection = catalog.collections.get(id);
+    if (collection) collections.push(legacy ? { collection_id: id, id, title: collection.title } : { ...collection });
+  }
+  if (!legacy) return { collections };
+  const thing_types = sortedIds(shown.map((s) => s.proto.type)).map((id) => ({ id, title: catalog.itemTypes.get(id) ?? `Type ${id}` }));
+  const qualities = sortedIds(shown.map((s) => s.proto.qualityId)).map(
+    (id) => catalog.qualities.get(id) ?? { id, title: `Class ${id}`, coeff_rent: 1 },
+  );
+  return { collections, thing_types, qualities };
+}
+
+export const inventoryGet = defineMethod({
+  name: 'inventory.get',
+  summary: "A user's inventory",
+  description:
+    'Items newest first (order = time) or highest class first, then newest (order = quality); equal times fall to the higher item_id. ' +
+    '`count` in the answer is the number of items the inventory holds under the same stock rule, whatever `count` limited the list to. ' +
+    'include_stock and add_equipped apply to the caller\'s own inventory only. Without user_id the caller\'s inventory (a token is needed).',
+  auth: 'optional',
+  params: P.object({
+    user_id: P.optional(P.idOrDomain({ description: 'id or domain of the owner; default: the caller' })),
+    include_stock: P.bit({ default: 0, description: 'include stock-class items (own inventory only)' }),
+    order: P.enum(['time', 'quality'], { default: 'time' }),
+    count: P.optional(P.uint({ description: 'items to return; default: all' })),
+    add_user: P.bit({ default: 0 }),
+    add_user_info: P.bit({ default: 0, description: 'deprecated: as add_user, answered under user_info' }),
+    add_equipped: P.optional(P.enum(['array', 'tree'], { description: 'own inventory only' })),
+    add_legacy: P.bit({ default: 1, description: '1: `things` with the legacy Thing fields, thing_types and qualities' }),
+    shrink: P.bit({ default: 0, description: 'merge identical items into one listing every merged id in item_ids' }),
+  }),
+  result: InventoryResult,
+  errors: { 101: 'user does not exist', 701: 'the privacy settings of the user forbid the request' },
+  handler: async ({ services, caller }, params) => {
+    const viewerId = caller?.userId;
+    let ownerId: number;
+    if (params.user_id === undefined) {
+      if (viewerId === undefined) throw authError('authorization required: send an access_token or a user_id');
+      ownerId = viewerId;
+    } else if (params.user_id === viewerId) {
+      ownerId = viewerId;
+    } else {
+      const owner = await findInventoryOwner(services, params.user_id);
+      await checkInventoryPrivacy(services, owner, viewerId);
+      ownerId = owner.user_id;
+    }
+    const own = ownerId === viewerId;
+    const includeStock = own && params.include_stock === 1;
+    const legacy = params.add_legacy === 1;
+    const limit = params.count;
+
+    const [catalog, { rows, total }, equipped, users] = await Promise.all([
+      getCatalog(services),
+      listWithTotal(services, ownerId, { includeStock, order: params.order, limit }),
+      own && params.add_equipped ? loadEquipped(services, ownerId) : undefined,
+      params.add_user === 1 || params.add_user_info === 1 ? loadUsers(services, [ownerId], { form: 'full', viewerId }) : undefined,
+    ]);
+
+    let shown: Shown[] = [];
+    for (const row of rows) {
+      const proto = catalog.protos.get(row.item_proto_id);
+      // An item whose prototype was removed from the catalogue cannot be described.
+      if (proto) shown.push({ row, proto });
+    }
+    if (params.shrink === 1) shown = shrink(shown);
+    const items = shown.map(({ row, proto, mergedIds }) => ownedItemJson(proto, row, legacy, mergedIds));
+
+    // Items are assembled as JSON text (see ownedItemJson); the rest is small.
+    const rest: Record<string, unknown> = metadata(catalog, shown, legacy);
+    if (equipped && params.add_equipped === 'array') rest.item_ids_equipped = equipped.map((e) => e.item_id);
+    if (equipped && params.add_equipped === 'tree') rest.equipped = equippedTree(equipped);
+    const user = users?.get(ownerId);
+    if (user && params.add_user === 1) rest.user = user;
+    if (user && params.add_user_info === 1) rest.user_info = user;
+    const restJson = JSON.stringify(rest).slice(1, -1);
+    return new SerializedData(`{"count":${total},"${legacy ? 'things' : 'items'}":[${items.join(',')}],${restJson}}`);
+  },
+});

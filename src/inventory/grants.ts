@@ -1,0 +1,66 @@
+import { ApiError, Code } from '../api/errors.js';
+import { nowSeconds, type Services } from '../services.js';
+
+export interface Grant {
+  userId: number;
+  itemProtoId: number;
+  copies: number;
+  /** Unix time from which the items may be traded and crafted; 0 = at once, -1 = never. */
+  tsCanTrade?: number;
+}
+
+/** Rows per INSERT: keeps every statement well under PostgreSQL's parameter limit. */
+const INSERT_BATCH = 1000;
+
+/** Gives a user new copies of a prototype, received now; returns their ids in insertion order. */
+export async function grantItems(services: Services, grant: Grant): Promise<number[]> {
+  const { userId, itemProtoId, copies } = grant;
+  if (!Number.isSafeInteger(copies) || copies < 1) throw new ApiError(Code.BAD_PARAM, 'parameter copies: must be at least 1');
+  const k = services.db.kysely;
+  const [proto, user] = await Promise.all([
+    k.selectFrom('item_protos').select(['type', 'quality_id']).where('item_proto_id', '=', itemProtoId).executeTakeFirst(),
+    k.selectFrom('users').select('user_id').where('user_id', '=', userId).executeTakeFirst(),
+  ]);
+  if (!user) throw new ApiError(Code.USER_NOT_FOUND, 'user does not exist');
+  if (!proto) throw new ApiError(Code.BAD_PARAM, `parameter item_proto_id: prototype ${itemProtoId} does not exist`);
+  const now = nowSeconds(services);
+  const row = {
+    user_id: userId,
+    item_proto_id: itemProtoId,
+    type: proto.type,
+    quality_id: proto.quality_id,
+    ts_owned: now,
+    ts_can_trade: grant.tsCanTrade ?? 0,
+    state: 'owned',
+  };
+  return k.transaction().execute(async (trx) => {
+    const ids: number[] = [];
+    for (let done = 0; done < copies; done += INSERT_BATCH) {
+      const rows = Array.from({ length: Math.min(INSERT_BATCH, copies - done) }, () => row);
+      const inserted = await trx.insertInto('items').values(rows).returning('item_id').execute();
+      for (const r of inserted) ids.push(r.item_id);
+    }
+    return ids.sort((a, b) => a - b);
+  });
+}
+
+/**
+ * Takes an owned item away: it becomes `revoked` (kept in history with a `revocations` row)
+ * and is unequipped. False when the item does not exist or is no longer owned.
+ */
+export async function revokeItem(services: Services, itemId: number, reason: string | null): Promise<boolean> {
+  const now = nowSeconds(services);
+  return services.db.kysely.transaction().execute(async (trx) => {
+    const revoked = await trx
+      .updateTable('items')
+      .set({ state: 'revoked', ended_at: now })
+      .where('item_id', '=', itemId)
+      .where('state', '=', 'owned')
+      .returning('user_id')
+      .executeTakeFirst();
+    if (!revoked) return false;
+    await trx.insertInto('revocations').values({ item_id: itemId, user_id: revoked.user_id, ts: now, reason }).execute();
+    await trx.deleteFrom('equipped').where('item_id', '=', itemId).execute();
+    return true;
+  });
+}

@@ -1,0 +1,67 @@
+import { Type } from '@sinclair/typebox';
+import { defineMethod } from '../api/method.js';
+import { P } from '../api/params.js';
+import { authError, tooManyObjects } from '../api/errors.js';
+import { UserAny } from './schemas.js';
+import { addFriendship, inactiveObject, isGloballyBanned, loadProfileRowsByKey, profileObject, type UserObject } from './profiles.js';
+
+export const MAX_USERS_PER_REQUEST = 50;
+
+/** Requested keys in order, duplicates removed: `user_id` first, then `user_ids`. */
+function requestedKeys(userId: number | string | undefined, userIds: (number | string)[] | undefined): (number | string)[] {
+  const all = [...(userId !== undefined ? [userId] : []), ...(userIds ?? [])];
+  if (all.length > MAX_USERS_PER_REQUEST) throw tooManyObjects('user_ids', MAX_USERS_PER_REQUEST);
+  return [...new Set(all)];
+}
+
+export const usersGet = defineMethod({
+  name: 'users.get',
+  summary: 'Returns user profiles',
+  description:
+    'Users named by `user_id` and/or `user_ids` (ids or domains, at most 50 in all), in request order with duplicates ' +
+    'removed; without either, the signed-in caller. An unknown id or domain gives a placeholder with ' +
+    '`inactive: "not_exists"`, a globally blocked account one with `inactive: "global_ban"`. `type=short` gives the ' +
+    'short form, any other value the full form, which carries `friendship` (the caller\'s relation) when a caller is ' +
+    'signed in and asks about someone else.',
+  auth: 'optional',
+  params: P.object({
+    user_id: P.optional(P.idOrDomain({ description: 'id or domain' })),
+    user_ids: P.optional(P.idOrDomainSet({ tooMany: MAX_USERS_PER_REQUEST, description: 'ids or domains; at most 50 elements' })),
+    type: P.optional(P.string({ description: '`short` returns the short form; any other value the full form' })),
+  }),
+  result: Type.Array(UserAny),
+  handler: async (ctx, params) => {
+    const { services, caller } = ctx;
+    let keys = requestedKeys(params.user_id, params.user_ids);
+    if (keys.length === 0) {
+      if (!caller) throw authError('authorization required: send an access_token or name the users');
+      keys = [caller.userId];
+    }
+    const form = params.type === 'short' ? 'short' : 'full';
+    const ids = keys.filter((k): k is number => typeof k === 'number');
+    const domains = keys.filter((k): k is string => typeof k === 'string');
+    const { byId, byDomain } = await loadProfileRowsByKey(services, ids, domains);
+
+    const users: UserObject[] = [];
+    const profiles: UserObject[] = [];
+    const shown = new Set<number>();
+    for (const key of keys) {
+      const row = typeof key === 'number' ? byId.get(key) : byDomain.get(key);
+      if (row === undefined) {
+        users.push(inactiveObject('not_exists', typeof key === 'number' ? { user_id: key } : { domain: key }));
+        continue;
+      }
+      if (shown.has(row.user_id)) continue;
+      shown.add(row.user_id);
+      if (isGloballyBanned(row)) {
+        users.push(inactiveObject('global_ban', { user_id: row.user_id, domain: row.domain }));
+        continue;
+      }
+      const profile = profileObject(services, row, form);
+      users.push(profile);
+      profiles.push(profile);
+    }
+    if (form === 'full' && caller) await addFriendship(services, profiles, caller.userId);
+    return users;
+  },
+});

@@ -1,0 +1,137 @@
+import type { Database } from '../db/connection.js';
+import type { Selectable } from 'kysely';
+import type { ItemProtosTable } from '../db/tables.js';
+import type { World, WorldItemProto } from './schema.js';
+
+const parse = <T>(text: string | null): T | undefined => (text === null ? undefined : (JSON.parse(text) as T));
+/** Drops keys whose value is undefined, so the file carries only what is set. */
+function compact<T extends Record<string, unknown>>(object: T): T {
+  return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined)) as T;
+}
+const nn = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+const flag = (v: number): 1 | undefined => (v === 1 ? 1 : undefined);
+
+/** A stored prototype as a world-file entry. */
+export function itemProtoEntry(p: Selectable<ItemProtosTable>): WorldItemProto {
+  return compact({
+    item_proto_id: p.item_proto_id,
+    type: p.type,
+    title: p.title,
+    description: p.description,
+    image: nn(p.image),
+    quality_id: p.quality_id,
+    collection_id: nn(p.collection_id),
+    monopoly_id: nn(p.monopoly_id),
+    sticker_group_id: nn(p.sticker_group_id),
+    prices: parse(p.prices),
+    key_item_proto_id: nn(p.key_item_proto_id),
+    case_item_proto_ids: parse(p.case_item_proto_ids),
+    drop: parse(p.drop_list),
+    twin_item_proto_ids: parse(p.twin_item_proto_ids),
+    can_craft: p.can_craft === 1 ? 1 : 0,
+    craft_result: p.craft_result === 1 ? 1 : 0,
+    item_proto_status: nn(p.item_proto_status),
+    extra: parse(p.extra),
+  }) as WorldItemProto;
+}
+
+/** Writes the current world in the import format (passwords as hashes, owned items only). */
+export async function exportWorld(db: Database): Promise<World> {
+  const k = db.kysely;
+  const [collections, qualities, itemTypes, protos, users, items, equipped, friendships, requests, blocks, chatState, messages] =
+    await Promise.all([
+      k.selectFrom('collections').selectAll().orderBy('collection_id').execute(),
+      k.selectFrom('qualities').selectAll().orderBy('quality_id').execute(),
+      k.selectFrom('item_types').selectAll().orderBy('type').execute(),
+      k.selectFrom('item_protos').selectAll().orderBy('item_proto_id').execute(),
+      k.selectFrom('users').selectAll().orderBy('user_id').execute(),
+      k.selectFrom('items').selectAll().where('state', '=', 'owned').orderBy('item_id').execute(),
+      k.selectFrom('equipped').selectAll().execute(),
+      k.selectFrom('friendships').selectAll().whereRef('user_id', '<', 'friend_id').orderBy('user_id').orderBy('friend_id').execute(),
+      k.selectFrom('friend_requests').selectAll().orderBy('from_user_id').orderBy('to_user_id').execute(),
+      k.selectFrom('blocks').selectAll().orderBy('user_id').orderBy('blocked_user_id').execute(),
+      k.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst(),
+      k.selectFrom('chat_messages').selectAll().where('deleted_at', 'is', null).orderBy('msg_seq').execute(),
+    ]);
+  const equipByItem = new Map(equipped.map((e) => [e.item_id, e]));
+
+  return {
+    collections: collections.map((c) => ({ collection_id: c.collection_id, title: c.title })),
+    qualities: qualities.map((q) => ({ quality_id: q.quality_id, title: q.title, coeff_rent: q.coeff_rent })),
+    item_types: itemTypes.map((t) => ({ type: t.type, title: t.title })),
+    item_protos: protos.map(itemProtoEntry),
+    users: users.map((u) =>
+      compact({
+        user_id: u.user_id,
+        email: nn(u.email),
+        password_hash: nn(u.password_hash),
+        totp_secret: nn(u.totp_secret),
+        domain: nn(u.domain),
+        nick: u.nick,
+        nicks_old: JSON.parse(u.nicks_old) as string[],
+        gender: u.gender,
+        avatar: u.avatar,
+        avatar_key: nn(u.avatar_key),
+        profile_cover: nn(u.profile_cover),
+        approved: flag(u.approved),
+        vip: flag(u.vip),
+        moderator: flag(u.moderator),
+        superadmin: flag(u.superadmin),
+        rank: parse(u.rank),
+        games: u.games,
+        games_wins: u.games_wins,
+        xp: u.xp,
+        xp_level: u.xp_level,
+        global_ban: flag(u.global_ban),
+        captcha: u.captcha_always === 1 ? ('always' as const) : undefined,
+        inventory_privacy: u.inventory_privacy as 'everyone' | 'friends' | 'nobody',
+        muted_until: nn(u.muted_until),
+        bot_owner: nn(u.bot_owner_id),
+        online: flag(u.always_online),
+        created_at: u.created_at,
+      }),
+    ) as World['users'],
+    items: items.map((i) => {
+      const e = equipByItem.get(i.item_id);
+      return compact({
+        item_id: i.item_id,
+        user_id: i.user_id,
+        item_proto_id: i.item_proto_id,
+        ts_owned: i.ts_owned,
+        ts_can_trade: i.ts_can_trade,
+        equip: e
+          ? e.slot === 'badge'
+            ? { slot: 'badge' as const }
+            : compact({ game: e.game ?? '', slot: e.slot as 'cards' | 'generator' | 'joke', monopoly_id: nn(e.monopoly_id) })
+          : undefined,
+        data: parse(i.data),
+      });
+    }) as World['items'],
+    friends: friendships.map((f) => ({ user_id: f.user_id, friend_id: f.friend_id, since: f.since })),
+    friend_requests: requests.map((r) => ({ from: r.from_user_id, to: r.to_user_id, ts: r.ts })),
+    blocks: blocks.map((b) => ({ user_id: b.user_id, blocked_user_id: b.blocked_user_id, ts: b.ts })),
+    gchat: {
+      status: {
+        closed: chatState?.closed === 1,
+        slowmode: chatState?.slowmode === 1,
+        emoteonly: chatState?.emoteonly === 1,
+        slowmode_interval: chatState?.slowmode_interval ?? 10,
+      },
+      messages: messages.map((m) =>
+        compact({
+          msg_id: m.msg_id,
+          type: m.type as 1 | 2 | 3 | 4,
+          user_id: m.user_id,
+          ts: m.ts,
+          text: nn(m.text),
+          user_ids_mentioned: parse<number[]>(m.user_ids_mentioned),
+          case_item_proto_id: nn(m.case_item_proto_id),
+          drop_item_proto_id: nn(m.drop_item_proto_id),
+          user_id_receiver: nn(m.user_id_receiver),
+          item_proto_id: nn(m.item_proto_id),
+          item_proto_ids: parse<number[]>(m.item_proto_ids),
+        }),
+      ),
+    },
+  };
+}

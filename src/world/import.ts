@@ -1,0 +1,554 @@
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { sql } from 'kysely';
+import type { Database, Executor } from '../db/connection.js';
+import type { Tables } from '../db/tables.js';
+import { hashPassword } from '../auth/passwords.js';
+import { newMessageId } from '../chat/message-id.js';
+import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
+
+const checkWorld = TypeCompiler.Compile(World);
+
+export class WorldError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'WorldError';
+  }
+}
+
+export interface ImportOptions {
+  /**
+   * replace: the world becomes exactly the file (every session ends; the audit log stays).
+   * merge: each entry of the file is added, or replaces as a whole the stored entry with the
+   * same id; items without item_id are always added; nothing else changes.
+   */
+  mode: 'replace' | 'merge';
+  /** Seconds since the epoch used where the file gives no time. */
+  now: number;
+}
+
+export interface ImportSummary {
+  users: number;
+  item_protos: number;
+  items: number;
+  friendships: number;
+  messages: number;
+  /** Users whose sessions the import ended (banned, or every user on replace): running servers must forget them. */
+  endedSessionsOf: number[];
+}
+
+const bit = (v: boolean | 0 | 1 | undefined) => (v === true || v === 1 ? 1 : 0);
+const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+
+/** References a world makes to entries it does not itself contain, with where each is made. */
+interface OutsideReferences {
+  users: Map<number, string>;
+  item_protos: Map<number, string>;
+  collections: Map<number, string>;
+}
+
+function invalid(problems: string[]): WorldError {
+  const shown = problems.slice(0, 20);
+  const more = problems.length > shown.length ? `\n  ... and ${problems.length - shown.length} more` : '';
+  return new WorldError(`invalid world file:\n  ${shown.join('\n  ')}${more}`);
+}
+
+/** Checks a world's shape and inner consistency; references to entries outside it are returned, not judged. */
+function validateWorld(input: unknown): { world: World; outside: OutsideReferences } {
+  if (!checkWorld.Check(input)) {
+    const problems = [...checkWorld.Errors(input)].slice(0, 10).map((e) => {
+      const where = e.path.replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.') || '(root)';
+      return `${where}: ${e.message}`;
+    });
+    throw invalid(problems);
+  }
+  const world = input as World;
+  const { problems, outside } = checkReferences(world);
+  if (problems.length > 0) throw invalid(problems);
+  return { world, outside };
+}
+
+function parseProblems(outside: OutsideReferences): string[] {
+  return [
+    ...[...outside.users].map(([id, where]) => `${where}: unknown user ${id}`),
+    ...[...outside.item_protos].map(([id, where]) => `${where}: unknown item_proto_id ${id}`),
+    ...[...outside.collections].map(([id, where]) => `${where}: unknown collection ${id}`),
+  ];
+}
+
+/** Parses and validates a world on its own: every reference must resolve inside the file; every problem names its entry. */
+export function parseWorld(input: unknown): World {
+  const { world, outside } = validateWorld(input);
+  const problems = parseProblems(outside);
+  if (problems.length > 0) throw invalid(problems);
+  return world;
+}
+
+const pairKey = (a: number, b: number) => (a < b ? `${a}:${b}` : `${b}:${a}`);
+
+function checkReferences(world: World): { problems: string[]; outside: OutsideReferences } {
+  const problems: string[] = [];
+  const outside: OutsideReferences = { users: new Map(), item_protos: new Map(), collections: new Map() };
+  const unique = <T>(list: T[] | undefined, key: (x: T) => unknown, name: string, field: string) => {
+    const seen = new Set();
+    (list ?? []).forEach((entry, i) => {
+      const k = key(entry);
+      if (k === undefined) return;
+      if (seen.has(k)) problems.push(`${name}[${i}].${field}: duplicate ${String(k)}`);
+      seen.add(k);
+    });
+    return seen;
+  };
+  const users = unique(world.users, (u) => u.user_id, 'users', 'user_id');
+  unique(world.users, (u) => u.email?.toLowerCase(), 'users', 'email');
+  unique(world.users, (u) => u.domain, 'users', 'domain');
+  const protos = unique(world.item_protos, (p) => p.item_proto_id, 'item_protos', 'item_proto_id');
+  const collections = unique(world.collections, (c) => c.collection_id, 'collections', 'collection_id');
+  unique(world.qualities, (q) => q.quality_id, 'qualities', 'quality_id');
+  unique(world.item_types, (t) => t.type, 'item_types', 'type');
+  unique(world.items, (i) => i.item_id, 'items', 'item_id');
+  unique(world.gchat?.messages, (m) => m.msg_id, 'gchat.messages', 'msg_id');
+  const user = (id: number, where: string) => users.has(id) || outside.users.has(id) || outside.users.set(id, where);
+  const proto = (id: number, where: string) => protos.has(id) || outside.item_protos.has(id) || outside.item_protos.set(id, where);
+  (world.users ?? []).forEach((u, i) => {
+    if (u.bot_owner !== undefined) {
+      user(u.bot_owner, `users[${i}].bot_owner`);
+      if (u.bot_owner === u.user_id) problems.push(`users[${i}].bot_owner: a bot cannot own itself`);
+    }
+    if (u.password !== undefined && u.password_hash !== undefined) problems.push(`users[${i}]: give password or password_hash, not both`);
+  });
+  (world.item_protos ?? []).forEach((p, i) => {
+    const where = `item_protos[${i}]`;
+    if (p.collection_id !== undefined && !collections.has(p.collection_id) && !outside.collections.has(p.collection_id))
+      outside.collections.set(p.collection_id, `${where}.collection_id`);
+    if (p.key_item_proto_id !== undefined) proto(p.key_item_proto_id, `${where}.key_item_proto_id`);
+    for (const id of p.case_item_proto_ids ?? []) proto(id, `${where}.case_item_proto_ids`);
+    for (const id of p.twin_item_proto_ids ?? []) proto(id, `${where}.twin_item_proto_ids`);
+    (p.drop ?? []).forEach((d, j) => proto(d.item_proto_id, `${where}.drop[${j}].item_proto_id`));
+  });
+  (world.items ?? []).forEach((item, i) => {
+    user(item.user_id, `items[${i}].user_id`);
+    proto(item.item_proto_id, `items[${i}].item_proto_id`);
+    if (item.item_id !== undefined && (item.copies ?? 1) > 1) problems.push(`items[${i}]: item_id and copies > 1 exclude each other`);
+  });
+  const friendPairs = new Set<string>();
+  (world.friends ?? []).forEach((f, i) => {
+    const [a, b] = Array.isArray(f) ? f : [f.user_id, f.friend_id];
+    user(a, `friends[${i}]`);
+    user(b, `friends[${i}]`);
+    if (a === b) problems.push(`friends[${i}]: a user cannot befriend themselves`);
+    if (friendPairs.has(pairKey(a, b))) problems.push(`friends[${i}]: duplicate friendship ${a} and ${b}`);
+    friendPairs.add(pairKey(a, b));
+  });
+  const blockPairs = new Set<string>();
+  (world.blocks ?? []).forEach((b, i) => {
+    user(b.user_id, `blocks[${i}].user_id`);
+    user(b.blocked_user_id, `blocks[${i}].blocked_user_id`);
+    if (b.user_id === b.blocked_user_id) problems.push(`blocks[${i}]: a user cannot block themselves`);
+    if (friendPairs.has(pairKey(b.user_id, b.blocked_user_id)))
+      problems.push(`blocks[${i}]: users ${b.user_id} and ${b.blocked_user_id} are also friends (a block ends a friendship)`);
+    blockPairs.add(pairKey(b.user_id, b.blocked_user_id));
+  });
+  const requests = new Set<string>();
+  (world.friend_requests ?? []).forEach((r, i) => {
+    const where = `friend_requests[${i}]`;
+    user(r.from, `${where}.from`);
+    user(r.to, `${where}.to`);
+    if (r.from === r.to) problems.push(`${where}: from and to are the same user`);
+    if (friendPairs.has(pairKey(r.from, r.to))) problems.push(`${where}: users ${r.from} and ${r.to} are already friends`);
+    if (blockPairs.has(pairKey(r.from, r.to))) problems.push(`${where}: one of users ${r.from} and ${r.to} blocks the other`);
+    if (requests.has(`${r.to}>${r.from}`)) problems.push(`${where}: requests cross (${r.to} already asked ${r.from}); make them friends instead`);
+    if (requests.has(`${r.from}>${r.to}`)) problems.push(`${where}: duplicate request`);
+    requests.add(`${r.from}>${r.to}`);
+  });
+  (world.gchat?.messages ?? []).forEach((m, i) => {
+    const where = `gchat.messages[${i}]`;
+    user(m.user_id, `${where}.user_id`);
+    const need = (field: keyof typeof m) => m[field] === undefined && problems.push(`${where}: type ${m.type} needs ${field}`);
+    if (m.type === 1) need('text');
+    if (m.type === 2) (need('case_item_proto_id'), need('drop_item_proto_id'));
+    if (m.type === 3) (need('user_id_receiver'), need('item_proto_id'));
+    if (m.type === 4) need('item_proto_ids');
+    for (const id of m.user_ids_mentioned ?? []) user(id, `${where}.user_ids_mentioned`);
+    if (m.user_id_receiver !== undefined) user(m.user_id_receiver, `${where}.user_id_receiver`);
+    for (const id of [m.case_item_proto_id, m.drop_item_proto_id, m.item_proto_id, ...(m.item_proto_ids ?? [])])
+      if (id !== undefined) proto(id, where);
+  });
+  return { problems, outside };
+}
+
+async function insertBatched<T extends keyof Tables & string>(
+  trx: Executor,
+  table: T,
+  rows: Record<string, unknown>[],
+  conflict?: { keys: string[]; ignore?: boolean },
+): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]);
+  const batch = Math.max(1, Math.floor(8000 / columns.length));
+  for (let i = 0; i < rows.length; i += batch) {
+    let query = trx.insertInto(table).values(rows.slice(i, i + batch) as never);
+    if (conflict) {
+      const { keys } = conflict;
+      const update = columns.filter((c) => !keys.includes(c));
+      query = query.onConflict((oc) =>
+        update.length === 0 || conflict.ignore
+          ? oc.columns(keys as never).doNothing()
+          : oc.columns(keys as never).doUpdateSet(Object.fromEntries(update.map((c) => [c, sql.ref(`excluded.${c}`)])) as never),
+      );
+    }
+    await query.execute();
+  }
+}
+
+/** Everything a world replaces. The audit log is not part of the world and survives. */
+const WORLD_TABLES = [
+  'chat_messages', 'blocks', 'friend_requests', 'friendships', 'revocations', 'crafts', 'equipped', 'items', 'inventory_counts',
+  'item_protos', 'item_types', 'qualities', 'collections', 'totp_challenges', 'sessions', 'users',
+] as const;
+
+/** After explicit ids were inserted, PostgreSQL's sequences must move past them. */
+async function advanceSequences(trx: Executor, db: Database): Promise<void> {
+  if (db.dialect !== 'postgres') return;
+  for (const [table, column] of [['users', 'user_id'], ['items', 'item_id'], ['chat_messages', 'msg_seq']] as const) {
+    await sql`select setval(pg_get_serial_sequence(${table}, ${column}), (select coalesce(max(${sql.ref(column)}), 0) + 1 from ${sql.table(table)}), false)`.execute(trx);
+  }
+}
+
+/** The item type each equipment slot takes. */
+const SLOT_TYPES: Record<string, number> = { cards: 0, generator: 4, joke: 8, badge: 5 };
+
+/** In a merge, references to entries not in the file must name stored entries. */
+async function checkOutsideReferences(trx: Executor, outside: OutsideReferences): Promise<string[]> {
+  const problems: string[] = [];
+  const missing = async (ids: number[], lookup: (ids: number[]) => Promise<number[]>) => {
+    const found = new Set<number>();
+    for (let i = 0; i < ids.length; i += 1000) for (const id of await lookup(ids.slice(i, i + 1000))) found.add(id);
+    return ids.filter((id) => !found.has(id));
+  };
+  const users = await missing([...outside.users.keys()], async (ids) =>
+    (await trx.selectFrom('users').select('user_id').where('user_id', 'in', ids).execute()).map((r) => r.user_id),
+  );
+  for (const id of users) problems.push(`${outside.users.get(id)}: unknown user ${id}`);
+  const protos = await missing([...outside.item_protos.keys()], async (ids) =>
+    (await trx.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', 'in', ids).execute()).map((r) => r.item_proto_id),
+  );
+  for (const id of protos) problems.push(`${outside.item_protos.get(id)}: unknown item_proto_id ${id}`);
+  const collections = await missing([...outside.collections.keys()], async (ids) =>
+    (await trx.selectFrom('collections').select('collection_id').where('collection_id', 'in', ids).execute()).map((r) => r.collection_id),
+  );
+  for (const id of collections) problems.push(`${outside.collections.get(id)}: unknown collection ${id}`);
+  return problems;
+}
+
+/** In a merge, a file's e-mail or domain must not belong to a different stored user. */
+async function checkUserConflicts(trx: Executor, users: WorldUser[]): Promise<string[]> {
+  const problems: string[] = [];
+  for (const field of ['email', 'domain'] as const) {
+    const wanted = new Map<string, number>();
+    users.forEach((u, i) => {
+      const value = field === 'email' ? u.email?.toLowerCase() : u.domain;
+      if (value !== undefined) wanted.set(value, i);
+    });
+    const values = [...wanted.keys()];
+    for (let i = 0; i < values.length; i += 1000) {
+      const rows = await trx.selectFrom('users').select(['user_id', field]).where(field, 'in', values.slice(i, i + 1000)).execute();
+      for (const row of rows) {
+        const index = wanted.get(row[field] as string)!;
+        if (users[index].user_id !== row.user_id) problems.push(`users[${index}].${field}: already used by user ${row.user_id}`);
+      }
+    }
+  }
+  return problems;
+}
+
+interface ImportRun {
+  onlyIfEmpty: boolean;
+}
+
+async function runImport(db: Database, input: unknown, options: ImportOptions, run: ImportRun): Promise<ImportSummary | null> {
+  const { world, outside } = validateWorld(input);
+  const replace = options.mode === 'replace';
+  const { now } = options;
+  if (replace) {
+    const problems = parseProblems(outside);
+    if (problems.length > 0) throw invalid(problems);
+  }
+
+  // Hash passwords before the transaction: hashing is slow and runs on the thread pool.
+  const users = world.users ?? [];
+  const passwordHashes = await Promise.all(
+    users.map((u) => (u.password !== undefined ? hashPassword(u.password) : Promise.resolve(u.password_hash ?? null))),
+  );
+
+  let itemCount = 0;
+  let imported = true;
+  const endedSessionsOf = new Set<number>();
+  try {
+    await db.kysely.transaction().execute(async (trx) => {
+      if (run.onlyIfEmpty) {
+        // Several processes may start on one new database at once: one imports, the others see it done.
+        if (db.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${WORLD_IMPORT_LOCK})`.execute(trx);
+        if (!(await isEmptyWorld(trx))) {
+          imported = false;
+          return;
+        }
+      }
+      if (replace) {
+        const sessions = await trx.selectFrom('sessions').select('user_id').distinct().where('revoked_at', 'is', null).execute();
+        for (const s of sessions) endedSessionsOf.add(s.user_id);
+        for (const table of WORLD_TABLES) await trx.deleteFrom(table).execute();
+      } else {
+        const problems = [...(await checkOutsideReferences(trx, outside)), ...(await checkUserConflicts(trx, users))];
+        if (problems.length > 0) throw invalid(problems);
+      }
+      const upsert = (keys: string[]) => ({ keys });
+      const keepStored = (keys: string[]) => ({ keys, ignore: true });
+
+      // Without qualities or item types in the file, the defaults fill in whatever is missing.
+      await insertBatched(trx, 'qualities', (world.qualities ?? DEFAULT_QUALITIES).map((q) => ({ ...q })), world.qualities ? upsert(['quality_id']) : keepStored(['quality_id']));
+      await insertBatched(trx, 'item_types', (world.item_types ?? DEFAULT_ITEM_TYPES).map((t) => ({ ...t })), world.item_types ? upsert(['type']) : keepStored(['type']));
+      await insertBatched(trx, 'collections', (world.collections ?? []).map((c) => ({ ...c })), upsert(['collection_id']));
+      await insertBatched(
+        trx,
+        'item_protos',
+        (world.item_protos ?? []).map((p) => ({
+          item_proto_id: p.item_proto_id,
+          type: p.type,
+          quality_id: p.quality_id ?? 0,
+          title: p.title,
+          description: p.description ?? '',
+          image: p.image ?? null,
+          collection_id: p.collection_id ?? null,
+          monopoly_id: p.monopoly_id ?? null,
+          sticker_group_id: p.sticker_group_id ?? null,
+          prices: json(p.prices),
+          key_item_proto_id: p.key_item_proto_id ?? null,
+          case_item_proto_ids: json(p.case_item_proto_ids),
+          drop_list: json(p.drop?.map((d) => ({ item_proto_id: d.item_proto_id, ...(d.is_secondary !== undefined ? { is_secondary: bit(d.is_secondary) } : {}), ...(d.is_rare !== undefined ? { is_rare: bit(d.is_rare) } : {}) }))),
+          twin_item_proto_ids: json(p.twin_item_proto_ids),
+          can_craft: p.can_craft === undefined ? 1 : bit(p.can_craft),
+          craft_result: p.craft_result === undefined ? 1 : bit(p.craft_result),
+          item_proto_status: p.item_proto_status ?? null,
+          extra: json(p.extra),
+        })),
+        upsert(['item_proto_id']),
+      );
+
+      await insertBatched(
+        trx,
+        'users',
+        users.map((u, i) => ({
+          user_id: u.user_id,
+          email: u.email?.toLowerCase() ?? null,
+          password_hash: passwordHashes[i],
+          totp_secret: u.totp_secret ?? null,
+          totp_last_step: null,
+          domain: u.domain ?? null,
+          nick: u.nick,
+          nicks_old: JSON.stringify(u.nicks_old ?? []),
+          gender: u.gender ?? 0,
+          avatar: u.avatar ?? '',
+          avatar_key: u.avatar_key ?? null,
+          profile_cover: u.profile_cover ?? null,
+          approved: bit(u.approved),
+          vip: bit(u.vip),
+          moderator: bit(u.moderator),
+          superadmin: bit(u.superadmin),
+          rank: json(u.rank === undefined ? undefined : { ...u.rank, ...(u.rank.hidden !== undefined ? { hidden: bit(u.rank.hidden) } : {}) }),
+          games: u.games ?? 0,
+          games_wins: u.games_wins ?? 0,
+          xp: u.xp ?? 0,
+          xp_level: u.xp_level ?? 0,
+          global_ban: bit(u.global_ban),
+          captcha_always: u.captcha === 'always' ? 1 : 0,
+          inventory_privacy: u.inventory_privacy ?? 'everyone',
+          muted_until: u.muted_until ?? null,
+          bot_owner_id: u.bot_owner ?? null,
+          always_online: bit(u.online),
+          created_at: u.created_at ?? now,
+        })),
+        upsert(['user_id']),
+      );
+      // Banned users lose every session they had.
+      const banned = users.filter((u) => bit(u.global_ban) === 1).map((u) => u.user_id);
+      if (banned.length > 0) {
+        await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', 'in', banned).where('revoked_at', 'is', null).execute();
+        for (const id of banned) endedSessionsOf.add(id);
+      }
+
+      // Items: explicit ids first so generated ones never collide with them.
+      const protoRows = await trx.selectFrom('item_protos').select(['item_proto_id', 'type', 'quality_id', 'monopoly_id']).execute();
+      const protoById = new Map(protoRows.map((p) => [p.item_proto_id, p]));
+      const items = world.items ?? [];
+      const equipProblems: string[] = [];
+      const equipSlots = new Set<string>();
+      items.forEach((item, i) => {
+        if (!item.equip) return;
+        const proto = protoById.get(item.item_proto_id)!;
+        const where = `items[${i}].equip`;
+        const slot = item.equip.slot;
+        if (proto.type !== SLOT_TYPES[slot]) equipProblems.push(`${where}: slot ${slot} takes items of type ${SLOT_TYPES[slot]}, item_proto_id ${proto.item_proto_id} is of type ${proto.type}`);
+        if ('game' in item.equip) {
+          if (slot === 'cards') {
+            const monopoly = item.equip.monopoly_id ?? proto.monopoly_id;
+            if (monopoly === null) equipProblems.push(`${where}: the card's prototype has no monopoly_id, so monopoly_id is required`);
+            else if (proto.monopoly_id !== null && monopoly !== proto.monopoly_id)
+              equipProblems.push(`${where}: monopoly_id ${monopoly} differs from the prototype's ${proto.monopoly_id}`);
+          } else {
+            const key = `${item.user_id}:${item.equip.game}:${slot}`;
+            if (equipSlots.has(key)) equipProblems.push(`${where}: user ${item.user_id} already has a ${slot} on board ${item.equip.game}`);
+            equipSlots.add(key);
+          }
+        }
+      });
+      if (equipProblems.length > 0) throw invalid(equipProblems);
+
+      const explicit = items.filter((i) => i.item_id !== undefined);
+      const generated = items.filter((i) => i.item_id === undefined);
+      const itemRow = (item: (typeof items)[number], itemId?: number) => {
+        const proto = protoById.get(item.item_proto_id)!;
+        return {
+          ...(itemId !== undefined ? { item_id: itemId } : {}),
+          user_id: item.user_id,
+          item_proto_id: item.item_proto_id,
+          type: proto.type,
+          quality_id: proto.quality_id,
+          ts_owned: item.ts_owned ?? now,
+          ts_can_trade: item.ts_can_trade ?? 0,
+          state: 'owned',
+          ended_at: null,
+          craft_id: null,
+          data: json(item.data),
+        };
+      };
+      // A stored item with the id of a file entry is replaced as a whole: removed, then written
+      // anew (a plain insert, so the triggers that keep inventory_counts see ordinary writes).
+      const explicitIds = explicit.map((i) => i.item_id!);
+      for (let i = 0; i < explicitIds.length; i += 1000) {
+        const ids = explicitIds.slice(i, i + 1000);
+        await trx.deleteFrom('equipped').where('item_id', 'in', ids).execute();
+        await trx.deleteFrom('items').where('item_id', 'in', ids).execute();
+      }
+      await insertBatched(trx, 'items', explicit.map((i) => itemRow(i, i.item_id)));
+      await advanceSequences(trx, db);
+      const equipRows: Record<string, unknown>[] = [];
+      const equipOf = (item: (typeof items)[number], itemId: number) => {
+        if (!item.equip) return;
+        const proto = protoById.get(item.item_proto_id)!;
+        equipRows.push({
+          item_id: itemId,
+          user_id: item.user_id,
+          slot: item.equip.slot,
+          game: 'game' in item.equip ? item.equip.game : null,
+          monopoly_id: item.equip.slot === 'cards' ? (item.equip.monopoly_id ?? proto.monopoly_id) : null,
+        });
+      };
+      explicit.forEach((i) => equipOf(i, i.item_id!));
+      itemCount = explicit.length;
+      for (const item of generated) {
+        const copies = item.copies ?? 1;
+        const rows = Array.from({ length: copies }, () => itemRow(item));
+        const batch = 1000;
+        for (let i = 0; i < rows.length; i += batch) {
+          const inserted = await trx.insertInto('items').values(rows.slice(i, i + batch)).returning('item_id').execute();
+          if (item.equip && i === 0) equipOf(item, inserted[0].item_id);
+        }
+        itemCount += copies;
+      }
+      await insertBatched(trx, 'equipped', equipRows, upsert(['item_id']));
+
+      const friendships = (world.friends ?? []).flatMap((f) => {
+        const [a, b, since] = Array.isArray(f) ? [f[0], f[1], now] : [f.user_id, f.friend_id, f.since ?? now];
+        return [
+          { user_id: a, friend_id: b, since },
+          { user_id: b, friend_id: a, since },
+        ];
+      });
+      await insertBatched(trx, 'friendships', friendships, upsert(['user_id', 'friend_id']));
+      await insertBatched(
+        trx,
+        'friend_requests',
+        (world.friend_requests ?? []).map((r) => ({ from_user_id: r.from, to_user_id: r.to, ts: r.ts ?? now })),
+        upsert(['from_user_id', 'to_user_id']),
+      );
+      await insertBatched(
+        trx,
+        'blocks',
+        (world.blocks ?? []).map((b) => ({ user_id: b.user_id, blocked_user_id: b.blocked_user_id, ts: b.ts ?? now })),
+        upsert(['user_id', 'blocked_user_id']),
+      );
+
+      const status = world.gchat?.status;
+      if (status || replace) {
+        await trx
+          .updateTable('chat_state')
+          .set({
+            closed: status?.closed ? 1 : 0,
+            slowmode: status?.slowmode ? 1 : 0,
+            emoteonly: status?.emoteonly ? 1 : 0,
+            ...(status?.slowmode_interval !== undefined ? { slowmode_interval: status.slowmode_interval } : {}),
+          })
+          .where('id', '=', 1)
+          .execute();
+      }
+      const messages = world.gchat?.messages ?? [];
+      await insertBatched(
+        trx,
+        'chat_messages',
+        messages.map((m, i) => ({
+          msg_id: m.msg_id ?? newMessageId((m.ts ?? now) * 1000 + i),
+          type: m.type,
+          user_id: m.user_id,
+          ts: m.ts ?? now,
+          text: m.type === 1 ? (m.text ?? '') : null,
+          user_ids_mentioned: m.type === 1 ? JSON.stringify(m.user_ids_mentioned ?? []) : null,
+          case_item_proto_id: m.type === 2 ? m.case_item_proto_id! : null,
+          drop_item_proto_id: m.type === 2 ? m.drop_item_proto_id! : null,
+          user_id_receiver: m.type === 3 ? m.user_id_receiver! : null,
+          item_proto_id: m.type === 3 ? m.item_proto_id! : null,
+          item_proto_ids: m.type === 4 ? JSON.stringify(m.item_proto_ids) : null,
+          deleted_at: null,
+        })),
+        upsert(['msg_id']),
+      );
+      await advanceSequences(trx, db);
+    });
+  } catch (error) {
+    if (error instanceof WorldError) throw error;
+    throw new WorldError(`world import failed, nothing was changed: ${(error as Error).message}`, { cause: error });
+  }
+  if (!imported) return null;
+
+  return {
+    users: users.length,
+    item_protos: (world.item_protos ?? []).length,
+    items: itemCount,
+    friendships: (world.friends ?? []).length,
+    messages: (world.gchat?.messages ?? []).length,
+    endedSessionsOf: [...endedSessionsOf].sort((a, b) => a - b),
+  };
+}
+
+/** Imports a world in one transaction: a bad file changes nothing. */
+export async function importWorld(db: Database, input: unknown, options: ImportOptions): Promise<ImportSummary> {
+  return (await runImport(db, input, options, { onlyIfEmpty: false }))!;
+}
+
+/**
+ * Imports a world into a new installation: does nothing (and answers null) when the database
+ * already holds users or prototypes, also when another process imports at the same moment.
+ */
+export async function importWorldIfEmpty(db: Database, input: unknown, now: number): Promise<ImportSummary | null> {
+  return runImport(db, input, { mode: 'replace', now }, { onlyIfEmpty: true });
+}
+
+/** Arbitrary key of the PostgreSQL advisory lock held while a new installation imports its world. */
+const WORLD_IMPORT_LOCK = 7_164_019_224;
+
+/** True when the database holds no users and no prototypes (a new installation). */
+export async function isEmptyWorld(db: Database | Executor): Promise<boolean> {
+  const k = 'kysely' in db ? db.kysely : db;
+  const users = await k.selectFrom('users').select('user_id').limit(1).execute();
+  const protos = await k.selectFrom('item_protos').select('item_proto_id').limit(1).execute();
+  return users.length === 0 && protos.length === 0;
+}

@@ -1,0 +1,193 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+const Uint = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+const Ts = Type.Integer({ minimum: -1, maximum: Number.MAX_SAFE_INTEGER });
+const Bit = Type.Union([Type.Literal(0), Type.Literal(1), Type.Boolean()]);
+const IdList = Type.Array(Id);
+
+export const WorldCollection = Type.Object({ collection_id: Id, title: Type.String() }, { additionalProperties: false });
+
+export const WorldQuality = Type.Object(
+  { quality_id: Uint, title: Type.String(), coeff_rent: Type.Number() },
+  { additionalProperties: false },
+);
+
+export const WorldItemType = Type.Object({ type: Uint, title: Type.String() }, { additionalProperties: false });
+
+export const WorldDropEntry = Type.Object(
+  { item_proto_id: Id, is_secondary: Type.Optional(Bit), is_rare: Type.Optional(Bit) },
+  { additionalProperties: false },
+);
+
+export const WorldItemProto = Type.Object(
+  {
+    item_proto_id: Id,
+    type: Uint,
+    title: Type.String({ minLength: 1 }),
+    description: Type.Optional(Type.String()),
+    image: Type.Optional(Type.String()),
+    quality_id: Type.Optional(Uint),
+    collection_id: Type.Optional(Id),
+    monopoly_id: Type.Optional(Id),
+    sticker_group_id: Type.Optional(Id),
+    prices: Type.Optional(Type.Object({ buy: Type.Optional(Type.Number()), quick_sell: Type.Optional(Type.Number()) }, { additionalProperties: false })),
+    key_item_proto_id: Type.Optional(Id),
+    case_item_proto_ids: Type.Optional(IdList),
+    drop: Type.Optional(Type.Array(WorldDropEntry)),
+    twin_item_proto_ids: Type.Optional(IdList),
+    can_craft: Type.Optional(Bit),
+    /** May be drawn as the result of a craft (default true). */
+    craft_result: Type.Optional(Bit),
+    item_proto_status: Type.Optional(Uint),
+    /** Further prototype data kept as is (legacy fields such as buy_cost, can_sell; `uses` of subscriptions). */
+    extra: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+export const WorldUser = Type.Object(
+  {
+    user_id: Id,
+    email: Type.Optional(Type.String({ minLength: 3, maxLength: 254 })),
+    password: Type.Optional(Type.String({ minLength: 10, maxLength: 1000 })),
+    password_hash: Type.Optional(Type.String()),
+    totp_secret: Type.Optional(Type.String({ pattern: '^[A-Z2-7]+=*$', minLength: 16 })),
+    domain: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^(?![0-9-]+$)[A-Za-z0-9_.-]+$' })),
+    nick: Type.String(),
+    nicks_old: Type.Optional(Type.Array(Type.String())),
+    gender: Type.Optional(Uint),
+    avatar: Type.Optional(Type.String()),
+    avatar_key: Type.Optional(Type.String()),
+    profile_cover: Type.Optional(Type.String()),
+    approved: Type.Optional(Bit),
+    vip: Type.Optional(Bit),
+    moderator: Type.Optional(Bit),
+    superadmin: Type.Optional(Bit),
+    rank: Type.Optional(Type.Object({ hidden: Type.Optional(Bit) }, { additionalProperties: true })),
+    games: Type.Optional(Uint),
+    games_wins: Type.Optional(Uint),
+    xp: Type.Optional(Uint),
+    xp_level: Type.Optional(Uint),
+    global_ban: Type.Optional(Bit),
+    captcha: Type.Optional(Type.Literal('always')),
+    inventory_privacy: Type.Optional(Type.Union([Type.Literal('everyone'), Type.Literal('friends'), Type.Literal('nobody')])),
+    muted_until: Type.Optional(Uint),
+    bot_owner: Type.Optional(Id),
+    online: Type.Optional(Bit),
+    created_at: Type.Optional(Uint),
+  },
+  { additionalProperties: false },
+);
+
+export const WorldEquip = Type.Union([
+  Type.Object(
+    {
+      game: Type.String({ minLength: 1, maxLength: 100 }),
+      slot: Type.Union([Type.Literal('cards'), Type.Literal('generator'), Type.Literal('joke')]),
+      monopoly_id: Type.Optional(Id),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object({ slot: Type.Literal('badge') }, { additionalProperties: false }),
+]);
+
+export const WorldItem = Type.Object(
+  {
+    item_id: Type.Optional(Id),
+    user_id: Id,
+    item_proto_id: Id,
+    ts_owned: Type.Optional(Uint),
+    ts_can_trade: Type.Optional(Ts),
+    copies: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    equip: Type.Optional(WorldEquip),
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+export const WorldFriendship = Type.Union([
+  Type.Tuple([Id, Id]),
+  Type.Object({ user_id: Id, friend_id: Id, since: Type.Optional(Uint) }, { additionalProperties: false }),
+]);
+
+export const WorldFriendRequest = Type.Object({ from: Id, to: Id, ts: Type.Optional(Uint) }, { additionalProperties: false });
+export const WorldBlock = Type.Object({ user_id: Id, blocked_user_id: Id, ts: Type.Optional(Uint) }, { additionalProperties: false });
+
+export const WorldChatMessage = Type.Object(
+  {
+    msg_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    type: Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3), Type.Literal(4)]),
+    user_id: Id,
+    ts: Type.Optional(Uint),
+    text: Type.Optional(Type.String({ maxLength: 500 })),
+    user_ids_mentioned: Type.Optional(IdList),
+    case_item_proto_id: Type.Optional(Id),
+    drop_item_proto_id: Type.Optional(Id),
+    user_id_receiver: Type.Optional(Id),
+    item_proto_id: Type.Optional(Id),
+    item_proto_ids: Type.Optional(IdList),
+  },
+  { additionalProperties: false },
+);
+
+export const WorldChatStatus = Type.Object(
+  {
+    closed: Type.Optional(Type.Boolean()),
+    slowmode: Type.Optional(Type.Boolean()),
+    emoteonly: Type.Optional(Type.Boolean()),
+    slowmode_interval: Type.Optional(Type.Integer({ minimum: 1, maximum: 86400 })),
+  },
+  { additionalProperties: false },
+);
+
+export const World = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    collections: Type.Optional(Type.Array(WorldCollection)),
+    qualities: Type.Optional(Type.Array(WorldQuality)),
+    item_types: Type.Optional(Type.Array(WorldItemType)),
+    item_protos: Type.Optional(Type.Array(WorldItemProto)),
+    users: Type.Optional(Type.Array(WorldUser)),
+    items: Type.Optional(Type.Array(WorldItem)),
+    friends: Type.Optional(Type.Array(WorldFriendship)),
+    friend_requests: Type.Optional(Type.Array(WorldFriendRequest)),
+    blocks: Type.Optional(Type.Array(WorldBlock)),
+    gchat: Type.Optional(
+      Type.Object(
+        { status: Type.Optional(WorldChatStatus), messages: Type.Optional(Type.Array(WorldChatMessage)) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'game-platform world' },
+);
+
+export type World = Static<typeof World>;
+export type WorldUser = Static<typeof WorldUser>;
+export type WorldItemProto = Static<typeof WorldItemProto>;
+export type WorldItem = Static<typeof WorldItem>;
+export type WorldChatMessage = Static<typeof WorldChatMessage>;
+
+/** Defaults per compatibility.md when a world gives none. */
+export const DEFAULT_QUALITIES = [
+  { quality_id: 0, title: 'Stock', coeff_rent: 1 },
+  { quality_id: 1, title: 'Common', coeff_rent: 1.1 },
+  { quality_id: 2, title: 'Standard', coeff_rent: 1.25 },
+  { quality_id: 3, title: 'Special', coeff_rent: 1.5 },
+  { quality_id: 4, title: 'Highest', coeff_rent: 2 },
+  { quality_id: 5, title: 'Exclusive', coeff_rent: 2.5 },
+];
+
+export const DEFAULT_ITEM_TYPES = [
+  { type: 0, title: 'Card' },
+  { type: 1, title: 'Gift set' },
+  { type: 2, title: 'Case' },
+  { type: 3, title: 'Key' },
+  { type: 4, title: 'Number generator' },
+  { type: 5, title: 'Badge' },
+  { type: 6, title: 'Pass' },
+  { type: 7, title: 'Subscription' },
+  { type: 8, title: 'Taunt' },
+  { type: 9, title: 'Sticker' },
+];

@@ -1,0 +1,137 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { runAdminCli } from '../src/cli/admin.js';
+import { adminMethods } from '../src/admin/index.js';
+import type { TestServer } from './helpers.js';
+import { ADMIN_KEY, smallWorld, startAdminServer } from './admin-support.js';
+
+interface Run {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const status = await runAdminCli(argv, { stdout: (t) => (stdout += `${t}\n`), stderr: (t) => (stderr += `${t}\n`), env });
+  return { status, stdout, stderr };
+}
+
+async function withListeningServer(run: (server: TestServer, env: NodeJS.ProcessEnv, dir: string) => Promise<void>): Promise<void> {
+  const server = await startAdminServer({ world: await smallWorld() });
+  const dir = mkdtempSync(join(tmpdir(), 'gp-admin-cli-'));
+  try {
+    await server.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = server.app.server.address() as AddressInfo;
+    await run(server, { ADMIN_URL: `http://127.0.0.1:${port}`, ADMIN_KEY }, dir);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('every admin method has a command with --help that lists its parameters', async () => {
+  const general = await cli(['--help']);
+  assert.equal(general.status, 0);
+  for (const method of adminMethods) {
+    const command =
+      method.name === 'admin.importWorld' ? 'import' : method.name === 'admin.exportWorld' ? 'export' : method.name.slice(6).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    assert.ok(general.stdout.includes(`  ${command} `), `${command} is listed`);
+    const help = await cli([command, '--help']);
+    assert.equal(help.status, 0, command);
+    assert.ok(help.stdout.startsWith(`Usage: game-platform admin ${command}`), help.stdout);
+    for (const param of Object.keys(method.params.properties)) {
+      if (command === 'import' && param === 'world') continue;
+      assert.ok(help.stdout.includes(`--${param.replace(/_/g, '-')} `), `${command} --help lists ${param}`);
+    }
+  }
+});
+
+test('commands call the server and print the answer as JSON', () =>
+  withListeningServer(async (server, env) => {
+    const created = await cli(['create-user', '--email', 'cli@example.com', '--password', 'a password from the cli', '--nick', 'Cli', '--vip'], env);
+    assert.equal(created.status, 0, created.stderr);
+    const { user } = JSON.parse(created.stdout);
+    assert.equal(user.email, 'cli@example.com');
+    assert.equal(user.vip, 1);
+
+    const banned = await cli(['ban-user', `--user-id=${user.user_id}`], env);
+    assert.equal(JSON.parse(banned.stdout).user.global_ban, 1);
+    const granted = await cli(['grant-items', '--user_id', 'alice', '--item-proto-id', '100', '--copies', '2', '--ts-can-trade', '-1'], env);
+    assert.equal(JSON.parse(granted.stdout).item_ids.length, 2);
+
+    const log = await cli(['audit-log', '--count', '2'], env);
+    assert.deepEqual(
+      JSON.parse(log.stdout).entries.map((e: any) => e.action),
+      ['admin.grantItems', 'admin.banUser'],
+    );
+    assert.ok(!log.stdout.includes('a password from the cli'));
+    const row = await server.db.kysely.selectFrom('users').select('global_ban').where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
+    assert.equal(row.global_ban, 1);
+  }));
+
+test('API errors print the envelope on standard error and exit 1; usage errors exit 2', () =>
+  withListeningServer(async (_server, env) => {
+    const missing = await cli(['get-user', '--user-id', '404'], env);
+    assert.equal(missing.status, 1);
+    assert.equal(JSON.parse(missing.stderr).code, 101);
+
+    const wrongKey = await cli(['get-user', '--user-id', '1'], { ...env, ADMIN_KEY: 'this-is-not-the-admin-key' });
+    assert.equal(wrongKey.status, 1);
+    assert.equal(JSON.parse(wrongKey.stderr).code, 1);
+    const flagWins = await cli(['get-user', '--user-id', '1', '--admin-key', ADMIN_KEY], { ...env, ADMIN_KEY: 'this-is-not-the-admin-key' });
+    assert.equal(flagWins.status, 0);
+
+    assert.equal((await cli(['no-such-command'], env)).status, 2);
+    assert.equal((await cli(['get-user'], env)).status, 2);
+    assert.equal((await cli(['get-user', '--user-id', '1', '--colour', 'red'], env)).status, 2);
+    assert.equal((await cli(['get-user', '--user-id', '1', 'extra'], env)).status, 2);
+    assert.equal((await cli(['get-user', '--user-id', '1'], { ADMIN_URL: env.ADMIN_URL })).status, 2, 'no key');
+    const unreachable = await cli(['get-user', '--user-id', '1', '--url', 'http://127.0.0.1:9'], env);
+    assert.equal(unreachable.status, 1);
+    assert.match(unreachable.stderr, /cannot reach/);
+  }));
+
+test('export writes the world to a file, import reads one, and --<parameter>-file reads a value from a file', () =>
+  withListeningServer(async (server, env, dir) => {
+    const file = join(dir, 'world.json');
+    const exported = await cli(['export', file], env);
+    assert.equal(exported.status, 0, exported.stderr);
+    assert.equal(JSON.parse(exported.stdout).file, file);
+    const world = JSON.parse(readFileSync(file, 'utf8'));
+    assert.deepEqual(world.users.map((u: any) => u.nick), ['Alice', 'Bob', 'Carol']);
+
+    const toStdout = await cli(['export'], env);
+    assert.deepEqual(JSON.parse(toStdout.stdout), world);
+
+    world.users[0].nick = 'Alice from a file';
+    writeFileSync(file, JSON.stringify(world));
+    const imported = await cli(['import', file, '--mode', 'replace'], env);
+    assert.equal(imported.status, 0, imported.stderr);
+    assert.equal(JSON.parse(imported.stdout).mode, 'replace');
+    const row = await server.db.kysely.selectFrom('users').select('nick').where('user_id', '=', 1).executeTakeFirstOrThrow();
+    assert.equal(row.nick, 'Alice from a file');
+
+    const protoFile = join(dir, 'proto.json');
+    writeFileSync(protoFile, JSON.stringify({ item_proto_id: 900, type: 0, title: 'From a file' }));
+    const upserted = await cli(['upsert-item-proto', '--item-proto-file', protoFile], env);
+    assert.equal(upserted.status, 0, upserted.stderr);
+    assert.equal(JSON.parse(upserted.stdout).item_proto.title, 'From a file');
+
+    assert.equal((await cli(['import'], env)).status, 2);
+    assert.equal((await cli(['import', join(dir, 'missing.json')], env)).status, 2);
+  }));
+
+test('an import above the server\'s body limit explains what to do instead', () =>
+  withListeningServer(async (_server, env, dir) => {
+    const file = join(dir, 'big.json');
+    writeFileSync(file, JSON.stringify({ collections: Array.from({ length: 3000 }, (_, i) => ({ collection_id: i + 1, title: `Collection ${i + 1}` })) }));
+    const run = await cli(['import', file], env);
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /game-platform import FILE/);
+  }));

@@ -1,0 +1,87 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ok, type TestServer } from './helpers.js';
+import { admin, fails, publicUser, signIn, signInAnswer, smallWorld, startAdminServer } from './admin-support.js';
+
+/** Two server processes on one database, joined by Redis: the admin API is called on the first, the public API on the second. */
+async function withTwoServers(run: (first: TestServer, second: TestServer) => Promise<void>): Promise<void> {
+  const first = await startAdminServer({ world: await smallWorld(), redis: true });
+  try {
+    const second = await startAdminServer({ location: first.location, redis: true });
+    try {
+      await run(first, second);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await first.close();
+  }
+}
+
+/** Resolves once `server` has received a message on `channel` matching `match`. */
+function heard(server: TestServer, channel: string, match: (message: any) => boolean = () => true): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = server.services.bus.subscribe(channel, (message) => {
+      if (!match(message)) return;
+      stop();
+      resolve();
+    });
+  });
+}
+
+test('a ban on one process stops the user\'s token on another at once', () =>
+  withTwoServers(async (first, second) => {
+    const token = await signIn(second, 'bob@example.com');
+    ok(await second.call('users.get', {}, { token, http: 'GET' }));
+    const revoked = heard(second, 'auth.revoked', (m) => m?.userId === 2);
+    await admin(first, 'banUser', { user_id: 2 });
+    await revoked;
+    fails(await second.call('users.get', {}, { token, http: 'GET' }), 1);
+    assert.equal((await signInAnswer(second, 'bob@example.com')).code, 412);
+    assert.equal((await publicUser(second, 2)).inactive, 'global_ban');
+
+    await admin(first, 'unbanUser', { user_id: 2 });
+    const fresh = await signIn(second, 'bob@example.com');
+    const killed = heard(second, 'auth.revoked', (m) => m?.userId === 2);
+    await admin(first, 'killSessions', { user_id: 2 });
+    await killed;
+    fails(await second.call('users.get', {}, { token: fresh, http: 'GET' }), 1);
+  }));
+
+test('chat status and mutes set on one process apply on another at once', () =>
+  withTwoServers(async (first, second) => {
+    const token = await signIn(second, 'alice@example.com');
+    ok(await second.call('gchat.send', { message: 'before' }, { token }));
+
+    await admin(first, 'setChatStatus', { closed: 1 });
+    assert.deepEqual(ok(await second.call('gchat.get', {}, { http: 'GET' })).status, { closed: true, slowmode: false, emoteonly: false });
+    fails(await second.call('gchat.send', { message: 'closed' }, { token }), 1203);
+
+    await admin(first, 'setChatStatus', { closed: 0 });
+    assert.equal(ok(await second.call('gchat.get', {}, { http: 'GET' })).status.closed, false);
+    ok(await second.call('gchat.send', { message: 'open again' }, { token }));
+
+    const changed = heard(second, 'users.changed', (m) => m?.user_ids?.includes(1));
+    await admin(first, 'muteUser', { user_id: 1, duration: 300 });
+    await changed;
+    fails(await second.call('gchat.send', { message: 'muted' }, { token }), 104);
+    assert.equal((await publicUser(second, 1)).muted, 1);
+  }));
+
+test('profile and catalogue changes on one process show on another', () =>
+  withTwoServers(async (first, second) => {
+    assert.equal((await publicUser(second, 3)).nick, 'Carol');
+    const userChanged = heard(second, 'users.changed', (m) => m?.user_ids?.includes(3));
+    await admin(first, 'updateUser', { user_id: 3, nick: 'Caroline' });
+    await userChanged;
+    const seen = await publicUser(second, 3);
+    assert.equal(seen.nick, 'Caroline');
+    assert.deepEqual(seen.nicks_old, ['Carol']);
+
+    ok(await second.call('data.getItemProtos', { item_proto_ids: '100' }, { http: 'GET' }));
+    const catalogChanged = heard(second, 'catalog.changed');
+    await admin(first, 'upsertItemProto', { item_proto: JSON.stringify({ item_proto_id: 100, type: 0, quality_id: 1, title: 'Renamed everywhere' }) });
+    await catalogChanged;
+    const protos = ok(await second.call('data.getItemProtos', { item_proto_ids: '100' }, { http: 'GET' }));
+    assert.equal(protos.item_protos[0].title, 'Renamed everywhere');
+  }));

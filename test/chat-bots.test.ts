@@ -1,0 +1,105 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setChatStatus } from '../src/chat/moderation.js';
+import type { TestServer } from './helpers.js';
+import { ALICE, BOB, BOT, CAROL, OTHER_BOT, botToken, chat, connect, fails, say, send, signIn, withServer } from './chat-support.js';
+
+async function helperBot(server: TestServer): Promise<string> {
+  return botToken(server, await signIn(server, ALICE), BOT);
+}
+
+const limited = (body: { data?: unknown }) => assert.deepEqual(body.data, { type: 'BOT_LIMITATIONS' });
+
+test('a bot may post 5 public messages an hour, then 1203 BOT_LIMITATIONS until the hour is over', () =>
+  withServer({}, async (server) => {
+    const bot = await helperBot(server);
+    for (let i = 1; i <= 5; i++) await say(server, bot, `announcement ${i}`);
+    limited(fails(await send(server, bot, 'announcement 6'), 1203));
+    limited(fails(await send(server, bot, 'public despite a mention @2', { is_public: 1 }), 1203));
+
+    // Another bot has its own quota; users are not limited.
+    const other = await botToken(server, await signIn(server, BOB), OTHER_BOT);
+    await say(server, other, 'announcement 6');
+    const alice = await signIn(server, ALICE);
+    for (let i = 0; i < 7; i++) await say(server, alice, `chatty ${i}`);
+
+    server.clock.advance(3600);
+    await say(server, bot, 'announcement 6');
+    assert.equal((await chat(server)).messages.filter((m: any) => m.user_id === BOT).length, 6);
+  }));
+
+test("a bot's public messages within an hour must all differ", () =>
+  withServer({}, async (server) => {
+    const bot = await helperBot(server);
+    await say(server, bot, 'the same words');
+    limited(fails(await send(server, bot, 'the same words'), 1203));
+    limited(fails(await send(server, bot, '   the same words  '), 1203));
+    await say(server, bot, 'The same words');
+    server.clock.advance(3600);
+    await say(server, bot, 'the same words');
+  }));
+
+test('bot limits hold under concurrent sends', () =>
+  withServer({}, async (server) => {
+    const bot = await helperBot(server);
+    const distinct = await Promise.all(Array.from({ length: 12 }, (_, i) => send(server, bot, `distinct ${i}`)));
+    assert.equal(distinct.filter((a) => a.body.code === 0).length, 5);
+    assert.ok(distinct.every((a) => a.body.code === 0 || a.body.code === 1203));
+
+    server.clock.advance(3600);
+    const same = await Promise.all(Array.from({ length: 6 }, () => send(server, bot, 'echo')));
+    assert.equal(same.filter((a) => a.body.code === 0).length, 1);
+    // The refused duplicates did not use up the quota: four more distinct messages pass.
+    for (let i = 0; i < 4; i++) await say(server, bot, `after the echo ${i}`);
+    limited(fails(await send(server, bot, 'one too many'), 1203));
+  }));
+
+test("a bot's message that mentions users without is_public goes only to them, live, and is not kept or counted", () =>
+  withServer({}, async (server) => {
+    const [bob, carol] = await Promise.all([signIn(server, BOB), signIn(server, CAROL)]);
+    const bot = await helperBot(server);
+    const bobFeed = await connect(server, { token: bob });
+    const carolFeed = await connect(server, { token: carol });
+    const anonymous = await connect(server);
+
+    const privateIds = [];
+    for (let i = 0; i < 7; i++) privateIds.push(await say(server, bot, `@2 your move ${i}`));
+    const frame = await bobFeed.added(privateIds[6]);
+    assert.deepEqual(frame.data.message.user_ids_mentioned, [BOB]);
+    assert.deepEqual(frame.data.users.map((u: any) => u.user_id), [BOB, BOT]);
+    assert.equal(frame.data.users.find((u: any) => u.user_id === BOT).bot, 1);
+
+    const marker = await say(server, bot, 'everyone: a new game starts');
+    for (const feed of [carolFeed, anonymous, bobFeed]) await feed.added(marker);
+    for (const feed of [carolFeed, anonymous]) assert.ok(privateIds.every((id) => !feed.hasAdded(id)));
+    assert.ok(privateIds.every((id) => bobFeed.hasAdded(id)));
+
+    const shown = (await chat(server)).messages.map((m: any) => m.msg_id);
+    assert.deepEqual(shown, [marker]);
+
+    // With is_public=1 the same kind of message is public: kept, shown to all, counted.
+    const open = await say(server, bot, '@2 and @3 won', { is_public: 1 });
+    await carolFeed.added(open);
+    await anonymous.added(open);
+    assert.ok((await chat(server)).messages.some((m: any) => m.msg_id === open));
+    // A mention of nobody who exists makes the message public.
+    const nobody = await say(server, bot, 'hello @999');
+    await anonymous.added(nobody);
+    for (const feed of [bobFeed, carolFeed, anonymous]) feed.close();
+  }));
+
+test('bots follow the chat modes, and a bot command starting with ! is pushed to everyone but not kept', () =>
+  withServer({}, async (server) => {
+    const bot = await helperBot(server);
+    const feed = await connect(server);
+    const command = await say(server, bot, '!help');
+    await feed.added(command);
+    assert.deepEqual((await chat(server)).messages, []);
+
+    await setChatStatus(server.services, { closed: true });
+    assert.deepEqual(fails(await send(server, bot, 'closed?'), 1203).data, { type: 'DISABLED' });
+    await setChatStatus(server.services, { closed: false, slowmode: true });
+    await say(server, bot, 'slow one');
+    fails(await send(server, bot, 'slow two'), 7);
+    feed.close();
+  }));

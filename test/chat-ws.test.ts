@@ -1,0 +1,174 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { ok } from './helpers.js';
+import { deleteMessage, postSystemMessage, setChatStatus } from '../src/chat/moderation.js';
+import { chatRuntime } from '../src/chat/runtime.js';
+import { ChatAddEvent, ChatStatus } from '../src/chat/schemas.js';
+import { ALICE, BOB, CARD, CAROL, CASE, call, chat, connect, listen, openSocket, say, signIn, withServer, type FeedClient } from './chat-support.js';
+
+const addFrame = TypeCompiler.Compile(ChatAddEvent);
+const statusFrame = TypeCompiler.Compile(ChatStatus);
+
+/** Waits until `check` holds, looking again after each short pause (the test's timeout bounds it). */
+async function eventually(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await sleep(20);
+}
+
+test('subscribers receive each new message as gchat.add with the users and prototypes it names', () =>
+  withServer({}, async (server) => {
+    const alice = await signIn(server, ALICE);
+    const feeds = [await connect(server), await connect(server, { token: await signIn(server, CAROL) })];
+
+    const text = await say(server, alice, 'hello @2');
+    const drop = await postSystemMessage(server.services, { type: 2, user_id: BOB, case_item_proto_id: CASE, drop_item_proto_id: CARD });
+    const data = await chat(server);
+    for (const feed of feeds) {
+      for (const msgId of [text, drop]) {
+        const frame = await feed.added(msgId);
+        assert.ok(addFrame.Check(frame.data), JSON.stringify([...addFrame.Errors(frame.data)].slice(0, 2)));
+        const message = data.messages.find((m: any) => m.msg_id === msgId);
+        assert.deepEqual(frame.data.message, message);
+        const named = new Set([message.user_id, ...(message.user_ids_mentioned ?? [])]);
+        assert.deepEqual(frame.data.users, data.users.filter((u: any) => named.has(u.user_id)));
+        const protos = new Set([message.case_item_proto_id, message.drop_item_proto_id].filter(Boolean));
+        assert.deepEqual(frame.data.item_protos, data.item_protos.filter((p: any) => protos.has(p.item_proto_id)));
+      }
+      assert.deepEqual(feed.frames[0], feed.frames.find((f) => f.event === 'ready'));
+    }
+    assert.deepEqual(feeds[0].frames[0].data, { subs: ['gchat'] });
+    assert.deepEqual(feeds[1].frames[0].data, { subs: ['gchat'], user_id: CAROL });
+    for (const feed of feeds) feed.close();
+  }));
+
+test('status changes arrive as gchat.status and deletions as gchat.delete', () =>
+  withServer({}, async (server) => {
+    const alice = await signIn(server, ALICE);
+    const feed = await connect(server);
+    await setChatStatus(server.services, { slowmode: true, slowmode_interval: 30 });
+    const status = await feed.next((f) => f.event === 'gchat.status');
+    assert.ok(statusFrame.Check(status.data));
+    assert.deepEqual(status.data, { closed: false, slowmode: true, emoteonly: false });
+
+    // Only the interval changes: nothing gchat.get shows changed, so no event.
+    await setChatStatus(server.services, { slowmode_interval: 40 });
+    await setChatStatus(server.services, { emoteonly: true, slowmode: false });
+    await feed.next((f) => f.event === 'gchat.status' && f.data.emoteonly === true);
+    assert.deepEqual(
+      feed.frames.filter((f) => f.event === 'gchat.status').map((f) => f.data),
+      [
+        { closed: false, slowmode: true, emoteonly: false },
+        { closed: false, slowmode: false, emoteonly: true },
+      ],
+    );
+
+    const msgId = await say(server, alice, ':smile:');
+    await feed.added(msgId);
+    assert.equal(await deleteMessage(server.services, msgId), true);
+    const deletion = await feed.next((f) => f.event === 'gchat.delete');
+    assert.deepEqual(deletion.data, { msg_id: msgId });
+    assert.deepEqual((await chat(server)).messages, []);
+    feed.close();
+  }));
+
+test('the token is optional; an invalid one closes the connection with a reason; subs picks the topics', () =>
+  withServer({}, async (server) => {
+    const base = await listen(server);
+    const refused = await openSocket(`${base}/ws?access_token=not-a-valid-token-at-all&subs=gchat`);
+    const closed = await new Promise<{ code: number; reason: string }>((resolve) =>
+      refused.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+    assert.deepEqual(closed, { code: 4001, reason: 'invalid access token' });
+
+    const other = await connect(server, { subs: 'friends,gchat-nope' });
+    assert.deepEqual(other.frames[0], { event: 'ready', data: { subs: [] } });
+    other.close();
+    const spaced = await connect(server, { subs: ' gchat , other' });
+    assert.deepEqual(spaced.frames[0].data, { subs: ['gchat'] });
+    spaced.close();
+
+    // A plain HTTP request to /ws is not a WebSocket.
+    const plain = await server.app.inject({ method: 'GET', url: '/ws' });
+    assert.equal(plain.statusCode, 404);
+  }));
+
+test('signing out closes the connections of that session with 4003', () =>
+  withServer({}, async (server) => {
+    const [bob, carol] = await Promise.all([signIn(server, BOB), signIn(server, CAROL)]);
+    const bobFeed = await connect(server, { token: bob });
+    const carolFeed = await connect(server, { token: carol });
+    ok(await call(server, 'auth.signout', {}, { token: bob }));
+    assert.deepEqual(await bobFeed.closed, { code: 4003, reason: 'session revoked' });
+    const after = await say(server, carol, 'still here');
+    await carolFeed.added(after);
+    carolFeed.close();
+  }));
+
+test('a signed-in subscriber counts as online while connected', () =>
+  withServer({}, async (server) => {
+    const carol = await signIn(server, CAROL);
+    const onlineFlag = async () => ok(await call(server, 'users.get', { user_id: CAROL }, { http: 'GET' }))[0].online;
+    const feed = await connect(server, { token: carol });
+    server.clock.advance(3600);
+    assert.equal(await onlineFlag(), 1);
+    feed.close();
+    await feed.closed;
+    await eventually(async () => (await onlineFlag()) === undefined);
+  }));
+
+test('heartbeats: live clients are pinged and kept, clients that stop answering are dropped', () =>
+  withServer({ config: { ws: { heartbeatSeconds: 0.05, maxQueueBytes: 1 << 20, maxFrameBytes: 16 * 1024 } } }, async (server) => {
+    const live = await connect(server);
+    let pings = 0;
+    const pinged = new Promise<void>((resolve) => live.socket.on('ping', () => ++pings === 3 && resolve()));
+    const silent = await connect(server, { client: { autoPong: false } });
+    await pinged;
+    assert.equal((await silent.closed).code, 1006);
+    assert.equal(live.socket.readyState, live.socket.OPEN);
+    live.close();
+  }));
+
+test('a subscriber that does not read is dropped once its queue passes maxQueueBytes; others keep receiving', () =>
+  withServer({ config: { ws: { heartbeatSeconds: 30, maxQueueBytes: 1 << 20, maxFrameBytes: 16 * 1024 } } }, async (server) => {
+    const alice = await signIn(server, ALICE);
+    const reader = await connect(server);
+    const stalled = await connect(server);
+    (stalled.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+
+    const feed = chatRuntime(server.services).feed;
+    assert.equal(feed.size, 2);
+    const filler = (i: number) => ({
+      message: { type: 1, user_id: ALICE, msg_id: `filler-${i}`, ts: 0, text: 'x'.repeat(256 * 1024), user_ids_mentioned: [] },
+      users: [],
+      item_protos: [],
+    });
+    // Up to 100 MB: far more than the socket buffers of both ends hold. The reader keeps up.
+    for (let i = 0; i < 400 && feed.size === 2; i++) {
+      feed.broadcast('gchat', 'gchat.add', filler(i));
+      await reader.added(`filler-${i}`);
+    }
+    assert.equal(feed.size, 1, 'the stalled subscriber was dropped');
+    (stalled.socket as unknown as { _socket: { resume(): void } })._socket.resume();
+    assert.equal((await stalled.closed).code, 1006);
+
+    const after = await say(server, alice, 'still flowing');
+    await reader.added(after);
+    reader.close();
+  }));
+
+test('frames from clients above maxFrameBytes close the connection with 1009', () =>
+  withServer({ config: { ws: { heartbeatSeconds: 30, maxQueueBytes: 1 << 20, maxFrameBytes: 1024 } } }, async (server) => {
+    const feed = await connect(server);
+    feed.socket.send('small frames are ignored');
+    feed.socket.send('y'.repeat(2048));
+    assert.equal((await feed.closed).code, 1009);
+  }));
+
+test('stopping the server closes every subscriber with 1001', async () => {
+  let feed: FeedClient | undefined;
+  await withServer({}, async (server) => {
+    feed = await connect(server);
+  });
+  assert.deepEqual(await feed!.closed, { code: 1001, reason: 'server shutting down' });
+});

@@ -1,0 +1,211 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../src/db/connection.js';
+import { DB_KIND, newDatabaseLocation, type DatabaseLocation } from './helpers.js';
+
+const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The program as a separate process, the way an operator runs it. */
+function start(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    // Settings of the surrounding shell must not leak into the process under test.
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '', REDIS_URL: '', WORLD: '', ADMIN_KEY: '', RATE_LIMIT: '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const finished = new Promise<Finished>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  /** Resolves with the first match of `pattern` in the output so far or to come. */
+  const waitFor = (pattern: RegExp) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(stdout);
+        if (match) {
+          child.stdout.off('data', check);
+          resolve(match);
+        }
+      };
+      child.stdout.on('data', check);
+      child.on('close', () => reject(new Error(`exited before printing ${pattern}:\n${stdout}\n${stderr}`)));
+      check();
+    });
+  return { child, finished, waitFor };
+}
+
+const run = (args: string[], env: NodeJS.ProcessEnv = {}) => start(args, env).finished;
+
+const PASSWORD = 'cli-test-password';
+/** A small world whose one account has a plain password (hashed on import, printed by serve). */
+const world = {
+  item_protos: [{ item_proto_id: 1, type: 0, title: 'Card', quality_id: 1, monopoly_id: 1 }],
+  users: [
+    { user_id: 1, email: 'cli@example.com', password: PASSWORD, domain: 'cli', nick: 'Cli' },
+    { user_id: 2, domain: 'clibot', nick: 'Cli bot', bot_owner: 1 },
+  ],
+  items: [{ user_id: 1, item_proto_id: 1, copies: 2, ts_owned: 1_767_000_000 }],
+  gchat: { messages: [{ type: 1, user_id: 1, ts: 1_767_000_000, text: 'from the command line' }] },
+};
+
+describe('the game-platform command', () => {
+  let dir: string;
+  let location: DatabaseLocation;
+  /** DATABASE_URL for the processes: a SQLite file, or a PostgreSQL schema picked by search_path. */
+  let databaseUrl: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gp-cli-'));
+    location = await newDatabaseLocation();
+    if (DB_KIND === 'postgres') {
+      const db = await openDatabase(location.url, { schema: location.schema });
+      await db.close();
+      const url = new URL(location.url);
+      url.searchParams.set('options', `-c search_path=${location.schema}`);
+      databaseUrl = url.toString();
+    } else {
+      databaseUrl = location.url;
+    }
+    writeFileSync(join(dir, 'world.json'), JSON.stringify(world));
+  });
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await location.dispose();
+  });
+
+  test('--help on every command, and usage errors exit 2', async () => {
+    const general = await run(['--help']);
+    assert.equal(general.code, 0);
+    for (const name of ['serve', 'migrate', 'import', 'export', 'admin']) assert.match(general.stdout, new RegExp(`\\n  ${name} `));
+    for (const name of ['serve', 'migrate', 'import', 'export']) {
+      const help = await run([name, '--help']);
+      assert.equal(help.code, 0, help.stderr);
+      assert.match(help.stdout, new RegExp(`^Usage: game-platform ${name}`));
+    }
+    const serveHelp = (await run(['serve', '--help'])).stdout;
+    for (const option of ['--host', 'HOST', '--port', 'PORT', '--database', 'DATABASE_URL', '--redis', 'REDIS_URL', '--admin-key', 'ADMIN_KEY', '--trust-proxy', 'TRUST_PROXY', '--no-rate-limit', 'RATE_LIMIT=off', '--world'])
+      assert.ok(serveHelp.includes(option), `serve --help mentions ${option}`);
+    assert.match((await run(['import', '--help'])).stdout, /--mode/);
+
+    const unknown = await run(['launch']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown command "launch"/);
+    const badFlag = await run(['migrate', '--colour']);
+    assert.equal(badFlag.code, 2);
+    assert.match(badFlag.stderr, /--colour/);
+    const badValue = await run(['serve'], { PORT: 'eighty' });
+    assert.equal(badValue.code, 2);
+    assert.match(badValue.stderr, /PORT/);
+  });
+
+  test('migrate, import, export and a bad import that changes nothing', async () => {
+    const env = { DATABASE_URL: databaseUrl };
+    const migrated = await run(['migrate'], env);
+    assert.equal(migrated.code, 0, migrated.stderr);
+    assert.match(migrated.stdout, /applied 001_initial|up to date/);
+    assert.match((await run(['migrate'], env)).stdout, /up to date/);
+
+    const imported = await run(['import', join(dir, 'world.json'), '--mode', 'replace'], env);
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stdout, /2 users, 1 item prototypes, 2 items/);
+
+    const exportFile = join(dir, 'export.json');
+    const exported = await run(['export', exportFile], env);
+    assert.equal(exported.code, 0, exported.stderr);
+    const exportedWorld = JSON.parse(readFileSync(exportFile, 'utf8'));
+    assert.equal(exportedWorld.users.length, 2);
+    assert.match(exportedWorld.users[0].password_hash, /^\$argon2id\$/);
+    assert.equal(JSON.stringify(exportedWorld).includes(PASSWORD), false);
+
+    // Re-importing the export gives the same world, written to standard output this time.
+    assert.equal((await run(['import', exportFile, '--mode', 'replace'], env)).code, 0);
+    const again = await run(['export'], env);
+    assert.equal(again.code, 0);
+    assert.deepEqual(JSON.parse(again.stdout), exportedWorld);
+
+    // A bad file: exit 1, the entry named, nothing changed.
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ ...world, items: [{ user_id: 42, item_proto_id: 1 }] }));
+    const bad = await run(['import', join(dir, 'bad.json')], env);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /items\[0\]\.user_id: unknown user 42/);
+    writeFileSync(join(dir, 'broken.json'), '{ "users": [');
+    const broken = await run(['import', join(dir, 'broken.json')], env);
+    assert.equal(broken.code, 1);
+    assert.match(broken.stderr, /not valid JSON/);
+    assert.equal((await run(['import', exportFile, '--mode', 'overwrite'], env)).code, 2);
+    assert.deepEqual(JSON.parse((await run(['export'], env)).stdout), exportedWorld);
+  });
+
+  test('serve imports the world into an empty database, prints the URL and accounts, and stops gracefully', async () => {
+    const fresh = await newDatabaseLocation();
+    let url = fresh.url;
+    if (DB_KIND === 'postgres') {
+      const db = await openDatabase(fresh.url, { schema: fresh.schema });
+      await db.close();
+      const withPath = new URL(fresh.url);
+      withPath.searchParams.set('options', `-c search_path=${fresh.schema}`);
+      url = withPath.toString();
+    }
+    try {
+      const server = start(['serve', '--port', '0', '--world', join(dir, 'world.json')], { DATABASE_URL: url });
+      const [, base] = await server.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      await server.waitFor(/cli@example\.com\s+password cli-test-password .*owns bot 2/);
+
+      const health = await fetch(`${base}/healthz`);
+      assert.equal(health.status, 200);
+      assert.equal((await (await fetch(`${base}/readyz`)).json()).status, 'ok');
+      const chat = await (await fetch(`${base}/api/gchat.get`)).json();
+      assert.equal(chat.code, 0);
+      assert.equal(chat.data.messages[0].text, 'from the command line');
+      const signin = await (
+        await fetch(`${base}/api/auth.signin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'cli@example.com', password: PASSWORD }) })
+      ).json();
+      assert.equal(signin.code, 0, 'the plain password of the world file was hashed and works');
+
+      // A request in flight when the signal arrives is answered before the process ends.
+      const body = JSON.stringify({ item_proto_ids: '1' });
+      const inFlight = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(`${base}/api/data.getItemProtos`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on('error', reject);
+        req.write(body.slice(0, 5));
+        // The rest of the body follows once the server has begun shutting down.
+        server.waitFor(/shutting down/).then(() => req.end(body.slice(5)), reject);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      server.child.kill('SIGTERM');
+      const answer = await inFlight;
+      assert.equal(answer.status, 200);
+      assert.equal(JSON.parse(answer.text).code, 0);
+      const done = await server.finished;
+      assert.equal(done.code, 0, `${done.stdout.slice(-1500)}\n${done.stderr}`);
+      assert.match(done.stdout, /"msg":"stopped"/);
+      await assert.rejects(fetch(`${base}/healthz`), 'no longer listening');
+
+      // A second start on the same database leaves the world as it is.
+      const second = start(['serve', '--port', '0', '--world', join(dir, 'world.json')], { DATABASE_URL: url });
+      await second.waitFor(/listening on/);
+      second.child.kill('SIGINT');
+      const secondDone = await second.finished;
+      assert.equal(secondDone.code, 0, secondDone.stderr);
+      assert.doesNotMatch(secondDone.stdout, /imported /);
+      assert.match(done.stdout, /imported .*world\.json: 2 users/);
+    } finally {
+      await fresh.dispose();
+    }
+  });
+});

@@ -1,0 +1,166 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { createServer } from '../src/app.js';
+import { defaultConfig, type Config } from '../src/config.js';
+import { openDatabase, type Database } from '../src/db/connection.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { ManualClock } from '../src/infra/clock.js';
+import { importWorld } from '../src/world/import.js';
+import type { World } from '../src/world/schema.js';
+import type { Services } from '../src/services.js';
+import { allMethods } from '../src/domains.js';
+import { watchResponses } from './response-check.js';
+
+/** Which database the suite runs on: `sqlite` (default) or `postgres` (TEST_DATABASE_URL). */
+export const DB_KIND: 'sqlite' | 'postgres' = process.env.TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface CallOptions {
+  token?: string;
+  ip?: string;
+  /** GET puts parameters in the query string; POST sends them as JSON (default) or a form. */
+  http?: 'GET' | 'POST';
+  form?: boolean;
+  headers?: Record<string, string>;
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: { code: number; description?: string; data?: any; [key: string]: unknown };
+}
+
+export interface TestServer {
+  app: FastifyInstance;
+  services: Services;
+  clock: ManualClock;
+  db: Database;
+  /** A database location the next server may share (for several processes on one database). */
+  location: DatabaseLocation;
+  call(method: string, params?: Record<string, unknown>, options?: CallOptions): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseLocation {
+  url: string;
+  schema?: string;
+  /** Redis key and channel prefix of the servers on this database (tests share one Redis). */
+  redisPrefix: string;
+  dispose(): Promise<void>;
+}
+
+/** A new empty database for one test server: a temporary SQLite file or a PostgreSQL schema. */
+export async function newDatabaseLocation(): Promise<DatabaseLocation> {
+  if (DB_KIND === 'postgres') {
+    const url = process.env.TEST_DATABASE_URL;
+    if (!url) throw new Error('TEST_DB=postgres needs TEST_DATABASE_URL');
+    const schema = `t_${process.pid}_${randomBytes(6).toString('hex')}`;
+    return {
+      url,
+      schema,
+      redisPrefix: `gp:${schema}:`,
+      async dispose() {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          await client.query(`drop schema if exists ${schema} cascade`);
+        } finally {
+          await client.end();
+        }
+      },
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'gp-test-'));
+  return {
+    url: `sqlite:${join(dir, 'test.db')}`,
+    redisPrefix: `gp:t_${process.pid}_${randomBytes(6).toString('hex')}:`,
+    async dispose() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface StartOptions {
+  world?: World;
+  config?: Partial<Config>;
+  clock?: ManualClock;
+  /** Share the database of an earlier server (it stays owned by that server). */
+  location?: DatabaseLocation;
+  /** Connect to the test Redis. */
+  redis?: boolean;
+}
+
+/** Starts a server on a fresh database (or a shared one) with a manual clock. */
+export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
+  const location = options.location ?? (await newDatabaseLocation());
+  const ownsLocation = !options.location;
+  const db = await openDatabase(location.url, { schema: location.schema, poolSize: 5 });
+  const clock = options.clock ?? new ManualClock();
+  const config: Config = {
+    ...defaultConfig(),
+    databaseUrl: location.url,
+    logLevel: 'silent',
+    captcha: { testVerifier: true },
+    ...(options.redis ? { redisUrl: REDIS_URL, redisPrefix: location.redisPrefix } : {}),
+    ...options.config,
+  };
+  // The world is in place before the server starts, as `serve --world` does, so every
+  // capability's start hook (and in-memory state) sees it.
+  if (options.world) {
+    await migrateToLatest(db);
+    await importWorld(db, options.world, { mode: 'merge', now: Math.floor(clock.now() / 1000) });
+  }
+  const { app, services } = await createServer(config, { clock, db, logger: false });
+  // Every /api answer is checked against the published schemas (test/response-check.ts).
+  const responses = watchResponses(app, allMethods());
+  await app.ready();
+
+  return {
+    app,
+    services,
+    clock,
+    db,
+    location,
+    async call(method, params = {}, callOptions = {}) {
+      const http = callOptions.http ?? 'POST';
+      const headers: Record<string, string> = { ...callOptions.headers };
+      const payload: Record<string, unknown> = { ...params };
+      if (callOptions.token) payload.access_token = callOptions.token;
+      let url = `/api/${method}`;
+      let body: string | undefined;
+      if (http === 'GET') {
+        const query = new URLSearchParams(
+          Object.entries(payload).filter(([, v]) => v !== undefined).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]),
+        ).toString();
+        if (query) url += `?${query}`;
+      } else if (callOptions.form) {
+        headers['content-type'] = 'application/x-www-form-urlencoded';
+        body = new URLSearchParams(Object.entries(payload).map(([k, v]) => [k, String(v)])).toString();
+      } else {
+        headers['content-type'] ??= 'application/json';
+        body = JSON.stringify(payload);
+      }
+      const response = await app.inject({ method: http, url, headers, payload: body, remoteAddress: callOptions.ip ?? '127.0.0.1' });
+      const problems = responses.take(String(response.headers['x-request-id']));
+      if (problems.length > 0) throw new Error(`answer does not match the published schema:\n${problems.join('\n')}`);
+      return { status: response.statusCode, headers: response.headers, body: response.json() };
+    },
+    async close() {
+      await app.close();
+      await db.close();
+      if (ownsLocation) await location.dispose();
+      const problems = responses.unreported();
+      if (problems.length > 0) throw new Error(`answers did not match the published schema:\n${problems.join('\n')}`);
+    },
+  };
+}
+
+/** Asserts success and returns `data`. */
+export function ok(answer: Answer): any {
+  if (answer.body.code !== 0) throw new Error(`expected code 0, got ${JSON.stringify(answer.body)}`);
+  return answer.body.data;
+}

@@ -1,0 +1,122 @@
+import { CloneType, Kind, Type, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { FastifyInstance } from 'fastify';
+import type { AnyMethod } from '../src/api/method.js';
+import { anyErrorSchema, errorCodesOf, errorEnvelopeSchemas, successEnvelopeSchema } from '../src/api/openapi.js';
+import { httpStatusFor } from '../src/api/errors.js';
+
+/**
+ * Checks /api answers against the published schemas (src/api/openapi.ts): success `data`
+ * against the method's `result`, errors against its error envelopes. Objects are checked
+ * strictly: a field the schema does not name is a failure, even where a schema forgot to
+ * say `additionalProperties: false`.
+ */
+
+/** Makes every plain object schema reject unknown fields (intersections are left alone). */
+function strict(schema: TSchema): TSchema {
+  const copy = CloneType(schema);
+  const visit = (node: any): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== 'object') return;
+    if (node[Kind] === 'Intersect' || Array.isArray(node.allOf)) return;
+    if (node[Kind] === 'Object' && node.additionalProperties === undefined && node.patternProperties === undefined)
+      node.additionalProperties = false;
+    for (const value of Object.values(node)) visit(value);
+  };
+  visit(copy);
+  return copy;
+}
+
+interface Checkers {
+  success: TypeCheck<TSchema>;
+  error: TypeCheck<TSchema>;
+}
+
+// Compiled once per method per process, however many servers the tests start.
+const compiled = new WeakMap<AnyMethod, Checkers>();
+let anyError: TypeCheck<TSchema> | undefined;
+
+function checkersOf(method: AnyMethod): Checkers {
+  let checkers = compiled.get(method);
+  if (!checkers) {
+    const codes = Object.keys(errorCodesOf(method)).map(Number);
+    checkers = {
+      success: TypeCompiler.Compile(strict(successEnvelopeSchema(method))),
+      error: TypeCompiler.Compile(strict(Type.Union(errorEnvelopeSchemas(codes)))),
+    };
+    compiled.set(method, checkers);
+  }
+  return checkers;
+}
+
+/** Problems with one answer (empty when it matches the schema). */
+export function responseProblems(method: AnyMethod | undefined, status: number, body: unknown): string[] {
+  const problems: string[] = [];
+  const code = (body as { code?: unknown } | null)?.code;
+  if (typeof code !== 'number') return [`the body has no numeric code: ${JSON.stringify(body)?.slice(0, 300)}`];
+  const expectedStatus = httpStatusFor(code);
+  if (status !== expectedStatus && !(code === 2 && status === 413))
+    problems.push(`code ${code} came with HTTP status ${status}, expected ${expectedStatus}`);
+
+  if (method && code === 0 && !method.result && (body as { data?: unknown }).data !== undefined) {
+    problems.push(`${method.name} answers data but declares no result schema`);
+    return problems;
+  }
+
+  if (method && code !== 0 && !(code in errorCodesOf(method)))
+    problems.push(`${method.name} answered code ${code}, which it does not declare (it declares ${Object.keys(errorCodesOf(method)).join(', ')})`);
+  const check = !method
+    ? (anyError ??= TypeCompiler.Compile(strict(anyErrorSchema())))
+    : code === 0
+      ? checkersOf(method).success
+      : checkersOf(method).error;
+  if (!check.Check(body)) {
+    const errors = [...check.Errors(body)].slice(0, 5).map((e) => `${e.path || '/'}: ${e.message}`);
+    const what = method ? method.name : 'an answer naming no method';
+    problems.push(`${what} answered a body its published schema does not allow (${errors.join('; ')}): ${JSON.stringify(body).slice(0, 500)}`);
+  }
+  return problems;
+}
+
+export interface ResponseWatch {
+  /** Problems found in the answer to this request; they count as reported. */
+  take(requestId: string): string[];
+  /** Problems found in answers nobody took (requests made over real HTTP). */
+  unreported(): string[];
+}
+
+/** Checks every /api answer the server sends, whoever made the request. */
+export function watchResponses(app: FastifyInstance, methods: AnyMethod[]): ResponseWatch {
+  const byName = new Map(methods.map((m) => [m.name, m]));
+  const found = new Map<string, string[]>();
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.url.startsWith('/api/')) return payload;
+    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+    let problems: string[];
+    if (text === undefined) problems = ['the answer is not a JSON text'];
+    else {
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      const name = (request.params as { method?: string } | undefined)?.method;
+      problems = responseProblems(name === undefined ? undefined : byName.get(name), reply.statusCode, body);
+    }
+    if (problems.length > 0) found.set(String(request.id), problems.map((p) => `${request.method} ${request.url.split('?')[0]}: ${p}`));
+    return payload;
+  });
+  return {
+    take(requestId) {
+      const problems = found.get(requestId) ?? [];
+      found.delete(requestId);
+      return problems;
+    },
+    unreported() {
+      const all = [...found.values()].flat();
+      found.clear();
+      return all;
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
+import { startTestServer, type Answer } from './helpers.js';
+import { listen, signIn, transportWorld, wire } from './transport-support.js';
+
+const assertLimited = (answer: Answer) => {
+  assert.equal(answer.status, 429);
+  assert.equal(answer.body.code, 7);
+  const retryAfter = answer.body.data?.retry_after;
+  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `retry_after ${retryAfter}`);
+  assert.equal(answer.headers['retry-after'], String(retryAfter));
+};
+
+/** An address of the test network no other test uses, so limits kept in the shared Redis do not mix. */
+const someAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+
+describe('general request limits', () => {
+  for (const store of ['in process', 'in Redis'] as const) {
+    test(`per address, kept ${store}: code 7, HTTP 429, retry_after and Retry-After`, async () => {
+      const server = await startTestServer({
+        redis: store === 'in Redis',
+        config: { rateLimitPerIp: { max: 5, windowSeconds: 60 } },
+      });
+      try {
+        const ip = someAddress();
+        for (let i = 0; i < 5; i++) assert.equal((await server.call('gchat.get', {}, { ip })).body.code, 0);
+        // Unknown methods count too, and get the same answer once the limit is reached.
+        assertLimited(await server.call('gchat.get', {}, { ip }));
+        assertLimited(await server.call('nothing.here', {}, { ip }));
+        // Other addresses are not affected.
+        assert.equal((await server.call('gchat.get', {}, { ip: someAddress() })).body.code, 0);
+        if (store === 'in process') {
+          server.clock.advance(61);
+          assert.equal((await server.call('gchat.get', {}, { ip })).body.code, 0, 'the window has passed');
+        }
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  test('several processes on one Redis share the limit', async () => {
+    const config = { rateLimitPerIp: { max: 4, windowSeconds: 60 } };
+    const first = await startTestServer({ redis: true, config });
+    const second = await startTestServer({ redis: true, config, location: first.location });
+    try {
+      const ip = someAddress();
+      assert.equal((await first.call('gchat.get', {}, { ip })).body.code, 0);
+      assert.equal((await second.call('gchat.get', {}, { ip })).body.code, 0);
+      assert.equal((await first.call('gchat.get', {}, { ip })).body.code, 0);
+      assert.equal((await second.call('gchat.get', {}, { ip })).body.code, 0);
+      assertLimited(await first.call('gchat.get', {}, { ip }));
+      assertLimited(await second.call('gchat.get', {}, { ip }));
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
+
+  test('per token: a busy token is limited while its address still has room', async () => {
+    const server = await startTestServer({
+      world: transportWorld(),
+      config: { rateLimitPerToken: { max: 3, windowSeconds: 60 }, rateLimitPerIp: { max: 1000, windowSeconds: 60 } },
+    });
+    try {
+      const token = await signIn(server, 'alice@example.com');
+      for (let i = 0; i < 3; i++) assert.equal((await server.call('users.get', {}, { token })).body.code, 0);
+      assertLimited(await server.call('users.get', {}, { token }));
+      assert.equal((await server.call('users.get', { user_id: 2 })).body.code, 0, 'anonymous calls from the address go on');
+      server.clock.advance(60);
+      assert.equal((await server.call('users.get', {}, { token })).body.code, 0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('the limit answers over a real socket with the Retry-After header', async () => {
+    const server = await startTestServer({ config: { rateLimitPerIp: { max: 2, windowSeconds: 30 } } });
+    try {
+      const base = await listen(server);
+      await wire(`${base}/api/gchat.get`);
+      await wire(`${base}/api/gchat.get`);
+      const limited = await wire(`${base}/api/gchat.get`);
+      assert.equal(limited.status, 429);
+      assert.equal(limited.body.code, 7);
+      assert.equal(limited.headers.get('retry-after'), String(limited.body.data.retry_after));
+      assert.ok(limited.body.data.retry_after <= 30);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('--no-rate-limit turns the general limits off', async () => {
+    const server = await startTestServer({
+      config: { rateLimit: false, rateLimitPerIp: { max: 2, windowSeconds: 60 } },
+    });
+    try {
+      for (let i = 0; i < 10; i++) assert.equal((await server.call('gchat.get', {})).body.code, 0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('with trust-proxy the address comes from X-Forwarded-For, without it from the socket', async () => {
+    const config = { rateLimitPerIp: { max: 2, windowSeconds: 60 } };
+    const trusting = await startTestServer({ config: { ...config, trustProxy: true } });
+    const direct = await startTestServer({ config });
+    try {
+      const forwarded = (n: number) => ({ headers: { 'x-forwarded-for': `203.0.113.${n}` } });
+      // Behind a proxy, each client address has its own budget.
+      for (let n = 1; n <= 4; n++) assert.equal((await trusting.call('gchat.get', {}, forwarded(n))).body.code, 0);
+      // Without trust-proxy the header is ignored: every call counts for the proxy's address.
+      assert.equal((await direct.call('gchat.get', {}, forwarded(1))).body.code, 0);
+      assert.equal((await direct.call('gchat.get', {}, forwarded(2))).body.code, 0);
+      assertLimited(await direct.call('gchat.get', {}, forwarded(3)));
+    } finally {
+      await direct.close();
+      await trusting.close();
+    }
+  });
+});

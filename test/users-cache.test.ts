@@ -1,0 +1,179 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DB_KIND, ok, startTestServer, type StartOptions, type TestServer } from './helpers.js';
+import { ProfileCache, profileCacheOf } from '../src/users/profile-cache.js';
+import { sessionFor } from './social-fixtures.js';
+
+const ADMIN_KEY = 'users-cache-test-admin-key';
+const world = {
+  users: [
+    { user_id: 1, nick: 'Alice', domain: 'alice' },
+    { user_id: 2, nick: 'Bob', domain: 'bob' },
+  ],
+};
+
+function start(options: StartOptions = {}): Promise<TestServer> {
+  return startTestServer({ world, ...options, config: { adminKey: ADMIN_KEY, ...options.config } });
+}
+
+async function admin(server: TestServer, name: string, params: Record<string, unknown>): Promise<void> {
+  ok(await server.call(`admin.${name}`, params, { headers: { 'x-admin-key': ADMIN_KEY } }));
+}
+
+async function profile(server: TestServer, key: number | string): Promise<any> {
+  return ok(await server.call('users.get', { user_id: key }, { http: 'GET' }))[0];
+}
+
+/** Resolves once `server` has received a message on `channel`. */
+function heard(server: TestServer, channel: string): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = server.services.bus.subscribe(channel, () => {
+      stop();
+      resolve();
+    });
+  });
+}
+
+test('profiles are cached where every change is heard: SQLite, or any database with Redis', async () => {
+  const server = await start();
+  try {
+    await profile(server, 1);
+    const cache = profileCacheOf(server.services);
+    if (DB_KIND === 'sqlite') assert.equal(cache?.size, 1);
+    else assert.equal(cache, undefined);
+  } finally {
+    await server.close();
+  }
+  const clustered = await start({ redis: true });
+  try {
+    await profile(clustered, 1);
+    assert.equal(profileCacheOf(clustered.services)?.size, 1);
+  } finally {
+    await clustered.close();
+  }
+});
+
+test('changes made through the admin API show at once: nick, domain, ban, mute, world import', async () => {
+  const server = await start();
+  try {
+    assert.equal((await profile(server, 2)).nick, 'Bob');
+    assert.equal((await profile(server, 'bob')).user_id, 2);
+
+    await admin(server, 'updateUser', { user_id: 2, nick: 'Robert', domain: 'robert' });
+    const renamed = await profile(server, 2);
+    assert.equal(renamed.nick, 'Robert');
+    assert.deepEqual(renamed.nicks_old, ['Bob']);
+    assert.equal((await profile(server, 'robert')).user_id, 2);
+    assert.equal((await profile(server, 'bob')).inactive, 'not_exists');
+
+    await admin(server, 'banUser', { user_id: 2 });
+    assert.equal((await profile(server, 2)).inactive, 'global_ban');
+    await admin(server, 'unbanUser', { user_id: 2 });
+    assert.equal((await profile(server, 2)).nick, 'Robert');
+
+    await admin(server, 'muteUser', { user_id: 2, duration: 600 });
+    assert.equal((await profile(server, 2)).muted, 1);
+
+    await admin(server, 'importWorld', { world: JSON.stringify({ users: [{ user_id: 2, nick: 'Imported' }] }) });
+    assert.equal((await profile(server, 2)).nick, 'Imported');
+
+    assert.equal((await profile(server, 77)).inactive, 'not_exists');
+    await admin(server, 'createUser', { nick: 'Newcomer', domain: 'newcomer', email: 'newcomer@example.com', password: 'correct horse battery' });
+    assert.equal((await profile(server, 'newcomer')).nick, 'Newcomer');
+  } finally {
+    await server.close();
+  }
+});
+
+test('with Redis, a change made by another process shows once it is announced', async () => {
+  const first = await start({ redis: true });
+  try {
+    const second = await start({ redis: true, location: first.location, world: undefined });
+    try {
+      assert.equal((await profile(second, 1)).nick, 'Alice');
+      let changed = heard(second, 'users.changed');
+      await admin(first, 'updateUser', { user_id: 1, nick: 'Alicia' });
+      await changed;
+      assert.equal((await profile(second, 1)).nick, 'Alicia');
+
+      changed = heard(second, 'users.changed');
+      await admin(first, 'banUser', { user_id: 1 });
+      await changed;
+      assert.equal((await profile(second, 1)).inactive, 'global_ban');
+
+      const reloaded = heard(second, 'world.changed');
+      await admin(first, 'importWorld', { world: JSON.stringify({ users: [{ user_id: 1, nick: 'Again' }] }) });
+      await reloaded;
+      // A merged entry replaces the stored account, ban included.
+      assert.equal((await profile(second, 1)).nick, 'Again');
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await first.close();
+  }
+});
+
+test('a read that started before an invalidation is not kept', () => {
+  const cache = new ProfileCache<{ user_id: number; domain: string | null; nick: string }>(() => 0, () => true);
+  const before = cache.startFill();
+  cache.invalidate([1]);
+  cache.store(before, [{ user_id: 1, domain: 'a', nick: 'old' }]);
+  assert.equal(cache.get(1), undefined);
+  assert.equal(cache.getByDomain('a'), undefined);
+  const after = cache.startFill();
+  cache.store(after, [{ user_id: 1, domain: 'a', nick: 'new' }]);
+  assert.equal(cache.get(1)?.nick, 'new');
+  assert.equal(cache.getByDomain('a')?.nick, 'new');
+});
+
+test('cached rows expire after 30 seconds and are not used while Redis is unreachable', () => {
+  let now = 0;
+  let connected = true;
+  const cache = new ProfileCache<{ user_id: number; domain: string | null }>(() => now, () => connected);
+  cache.store(cache.startFill(), [{ user_id: 1, domain: null }]);
+  now = 29;
+  assert.ok(cache.get(1));
+  connected = false;
+  assert.equal(cache.get(1), undefined);
+  connected = true;
+  now = 30;
+  assert.equal(cache.get(1), undefined);
+});
+
+test('with Redis, a relation changed on another process shows in friendship once announced', async () => {
+  const first = await start({ redis: true });
+  try {
+    const second = await start({ redis: true, location: first.location, world: undefined });
+    try {
+      const alice = await sessionFor(first, 1);
+      const bob = await sessionFor(first, 2);
+      const seenBySecond = async () => ok(await second.call('users.get', { user_id: 2 }, { token: alice, http: 'GET' }))[0].friendship;
+      assert.equal(await seenBySecond(), 0);
+
+      let changed = heard(second, 'friends.changed');
+      ok(await first.call('friends.add', { user_id: 2 }, { token: alice }));
+      await changed;
+      assert.equal(await seenBySecond(), 2);
+
+      changed = heard(second, 'friends.changed');
+      ok(await first.call('friends.add', { user_id: 1 }, { token: bob }));
+      await changed;
+      assert.equal(await seenBySecond(), 1);
+
+      changed = heard(second, 'friends.changed');
+      ok(await first.call('blacklist.add', { user_id: 1 }, { token: bob }));
+      await changed;
+      assert.equal(await seenBySecond(), 5);
+
+      const reloaded = heard(second, 'world.changed');
+      await admin(first, 'importWorld', { world: JSON.stringify({ users: [{ user_id: 3, nick: 'Carol' }], friends: [[1, 3]] }) });
+      await reloaded;
+      assert.equal(ok(await second.call('users.get', { user_id: 3 }, { token: alice, http: 'GET' }))[0].friendship, 1);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await first.close();
+  }
+});
