@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { createServer } from '../src/app.js';
 import { defaultConfig, type Config } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/connection.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import { migrateToLatest, SCHEMA_CHANGE_LOCK } from '../src/db/migrate.js';
 import { ManualClock } from '../src/infra/clock.js';
 import { importWorld } from '../src/world/import.js';
 import type { World } from '../src/world/schema.js';
@@ -67,6 +67,7 @@ export async function newDatabaseLocation(): Promise<DatabaseLocation> {
         const client = new pg.Client({ connectionString: url });
         await client.connect();
         try {
+          await client.query('select pg_advisory_lock($1)', [SCHEMA_CHANGE_LOCK]);
           await client.query(`drop schema if exists ${schema} cascade`);
         } finally {
           await client.end();

@@ -146,6 +146,12 @@ describe('parameters', () => {
     badParam(await server.call('users.get', { user_id: [1, 2] }), 'user_id');
   });
 
+  test('text holding a NUL character answers 2 naming the parameter, on every database', async () => {
+    badParam(await server.call('users.get', { user_id: 'a\u0000b' }, { form: true }), 'user_id');
+    badParam(await server.call('users.get', { user_ids: 'bob,a\u0000b' }, { http: 'GET' }), 'user_ids');
+    badParam(await server.call('gchat.send', { message: 'hi\u0000there' }, { token: aliceToken }), 'message');
+  });
+
   test('JSON null counts as absent', async () => {
     assert.equal(protoIds(await server.call('data.searchItemProtos', { type: '0', count: null })).length, 20);
     badParam(await server.call('data.getItemProtos', { item_proto_ids: null }), 'item_proto_ids');

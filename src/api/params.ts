@@ -152,6 +152,7 @@ function readDouble(name: string, raw: Raw, schema: TSchema): number {
 function readString(name: string, raw: Raw, schema: TSchema): string {
   if (typeof raw === 'number' && Number.isFinite(raw)) raw = String(raw);
   if (typeof raw !== 'string') throw badParam(name, 'must be a string');
+  rejectNul(name, raw);
   if (schema.minLength !== undefined && raw.length < (schema.minLength as number))
     throw badParam(name, `must be at least ${schema.minLength} characters`);
   if (schema.maxLength !== undefined && raw.length > (schema.maxLength as number))
@@ -173,7 +174,13 @@ function readIdOrDomain(name: string, raw: Raw): number | string {
     return id;
   }
   if (value.length > 100) throw badParam(name, 'domain is too long');
+  rejectNul(name, value);
   return value;
+}
+
+/** No text we keep or look up may hold U+0000 (PostgreSQL cannot store it in text at all). */
+function rejectNul(name: string, value: string): void {
+  if (value.includes('\0')) throw badParam(name, 'must not contain NUL characters');
 }
 
 function readSet(name: string, raw: Raw, schema: TSchema): unknown[] | undefined {
