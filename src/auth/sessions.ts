@@ -99,9 +99,9 @@ export async function issueBotSession(services: Services, botId: number, ip: str
  * of the same family begins, bound to the caller's current address.
  *
  * A refresh token presented after it was rotated was in two hands (RFC 9700, 4.14.2): the
- * whole family is revoked. Within REUSE_GRACE_SECONDS of the rotation the reuse is taken for
- * a concurrent refresh by the same client (two requests racing with one token): exactly one
- * gets a Session, the other answers 1, and the winner's Session stays valid.
+ * whole family is revoked. Of concurrent refreshes with one token exactly one gets a Session;
+ * the others are reuses. Within `refreshReuseGrace` seconds of the rotation (0 by default) a
+ * reuse is taken for such a race by one client: it answers 1 and the winner's Session stays.
  */
 export async function refreshSession(services: Services, refreshToken: string, ip: string): Promise<SessionData> {
   const { kysely } = services.db;
@@ -142,11 +142,9 @@ export async function refreshSession(services: Services, refreshToken: string, i
   return session;
 }
 
-/** Seconds after a rotation during which presenting the old refresh token is a lost race, not theft. */
-export const REUSE_GRACE_SECONDS = 5;
-
 async function reused(services: Services, familyId: string, refreshedAt: number): Promise<never> {
-  if (nowSeconds(services) - refreshedAt >= REUSE_GRACE_SECONDS) await revokeFamily(services, familyId);
+  const grace = services.config.refreshReuseGrace;
+  if (grace === 0 || nowSeconds(services) - refreshedAt >= grace) await revokeFamily(services, familyId);
   throw authError(REUSED_REFRESH_TOKEN);
 }
 

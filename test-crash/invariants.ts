@@ -1,0 +1,168 @@
+import type { Database } from '../src/db/connection.js';
+import { applyFriendOp, type PairState, type StormLog } from './storm.js';
+
+/**
+ * What must hold in the database after a crash and a restart, whatever moment the server
+ * died at. Returns the violations (empty when everything holds).
+ */
+export async function checkInvariants(db: Database, log: StormLog, originalItemIds: number[]): Promise<string[]> {
+  const problems: string[] = [];
+  problems.push(...(await checkItems(db, log, originalItemIds)));
+  problems.push(...(await checkFriendships(db, log)));
+  problems.push(...(await checkChat(db, log)));
+  return problems;
+}
+
+/**
+ * Every item is owned, or consumed by exactly one recorded craft, or revoked with exactly one
+ * revocation; every craft consumed ten items of one class and created one of the next; every
+ * acknowledged craft and revocation is there; the per-user counts agree with the items.
+ */
+async function checkItems(db: Database, log: StormLog, originalItemIds: number[]): Promise<string[]> {
+  const problems: string[] = [];
+  const k = db.kysely;
+  const [items, crafts, revocations, counts] = await Promise.all([
+    k.selectFrom('items').selectAll().execute(),
+    k.selectFrom('crafts').selectAll().execute(),
+    k.selectFrom('revocations').selectAll().execute(),
+    k.selectFrom('inventory_counts').selectAll().execute(),
+  ]);
+  const itemById = new Map(items.map((i) => [Number(i.item_id), i]));
+  const consumedBy = new Map<number, number>();
+  const craftByResult = new Map<number, (typeof crafts)[number]>();
+  for (const craft of crafts) {
+    const consumed = JSON.parse(craft.consumed_item_ids) as number[];
+    if (new Set(consumed).size !== 10) problems.push(`craft ${craft.craft_id} consumed ${consumed.length} items`);
+    const qualities = new Set<number>();
+    for (const id of consumed) {
+      if (consumedBy.has(id)) problems.push(`item ${id} consumed by crafts ${consumedBy.get(id)} and ${craft.craft_id}`);
+      consumedBy.set(id, Number(craft.craft_id));
+      const item = itemById.get(id);
+      if (!item) {
+        problems.push(`craft ${craft.craft_id} consumed item ${id}, which does not exist`);
+        continue;
+      }
+      qualities.add(item.quality_id);
+      if (item.state !== 'consumed' || Number(item.craft_id) !== Number(craft.craft_id) || item.user_id !== craft.user_id)
+        problems.push(`item ${id} of craft ${craft.craft_id} is ${item.state} (craft_id ${item.craft_id}, user ${item.user_id})`);
+    }
+    if (craft.result_item_id === null) {
+      problems.push(`craft ${craft.craft_id} has no result`);
+      continue;
+    }
+    craftByResult.set(Number(craft.result_item_id), craft);
+    const result = itemById.get(Number(craft.result_item_id));
+    if (!result || Number(result.created_by_craft_id) !== Number(craft.craft_id) || result.user_id !== craft.user_id) {
+      problems.push(`craft ${craft.craft_id}: its result ${craft.result_item_id} is missing or not marked as made by it`);
+    } else if (qualities.size !== 1 || result.quality_id !== [...qualities][0]! + 1) {
+      problems.push(`craft ${craft.craft_id}: classes ${[...qualities]} became class ${result.quality_id}`);
+    }
+  }
+  const revokedItems = new Map<number, number>();
+  for (const r of revocations) revokedItems.set(r.item_id, (revokedItems.get(r.item_id) ?? 0) + 1);
+
+  const expectedIds = new Set([...originalItemIds, ...crafts.map((c) => Number(c.result_item_id))]);
+  for (const item of items) {
+    const id = Number(item.item_id);
+    if (!expectedIds.has(id)) problems.push(`item ${id} appeared from nowhere (not in the world, not made by a craft)`);
+    const fates = [item.state === 'owned', consumedBy.has(id), revokedItems.get(id) === 1].filter(Boolean).length;
+    if (fates !== 1 || (revokedItems.get(id) ?? 0) > 1)
+      problems.push(`item ${id} (${item.state}) has ${fates} fates: consumed by ${consumedBy.get(id) ?? 'none'}, revocations ${revokedItems.get(id) ?? 0}`);
+    if (item.state === 'revoked' && !revokedItems.has(id)) problems.push(`item ${id} is revoked without a revocation record`);
+    if (item.state === 'owned' && item.craft_id !== null) problems.push(`owned item ${id} names craft ${item.craft_id}`);
+  }
+  for (const id of originalItemIds) if (!itemById.has(id)) problems.push(`item ${id} of the world is gone`);
+
+  for (const acked of log.crafts) {
+    const craft = craftByResult.get(acked.resultItemId);
+    if (!craft) {
+      problems.push(`acknowledged craft of ${acked.itemIds} into ${acked.resultItemId} is not recorded`);
+      continue;
+    }
+    const consumed = (JSON.parse(craft.consumed_item_ids) as number[]).sort((a, b) => a - b).join(',');
+    if (craft.user_id !== acked.userId || consumed !== [...acked.itemIds].sort((a, b) => a - b).join(','))
+      problems.push(`acknowledged craft into ${acked.resultItemId} is recorded as user ${craft.user_id} consuming ${consumed}`);
+  }
+  for (const itemId of log.revocations) {
+    if (revokedItems.get(itemId) !== 1 || itemById.get(itemId)?.state !== 'revoked')
+      problems.push(`acknowledged revocation of item ${itemId} is not there (${itemById.get(itemId)?.state})`);
+  }
+
+  const owned = new Map<number, { owned: number; stock: number }>();
+  for (const item of items) {
+    if (item.state !== 'owned') continue;
+    const entry = owned.get(item.user_id) ?? { owned: 0, stock: 0 };
+    entry.owned++;
+    if (item.quality_id === 0) entry.stock++;
+    owned.set(item.user_id, entry);
+  }
+  const counted = new Map(counts.map((c) => [c.user_id, c]));
+  for (const userId of new Set([...owned.keys(), ...counted.keys()])) {
+    const real = owned.get(userId) ?? { owned: 0, stock: 0 };
+    const row = counted.get(userId) ?? { owned: 0, stock: 0 };
+    if (Number(row.owned) !== real.owned || Number(row.stock) !== real.stock)
+      problems.push(`inventory count of user ${userId} says ${row.owned}/${row.stock}, the items ${real.owned}/${real.stock}`);
+  }
+  return problems;
+}
+
+/**
+ * Friendships are stored in both directions, never next to a request between the same two
+ * users, requests never go both ways at once, and each pair is as its last acknowledged
+ * operation left it, or as the operation in flight at the crash would have.
+ */
+async function checkFriendships(db: Database, log: StormLog): Promise<string[]> {
+  const problems: string[] = [];
+  const [friendships, requests] = await Promise.all([
+    db.kysely.selectFrom('friendships').selectAll().execute(),
+    db.kysely.selectFrom('friend_requests').selectAll().execute(),
+  ]);
+  const friendKeys = new Set(friendships.map((f) => `${f.user_id}>${f.friend_id}`));
+  const requestKeys = new Set(requests.map((r) => `${r.from_user_id}>${r.to_user_id}`));
+  for (const f of friendships) {
+    if (!friendKeys.has(`${f.friend_id}>${f.user_id}`)) problems.push(`friendship ${f.user_id} -> ${f.friend_id} has no reverse`);
+    if (requestKeys.has(`${f.user_id}>${f.friend_id}`)) problems.push(`users ${f.user_id} and ${f.friend_id} are friends and a request is pending`);
+  }
+  for (const r of requests)
+    if (requestKeys.has(`${r.to_user_id}>${r.from_user_id}`)) problems.push(`requests go both ways between ${r.from_user_id} and ${r.to_user_id}`);
+
+  for (const pair of log.pairs) {
+    const stored: PairState = friendKeys.has(`${pair.a}>${pair.b}`)
+      ? 'friends'
+      : requestKeys.has(`${pair.a}>${pair.b}`)
+        ? 'a_asked'
+        : requestKeys.has(`${pair.b}>${pair.a}`)
+          ? 'b_asked'
+          : 'none';
+    const allowed = new Set<PairState>([pair.confirmed]);
+    if (pair.pending) allowed.add(applyFriendOp(pair.confirmed, pair.pending));
+    if (!allowed.has(stored))
+      problems.push(`pair ${pair.a}/${pair.b} is ${stored} after ${pair.acked} acknowledged changes; expected ${[...allowed].join(' or ')}`);
+  }
+  return problems;
+}
+
+/** Every acknowledged kept message is stored as sent; `!` messages are not; deletions stuck. */
+async function checkChat(db: Database, log: StormLog): Promise<string[]> {
+  const problems: string[] = [];
+  const rows = await db.kysely.selectFrom('chat_messages').select(['msg_id', 'user_id', 'text', 'deleted_at']).execute();
+  const byId = new Map(rows.map((r) => [r.msg_id, r]));
+  if (byId.size !== rows.length) problems.push('two chat messages share a msg_id');
+  for (const message of log.messages) {
+    const row = byId.get(message.msgId);
+    if (!message.kept) {
+      if (row) problems.push(`message ${message.msgId} starting with ! was kept`);
+      continue;
+    }
+    if (!row) {
+      problems.push(`acknowledged message ${message.msgId} of user ${message.userId} is gone`);
+      continue;
+    }
+    if (row.user_id !== message.userId || row.text !== message.text) problems.push(`message ${message.msgId} is stored differently`);
+    const deleted = row.deleted_at !== null;
+    if (log.deletions.has(message.msgId) && !deleted) problems.push(`acknowledged deletion of ${message.msgId} is undone`);
+    if (!log.deletions.has(message.msgId) && !log.pendingDeletions.has(message.msgId) && deleted)
+      problems.push(`message ${message.msgId} is deleted though nobody deleted it`);
+  }
+  return problems;
+}

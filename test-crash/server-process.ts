@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The real server as a child process (`game-platform serve` from the sources), for the crash
+ * test and the soak: started on a given database, killed or stopped like an operator would.
+ */
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  /** Everything the process wrote, for the failure message. */
+  output(): string;
+  /** Resolves with the exit code or signal once the process is gone. */
+  exited: Promise<string>;
+  kill(signal: NodeJS.Signals): Promise<string>;
+}
+
+export interface ServerOptions {
+  databaseUrl: string;
+  adminKey?: string;
+  /** Further `serve` flags. */
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+/** Starts `serve --port 0` and resolves once it prints the address it listens on. */
+export function startServerProcess(options: ServerOptions): Promise<ServerProcess> {
+  const args = [
+    '--import',
+    'tsx',
+    'src/cli/main.ts',
+    'serve',
+    '--port',
+    '0',
+    '--database',
+    options.databaseUrl,
+    '--log-level',
+    'error',
+    ...(options.args ?? []),
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...(options.adminKey ? { ADMIN_KEY: options.adminKey } : {}), ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? `exit ${code}`)));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.length > 200_000) output = output.slice(-100_000);
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (match && child.pid !== undefined) {
+        child.stdout!.off('data', onData);
+        child.stdout!.on('data', (more: Buffer) => (output = (output + more.toString()).slice(-100_000)));
+        resolve({
+          url: match[1]!,
+          pid: child.pid,
+          child,
+          output: () => output,
+          exited,
+          async kill(signal) {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-100_000)));
+    void exited.then((how) => reject(new Error(`the server exited (${how}) before listening:\n${output}`)));
+  });
+}

@@ -1,0 +1,252 @@
+/**
+ * The traffic of one crash round: concurrent clients crafting, revoking, changing friendships
+ * and chatting against a server that is about to be killed. Every acknowledged (code 0)
+ * operation is recorded, and so is the one each client had in flight when the server died.
+ */
+
+export type PairState = 'none' | 'a_asked' | 'b_asked' | 'friends';
+export type FriendOp = 'add_ab' | 'add_ba' | 'delete_ab' | 'delete_ba';
+
+/** What a friend operation does to a pair, as friends.add and friends.delete define it. */
+export function applyFriendOp(state: PairState, op: FriendOp): PairState {
+  switch (op) {
+    case 'add_ab':
+      return state === 'none' ? 'a_asked' : state === 'b_asked' ? 'friends' : state;
+    case 'add_ba':
+      return state === 'none' ? 'b_asked' : state === 'a_asked' ? 'friends' : state;
+    case 'delete_ab':
+    case 'delete_ba':
+      return 'none';
+  }
+}
+
+export interface AckedCraft {
+  userId: number;
+  itemIds: number[];
+  resultItemId: number;
+}
+
+export interface PairRecord {
+  a: number;
+  b: number;
+  /** The state after the last acknowledged operation. */
+  confirmed: PairState;
+  /** The operation sent and not answered when the server died. */
+  pending: FriendOp | null;
+  acked: number;
+}
+
+export interface ChatRecord {
+  msgId: string;
+  userId: number;
+  text: string;
+  kept: boolean;
+}
+
+export interface StormLog {
+  crafts: AckedCraft[];
+  revocations: number[];
+  pairs: PairRecord[];
+  messages: ChatRecord[];
+  deletions: Set<string>;
+  /** Deletions sent and not answered. */
+  pendingDeletions: Set<string>;
+  /** Answers no operation may get: code 3, HTTP 5xx, not JSON, or a code the operation never answers. */
+  unexpected: string[];
+  requests: number;
+  /** A request found the server gone: every client stops. */
+  gone: boolean;
+}
+
+export interface StormPlan {
+  url: string;
+  adminKey: string;
+  tokens: Map<number, string>;
+  /** Per crafting user: the ids of their class-1 cards. */
+  crafters: Map<number, number[]>;
+  pairs: [number, number][];
+  chatters: number[];
+  round: number;
+  random: () => number;
+}
+
+/** A request the dead server never answered. */
+class ServerGone extends Error {}
+
+interface Answer {
+  code: number;
+  data?: any;
+}
+
+async function call(plan: StormPlan, log: StormLog, method: string, params: Record<string, unknown>, auth: { token?: string; admin?: boolean }): Promise<Answer> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (auth.token) headers.authorization = `Bearer ${auth.token}`;
+  if (auth.admin) headers['x-admin-key'] = plan.adminKey;
+  let status: number;
+  let text: string;
+  try {
+    log.requests++;
+    const response = await fetch(`${plan.url}/api/${method}`, { method: 'POST', headers, body: JSON.stringify(params) });
+    status = response.status;
+    text = await response.text();
+  } catch {
+    log.gone = true;
+    throw new ServerGone();
+  }
+  let body: Answer;
+  try {
+    body = JSON.parse(text) as Answer;
+  } catch {
+    log.unexpected.push(`${method}: HTTP ${status}, not JSON: ${text.slice(0, 200)}`);
+    throw new ServerGone();
+  }
+  if (status >= 500 || typeof body.code !== 'number' || body.code === 3) {
+    log.unexpected.push(`${method} ${JSON.stringify(params).slice(0, 200)}: HTTP ${status} ${text.slice(0, 300)}`);
+  }
+  return body;
+}
+
+function pickFrom<T>(random: () => number, list: T[], count: number): T[] {
+  const copy = [...list];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy.slice(0, count);
+}
+
+/** Items a user is believed to own, by class; shared by that user's crafting clients and the revoker. */
+type Pools = Map<number, Map<number, Set<number>>>;
+
+function poolOf(pools: Pools, userId: number, quality: number): Set<number> {
+  let byClass = pools.get(userId);
+  if (!byClass) pools.set(userId, (byClass = new Map()));
+  let pool = byClass.get(quality);
+  if (!pool) byClass.set(quality, (pool = new Set()));
+  return pool;
+}
+
+/**
+ * A crafting client: ten items of one class from the shared pool (two clients per user, so
+ * their picks overlap and race), 603 when another craft or a revocation got there first.
+ */
+async function crafter(plan: StormPlan, log: StormLog, pools: Pools, userId: number): Promise<void> {
+  const token = plan.tokens.get(userId)!;
+  for (;;) {
+    const classes = [...pools.get(userId)!.entries()].filter(([, pool]) => pool.size >= 10);
+    if (classes.length === 0) return;
+    const [quality, pool] = classes[Math.floor(plan.random() * classes.length)]!;
+    const ids = pickFrom(plan.random, [...pool], 10);
+    const answer = await call(plan, log, 'inventory.craft', { item_ids: ids.join(',') }, { token });
+    if (answer.code === 0) {
+      const resultItemId = answer.data.item.item_id as number;
+      log.crafts.push({ userId, itemIds: ids, resultItemId });
+      for (const id of ids) pool.delete(id);
+      if (quality + 1 < 3) poolOf(pools, userId, quality + 1).add(resultItemId);
+    } else if (answer.code === 603) {
+      // Some of them went to a racing craft or a revocation; drop one so a stale pool drains.
+      pool.delete(ids[0]!);
+    } else {
+      log.unexpected.push(`inventory.craft answered ${JSON.stringify(answer)}`);
+      return;
+    }
+  }
+}
+
+/** The operator revoking random items, racing the crafts for them. */
+async function revoker(plan: StormPlan, log: StormLog, pools: Pools): Promise<void> {
+  const users = [...plan.crafters.keys()];
+  for (;;) {
+    const userId = users[Math.floor(plan.random() * users.length)]!;
+    const pool = poolOf(pools, userId, 1);
+    if (pool.size === 0) return;
+    const [itemId] = pickFrom(plan.random, [...pool], 1);
+    const answer = await call(plan, log, 'admin.revokeItem', { item_id: itemId, reason: `crash round ${plan.round}` }, { admin: true });
+    if (answer.code === 0) {
+      log.revocations.push(itemId!);
+      pool.delete(itemId!);
+    } else if (answer.code !== 2) {
+      log.unexpected.push(`admin.revokeItem answered ${JSON.stringify(answer)}`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** One client per pair of users, asking, accepting, withdrawing and unfriending in random order. */
+async function friendPair(plan: StormPlan, log: StormLog, record: PairRecord): Promise<void> {
+  const ops: FriendOp[] = ['add_ab', 'add_ba', 'delete_ab', 'delete_ba'];
+  for (;;) {
+    const op = ops[Math.floor(plan.random() * ops.length)]!;
+    const [from, to] = op.endsWith('_ab') ? [record.a, record.b] : [record.b, record.a];
+    record.pending = op;
+    const answer = await call(plan, log, op.startsWith('add') ? 'friends.add' : 'friends.delete', { user_id: to }, { token: plan.tokens.get(from)! });
+    if (answer.code !== 0) {
+      log.unexpected.push(`${op} ${from}->${to} answered ${JSON.stringify(answer)}`);
+      return;
+    }
+    record.confirmed = applyFriendOp(record.confirmed, op);
+    record.pending = null;
+    record.acked++;
+  }
+}
+
+/** A chatting user: kept messages, and now and then a `!` message that is pushed but not kept. */
+async function chatter(plan: StormPlan, log: StormLog, userId: number): Promise<void> {
+  for (let n = 0; ; n++) {
+    const kept = n % 7 !== 3;
+    const text = `${kept ? '' : '!'}round ${plan.round} user ${userId} message ${n} ${'x'.repeat(Math.floor(plan.random() * 80))}`;
+    const answer = await call(plan, log, 'gchat.send', { message: text }, { token: plan.tokens.get(userId)! });
+    if (answer.code !== 0) {
+      log.unexpected.push(`gchat.send answered ${JSON.stringify(answer)}`);
+      return;
+    }
+    log.messages.push({ msgId: answer.data.msg_id, userId, text, kept });
+  }
+}
+
+/** A moderator deleting random kept messages. */
+async function deleter(plan: StormPlan, log: StormLog): Promise<void> {
+  while (!log.gone) {
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    const candidates = log.messages.filter((m) => m.kept && !log.deletions.has(m.msgId));
+    if (candidates.length === 0) continue;
+    const message = candidates[Math.floor(plan.random() * candidates.length)]!;
+    log.pendingDeletions.add(message.msgId);
+    const answer = await call(plan, log, 'admin.deleteMessage', { msg_id: message.msgId }, { admin: true });
+    if (answer.code !== 0) {
+      log.unexpected.push(`admin.deleteMessage answered ${JSON.stringify(answer)}`);
+      return;
+    }
+    log.pendingDeletions.delete(message.msgId);
+    log.deletions.add(message.msgId);
+  }
+}
+
+/**
+ * Runs every client until the server stops answering (or, for crafters and the revoker, until
+ * they run out of items); resolves once every client has stopped.
+ */
+export async function runStorm(plan: StormPlan, log: StormLog): Promise<void> {
+  const pools: Pools = new Map();
+  for (const [userId, ids] of plan.crafters) for (const id of ids) poolOf(pools, userId, 1).add(id);
+  for (const [a, b] of plan.pairs) log.pairs.push({ a, b, confirmed: 'none', pending: null, acked: 0 });
+  const clients: Promise<void>[] = [
+    ...[...plan.crafters.keys()].flatMap((userId) => [crafter(plan, log, pools, userId), crafter(plan, log, pools, userId)]),
+    revoker(plan, log, pools),
+    ...log.pairs.map((record) => friendPair(plan, log, record)),
+    ...plan.chatters.map((userId) => chatter(plan, log, userId)),
+    deleter(plan, log),
+  ];
+  await Promise.all(
+    clients.map((client) =>
+      client.catch((error: unknown) => {
+        if (!(error instanceof ServerGone)) log.unexpected.push(`client failed: ${(error as Error).stack}`);
+      }),
+    ),
+  );
+}
+
+export function newStormLog(): StormLog {
+  return { crafts: [], revocations: [], pairs: [], messages: [], deletions: new Set(), pendingDeletions: new Set(), unexpected: [], requests: 0, gone: false };
+}
