@@ -106,10 +106,85 @@ describe('data.getItemProtos', () => {
       buy_cost: 39,
       cases: [501],
     });
-    assert.equal(subscription.thing_prototype_status, 1);
-    assert.equal(sticker.sticker_group, 1);
-    assert.equal(sticker.collection, -1);
-    assert.equal(sticker.group, undefined);
+    assert.deepEqual(subscription, {
+      item_proto_id: 901,
+      item_proto_status: 1,
+      type: 7,
+      title: 'Subscription',
+      description: '',
+      quality_id: 1,
+      thing_prototype_id: 901,
+      thing_prototype_status: 1,
+      thing_type: 7,
+      quality: 1,
+      collection: -1,
+    });
+    assert.deepEqual(sticker, {
+      item_proto_id: 701,
+      type: 9,
+      title: 'Sticker',
+      description: '',
+      quality_id: 1,
+      sticker_group_id: 1,
+      can_craft: 1,
+      thing_prototype_id: 701,
+      thing_prototype_status: 0,
+      thing_type: 9,
+      quality: 1,
+      sticker_group: 1,
+      collection: -1,
+      can_be_upgraded: 1,
+    });
+    const [caseProto] = (await callOk(server, 'data.getItemProtos', { item_proto_ids: '501', add_legacy: 1 })).item_protos;
+    assert.deepEqual(caseProto, {
+      item_proto_id: 501,
+      type: 2,
+      image: 'https://img.example/case.png',
+      title: 'Case',
+      description: '',
+      quality_id: 1,
+      collection_id: 2,
+      prices: { quick_sell: 0.3 },
+      key_item_proto_id: 502,
+      drop: [{ item_proto_id: 101 }, { item_proto_id: 201, is_secondary: 1 }, { item_proto_id: 301, is_rare: 1 }],
+      thing_prototype_id: 501,
+      thing_prototype_status: 0,
+      thing_type: 2,
+      quality: 1,
+      collection: 2,
+      delete_price: 0.3,
+      key: 502,
+    });
+  });
+
+  test('description is always present and legacy fields only with add_legacy = 1, on every prototype', async () => {
+    const ids = CATALOG_IDS.slice(0, 50).join(',');
+    const plain = await callOk(server, 'data.getItemProtos', { item_proto_ids: ids });
+    const legacy = await callOk(server, 'data.getItemProtos', { item_proto_ids: ids, add_legacy: 1 });
+    assert.equal(plain.item_protos.length, CATALOG_IDS.length);
+    const legacyNames = ['thing_prototype_id', 'thing_prototype_status', 'thing_type', 'quality', 'group', 'sticker_group', 'collection', 'twin_thing_prototype_id', 'delete_price', 'can_be_upgraded', 'buy_cost', 'key', 'cases'];
+    for (const [i, proto] of plain.item_protos.entries()) {
+      const source = catalogWorld.item_protos!.find((p) => p.item_proto_id === proto.item_proto_id)!;
+      assert.equal(proto.description, source.description ?? '');
+      for (const name of legacyNames) assert.ok(!(name in proto), `${name} absent from ${proto.item_proto_id} without add_legacy`);
+      for (const name of ['item_id', 'ts_owned', 'ts_can_trade', 'thing_id', 'owned_time', 'user_id'])
+        assert.ok(!(name in proto) && !(name in legacy.item_protos[i]), `${name} is not a prototype field`);
+      const withLegacy = legacy.item_protos[i];
+      // The legacy answer is the plain one plus the Thing fields.
+      assert.deepEqual(Object.fromEntries(Object.entries(withLegacy).filter(([name]) => !legacyNames.includes(name))), proto);
+      assert.equal(withLegacy.thing_prototype_id, proto.item_proto_id);
+      assert.equal(withLegacy.thing_type, proto.type);
+      assert.equal(withLegacy.quality, proto.quality_id);
+      assert.equal(withLegacy.collection, proto.collection_id ?? -1);
+      assert.equal(withLegacy.group, proto.monopoly_id);
+      assert.equal(withLegacy.sticker_group, proto.sticker_group_id);
+      assert.equal(withLegacy.can_be_upgraded, proto.can_craft);
+      assert.equal(withLegacy.delete_price, proto.prices?.quick_sell);
+      assert.equal(withLegacy.key, proto.key_item_proto_id);
+      assert.deepEqual(withLegacy.cases, proto.case_item_proto_ids);
+      assert.deepEqual(withLegacy.twin_thing_prototype_id, proto.twin_item_proto_ids);
+      assert.equal(withLegacy.thing_prototype_status, proto.item_proto_status ?? 0);
+    }
   });
 
   test('add_metadata = 0 leaves out collections; none mentioned gives an empty list', async () => {
@@ -213,10 +288,83 @@ describe('data.searchItemProtos', () => {
 
   test('add_legacy = 1 adds the Thing fields, default 0 does not', async () => {
     const plain = await search({ type: '3' });
-    assert.equal(plain.item_protos[0].thing_prototype_id, undefined);
+    assert.deepEqual(plain.item_protos, [
+      { item_proto_id: 502, type: 3, title: 'Key', description: '', quality_id: 1, prices: { buy: 33 }, case_item_proto_ids: [501] },
+    ]);
     const legacy = await search({ type: '3', add_legacy: 1 });
-    assert.equal(legacy.item_protos[0].thing_prototype_id, 502);
-    assert.deepEqual(legacy.item_protos[0].cases, [501]);
+    assert.deepEqual(legacy.item_protos, [
+      {
+        ...plain.item_protos[0],
+        thing_prototype_id: 502,
+        thing_prototype_status: 0,
+        thing_type: 3,
+        quality: 1,
+        collection: -1,
+        buy_cost: 39,
+        cases: [501],
+      },
+    ]);
+    const byId = await callOk(server, 'data.getItemProtos', { item_proto_ids: '502', add_legacy: 1 });
+    assert.deepEqual(byId.item_protos, legacy.item_protos);
+  });
+
+  test('every combination of filters and paging agrees with a direct reading of the catalogue', async () => {
+    const protos = catalogWorld.item_protos!;
+    const values = {
+      type: ['0', '9', '2,3', '5'],
+      quality_id: ['1', '0,2', '4'],
+      collection_id: ['1', '2,3', '3'],
+      group_id: ['1', '2,7', '99'],
+    } as const;
+    const matches = (proto: (typeof protos)[number], name: keyof typeof values, value: string) => {
+      const set = value.split(',').map(Number);
+      if (name === 'type') return set.includes(proto.type);
+      if (name === 'quality_id') return set.includes(proto.quality_id ?? 0);
+      if (name === 'collection_id') return proto.collection_id !== undefined && set.includes(proto.collection_id);
+      return (proto.monopoly_id !== undefined && set.includes(proto.monopoly_id)) || (proto.sticker_group_id !== undefined && set.includes(proto.sticker_group_id));
+    };
+    const names = Object.keys(values) as (keyof typeof values)[];
+    let combinations = 0;
+    for (let mask = 0; mask < 1 << names.length; mask++) {
+      const chosen = names.filter((_, i) => mask & (1 << i));
+      // Every value of each chosen filter, the first value of the others in turn.
+      for (const lead of chosen.length === 0 ? [undefined] : chosen)
+        for (const value of lead === undefined ? [undefined] : values[lead]) {
+          const params: Record<string, string> = {};
+          for (const name of chosen) params[name] = name === lead ? value! : values[name][0];
+          const expected = protos
+            .filter((p) => chosen.every((name) => matches(p, name, params[name])))
+            .map((p) => p.item_proto_id)
+            .sort((a, b) => a - b);
+          const label = JSON.stringify(params);
+          assert.deepEqual(ids(await search({ ...params, count: 50 })), expected, label);
+          // Pages of three cover the list exactly, each with the collections of its own prototypes.
+          const paged: number[] = [];
+          for (let offset = 0; offset <= expected.length; offset += 3) {
+            const page = await search({ ...params, offset, count: 3 });
+            assert.deepEqual(ids(page), expected.slice(offset, offset + 3), `${label} offset ${offset}`);
+            const collectionIds = [...new Set(ids(page).map((id: number) => protos.find((p) => p.item_proto_id === id)!.collection_id).filter((c: unknown) => c !== undefined))].sort((a: any, b: any) => a - b);
+            assert.deepEqual(page.collections.map((c: any) => c.collection_id), collectionIds, `${label} offset ${offset}`);
+            paged.push(...ids(page));
+          }
+          assert.deepEqual(paged, expected, label);
+          combinations += 1;
+        }
+    }
+    // The empty filter, and each value of each filter under every set of other filters: 1 + (4 + 3 + 3 + 3) * 2^3.
+    assert.equal(combinations, 105);
+  });
+
+  test('an empty filter counts as not given; an invalid one answers 2', async () => {
+    assert.deepEqual(ids(await search({ type: '', quality_id: '', count: 50 })), CATALOG_IDS);
+    assert.deepEqual(ids(await search({ type: '9', group_id: '' })), [701, 702]);
+    for (const name of ['type', 'quality_id', 'collection_id', 'group_id']) {
+      await callFails(server, 'data.searchItemProtos', { [name]: 'x' }, 2);
+      await callFails(server, 'data.searchItemProtos', { [name]: '1,,2' }, 2);
+      await callFails(server, 'data.searchItemProtos', { [name]: '-1' }, 2);
+    }
+    await callFails(server, 'data.searchItemProtos', { add_legacy: 2 }, 2);
+    await callFails(server, 'data.searchItemProtos', { add_metadata: 'yes' }, 2);
   });
 
   test('POST with JSON numbers works like GET', async () => {

@@ -88,13 +88,18 @@ test("a bot's message that mentions users without is_public goes only to them, l
     for (const feed of [bobFeed, carolFeed, anonymous]) feed.close();
   }));
 
-test('bots follow the chat modes, and a bot command starting with ! is pushed to everyone but not kept', () =>
+test('bots follow the chat modes, and a bot command starting with ! is pushed to everyone, not kept, but counted', () =>
   withServer({}, async (server) => {
     const bot = await helperBot(server);
     const feed = await connect(server);
     const command = await say(server, bot, '!help');
     await feed.added(command);
     assert.deepEqual((await chat(server)).messages, []);
+    // Shown to everyone, so it counts as a public message: a repeat is refused, four more fit in the hour.
+    limited(fails(await send(server, bot, '!help'), 1203));
+    for (let i = 0; i < 4; i++) await say(server, bot, `line ${i}`);
+    limited(fails(await send(server, bot, 'line 4'), 1203));
+    server.clock.advance(3600);
 
     await setChatStatus(server.services, { closed: true });
     assert.deepEqual(fails(await send(server, bot, 'closed?'), 1203).data, { type: 'DISABLED' });

@@ -111,3 +111,48 @@ test('deployments sharing one Redis under different prefixes do not see each oth
       await elsewhere.close();
     }
   }));
+
+test('many concurrent sends through three processes: each message once in gchat.get and in every feed, in msg_id order', async () => {
+  const config = { chat: { historySize: 500, slowmodeInterval: 10, emoticons: ['smile'], botHourlyLimit: 5 } };
+  const first = await startTestServer({ world: await chatWorld(), redis: true, config });
+  const others: TestServer[] = [];
+  try {
+    for (let i = 0; i < 2; i++) others.push(await startTestServer({ location: first.location, redis: true, clock: first.clock, config }));
+    const servers = [first, ...others];
+    const tokens = await Promise.all([ALICE, BOB, CAROL].map((id) => signIn(first, id)));
+    const feeds = await Promise.all(servers.map((server) => connect(server)));
+
+    const perServer = 40;
+    const sends = servers.flatMap((server, s) =>
+      Array.from({ length: perServer }, (_, i) => say(server, tokens[i % tokens.length], `process ${s} message ${i}`).then((msgId) => ({ msgId, origin: s }))),
+    );
+    const sent = await Promise.all(sends);
+    const ids = sent.map((x) => x.msgId);
+    assert.equal(new Set(ids).size, servers.length * perServer, 'every msg_id is new');
+    const sorted = [...ids].sort();
+
+    const rows = await first.db.kysely.selectFrom('chat_messages').select('msg_id').orderBy('msg_seq').execute();
+    assert.deepEqual(rows.map((r) => r.msg_id), sorted, 'the order of appearance is the order of the ids');
+    for (const feed of feeds) for (const msgId of ids) await feed.added(msgId);
+    for (const server of servers) assert.deepEqual((await chat(server)).messages.map((m: any) => m.msg_id), sorted);
+
+    // One marker per process, sent after everything: a duplicate pushed before it would show.
+    const markers = await Promise.all(servers.map((server, s) => say(server, tokens[s], `marker ${s}`)));
+    const originOf = new Map(sent.map((x) => [x.msgId, x.origin]));
+    for (const feed of feeds) {
+      for (const marker of markers) await feed.added(marker);
+      const added = feed.frames.filter((f) => f.event === 'gchat.add').map((f) => f.data.message.msg_id as string);
+      assert.equal(added.length, ids.length + markers.length, 'each message pushed once');
+      assert.deepEqual([...added].sort(), [...ids, ...markers].sort());
+      // The messages of one process reach every subscriber in the order of their ids.
+      for (let s = 0; s < servers.length; s++) {
+        const fromOne = added.filter((id) => originOf.get(id) === s);
+        assert.deepEqual(fromOne, [...fromOne].sort());
+      }
+    }
+    for (const feed of feeds) feed.close();
+  } finally {
+    for (const server of others) await server.close();
+    await first.close();
+  }
+});

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ok } from './helpers.js';
 import { importWorld } from '../src/world/import.js';
-import { newMessageId } from '../src/chat/message-id.js';
+import { newMessageId, newMessageIdAfter } from '../src/chat/message-id.js';
 import { deleteMessage, postSystemMessage } from '../src/chat/moderation.js';
 import {
   ALICE, BOB, CARD, CAROL, CASE, MODERATOR, OTHER_CARD, call, chat, chatWorld, connect, say, signIn, withServer,
@@ -114,6 +114,24 @@ test('message ids made by one process are unique, of one length, and sort in ord
       assert.ok(ids.every((id) => id.length === ids[0].length && /^[0-9a-z]+$/.test(id)));
     }),
   );
+});
+
+test('a stored message id sorts after the newest stored id, even one made by a process whose clock is ahead', () => {
+  const now = Date.UTC(2026, 0, 1);
+  fc.assert(
+    fc.property(fc.integer({ min: -60_000, max: 3_600_000 }), fc.integer({ min: 0, max: 36 ** 4 - 1 }), (lead, sequence) => {
+      const previous = (now + lead).toString(36).padStart(9, '0') + sequence.toString(36).padStart(4, '0') + 'zzzzzz';
+      const id = newMessageIdAfter(now, previous);
+      assert.ok(id > previous, `${id} > ${previous}`);
+      assert.match(id, /^[0-9a-z]{19}$/);
+    }),
+  );
+  // Names that are not ids of this form, or lie more than a day ahead, do not move the ids.
+  const before = newMessageId(now);
+  for (const name of ['imported', 'zzzzzzzzzzzzzzzzzzz', 'm-1']) {
+    const id = newMessageIdAfter(now, name);
+    assert.ok(id > before && id.length === 19 && id < 'zzzzzzzzz', id);
+  }
 });
 
 test('online flags in gchat.get lag presence by at most 30 seconds', () =>

@@ -93,7 +93,7 @@ test('a closed chat refuses everyone but moderators with 1203 DISABLED', () =>
     await say(server, alice, 'open again');
   }));
 
-test('emote-only mode accepts only messages made of the configured emoticons; moderators are exempt', () =>
+test('emote-only mode accepts only messages made of the configured emoticons, from moderators too', () =>
   withServer({ config: { chat: chatConfig } }, async (server) => {
     const [alice, moderator] = await Promise.all([signIn(server, ALICE), signIn(server, MODERATOR)]);
     await setChatStatus(server.services, { emoteonly: true });
@@ -103,7 +103,14 @@ test('emote-only mode accepts only messages made of the configured emoticons; mo
     for (const text of ['smile', ':smile: hi', ':wink:', ':smile', 'smile:', '::', ':smile::', ':sm ile:', '!:smile:x']) {
       assert.deepEqual(fails(await send(server, alice, text), 1203).data, { type: 'EMOTES_ONLY' }, text);
     }
-    await say(server, moderator, 'moderators may write words');
+    assert.deepEqual(fails(await send(server, moderator, 'moderators write emoticons too'), 1203).data, { type: 'EMOTES_ONLY' });
+    await say(server, moderator, ':gg:');
+    // Closed and emote-only at once: a moderator may still write, emoticons only.
+    await setChatStatus(server.services, { closed: true });
+    assert.deepEqual(fails(await send(server, alice, ':smile:'), 1203).data, { type: 'DISABLED' });
+    assert.deepEqual(fails(await send(server, moderator, 'words'), 1203).data, { type: 'EMOTES_ONLY' });
+    await say(server, moderator, ':fire:');
+    await setChatStatus(server.services, { closed: false });
 
     await setChatStatus(server.services, { emoteonly: false });
     await say(server, alice, 'words again');

@@ -3,10 +3,14 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ok } from './helpers.js';
+import { defaultConfig } from '../src/config.js';
 import { deleteMessage, postSystemMessage, setChatStatus } from '../src/chat/moderation.js';
 import { chatRuntime } from '../src/chat/runtime.js';
 import { ChatAddEvent, ChatStatus } from '../src/chat/schemas.js';
-import { ALICE, BOB, CARD, CAROL, CASE, call, chat, connect, listen, openSocket, say, signIn, withServer, type FeedClient } from './chat-support.js';
+import { ADMIN_KEY, admin } from './admin-support.js';
+import {
+  ALICE, BOB, CARD, CAROL, CASE, MODERATOR, OTHER_CARD, call, chat, connect, listen, openSocket, say, signIn, withServer, type FeedClient,
+} from './chat-support.js';
 
 const addFrame = TypeCompiler.Compile(ChatAddEvent);
 const statusFrame = TypeCompiler.Compile(ChatStatus);
@@ -119,6 +123,7 @@ test('a signed-in subscriber counts as online while connected', () =>
 
 test('heartbeats: live clients are pinged and kept, clients that stop answering are dropped', () =>
   withServer({ config: { ws: { heartbeatSeconds: 0.05, maxQueueBytes: 1 << 20, maxFrameBytes: 16 * 1024 } } }, async (server) => {
+    assert.equal(defaultConfig().ws.heartbeatSeconds, 30, 'every 30 seconds unless configured');
     const live = await connect(server);
     let pings = 0;
     const pinged = new Promise<void>((resolve) => live.socket.on('ping', () => ++pings === 3 && resolve()));
@@ -172,3 +177,77 @@ test('stopping the server closes every subscriber with 1001', async () => {
   });
   assert.deepEqual(await feed!.closed, { code: 1001, reason: 'server shutting down' });
 });
+
+test('admin API: system messages of types 2, 3 and 4, status changes and deletions arrive as frames of exactly this shape', () =>
+  withServer({ config: { adminKey: ADMIN_KEY } }, async (server) => {
+    const shortUsers = async (ids: number[]) => ok(await call(server, 'users.get', { user_ids: ids.join(','), type: 'short' }, { http: 'GET' }));
+    const protos: Record<number, object> = {
+      [CARD]: { item_proto_id: CARD, type: 0, image: '/i/100.png', title: 'Old Street', description: 'a card', quality_id: 1 },
+      [OTHER_CARD]: { item_proto_id: OTHER_CARD, type: 0, image: '/i/101.png', title: 'New Street', description: '', quality_id: 2 },
+      [CASE]: { item_proto_id: CASE, type: 2, image: '/i/200.png', title: 'Case', description: '', quality_id: 0 },
+    };
+    const proto = (id: number) => protos[id];
+    const feed = await connect(server);
+    const ts = Math.floor(server.clock.now() / 1000);
+
+    const drop = (await admin(server, 'postSystemMessage', { type: 2, user_id: BOB, case_item_proto_id: CASE, drop_item_proto_id: CARD })).msg_id;
+    const gift = (await admin(server, 'postSystemMessage', { type: 3, user_id: CAROL, user_id_receiver: ALICE, item_proto_id: OTHER_CARD })).msg_id;
+    const promo = (await admin(server, 'postSystemMessage', { type: 4, user_id: MODERATOR, item_proto_ids: `${OTHER_CARD},${CARD}` })).msg_id;
+    assert.ok(drop < gift && gift < promo, 'ids sort in order of appearance');
+
+    assert.deepEqual(await feed.added(drop), {
+      event: 'gchat.add',
+      data: {
+        message: { type: 2, user_id: BOB, msg_id: drop, ts, case_item_proto_id: CASE, drop_item_proto_id: CARD },
+        users: await shortUsers([BOB]),
+        item_protos: [proto(CARD), proto(CASE)],
+      },
+    });
+    assert.deepEqual(await feed.added(gift), {
+      event: 'gchat.add',
+      data: {
+        message: { type: 3, user_id: CAROL, msg_id: gift, ts, user_id_receiver: ALICE, item_proto_id: OTHER_CARD },
+        users: await shortUsers([ALICE, CAROL]),
+        item_protos: [proto(OTHER_CARD)],
+      },
+    });
+    assert.deepEqual(await feed.added(promo), {
+      event: 'gchat.add',
+      data: {
+        message: { type: 4, user_id: MODERATOR, msg_id: promo, ts, item_proto_ids: [OTHER_CARD, CARD] },
+        users: await shortUsers([MODERATOR]),
+        item_protos: [proto(CARD), proto(OTHER_CARD)],
+      },
+    });
+    const data = await chat(server);
+    assert.deepEqual(data.messages.map((m: any) => m.msg_id), [drop, gift, promo]);
+    assert.deepEqual(data.users, await shortUsers([ALICE, BOB, CAROL, MODERATOR]));
+    assert.deepEqual(data.item_protos, [proto(CARD), proto(OTHER_CARD), proto(CASE)]);
+
+    await admin(server, 'setChatStatus', { closed: 1, emoteonly: 1 });
+    assert.deepEqual(await feed.next((f) => f.event === 'gchat.status'), {
+      event: 'gchat.status',
+      data: { closed: true, slowmode: false, emoteonly: true },
+    });
+    await admin(server, 'deleteMessage', { msg_id: gift });
+    assert.deepEqual(await feed.next((f) => f.event === 'gchat.delete'), { event: 'gchat.delete', data: { msg_id: gift } });
+    assert.deepEqual((await chat(server)).messages.map((m: any) => m.msg_id), [drop, promo]);
+    assert.deepEqual((await chat(server)).users, await shortUsers([BOB, MODERATOR]));
+
+    // A text message: exactly the fields of type 1, and the author and the mentioned users.
+    await admin(server, 'setChatStatus', { closed: 0, emoteonly: 0 });
+    const text = await say(server, await signIn(server, ALICE), '  hi @3 and @2 and @3  ');
+    assert.deepEqual(await feed.added(text), {
+      event: 'gchat.add',
+      data: {
+        message: { type: 1, user_id: ALICE, msg_id: text, ts, text: 'hi @3 and @2 and @3', user_ids_mentioned: [CAROL, BOB] },
+        users: await shortUsers([ALICE, BOB, CAROL]),
+        item_protos: [],
+      },
+    });
+    assert.deepEqual(
+      feed.frames.map((f) => f.event),
+      ['ready', 'gchat.add', 'gchat.add', 'gchat.add', 'gchat.status', 'gchat.delete', 'gchat.status', 'gchat.add'],
+    );
+    feed.close();
+  }));

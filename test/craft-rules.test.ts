@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers.js';
 import { callFails, callOk, catalogWorld, ownedIds, tokenFor, user } from './item-fixtures.js';
+import { grantItems } from '../src/inventory/grants.js';
 import type { World } from '../src/world/schema.js';
 
 const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
@@ -19,10 +20,16 @@ const CLASS_2 = range(140, 10); // proto 201
 const TOP_CLASS = range(150, 10); // proto 951, class 5
 const DICE = range(160, 10); // proto 601: no dice of class 2
 const TAUNTS = range(170, 10); // proto 850: no taunt of class 2
+const PASSES = range(180, 10); // proto 660: class 2 has only a prototype that is no craft result
 const OTHERS_CARD = 200; // user 2
 
 const world: World = {
   ...catalogWorld,
+  item_protos: [
+    ...catalogWorld.item_protos!,
+    { item_proto_id: 660, type: 6, quality_id: 1, title: 'Pass' },
+    { item_proto_id: 661, type: 6, quality_id: 2, title: 'Pass promo', craft_result: 0 },
+  ],
   users: [user(1), user(2), user(3, { bot_owner: 1 })],
   items: [
     ...CARDS_A.map((item_id) => ({ item_id, user_id: 1, item_proto_id: 101, ts_owned: 100 })),
@@ -36,6 +43,7 @@ const world: World = {
     ...TOP_CLASS.map((item_id) => ({ item_id, user_id: 1, item_proto_id: 951 })),
     ...DICE.map((item_id) => ({ item_id, user_id: 1, item_proto_id: 601 })),
     ...TAUNTS.map((item_id) => ({ item_id, user_id: 1, item_proto_id: 850 })),
+    ...PASSES.map((item_id) => ({ item_id, user_id: 1, item_proto_id: 660 })),
     { item_id: OTHERS_CARD, user_id: 2, item_proto_id: 101 },
   ],
 };
@@ -57,7 +65,7 @@ describe('inventory.craft', () => {
 
   async function assertUnchanged(): Promise<void> {
     const owned = new Set(await ownedIds(server, 1));
-    for (const id of [...CARDS_A.slice(10), UNCRAFTABLE, LOCKED, LOCKED_FOREVER, EQUIPPED, ...CLASS_2, ...TOP_CLASS, ...DICE, ...TAUNTS])
+    for (const id of [...CARDS_A.slice(10), UNCRAFTABLE, LOCKED, LOCKED_FOREVER, EQUIPPED, ...CLASS_2, ...TOP_CLASS, ...DICE, ...TAUNTS, ...PASSES])
       assert.ok(owned.has(id), `item ${id} is still owned`);
     assert.deepEqual(await ownedIds(server, 2), [OTHERS_CARD]);
   }
@@ -99,6 +107,8 @@ describe('inventory.craft', () => {
     await fails(TOP_CLASS, 624);
     await fails(DICE, 624);
     await fails(TAUNTS, 624);
+    // A prototype of the next class that is not a craft result does not count.
+    await fails(PASSES, 624);
     await assertUnchanged();
   });
 
@@ -158,6 +168,20 @@ describe('inventory.craft', () => {
     const item = (await callOk(server, 'inventory.craft', { item_ids: CLASS_2.join(',') }, { token })).item;
     assert.equal(item.item_proto_id, 301);
     assert.equal(item.quality_id, 3);
+  });
+
+  test('the result is drawn among the craft results of the next class, never another prototype', async () => {
+    const CRAFTS = 40;
+    const cards = await grantItems(server.services, { userId: 1, itemProtoId: 101, copies: CRAFTS * 10 });
+    const drawn = new Map<number, number>();
+    for (let i = 0; i < CRAFTS; i++) {
+      const item = (await callOk(server, 'inventory.craft', { item_ids: cards.slice(i * 10, i * 10 + 10).join(',') }, { token })).item;
+      drawn.set(item.item_proto_id, (drawn.get(item.item_proto_id) ?? 0) + 1);
+    }
+    // 201 and 202 are the craft results of class 2 (203 is not one); 40 fair draws all
+    // landing on the same one have probability 2^-39.
+    assert.deepEqual([...drawn.keys()].sort(), [201, 202]);
+    assert.deepEqual(await ownedIds(server, 1, 101).then((ids) => ids.filter((id) => cards.includes(id))), []);
   });
 
   test('a bot may craft its own items, and only those', async () => {

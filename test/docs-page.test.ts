@@ -40,6 +40,7 @@ test('/docs lists every method, finds one by search, and "try it" calls the runn
     const { port } = server.app.server.address() as AddressInfo;
     const origin = `http://127.0.0.1:${port}`;
 
+    // Every launch gets a new temporary profile (user-data-dir), removed when the browser closes.
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
     const outside: string[] = [];

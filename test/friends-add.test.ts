@@ -54,8 +54,14 @@ test('already friends or already requested: success, nothing changes', async () 
   ok(await add(1, 2));
   ok(await add(2, 1));
   assert.equal(await relation(1, 2), 1);
-  const rows = await server.db.kysely.selectFrom('friendships').select(['user_id', 'friend_id']).where('user_id', 'in', [1, 2]).execute();
+  const friendships = () =>
+    server.db.kysely.selectFrom('friendships').select(['user_id', 'friend_id', 'since']).where('user_id', 'in', [1, 2]).orderBy('user_id').execute();
+  const rows = await friendships();
   assert.equal(rows.length, 2);
+  server.clock.advance(10);
+  ok(await add(1, 2));
+  ok(await add(2, 1));
+  assert.deepEqual(await friendships(), rows);
   assert.equal((await server.db.kysely.selectFrom('friend_requests').selectAll().where('from_user_id', 'in', [1, 2]).execute()).length, 0);
 });
 

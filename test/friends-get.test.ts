@@ -97,9 +97,14 @@ test('a signed-in caller sees their relation to every listed user but themselves
     ],
   );
   assert.equal(data.user.friendship, 1);
-  const mine = ok(await friendsOf({}, token));
+  const mine = ok(await friendsOf({ add_user: 1 }, token));
   assert.deepEqual(idsOf(mine.friends), [70]);
   assert.equal(mine.friends[0].friendship, 1);
+  assert.equal(mine.user.user_id, 71);
+  assert.equal('friendship' in mine.user, false);
+  const short = ok(await friendsOf({ user_id: 70, type: 'short', add_user: 1 }, token));
+  const listed: object[] = [...short.friends, short.user];
+  assert.ok(listed.every((u) => !('friendship' in u)), 'the short form has no friendship');
 });
 
 test('online=1 lists and counts only friends online', async () => {

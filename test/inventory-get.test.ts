@@ -21,11 +21,14 @@ const world: World = {
     user(5, { inventory_privacy: 'nobody' }),
     user(6, { inventory_privacy: 'everyone' }),
     user(7, { bot_owner: 1 }),
+    user(8, { domain: 'henry' }),
   ],
   friends: [
     [1, 2],
     [4, 2],
   ],
+  // A pending request makes no friendship.
+  friend_requests: [{ from: 3, to: 4 }],
   items: [
     { item_id: 10, user_id: 1, item_proto_id: 101, ts_owned: 1000 },
     { item_id: 11, user_id: 1, item_proto_id: 101, ts_owned: 1000 },
@@ -47,6 +50,8 @@ const world: World = {
     { item_id: 50, user_id: 5, item_proto_id: 101, ts_owned: 100 },
     { item_id: 60, user_id: 6, item_proto_id: 801, ts_owned: 100 },
     { item_id: 61, user_id: 6, item_proto_id: 101, ts_owned: 100 },
+    { item_id: 80, user_id: 8, item_proto_id: 502, ts_owned: 200, ts_can_trade: -1, data: { ts_can_sell: 99 } },
+    { item_id: 81, user_id: 8, item_proto_id: 502, ts_owned: 100, ts_can_trade: -1, data: { ts_can_sell: 99 } },
   ],
 };
 
@@ -208,6 +213,52 @@ describe('inventory.get', () => {
     ]);
   });
 
+  test('legacy lock fields: can_give and can_sell repeat the trade and sell locks', async () => {
+    const key = {
+      item_proto_id: 502,
+      type: 3,
+      title: 'Key',
+      description: '',
+      quality_id: 1,
+      prices: { buy: 33 },
+      case_item_proto_ids: [501],
+    };
+    const legacy = await get({ user_id: 'henry' });
+    assert.deepEqual(legacy, {
+      count: 2,
+      things: [80, 81].map((id, i) => ({
+        item_id: id,
+        ...key,
+        ts_owned: 200 - 100 * i,
+        ts_can_trade: -1,
+        ts_can_sell: 99,
+        thing_prototype_id: 502,
+        thing_prototype_status: 0,
+        thing_type: 3,
+        quality: 1,
+        collection: -1,
+        buy_cost: 39,
+        cases: [501],
+        thing_id: id,
+        user_id: 8,
+        owned_time: 200 - 100 * i,
+        can_give: -1,
+        can_sell: 99,
+      })),
+      collections: [],
+      thing_types: [{ id: 3, title: 'Key' }],
+      qualities: [{ id: 1, title: 'Common', coeff_rent: 1.1 }],
+    });
+    const plain = await get({ user_id: 8, add_legacy: 0, shrink: 1 });
+    assert.deepEqual(plain, {
+      count: 2,
+      items: [{ item_id: 80, item_ids: [80, 81], ...key, ts_owned: 200, ts_can_trade: -1, ts_can_sell: 99 }],
+      collections: [],
+    });
+    const shrunkLegacy = await get({ user_id: 8, shrink: 1 });
+    assert.deepEqual(shrunkLegacy.things.map((t: any) => [t.item_id, t.thing_id, t.item_ids, t.owned_time]), [[80, 80, [80, 81], 200]]);
+  });
+
   test('add_legacy = 0: items without the Thing fields, collections without id', async () => {
     const data = await get({ user_id: 1, add_legacy: 0 });
     assert.deepEqual(Object.keys(data).sort(), ['collections', 'count', 'items']);
@@ -251,6 +302,15 @@ describe('inventory.get', () => {
     assert.deepEqual(data.qualities, [{ id: 1, title: 'Common', coeff_rent: 1.1 }]);
     const empty = await get({ user_id: 3 });
     assert.deepEqual(empty, { count: 0, things: [], collections: [], thing_types: [], qualities: [] });
+  });
+
+  test('the own inventory named by id or domain is still the own one: stock and equipped items', async () => {
+    for (const userId of [1, 'alice']) {
+      const data = await get({ user_id: userId, include_stock: 1, add_equipped: 'array', count: 2, add_legacy: 0 }, tokens[1]);
+      assert.deepEqual(idsOf(data), [14, 13]);
+      assert.equal(data.count, TIME_ORDER.length + 1);
+      assert.deepEqual(data.item_ids_equipped, [12, 15, 16, 20, 25]);
+    }
   });
 
   test('add_equipped = array and tree, for the own inventory only', async () => {
@@ -338,7 +398,7 @@ describe('inventory.get', () => {
   test('privacy: everyone, friends and nobody; the owner always may', async () => {
     await get({ user_id: 6 });
     await get({ user_id: 6 }, tokens[3]);
-    // friends: only the owner's friends.
+    // friends: only the owner's friends; user 3's pending request is not enough.
     await callFails(server, 'inventory.get', { user_id: 4 }, 701, { http: 'GET' });
     await callFails(server, 'inventory.get', { user_id: 4 }, 701, { token: tokens[3] });
     await callFails(server, 'inventory.get', { user_id: 4 }, 701, { token: tokens[1] });

@@ -7,7 +7,7 @@ import { allMethods } from '../src/domains.js';
 import { defineMethod, type AnyMethod } from '../src/api/method.js';
 import { P } from '../src/api/params.js';
 import { Strict, Uint } from '../src/api/schema-types.js';
-import { buildOpenApiDocument, GLOBAL_ERRORS } from '../src/api/openapi.js';
+import { buildOpenApiDocument, ERROR_DATA, GLOBAL_ERRORS } from '../src/api/openapi.js';
 import { responseProblems } from './response-check.js';
 
 /** A response of an operation, with a `$ref` to the components followed. */
@@ -36,7 +36,123 @@ test('/openapi.json is a valid OpenAPI 3.1 document', async () => {
   assert.equal(result.valid, true);
 });
 
-test('every method is described with both forms, its auth, bot rule, parameters and errors', async () => {
+/** The methods the server must have, by where they come from (README "Methods"). */
+const SPEC_METHODS = [
+  'auth.signin', 'auth.totpVerify', 'bots.getToken', 'users.get', 'friends.add', 'friends.delete', 'friends.get',
+  'inventory.get', 'inventory.craft', 'data.getItemProtos', 'data.searchItemProtos', 'gchat.get',
+];
+const REFERENCE_METHODS = ['auth.refresh', 'friends.getRequests', 'gchat.send'];
+const OUR_METHODS = ['auth.signout', 'account.setPrivacy', 'account.getPrivacy', 'blacklist.add', 'blacklist.delete', 'blacklist.get'];
+const ADMIN_METHODS = [
+  'admin.getUser', 'admin.createUser', 'admin.updateUser', 'admin.setTotp', 'admin.clearTotp', 'admin.banUser', 'admin.unbanUser',
+  'admin.muteUser', 'admin.setPrivacy', 'admin.killSessions', 'admin.createBot', 'admin.upsertItemProto', 'admin.upsertCollection',
+  'admin.grantItems', 'admin.revokeItem', 'admin.makeFriends', 'admin.endFriendship', 'admin.addFriendRequest', 'admin.block',
+  'admin.unblock', 'admin.setChatStatus', 'admin.deleteMessage', 'admin.postSystemMessage', 'admin.importWorld',
+  'admin.exportWorld', 'admin.auditLog',
+];
+/** Methods that need a token and that a bot's token may call; every other such method answers a bot 4. */
+const BOT_ALLOWED = ['friends.add', 'friends.delete', 'friends.getRequests', 'inventory.craft', 'gchat.send'];
+
+test('the document has every method: the spec\'s, the reference service\'s, ours and the admin API', async () => {
+  const document = await servedDocument();
+  const all = [...SPEC_METHODS, ...REFERENCE_METHODS, ...OUR_METHODS, ...ADMIN_METHODS];
+  assert.deepEqual(Object.keys(document.paths).sort(), all.map((name) => `/api/${name}`).sort());
+  for (const name of [...SPEC_METHODS, ...REFERENCE_METHODS]) assert.equal(document.paths[`/api/${name}`].get['x-extension'], false, name);
+  for (const name of [...OUR_METHODS, ...ADMIN_METHODS]) {
+    const get = document.paths[`/api/${name}`].get;
+    assert.equal(get['x-extension'], true, name);
+    assert.match(get.description, /An extension of this server/, name);
+  }
+  for (const name of ADMIN_METHODS) assert.equal(document.paths[`/api/${name}`].get['x-auth'], 'admin', name);
+  for (const name of all) {
+    const get = document.paths[`/api/${name}`].get;
+    const expected = get['x-auth'] === 'none' || get['x-auth'] === 'optional' || BOT_ALLOWED.includes(name);
+    assert.equal(get['x-bots'], expected, `${name}: bot allow-list`);
+  }
+  const allowList = [...BOT_ALLOWED].sort().map((name) => `\`${name}\``).join(', ');
+  assert.ok(document.info.description.includes(`of the methods that require a token only ${allowList}; any other method answers a bot code 4`));
+});
+
+/** A copy of a schema with every `$ref` into the document's components replaced by what it names. */
+function inline(document: any, node: unknown): any {
+  if (Array.isArray(node)) return node.map((n) => inline(document, n));
+  if (node === null || typeof node !== 'object') return node;
+  const { $ref, ...rest } = node as Record<string, unknown>;
+  if (typeof $ref === 'string') {
+    assert.equal(Object.keys(rest).length, 0, `a $ref with siblings: ${$ref}`);
+    const [, , kind, name] = $ref.split('/');
+    return inline(document, document.components[kind][name]);
+  }
+  return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, inline(document, value)]));
+}
+
+/** A TypeBox schema as plain JSON Schema, without the `$id` names the document turns into components. */
+function plain(schema: unknown): any {
+  return JSON.parse(JSON.stringify(schema), (key, value) => (key === '$id' ? undefined : value));
+}
+
+/** The wire schema a declared parameter must be published with (the rules of src/api/params.ts). */
+function expectedWire(declared: TSchema): Record<string, unknown> {
+  const tooMany = declared['x-too-many'] as number | undefined;
+  const kind = declared['x-param'] as string;
+  const wire: Record<string, unknown> = { 'x-param': kind };
+  const copy = (...keys: string[]) => keys.forEach((key) => declared[key] !== undefined && (wire[key] = declared[key]));
+  switch (kind) {
+    case 'uint':
+    case 'int':
+      Object.assign(wire, { type: 'integer', minimum: declared.minimum, maximum: Math.min(declared.maximum, tooMany ?? Infinity) });
+      break;
+    case 'bit':
+      Object.assign(wire, { type: 'integer', enum: [0, 1] });
+      break;
+    case 'double':
+      wire.type = 'number';
+      copy('minimum', 'maximum');
+      break;
+    case 'string':
+      wire.type = 'string';
+      copy('minLength', 'maxLength');
+      break;
+    case 'enum':
+      Object.assign(wire, { type: 'string', enum: declared.anyOf.map((s: { const: string }) => s.const) });
+      break;
+    case 'idOrDomain':
+      wire.anyOf = [
+        { type: 'integer', minimum: 1, description: 'numeric id' },
+        { type: 'string', minLength: 1, maxLength: 100, description: 'domain (short name)' },
+      ];
+      break;
+    case 'set':
+      wire.type = 'string';
+      wire['x-item'] = declared['x-item'] ?? 'string';
+      if (wire['x-item'] === 'uint') wire.pattern = '^\\s*\\d+\\s*(,\\s*\\d+\\s*)*$';
+      if (tooMany !== undefined) wire['x-too-many'] = tooMany;
+      if (declared.maxItems !== undefined) wire['x-max-items'] = declared.maxItems;
+      break;
+    default:
+      assert.fail(`parameter kind ${kind}`);
+  }
+  copy('default');
+  return wire;
+}
+
+/** Every code a method can answer besides 0: the transport's rules, then the method's own. */
+function expectedCodes(method: AnyMethod): number[] {
+  const codes = new Set([2, 3, 7, ...Object.keys(method.errors ?? {}).map(Number)]);
+  if (method.auth !== 'none') codes.add(1);
+  if (method.auth === 'admin' || (method.auth === 'required' && !method.bots)) codes.add(4);
+  if (Object.values(method.params.properties).some((s) => (s as TSchema)['x-too-many'] !== undefined)) codes.add(6);
+  return [...codes].sort((a, b) => a - b);
+}
+
+const AUTH_WORDS: Record<AnyMethod['auth'], RegExp> = {
+  none: /\*\*Authentication:\*\* None/,
+  optional: /\*\*Authentication:\*\* Optional/,
+  required: /\*\*Authentication:\*\* Required/,
+  admin: /\*\*Authentication:\*\* Admin: send the operator key in the `X-Admin-Key` header/,
+};
+
+test('every method: both forms, auth, bot rule, every parameter, every answer and every error code', async () => {
   const document = await servedDocument();
   const methods = allMethods();
   assert.equal(Object.keys(document.paths).length, methods.length);
@@ -49,46 +165,71 @@ test('every method is described with both forms, its auth, bot rule, parameters 
     assert.equal(post.operationId, `${method.name}.post`);
     assert.ok(get.description.includes(method.summary), `${method.name}: summary`);
     if (method.description) assert.ok(get.description.includes(method.description), `${method.name}: description`);
+
+    // Who may call it.
     assert.equal(get['x-auth'], method.auth);
+    assert.match(get.description, AUTH_WORDS[method.auth], `${method.name}: auth in words`);
     assert.equal(get['x-extension'], method.extension === true);
     const botsMayCall = method.auth === 'none' || method.auth === 'optional' || (method.auth === 'required' && method.bots === true);
     assert.equal(get['x-bots'], botsMayCall, `${method.name}: bot allow-list`);
-    if (method.auth === 'admin') assert.deepEqual(get.security, [{ adminKey: [] }]);
-    if (method.auth === 'none') assert.deepEqual(get.security, []);
-    if (method.auth === 'required') assert.ok(!get.security.some((s: object) => Object.keys(s).length === 0));
-    if (method.auth === 'optional') assert.ok(get.security.some((s: object) => Object.keys(s).length === 0));
+    assert.match(get.description, botsMayCall ? /\*\*Bot tokens:\*\* Allowed/ : /\*\*Bot tokens:\*\* Not/, `${method.name}: bot rule in words`);
+    const security = { none: [], optional: [{}, { accessToken: [] }, { bearerAuth: [] }], required: [{ accessToken: [] }, { bearerAuth: [] }], admin: [{ adminKey: [] }] };
+    assert.deepEqual(get.security, security[method.auth], `${method.name}: security`);
+    assert.deepEqual(post.security, get.security);
 
+    // Every parameter: wire type, limits, default, whether it is required, and a description.
     const names = Object.keys(method.params.properties);
     assert.deepEqual(get.parameters.map((p: any) => p.name), names, `${method.name}: query parameters`);
     for (const parameter of get.parameters) {
-      assert.equal(parameter.in, 'query');
+      const where = `${method.name}(${parameter.name})`;
       const declared = method.params.properties[parameter.name] as TSchema;
-      assert.equal(parameter.schema['x-param'], declared['x-param']);
-      if (declared.default !== undefined) assert.deepEqual(parameter.schema.default, declared.default);
-      if (declared.description) assert.ok(parameter.description.includes(declared.description));
+      assert.equal(parameter.in, 'query');
+      assert.ok(typeof declared.description === 'string' && declared.description.length > 0, `${where} has no description`);
+      assert.ok(parameter.description.startsWith(declared.description), `${where}: description`);
+      assert.deepEqual(parameter.schema, expectedWire(declared), `${where}: schema`);
+      const required = (method.params.required ?? []).includes(parameter.name) && declared.default === undefined;
+      assert.equal(parameter.required, required, `${where}: required`);
     }
     if (names.length > 0) {
       const body = post.requestBody.content['application/json'].schema;
       assert.deepEqual(Object.keys(body.properties), names);
+      for (const parameter of get.parameters)
+        assert.deepEqual(body.properties[parameter.name], { ...parameter.schema, description: parameter.description }, `${method.name}(${parameter.name}) in the body`);
       assert.deepEqual(post.requestBody.content['application/x-www-form-urlencoded'].schema, body);
       assert.deepEqual(body.required, get.parameters.filter((p: any) => p.required).map((p: any) => p.name));
-    }
+    } else assert.equal(post.requestBody, undefined);
 
-    const codes = get['x-error-codes'] as Record<string, string>;
-    for (const [code, meaning] of Object.entries(method.errors ?? {})) {
-      assert.equal(codes[code], meaning, `${method.name}: error ${code}`);
-      assert.ok(get.description.includes(`| ${code} |`), `${method.name}: error ${code} in the description`);
-    }
-    for (const code of [2, 3, 7]) assert.ok(codes[code], `${method.name}: global error ${code}`);
-    if (method.auth !== 'none') assert.ok(codes[1], `${method.name}: error 1`);
-    else assert.equal(codes[1], method.errors?.[1], `${method.name}: error 1 only when it declares it`);
+    // Every error code, in the extension field, in the description's table and as an envelope.
+    const codes = expectedCodes(method);
+    assert.deepEqual(Object.keys(get['x-error-codes']).map(Number), codes, `${method.name}: error codes`);
+    for (const [code, meaning] of Object.entries(method.errors ?? {})) assert.equal(get['x-error-codes'][code], meaning, `${method.name}: error ${code}`);
+    for (const code of codes) assert.ok(get.description.includes(`| ${code} | ${get['x-error-codes'][code]} |`), `${method.name}: error ${code} in the description`);
 
-    const success = responseOf(document, get, '200').content['application/json'].schema.anyOf[0];
-    assert.deepEqual(success.required, method.result ? ['code', 'data'] : ['code']);
-    assert.equal(success.additionalProperties, false);
+    // Every answer: the success envelope carries exactly the declared result schema, the
+    // error envelopes exactly the codes above (3 and 7 under their own HTTP statuses).
     assert.deepEqual(post.responses, get.responses);
-    assert.deepEqual(responseOf(document, get, '429').content['application/json'].schema.properties.code, { const: 7, type: 'number' });
-    assert.deepEqual(responseOf(document, get, '500').content['application/json'].schema.properties.code, { const: 3, type: 'number' });
+    const [success, ...errors] = inline(document, get.responses['200']).content['application/json'].schema.anyOf;
+    if (method.result) {
+      assert.deepEqual(success.required, ['code', 'data']);
+      assert.deepEqual(success.properties.data, plain(method.result), `${method.name}: data schema`);
+    } else {
+      assert.deepEqual(success.required, ['code']);
+      assert.deepEqual(Object.keys(success.properties), ['code']);
+    }
+    assert.equal(success.additionalProperties, false);
+    const answered = errors.flatMap((e: any) => (e.properties.code.anyOf ?? [e.properties.code]).map((c: any) => c.const)).sort((a: number, b: number) => a - b);
+    assert.deepEqual(answered, codes.filter((c) => c !== 3 && c !== 7), `${method.name}: error envelopes`);
+    for (const envelope of errors) {
+      assert.deepEqual(envelope.required, envelope.properties.data ? ['code', 'description', 'data'] : ['code', 'description']);
+      const code = envelope.properties.code.const;
+      if (ERROR_DATA[code]) assert.deepEqual(envelope.properties.data, plain(ERROR_DATA[code]), `${method.name}: data of error ${code}`);
+      else assert.equal(envelope.properties.data, undefined);
+    }
+    const rateLimited = inline(document, get.responses['429']);
+    assert.deepEqual(rateLimited.content['application/json'].schema.properties.code, { const: 7, type: 'number' });
+    assert.deepEqual(rateLimited.content['application/json'].schema.properties.data, plain(ERROR_DATA[7]));
+    assert.ok(rateLimited.headers['Retry-After']);
+    assert.deepEqual(inline(document, get.responses['500']).content['application/json'].schema.properties.code, { const: 3, type: 'number' });
   }
 });
 

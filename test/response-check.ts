@@ -1,9 +1,11 @@
 import { CloneType, Kind, Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { ValueError } from '@sinclair/typebox/errors';
 import type { FastifyInstance } from 'fastify';
 import type { AnyMethod } from '../src/api/method.js';
 import { anyErrorSchema, errorCodesOf, errorEnvelopeSchemas, successEnvelopeSchema } from '../src/api/openapi.js';
 import { httpStatusFor } from '../src/api/errors.js';
+import { noteAnswer } from './response-coverage.js';
 
 /**
  * Checks /api answers against the published schemas (src/api/openapi.ts): success `data`
@@ -49,6 +51,20 @@ function checkersOf(method: AnyMethod): Checkers {
   return checkers;
 }
 
+/**
+ * Where a value breaks a schema. A union reports only that no alternative matched; the
+ * alternative that comes closest (fewest errors) says what is actually wrong.
+ */
+function explain(errors: Iterable<ValueError>): string[] {
+  const out: string[] = [];
+  for (const error of errors) {
+    const alternatives = (error.errors ?? []).map((iterator) => [...iterator]).filter((list) => list.length > 0);
+    if (alternatives.length === 0) out.push(`${error.path || '/'}: ${error.message}`);
+    else out.push(...explain(alternatives.reduce((best, list) => (list.length < best.length ? list : best))));
+  }
+  return out;
+}
+
 /** Problems with one answer (empty when it matches the schema). */
 export function responseProblems(method: AnyMethod | undefined, status: number, body: unknown): string[] {
   const problems: string[] = [];
@@ -71,7 +87,7 @@ export function responseProblems(method: AnyMethod | undefined, status: number, 
       ? checkersOf(method).success
       : checkersOf(method).error;
   if (!check.Check(body)) {
-    const errors = [...check.Errors(body)].slice(0, 5).map((e) => `${e.path || '/'}: ${e.message}`);
+    const errors = explain(check.Errors(body)).slice(0, 5);
     const what = method ? method.name : 'an answer naming no method';
     problems.push(`${what} answered a body its published schema does not allow (${errors.join('; ')}): ${JSON.stringify(body).slice(0, 500)}`);
   }
@@ -102,7 +118,9 @@ export function watchResponses(app: FastifyInstance, methods: AnyMethod[]): Resp
         body = undefined;
       }
       const name = (request.params as { method?: string } | undefined)?.method;
-      problems = responseProblems(name === undefined ? undefined : byName.get(name), reply.statusCode, body);
+      const method = name === undefined ? undefined : byName.get(name);
+      problems = responseProblems(method, reply.statusCode, body);
+      if (method && problems.length === 0) noteAnswer(method, body as { code: number });
     }
     if (problems.length > 0) found.set(String(request.id), problems.map((p) => `${request.method} ${request.url.split('?')[0]}: ${p}`));
     return payload;

@@ -33,6 +33,7 @@ const world: World = {
     { user_id: 3, nick: 'Robo', bot_owner: 2, domain: 'robo' },
     { user_id: 4, nick: 'Banned', domain: 'banned', global_ban: 1 },
     { user_id: 5, nick: 'Eve', rank: { hidden: 0 } },
+    { user_id: 6, nick: 'Blank', avatar_key: '', profile_cover: '' },
   ],
 };
 
@@ -97,6 +98,13 @@ test('flags that are 0 are omitted; nicks_old and the game counters stay in the 
   assert.deepEqual(bobShort, { user_id: 2, nick: 'Bob', gender: 0, avatar: '' });
 });
 
+test('an empty avatar_key or profile_cover is omitted', async () => {
+  const [blank] = ok(await get({ user_id: 6 }));
+  assert.deepEqual(blank, { user_id: 6, nick: 'Blank', gender: 0, avatar: '', nicks_old: [], games: 0, games_wins: 0, xp: 0, xp_level: 0 });
+  const [short] = ok(await get({ user_id: 6, type: 'short' }));
+  assert.deepEqual(short, { user_id: 6, nick: 'Blank', gender: 0, avatar: '' });
+});
+
 test('bots show bot and bot_owner', async () => {
   const [robo] = ok(await get({ user_id: 'robo', type: 'short' }));
   assert.deepEqual(robo, { user_id: 3, domain: 'robo', nick: 'Robo', gender: 0, avatar: '', bot: 1, bot_owner: 2 });
@@ -117,8 +125,20 @@ test('unknown ids and domains and globally blocked accounts give placeholders in
     { domain: 'nobody-here', nick: 'Unknown user', avatar: '', inactive: 'not_exists' },
     { user_id: 4, domain: 'banned', nick: 'Blocked account', avatar: '', inactive: 'global_ban' },
   ]);
-  const [short] = ok(await get({ user_id: 4, type: 'short' }));
-  assert.equal(short.inactive, 'global_ban');
+  const short = ok(await get({ user_ids: '4,999', type: 'short' }));
+  assert.deepEqual(short, [
+    { user_id: 4, domain: 'banned', nick: 'Blocked account', avatar: '', inactive: 'global_ban' },
+    { user_id: 999, nick: 'Unknown user', avatar: '', inactive: 'not_exists' },
+  ]);
+});
+
+test('a placeholder is given once however often its id or domain is repeated', async () => {
+  const users = ok(await get({ user_id: 999, user_ids: '999,nobody-here,4,999,nobody-here,banned,4' }));
+  assert.deepEqual(users, [
+    { user_id: 999, nick: 'Unknown user', avatar: '', inactive: 'not_exists' },
+    { domain: 'nobody-here', nick: 'Unknown user', avatar: '', inactive: 'not_exists' },
+    { user_id: 4, domain: 'banned', nick: 'Blocked account', avatar: '', inactive: 'global_ban' },
+  ]);
 });
 
 test('results follow the request order, user_id first, duplicates removed', async () => {
@@ -136,6 +156,10 @@ test('at most 50 users in all: more answers 6', async () => {
   const fiftyOne = Array.from({ length: 51 }, (_, i) => i + 1).join(',');
   fails(await get({ user_ids: fiftyOne }), 6);
   fails(await get({ user_id: 100, user_ids: fifty }), 6);
+  // The limit counts the elements as sent, repeated ones included.
+  fails(await get({ user_ids: Array.from({ length: 51 }, () => 2).join(',') }), 6);
+  fails(await server.call('users.get', { user_ids: Array.from({ length: 51 }, (_, i) => i + 1) }), 6);
+  assert.deepEqual(idsOf(ok(await get({ user_ids: Array.from({ length: 50 }, () => 2).join(',') }))), [2]);
 });
 
 test('ids 0 or negative answer 2', async () => {

@@ -15,8 +15,8 @@ export const auditMethods: AnyMethod[] = [
     description:
       'Every authorised admin call is recorded, success or failure: when, by which key (fingerprint), from which address, the method, its parameters (passwords and other secrets replaced by "[redacted]", world files by a summary) and the result code.',
     params: P.object({
-      offset: P.uint({ default: 0 }),
-      count: P.uint({ default: 20, tooMany: MAX_AUDIT_PAGE }),
+      offset: P.uint({ default: 0, description: 'entries to skip, newest first' }),
+      count: P.uint({ default: 20, tooMany: MAX_AUDIT_PAGE, description: 'entries to return' }),
       action: P.optional(P.string({ maxLength: 100, description: 'only entries of this method, e.g. admin.banUser' })),
     }),
     result: Type.Object({ count: Uint, entries: Type.Array(AuditEntrySchema) }, Strict),

@@ -75,7 +75,10 @@ export const catalogMethods: AnyMethod[] = [
     ...common,
     name: 'admin.upsertCollection',
     summary: 'Create a collection or change its title',
-    params: P.object({ collection_id: P.uint({ minimum: 1 }), title: P.string({ minLength: 1, maxLength: 200 }) }),
+    params: P.object({
+      collection_id: P.uint({ minimum: 1, description: 'id of the collection to add or replace' }),
+      title: P.string({ minLength: 1, maxLength: 200, description: 'name of the collection' }),
+    }),
     result: Type.Object({ collection_id: Uint, title: Type.String() }, Strict),
     handler: async ({ services }, params) => {
       await mergeIntoCatalog(services, { collections: [{ collection_id: params.collection_id, title: params.title }] });
@@ -90,8 +93,8 @@ export const catalogMethods: AnyMethod[] = [
     description: `At most ${MAX_GRANT_COPIES} copies per call. ts_can_trade: Unix time from which the items may be traded and crafted (0 = at once, -1 = never).`,
     params: P.object({
       user_id: P.idOrDomain({ description: 'id or domain of the receiver' }),
-      item_proto_id: P.uint({ minimum: 1 }),
-      copies: P.uint({ minimum: 1, maximum: MAX_GRANT_COPIES, default: 1 }),
+      item_proto_id: P.uint({ minimum: 1, description: 'prototype of the new items' }),
+      copies: P.uint({ minimum: 1, maximum: MAX_GRANT_COPIES, default: 1, description: 'how many identical items to grant' }),
       ts_can_trade: P.optional(P.int({ minimum: -1, description: 'Unix time; -1 = never' })),
     }),
     result: Type.Object({ user_id: Uint, item_ids: Type.Array(Uint) }, Strict),
@@ -113,7 +116,10 @@ export const catalogMethods: AnyMethod[] = [
     name: 'admin.revokeItem',
     summary: 'Take an owned item away from its owner',
     description: 'The item leaves the inventory (and whatever it was equipped on) and is kept in history as revoked, with the reason.',
-    params: P.object({ item_id: P.uint({ minimum: 1 }), reason: P.optional(P.string({ maxLength: 500 })) }),
+    params: P.object({
+      item_id: P.uint({ minimum: 1, description: 'the item to take away' }),
+      reason: P.optional(P.string({ maxLength: 500, description: 'kept in the audit log' })),
+    }),
     result: Type.Object({ item_id: Uint }, Strict),
     handler: async ({ services }, params) => {
       const revoked = await revokeItem(services, params.item_id, params.reason ?? null);

@@ -32,10 +32,10 @@ export const chatMethods: AnyMethod[] = [
     description:
       'Only the given flags change. slowmode_interval: seconds a user waits between two messages in slow mode. gchat.get shows the status at once, in every process.',
     params: P.object({
-      closed: P.optional(P.bit()),
-      slowmode: P.optional(P.bit()),
-      emoteonly: P.optional(P.bit()),
-      slowmode_interval: P.optional(P.uint({ minimum: 1, maximum: 86400 })),
+      closed: P.optional(P.bit({ description: '1: only moderators may write (gchat.send answers others 1203 DISABLED)' })),
+      slowmode: P.optional(P.bit({ description: '1: a user waits slowmode_interval seconds between two messages (moderators excepted)' })),
+      emoteonly: P.optional(P.bit({ description: '1: only emoticon codes such as :smile: may be written' })),
+      slowmode_interval: P.optional(P.uint({ minimum: 1, maximum: 86400, description: 'seconds a user waits between two messages in slow mode' })),
     }),
     result: ChatStatusResult,
     handler: async ({ services }, params) => {
@@ -52,7 +52,7 @@ export const chatMethods: AnyMethod[] = [
     ...common,
     name: 'admin.deleteMessage',
     summary: 'Remove a message from the global chat',
-    params: P.object({ msg_id: P.string({ minLength: 1, maxLength: 64 }) }),
+    params: P.object({ msg_id: P.string({ minLength: 1, maxLength: 64, description: 'msg_id of the message, as gchat.get shows it' }) }),
     result: Type.Object({ msg_id: Type.String() }, Strict),
     handler: async ({ services }, params) => {
       if (!(await deleteMessage(services, params.msg_id))) throw badParam('msg_id', `no message ${params.msg_id} in the chat`);
@@ -67,13 +67,13 @@ export const chatMethods: AnyMethod[] = [
     description:
       'type 2: user_id opened a case (case_item_proto_id) and got drop_item_proto_id; type 3: user_id gave user_id_receiver the item item_proto_id; type 4: user_id redeemed a promo code for item_proto_ids.',
     params: P.object({
-      type: P.uint({ minimum: 2, maximum: 4 }),
+      type: P.uint({ minimum: 2, maximum: 4, description: '2: case drop, 3: present, 4: promo' }),
       user_id: P.idOrDomain({ description: 'the user the message is about' }),
-      case_item_proto_id: P.optional(P.uint({ minimum: 1 })),
-      drop_item_proto_id: P.optional(P.uint({ minimum: 1 })),
-      user_id_receiver: P.optional(P.idOrDomain()),
-      item_proto_id: P.optional(P.uint({ minimum: 1 })),
-      item_proto_ids: P.optional(P.uintSet({ maxItems: 50 })),
+      case_item_proto_id: P.optional(P.uint({ minimum: 1, description: 'type 2: the opened case' })),
+      drop_item_proto_id: P.optional(P.uint({ minimum: 1, description: 'type 2: what dropped from it' })),
+      user_id_receiver: P.optional(P.idOrDomain({ description: 'type 3: who received the present' })),
+      item_proto_id: P.optional(P.uint({ minimum: 1, description: 'type 3: the present' })),
+      item_proto_ids: P.optional(P.uintSet({ maxItems: 50, description: 'type 4: the prototypes the promo code gave' })),
     }),
     result: Type.Object({ msg_id: Type.String() }, Strict),
     errors: { 101: 'a user does not exist' },

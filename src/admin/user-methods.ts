@@ -19,19 +19,19 @@ const TOTP_ISSUER = 'game-platform';
 
 const profileParams = {
   domain: P.optional(P.string({ maxLength: 100, description: 'short name usable in place of the id; an empty value clears it' })),
-  gender: P.optional(P.uint({ maximum: 255 })),
+  gender: P.optional(P.uint({ maximum: 255, description: 'as users.get shows it' })),
   avatar: P.optional(P.string({ maxLength: 2000, description: 'image URL' })),
   avatar_key: P.optional(P.string({ maxLength: 200, description: 'an empty value clears it' })),
   profile_cover: P.optional(P.string({ maxLength: 2000, description: 'image URL; an empty value clears it' })),
-  approved: P.optional(P.bit()),
-  vip: P.optional(P.bit()),
-  moderator: P.optional(P.bit()),
-  superadmin: P.optional(P.bit()),
+  approved: P.optional(P.bit({ description: 'verified account mark' })),
+  vip: P.optional(P.bit({ description: 'VIP mark' })),
+  moderator: P.optional(P.bit({ description: 'moderator mark' })),
+  superadmin: P.optional(P.bit({ description: 'superadmin mark' })),
   rank_hidden: P.optional(P.bit({ description: 'hide the rank (rank.hidden)' })),
-  games: P.optional(P.uint()),
-  games_wins: P.optional(P.uint()),
-  xp: P.optional(P.uint()),
-  xp_level: P.optional(P.uint()),
+  games: P.optional(P.uint({ description: 'games played' })),
+  games_wins: P.optional(P.uint({ description: 'games won' })),
+  xp: P.optional(P.uint({ description: 'experience points' })),
+  xp_level: P.optional(P.uint({ description: 'experience level' })),
 };
 
 const userParam = P.idOrDomain({ description: 'id or domain of the user' });
@@ -65,7 +65,7 @@ export const userMethods: AnyMethod[] = [
     summary: 'Create an account that signs in with e-mail and password',
     description: 'The e-mail is stored lowercased and must be unused; the password is at least 10 characters and is stored as an argon2id hash.',
     params: P.object({
-      email: P.string({ maxLength: 254 }),
+      email: P.string({ maxLength: 254, description: 'sign-in e-mail; must be unused' }),
       password: P.string({ maxLength: 1000, description: 'at least 10 characters' }),
       nick: nick('display name'),
       ...profileParams,
@@ -86,7 +86,7 @@ export const userMethods: AnyMethod[] = [
     params: P.object({
       user_id: userParam,
       nick: P.optional(nick('display name')),
-      email: P.optional(P.string({ maxLength: 254 })),
+      email: P.optional(P.string({ maxLength: 254, description: 'new sign-in e-mail; must be unused' })),
       password: P.optional(P.string({ maxLength: 1000, description: 'at least 10 characters; ends every session' })),
       ...profileParams,
     }),
@@ -194,7 +194,10 @@ export const userMethods: AnyMethod[] = [
     name: 'admin.setPrivacy',
     summary: 'Set who may read an account\'s inventory',
     description: 'everyone; friends (the owner\'s friends only); nobody (the owner only). Others get 701 from inventory.get.',
-    params: P.object({ user_id: userParam, inventory_privacy: P.enum(['everyone', 'friends', 'nobody']) }),
+    params: P.object({
+      user_id: userParam,
+      inventory_privacy: P.enum(['everyone', 'friends', 'nobody'], { description: 'who may read the inventory with inventory.get' }),
+    }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
     handler: async ({ services }, params) => {

@@ -26,7 +26,7 @@ export const worldMethods: AnyMethod[] = [
       'world is the world file as JSON text (a string, also inside a JSON body). merge (default) adds the file\'s entries and replaces stored entries with the same id; its entries may refer to users and prototypes already stored. replace makes the world exactly the file (every session ends; the audit log stays). The import runs in one transaction: a bad file changes nothing and answers 2 naming the entries at fault. The request body limit of the server applies (64 KiB by default): import larger files with `game-platform import FILE` on the server, or raise its body limit.',
     params: P.object({
       world: P.string({ maxLength: MAX_WORLD_TEXT, description: 'the world file, as JSON text' }),
-      mode: P.enum(['merge', 'replace'], { default: 'merge' }),
+      mode: P.enum(['merge', 'replace'], { default: 'merge', description: 'merge: add and replace entries by id; replace: the world becomes exactly the file' }),
     }),
     result: Type.Object(
       {

@@ -162,7 +162,9 @@ function wireSchema(schema: TSchema): Json {
   }
   out['x-param'] = kind;
   if (schema.default !== undefined) out.default = schema.default;
-  const description = [schema.description as string | undefined, ...notes].filter(Boolean).join(' ');
+  const declared = schema.description as string | undefined;
+  const sentence = declared && !/[.!?)]$/.test(declared) ? `${declared}.` : declared;
+  const description = [sentence, ...notes].filter(Boolean).join(' ');
   if (description) out.description = description;
   return out;
 }
@@ -351,10 +353,17 @@ except code 3 (HTTP 500) and code 7 (HTTP 429 with \`Retry-After\`).
 
 The access token travels as the \`access_token\` parameter (query, JSON or form) or an \`Authorization: Bearer\` header.
 Admin methods take the operator key in the \`X-Admin-Key\` header.
-
-Result codes of every method:
-
 `;
+
+/** Which methods a bot's token may call, in words. */
+function botAllowList(methods: AnyMethod[]): string {
+  const allowed = methods.filter((m) => m.auth === 'required' && m.bots).map((m) => `\`${m.name}\``).sort();
+  return (
+    'A bot\'s token may call every method whose authentication is none or optional' +
+    (allowed.length > 0 ? `, and of the methods that require a token only ${allowed.join(', ')}` : '') +
+    '; any other method answers a bot code 4.'
+  );
+}
 
 /** Builds the OpenAPI 3.1 document of these methods. */
 export function buildOpenApiDocument(methods: AnyMethod[], options: OpenApiOptions = {}): Json {
@@ -369,7 +378,7 @@ export function buildOpenApiDocument(methods: AnyMethod[], options: OpenApiOptio
     info: {
       title: 'Game Platform API',
       version: options.version ?? packageVersion(),
-      description: INTRODUCTION + errorTable(GLOBAL_ERRORS),
+      description: `${INTRODUCTION}\n${botAllowList(methods)}\n\nResult codes of every method:\n\n${errorTable(GLOBAL_ERRORS)}`,
     },
     servers: [{ url: '/', description: 'the server that serves this document' }],
     tags,

@@ -86,8 +86,8 @@ export const searchItemProtos = defineMethod({
     group_id: filterSet('monopoly ids or sticker group ids'),
     add_metadata: addMetadata,
     add_legacy: addLegacy,
-    offset: P.uint({ default: 0 }),
-    count: P.uint({ default: 20, tooMany: MAX_SEARCH_COUNT }),
+    offset: P.uint({ default: 0, description: 'matching prototypes to skip' }),
+    count: P.uint({ default: 20, tooMany: MAX_SEARCH_COUNT, description: 'prototypes to return' }),
   }),
   result: protoListResult('item_protos in ascending item_proto_id'),
   handler: async ({ services }, params) => {

@@ -1,6 +1,8 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import type { Executor } from '../db/connection.js';
 import type { ChatMessagesTable } from '../db/tables.js';
 import type { Services } from '../services.js';
+import { newMessageIdAfter } from './message-id.js';
 import type { ChatMessage } from './schemas.js';
 
 export type MessageRow = Selectable<ChatMessagesTable>;
@@ -61,14 +63,47 @@ export function protosNamedBy(message: ChatMessage): number[] {
   return [];
 }
 
-/** Stores a message and returns its place in the order of appearance (msg_seq). */
-export async function insertMessage(services: Services, message: ChatMessage): Promise<number> {
-  const row = await services.db.kysely
-    .insertInto('chat_messages')
-    .values(rowValues(message))
-    .returning('msg_seq')
-    .executeTakeFirstOrThrow();
-  return Number(row.msg_seq);
+/** One message is stored at a time by this process (the order of ids and of appearance agree). */
+let storing: Promise<unknown> = Promise.resolve();
+
+export interface StoredMessage<M extends ChatMessage = ChatMessage> {
+  message: M;
+  /** Place in the order of appearance (chat_messages.msg_seq). */
+  seq: number;
+}
+
+/**
+ * Stores the message `build` makes with a new msg_id, and returns it with its place in the
+ * order of appearance (msg_seq). The id sorts after every id stored before it by any process:
+ * on PostgreSQL the chat_state row is locked from reading the newest id until the insert
+ * commits; SQLite is written by one process. `announce` runs before the next message of this
+ * process is stored, so this process hands its messages on in the order they were stored.
+ */
+export function storeMessage<M extends ChatMessage>(
+  services: Services,
+  nowMs: number,
+  build: (msgId: string) => M,
+  announce: (stored: StoredMessage<M>) => void,
+): Promise<StoredMessage<M>> {
+  const run = async (): Promise<StoredMessage<M>> => {
+    const insert = async (k: Executor): Promise<StoredMessage<M>> => {
+      // Two statements: the newest id must be read after the lock is held (a fresh snapshot).
+      if (services.db.dialect === 'postgres') await sql`select id from chat_state where id = 1 for update`.execute(k);
+      const newest = await k.selectFrom('chat_messages').select('msg_id').orderBy('msg_seq', 'desc').limit(1).executeTakeFirst();
+      const message = build(newMessageIdAfter(nowMs, newest?.msg_id));
+      const row = await k.insertInto('chat_messages').values(rowValues(message)).returning('msg_seq').executeTakeFirstOrThrow();
+      return { message, seq: Number(row.msg_seq) };
+    };
+    const stored =
+      services.db.dialect === 'postgres'
+        ? await services.db.kysely.transaction().execute(insert)
+        : await insert(services.db.kysely);
+    announce(stored);
+    return stored;
+  };
+  const result = storing.then(run, run);
+  storing = result.catch(() => undefined);
+  return result;
 }
 
 /** The newest `count` visible messages with their msg_seq, oldest first. */

@@ -21,7 +21,8 @@ export const gchatSend = defineMethod({
   description:
     '`@<user_id>` mentions of existing users are listed in user_ids_mentioned. A message starting with `!` is pushed live to ' +
     'subscribers but not kept. Bots: a message that mentions someone and lacks is_public=1 is pushed only to the mentioned ' +
-    'users and not kept; public messages are limited to a few an hour, all different. Moderators are exempt from the chat modes.',
+    'users and not kept; public messages are limited to a few an hour, all different. Moderators may write in a closed chat ' +
+    'and are exempt from slow mode; emote-only mode binds everyone.',
   auth: 'required',
   bots: true,
   params: P.object({

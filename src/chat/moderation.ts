@@ -1,7 +1,6 @@
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { nowSeconds, type Services } from '../services.js';
-import { newMessageId } from './message-id.js';
-import { insertMessage, protosNamedBy, type SystemMessageFields } from './messages.js';
+import { protosNamedBy, storeMessage, type SystemMessageFields } from './messages.js';
 import { ChatRuntime, chatRuntime, enrichmentOf, readChatSettings } from './runtime.js';
 import type { ChatSettings } from './history.js';
 import type { ChatMessage } from './schemas.js';
@@ -62,7 +61,8 @@ function positiveIds(name: string, ids: unknown[]): number[] {
  */
 export async function postSystemMessage(services: Services, fields: SystemMessageFields): Promise<string> {
   const now = services.clock.now();
-  const common = { user_id: fields.user_id, msg_id: newMessageId(now), ts: Math.floor(now / 1000) };
+  // The msg_id is given when the message is stored.
+  const common = { user_id: fields.user_id, msg_id: '', ts: Math.floor(now / 1000) };
   let message: ChatMessage;
   switch (fields.type) {
     case 2: {
@@ -92,7 +92,14 @@ export async function postSystemMessage(services: Services, fields: SystemMessag
   const unknown = [...new Set(protosNamedBy(message))].filter((id) => !known.has(id));
   if (unknown.length > 0) throw badParam('item_proto_id', `no prototype ${unknown.join(', ')}`);
 
-  const seq = await insertMessage(services, message);
-  await chatRuntime(services).publish({ kind: 'add', id: ChatRuntime.eventId(), seq, message, users, item_protos, audience: null });
-  return message.msg_id;
+  const runtime = chatRuntime(services);
+  let published!: Promise<void>;
+  const stored = await storeMessage(
+    services,
+    now,
+    (msgId) => ({ ...message, msg_id: msgId }),
+    (s) => (published = runtime.publish({ kind: 'add', id: ChatRuntime.eventId(), seq: s.seq, message: s.message, users, item_protos, audience: null })),
+  );
+  await published;
+  return stored.message.msg_id;
 }

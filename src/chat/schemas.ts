@@ -3,7 +3,7 @@ import { Strict, Uint } from '../api/schema-types.js';
 import { UserShort } from '../users/schemas.js';
 import { ItemProtoShort } from '../catalog/schemas.js';
 
-const MsgId = Type.String({ minLength: 1, description: 'unique; ids made by this server sort in order of creation' });
+const MsgId = Type.String({ minLength: 1, description: 'unique; ids made by this server sort in order of appearance' });
 const common = { user_id: Uint, msg_id: MsgId, ts: Uint };
 
 export const TextMessage = Type.Object(

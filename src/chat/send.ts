@@ -6,7 +6,7 @@ import type { Services } from '../services.js';
 import { isOnlyEmoticons } from './emoticons.js';
 import { mentionedIds } from './mentions.js';
 import { newMessageId } from './message-id.js';
-import { insertMessage } from './messages.js';
+import { storeMessage } from './messages.js';
 import { ChatRuntime, chatRuntime } from './runtime.js';
 import type { TextMessage } from './schemas.js';
 
@@ -73,7 +73,8 @@ export async function sendMessage(services: Services, userId: number, rawText: s
   const moderator = author.moderator === 1;
   const settings = runtime.settings;
   if (!moderator && settings.closed) throw restricted('DISABLED', 'the chat is closed for writing');
-  if (!moderator && settings.emoteonly && !isOnlyEmoticons(text, emoticonSet(config.chat.emoticons)))
+  // Emote-only mode binds moderators too (they may switch it off); only closed and slow mode spare them.
+  if (settings.emoteonly && !isOnlyEmoticons(text, emoticonSet(config.chat.emoticons)))
     throw restricted('EMOTES_ONLY', 'the chat is in emote-only mode: only emoticon codes such as :smile: may be written');
 
   const candidates = mentionedIds(text);
@@ -107,30 +108,25 @@ export async function sendMessage(services: Services, userId: number, rawText: s
       );
     }
 
-    const message: TextMessage = {
-      type: 1,
-      user_id: userId,
-      msg_id: newMessageId(nowMs),
-      ts: now,
-      text,
-      user_ids_mentioned: mentioned,
-    };
-    const seq = kept ? await insertMessage(services, message) : null;
     const users = [...new Set([userId, ...mentioned])]
       .sort((a, b) => a - b)
       .flatMap((id) => {
         const row = rows.get(id);
         return row ? [profileObject(services, row, 'short')] : [];
       });
-    await runtime.publish({
-      kind: 'add',
-      id: ChatRuntime.eventId(),
-      seq,
-      message,
-      users,
-      item_protos: [],
-      audience: isPublic ? null : mentioned,
-    });
+    const build = (msgId: string): TextMessage => ({ type: 1, user_id: userId, msg_id: msgId, ts: now, text, user_ids_mentioned: mentioned });
+    const publish = (message: TextMessage, seq: number | null) =>
+      runtime.publish({ kind: 'add', id: ChatRuntime.eventId(), seq, message, users, item_protos: [], audience: isPublic ? null : mentioned });
+
+    let message: TextMessage;
+    let published!: Promise<void>;
+    if (kept) {
+      message = (await storeMessage(services, nowMs, build, (s) => (published = publish(s.message, s.seq)))).message;
+    } else {
+      message = build(newMessageId(nowMs));
+      published = publish(message, null);
+    }
+    await published;
     return message.msg_id;
   } catch (err) {
     await Promise.all(taken.map((t) => t.undo())).catch(() => undefined);

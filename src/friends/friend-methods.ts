@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { sql } from 'kysely';
 import { defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { ApiError, Code, authError } from '../api/errors.js';
@@ -69,10 +70,16 @@ async function friendPage(services: Services, userId: number, options: { online:
     const online = rows.filter((r) => services.presence.isOnline(r)).map((r) => r.user_id);
     return { total: online.length, ids: online.slice(options.offset, options.offset + options.count) };
   }
-  const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as('n')).execute();
+  // Counted and paged from the friendships index alone: each friend is tested against the
+  // few blocked accounts (users_banned) rather than by reading their row.
+  const listed = services.db.kysely
+    .selectFrom('friendships as f')
+    .where('f.user_id', '=', userId)
+    .where('f.friend_id', 'not in', (eb) => eb.selectFrom('users').select('user_id').where('global_ban', '=', sql.lit(1)));
+  const [{ n }] = await listed.select((eb) => eb.fn.countAll<number>().as('n')).execute();
   const total = Number(n);
   if (options.count === 0 || options.offset >= total) return { total, ids: [] };
-  const page = await base
+  const page = await listed
     .select('f.friend_id')
     .orderBy('f.since', 'desc')
     .orderBy('f.friend_id', 'desc')

@@ -74,9 +74,9 @@ export const inventoryGet = defineMethod({
   params: P.object({
     user_id: P.optional(P.idOrDomain({ description: 'id or domain of the owner; default: the caller' })),
     include_stock: P.bit({ default: 0, description: 'include stock-class items (own inventory only)' }),
-    order: P.enum(['time', 'quality'], { default: 'time' }),
+    order: P.enum(['time', 'quality'], { default: 'time', description: 'time: newest first; quality: highest class first, then newest' }),
     count: P.optional(P.uint({ description: 'items to return; default: all' })),
-    add_user: P.bit({ default: 0 }),
+    add_user: P.bit({ default: 0, description: 'also return the owner in the full form under user' }),
     add_user_info: P.bit({ default: 0, description: 'deprecated: as add_user, answered under user_info' }),
     add_equipped: P.optional(P.enum(['array', 'tree'], { description: 'own inventory only' })),
     add_legacy: P.bit({ default: 1, description: '1: `things` with the legacy Thing fields, thing_types and qualities' }),

@@ -11,28 +11,80 @@ export interface ListOptions {
   limit?: number;
 }
 
+const OWNED_COLUMNS = ['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'] as const;
+
+function ownedBy(services: Services, userId: number) {
+  return services.db.kysely.selectFrom('items').select(OWNED_COLUMNS).where('user_id', '=', userId).where('state', '=', 'owned');
+}
+
 /**
- * A user's owned items, newest first (`time`) or highest class first, then newest (`quality`);
- * ties on time fall to the higher item_id. Each order walks its own index
- * (items_by_time, items_by_quality), so a small limit reads only that many rows.
+ * The classes above stock that a user's owned items have, highest first: a walk down
+ * items_by_quality, one index seek per class, however large the inventory.
  */
-export async function listOwnedItems(services: Services, userId: number, options: ListOptions): Promise<OwnedRow[]> {
-  if (options.limit === 0) return [];
-  let query = services.db.kysely
-    .selectFrom('items')
-    .select(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
-    .where('user_id', '=', userId)
-    .where('state', '=', 'owned');
+export function ownedClassesQuery(userId: number) {
+  return sql<{ quality_id: number }>`
+    with recursive classes (quality_id) as (
+      select max(quality_id) from items where user_id = ${userId} and state = 'owned'
+      union all
+      select (select max(i.quality_id) from items i where i.user_id = ${userId} and i.state = 'owned' and i.quality_id < c.quality_id)
+      from classes c where c.quality_id > 0
+    )
+    select quality_id from classes where quality_id > 0`;
+}
+
+/**
+ * A limited list by time without stock is merged from one walk per class: stock items sit
+ * in items_by_time between the others, and a walk of it that skips them would read them all.
+ */
+export const mergesClasses = (options: ListOptions): options is ListOptions & { limit: number } =>
+  options.order === 'time' && !options.includeStock && options.limit !== undefined;
+
+/**
+ * The query that lists a user's owned items (see listOwnedItems). `classes`: when
+ * mergesClasses(options), the classes above stock the user owns (ownedClassesQuery), at
+ * least one.
+ */
+export function ownedItemsQuery(services: Services, userId: number, options: ListOptions, classes: number[] = []) {
+  const newestFirst = <Q extends { orderBy: (...args: any[]) => any }>(query: Q) =>
+    query.orderBy('ts_owned', 'desc').orderBy('item_id', 'desc') as Q;
+  if (mergesClasses(options)) {
+    if (classes.length === 0) throw new Error('a list merged from classes needs at least one class');
+    // The newest `limit` items of each class, a prefix of items_by_quality each, merged.
+    const limit = options.limit;
+    const perClass = classes.map((qualityId) =>
+      services.db.kysely
+        .selectFrom(newestFirst(ownedBy(services, userId).where('quality_id', '=', qualityId)).limit(limit).as('newest'))
+        .selectAll(),
+    );
+    const merged = perClass.slice(1).reduce((all, next) => all.unionAll(next), perClass[0]);
+    return newestFirst(services.db.kysely.selectFrom(merged.as('merged')).selectAll()).limit(limit);
+  }
+  let query = ownedBy(services, userId);
   if (!options.includeStock) {
-    // By time, SQLite would otherwise walk items_by_quality for the filter and sort the whole
-    // inventory; `+quality_id` keeps it on items_by_time, in order, stopping at the limit.
+    // Every item by time: SQLite would otherwise walk items_by_quality for the filter and
+    // sort the whole inventory; `+quality_id` keeps it on items_by_time, already in order.
     const quality = options.order === 'time' && services.db.dialect === 'sqlite' ? sql<number>`+quality_id` : sql<number>`quality_id`;
     query = query.where(quality, '>', 0);
   }
   if (options.order === 'quality') query = query.orderBy('quality_id', 'desc');
-  query = query.orderBy('ts_owned', 'desc').orderBy('item_id', 'desc');
+  query = newestFirst(query);
   if (options.limit !== undefined) query = query.limit(options.limit);
-  return query.execute();
+  return query;
+}
+
+/**
+ * A user's owned items, newest first (`time`) or highest class first, then newest (`quality`);
+ * ties on time fall to the higher item_id. Each order walks its own index (items_by_time,
+ * items_by_quality), so a small limit reads only about that many rows.
+ */
+export async function listOwnedItems(services: Services, userId: number, options: ListOptions): Promise<OwnedRow[]> {
+  if (options.limit === 0) return [];
+  let classes: number[] = [];
+  if (mergesClasses(options)) {
+    classes = (await ownedClassesQuery(userId).execute(services.db.kysely)).rows.map((r) => Number(r.quality_id));
+    if (classes.length === 0) return [];
+  }
+  return ownedItemsQuery(services, userId, options, classes).execute();
 }
 
 /** How many items a user owns (stock-class ones only when asked): one row of inventory_counts. */

@@ -94,10 +94,11 @@ function rankObject(rank: string): { hidden: 0 | 1 } {
  * Short: user_id, domain?, approved?, nick, gender, avatar, avatar_key?, online?, rank?, vip?,
  * bot?, bot_owner?, moderator?, superadmin?. Full adds nicks_old (always, may be empty),
  * profile_cover?, games, games_wins, xp, xp_level and muted?. Flags documented as "present
- * as 1" are omitted when 0. The game counters are numbers that clients add up and compare,
- * so the full form always carries them, 0 included. `muted` is 1 while the user may not
- * write in the chat (`muted_until` in the future); anyone may see it, as anyone sees the
- * user's silence in the chat. `friendship` is added by `loadUsers`.
+ * as 1" are omitted when 0, and the optional avatar_key and profile_cover when empty. The
+ * game counters are numbers that clients add up and compare, so the full form always
+ * carries them, 0 included. `muted` is 1 while the user may not write in the chat
+ * (`muted_until` in the future); anyone may see it, as anyone sees the user's silence in
+ * the chat. `friendship` is added by `loadUsers`.
  */
 export function profileObject(services: Services, row: ProfileRow, form: UserForm): UserObject {
   const user: UserObject = { user_id: row.user_id };
@@ -106,7 +107,7 @@ export function profileObject(services: Services, row: ProfileRow, form: UserFor
   user.nick = row.nick;
   user.gender = row.gender;
   user.avatar = row.avatar;
-  if (row.avatar_key !== null) user.avatar_key = row.avatar_key;
+  if (row.avatar_key) user.avatar_key = row.avatar_key;
   if (services.presence.isOnline(row)) user.online = 1;
   if (row.rank !== null) user.rank = rankObject(row.rank);
   if (row.vip === 1) user.vip = 1;
@@ -118,7 +119,7 @@ export function profileObject(services: Services, row: ProfileRow, form: UserFor
   if (row.superadmin === 1) user.superadmin = 1;
   if (form === 'full') {
     user.nicks_old = JSON.parse(row.nicks_old);
-    if (row.profile_cover !== null) user.profile_cover = row.profile_cover;
+    if (row.profile_cover) user.profile_cover = row.profile_cover;
     user.games = row.games;
     user.games_wins = row.games_wins;
     user.xp = row.xp;

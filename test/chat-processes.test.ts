@@ -1,0 +1,156 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { openDatabase } from '../src/db/connection.js';
+import { allMethods } from '../src/domains.js';
+import { DB_KIND, REDIS_URL, newDatabaseLocation } from './helpers.js';
+import { responseProblems } from './response-check.js';
+import { FeedClient } from './chat-support.js';
+
+const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
+const PASSWORD = 'processes-test-password';
+const USERS = [1, 2, 3];
+const methodsByName = new Map(allMethods().map((m) => [m.name, m]));
+
+interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+}
+
+/** `game-platform serve` as its own operating-system process; resolves once it listens. */
+function serve(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', WORLD: '', ADMIN_KEY: '', RATE_LIMIT: 'off', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ child, url: match[1], exited });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
+  });
+}
+
+/**
+ * Calls a method over HTTP (a connection of its own, so no request races the server closing
+ * an idle kept-alive one) and checks the answer against its published schema.
+ */
+async function api(server: ServerProcess, method: string, params: Record<string, unknown>): Promise<any> {
+  const payload = JSON.stringify(params);
+  const { status, body } = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const req = request(
+      `${server.url}/api/${method}`,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+  assert.deepEqual(responseProblems(methodsByName.get(method), status, body), [], `${method} answered outside its schema`);
+  assert.equal(body.code, 0, JSON.stringify(body));
+  return body.data;
+}
+
+async function feedOf(server: ServerProcess): Promise<FeedClient> {
+  const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/ws?subs=gchat`);
+  const client = new FeedClient(socket);
+  await client.next((f) => f.event === 'ready');
+  return client;
+}
+
+test(
+  'three server processes on one PostgreSQL and Redis: concurrent sends appear once each, everywhere, in msg_id order',
+  { skip: DB_KIND !== 'postgres' && 'several processes share a database on PostgreSQL only' },
+  async (t) => {
+    const location = await newDatabaseLocation();
+    const dir = mkdtempSync(join(tmpdir(), 'gp-chat-'));
+    const servers: ServerProcess[] = [];
+    const db = await openDatabase(location.url, { schema: location.schema });
+    try {
+      const url = new URL(location.url);
+      url.searchParams.set('options', `-c search_path=${location.schema}`);
+      const world = {
+        users: USERS.map((id) => ({ user_id: id, email: `u${id}@example.com`, password: PASSWORD, nick: `User ${id}` })),
+      };
+      writeFileSync(join(dir, 'world.json'), JSON.stringify(world));
+      const env = { DATABASE_URL: url.toString(), REDIS_URL, REDIS_PREFIX: location.redisPrefix, CHAT_HISTORY: '1000' };
+      servers.push(await serve({ ...env, WORLD: join(dir, 'world.json') }));
+      servers.push(...(await Promise.all([serve(env), serve(env)])));
+
+      const tokens = await Promise.all(
+        USERS.map(async (id) => (await api(servers[0], 'auth.signin', { email: `u${id}@example.com`, password: PASSWORD })).access_token as string),
+      );
+      const feeds = await Promise.all(servers.map(feedOf));
+
+      const perProcess = 50;
+      const started = performance.now();
+      const sent = await Promise.all(
+        servers.flatMap((server, s) =>
+          Array.from({ length: perProcess }, async (_, i) => {
+            const text = `process ${s} message ${i}`;
+            const data = await api(server, 'gchat.send', { access_token: tokens[i % tokens.length], message: text });
+            return { msgId: data.msg_id as string, origin: s, text, userId: USERS[i % USERS.length] };
+          }),
+        ),
+      );
+      const elapsed = performance.now() - started;
+      const ids = sent.map((x) => x.msgId);
+      t.diagnostic(`${ids.length} concurrent gchat.send through ${servers.length} processes: ${Math.round(elapsed)} ms`);
+      assert.equal(new Set(ids).size, ids.length, 'every msg_id is new');
+      const sorted = [...ids].sort();
+
+      const rows = await db.kysely.selectFrom('chat_messages').select('msg_id').orderBy('msg_seq').execute();
+      assert.deepEqual(rows.map((r) => r.msg_id), sorted, 'the order of appearance is the order of the ids');
+
+      for (const feed of feeds) for (const msgId of ids) await feed.added(msgId);
+      const markers = await Promise.all(
+        servers.map(async (server, s) => (await api(server, 'gchat.send', { access_token: tokens[s], message: `marker ${s}` })).msg_id as string),
+      );
+      const originOf = new Map(sent.map((x) => [x.msgId, x.origin]));
+      for (const feed of feeds) {
+        for (const marker of markers) await feed.added(marker);
+        const added = feed.frames.filter((f) => f.event === 'gchat.add').map((f) => f.data.message.msg_id as string);
+        assert.equal(added.length, ids.length + markers.length, 'each message pushed once');
+        assert.deepEqual([...added].sort(), [...ids, ...markers].sort());
+        for (let s = 0; s < servers.length; s++) {
+          const fromOne = added.filter((id) => originOf.get(id) === s);
+          assert.deepEqual(fromOne, [...fromOne].sort(), 'the messages of one process arrive in the order of their ids');
+        }
+      }
+      // Every process answers gchat.get the same once it has heard of every marker.
+      const all = [...ids, ...markers].sort();
+      assert.deepEqual(all.slice(0, ids.length), sorted, 'the markers came after everything');
+      for (const server of servers) assert.deepEqual((await api(server, 'gchat.get', {})).messages.map((m: any) => m.msg_id), all);
+      const shown = new Map((await api(servers[2], 'gchat.get', {})).messages.map((m: any) => [m.msg_id, m]));
+      for (const x of sent) {
+        const { type, user_id, text, user_ids_mentioned } = shown.get(x.msgId) as any;
+        assert.deepEqual({ type, user_id, text, user_ids_mentioned }, { type: 1, user_id: x.userId, text: x.text, user_ids_mentioned: [] });
+      }
+      for (const feed of feeds) feed.close();
+    } finally {
+      await db.close();
+      for (const server of servers) server.child.kill('SIGTERM');
+      for (const server of servers) await server.exited;
+      rmSync(dir, { recursive: true, force: true });
+      await location.dispose();
+    }
+  },
+);
