@@ -30,7 +30,8 @@ export interface PreparedDatabase {
 export function cacheKey(seed: string, scale: WorldScale): string {
   const h = createHash('sha256');
   h.update(JSON.stringify({ seed, scale }));
-  h.update(readFileSync(join(here, '../src/db/migrations/001_initial.ts')));
+  const migrations = join(here, '../src/db/migrations');
+  for (const name of readdirSync(migrations).sort()) h.update(readFileSync(join(migrations, name)));
   h.update(readFileSync(join(here, 'world.ts')));
   return h.digest('hex').slice(0, 12);
 }

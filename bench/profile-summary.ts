@@ -34,7 +34,11 @@ profile.samples.forEach((id, i) => selfTime.set(id, (selfTime.get(id) ?? 0) + (p
 const total = [...selfTime.values()].reduce((a, b) => a + b, 0);
 
 const label = (n: Node) => {
-  const url = n.callFrame.url.replace(/^file:\/\//, '').replace(/.*\/(node_modules\/)/, '$1').replace(/.*\/(src|bench)\//, '$1/');
+  const path = n.callFrame.url.replace(/^file:\/\//, '');
+  // Project code (run from src/ or built to dist/) reads as src/...; dependencies as node_modules/...
+  const url = path.includes('/node_modules/')
+    ? path.replace(/.*\/(node_modules\/)/, '$1')
+    : path.replace(/.*\/(?:src|dist)\//, 'src/').replace(/.*\/bench\//, 'bench/');
   return `${n.callFrame.functionName || '(anonymous)'} ${url ? `${url}:${n.callFrame.lineNumber + 1}` : ''}`.trim();
 };
 

@@ -9,6 +9,7 @@
  *   npm run bench -- --only gchat.get,inventory.craft
  *   npm run bench -- --cpu-prof         write server CPU profiles to bench/.cache/profiles/
  *   npm run bench -- --server tsx       run the server from source (default: build dist/ and run it)
+ *   npm run bench -- --no-redis         PostgreSQL without Redis even when TEST_REDIS_URL is set
  */
 import { parseArgs } from 'node:util';
 import { fork, spawn, execFileSync, type ChildProcess } from 'node:child_process';
@@ -37,6 +38,7 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'boolean', default: false },
     'ws-clients': { type: 'string' },
     'no-build': { type: 'boolean', default: false },
+    'no-redis': { type: 'boolean', default: false },
   },
 });
 
@@ -57,6 +59,14 @@ const kinds: DbKind[] = args.db
     : ['sqlite'];
 
 const log = (line: string) => console.log(line);
+
+/**
+ * On PostgreSQL the server runs as it is deployed to scale, with Redis (TEST_REDIS_URL)
+ * carrying its bus: that is also what lets it keep profiles and relations in memory.
+ */
+function redisFor(kind: DbKind): string | undefined {
+  return kind === 'postgres' && !args['no-redis'] ? process.env.TEST_REDIS_URL || undefined : undefined;
+}
 
 // ---------- child processes ----------
 
@@ -186,6 +196,8 @@ async function startServer(database: PreparedDatabase, label: string): Promise<S
   const port = await freePort();
   const entry = chooseServerEntry();
   const settings = ['--database', database.url, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--trust-proxy'];
+  const redis = redisFor(database.kind);
+  if (redis && entry.command.includes('serve')) settings.push('--redis', redis, '--redis-prefix', 'gpbench:');
   const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', join(CACHE_DIR, 'profiles', label)] : [];
   const logPath = join(CACHE_DIR, `server-${label}.log`);
   const out = openSync(logPath, 'w');
@@ -223,7 +235,7 @@ async function startServer(database: PreparedDatabase, label: string): Promise<S
   return {
     url,
     pid: child.pid!,
-    command: entry.command,
+    command: `${entry.command}${redis && entry.command.includes('serve') ? ' --redis' : ''}`,
     peakRss: () => peak,
     markRss: () => (peakSinceMark = 0),
     peakSinceMark: () => peakSinceMark,
@@ -529,7 +541,7 @@ async function runOn(kind: DbKind): Promise<string> {
   ].filter(Boolean);
 
   const report = [
-    `## ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
+    `## ${kind === 'sqlite' ? 'SQLite' : redisFor(kind) ? 'PostgreSQL, with Redis' : 'PostgreSQL'}`,
     '',
     machine(startLoad),
     `- Database: ${version}; server: ${server.command}, rate limits off`,
@@ -552,8 +564,9 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   for (const kind of kinds) {
     const text = await runOn(kind);
-    const file = join(dir, `${date}-${kind}${quick ? '-quick' : ''}.md`);
-    writeFileSync(file, `# Benchmark ${date}, ${kind}${quick ? ' (quick)' : ''}\n\n${text}`);
+    const name = `${kind}${redisFor(kind) ? '-redis' : ''}`;
+    const file = join(dir, `${date}-${name}${quick ? '-quick' : ''}.md`);
+    writeFileSync(file, `# Benchmark ${date}, ${name}${quick ? ' (quick)' : ''}\n\n${text}`);
     console.log(`\n${text}\nwritten to ${file}`);
   }
 }

@@ -490,6 +490,8 @@ export function makeDemoWorld(): World {
   const users = makeUsers(random);
   const items = makeItems(random, users, protos);
   return {
+    // Editors that read JSON Schema check the file as it is edited.
+    $schema: './world.schema.json',
     collections: COLLECTIONS,
     qualities: QUALITY_NAMES.map((title, quality_id) => ({ quality_id, title, coeff_rent: [1, 1.1, 1.25, 1.5, 2, 2.5][quality_id] })),
     item_types: ['Card', 'Gift set', 'Case', 'Key', 'Number generator', 'Badge', 'Pass', 'Subscription', 'Taunt', 'Sticker'].map((title, type) => ({ type, title })),

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer as createHttpServer } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/connection.js';
@@ -11,6 +10,7 @@ import { connectRedis } from './infra/redis.js';
 import { TokenResolver } from './auth/tokens.js';
 import { Presence } from './users/presence.js';
 import { registerApi } from './api/transport.js';
+import { answerClientError } from './api/client-errors.js';
 import { registerDocs } from './api/docs.js';
 import { domains, allMethods } from './domains.js';
 import type { Services } from './services.js';
@@ -42,6 +42,11 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 
 const READY_TIMEOUT_MS = 2000;
 
+/** How often Node looks for requests past their time: often enough to enforce the request timeout closely. */
+function timeoutCheckInterval(requestTimeoutMs: number): number {
+  return Math.min(30_000, Math.max(50, Math.floor(requestTimeoutMs / 10)));
+}
+
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -58,10 +63,12 @@ export async function createServer(config: Config, options: CreateServerOptions 
   await migrateToLatest(db);
 
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  // The bus listens on a connection of its own: a subscribed Redis connection serves nothing else.
+  const redisSubscriber = redis?.duplicate();
   let bus: Bus;
   let counters: CounterStore;
-  if (redis) {
-    const redisBus = new RedisBus(redis, redis.duplicate(), `${config.redisPrefix}bus:`);
+  if (redis && redisSubscriber) {
+    const redisBus = new RedisBus(redis, redisSubscriber, `${config.redisPrefix}bus:`);
     bus = redisBus;
     counters = new RedisCounterStore(redis, `${config.redisPrefix}count:`);
   } else {
@@ -78,7 +85,14 @@ export async function createServer(config: Config, options: CreateServerOptions 
     requestTimeout: config.http.requestTimeoutMs,
     routerOptions: { maxParamLength: 200 },
     genReqId: () => randomUUID(),
-    serverFactory: (handler) => createHttpServer({ maxHeaderSize: config.http.maxHeaderBytes }, handler),
+    // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
+    http: {
+      maxHeaderSize: config.http.maxHeaderBytes,
+      requestTimeout: config.http.requestTimeoutMs,
+      headersTimeout: config.http.requestTimeoutMs,
+      connectionsCheckingInterval: timeoutCheckInterval(config.http.requestTimeoutMs),
+    },
+    clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle',
   });
 
@@ -109,7 +123,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
-  if (redis) redis.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));
+  for (const connection of [redis, redisSubscriber]) connection?.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));
   app.get('/readyz', async (_request, reply) => {
     try {
       await withTimeout(db.ping(), READY_TIMEOUT_MS);

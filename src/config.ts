@@ -89,6 +89,6 @@ export function defaultConfig(): Config {
     captcha: { testVerifier: false },
     chat: { historySize: 100, slowmodeInterval: 10, emoticons: DEFAULT_EMOTICONS, botHourlyLimit: 5 },
     ws: { heartbeatSeconds: 30, maxQueueBytes: 1024 * 1024, maxFrameBytes: 16 * 1024 },
-    http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
+    http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }

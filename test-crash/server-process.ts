@@ -1,5 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { openDatabase, type Database } from '../src/db/connection.js';
+import { SCHEMA_CHANGE_LOCK } from '../src/db/migrate.js';
 
 /**
  * The real server as a child process (`game-platform serve` from the sources), for the crash
@@ -74,4 +81,38 @@ export function startServerProcess(options: ServerOptions): Promise<ServerProces
     child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-100_000)));
     void exited.then((how) => reject(new Error(`the server exited (${how}) before listening:\n${output}`)));
   });
+}
+
+/** A fresh database for a server process: a temporary SQLite file, or a schema of a PostgreSQL database. */
+export interface DatabaseLocation {
+  /** The URL the server is started with. */
+  url: string;
+  open(): Promise<Database>;
+  dispose(): Promise<void>;
+}
+
+export function sqliteLocation(): DatabaseLocation {
+  const dir = mkdtempSync(join(tmpdir(), 'gp-server-'));
+  const url = `sqlite:${join(dir, 'server.db')}`;
+  return { url, open: () => openDatabase(url), dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function postgresLocation(base: string, name: string): DatabaseLocation {
+  const schema = `${name}_${process.pid}_${randomUUID().slice(0, 8)}`;
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    open: () => openDatabase(base, { schema }),
+    async dispose() {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      try {
+        await client.query('select pg_advisory_lock($1)', [SCHEMA_CHANGE_LOCK]);
+        await client.query(`drop schema if exists ${schema} cascade`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
 }

@@ -195,7 +195,7 @@ async function friendPair(plan: StormPlan, log: StormLog, record: PairRecord): P
 async function chatter(plan: StormPlan, log: StormLog, userId: number): Promise<void> {
   for (let n = 0; ; n++) {
     const kept = n % 7 !== 3;
-    const text = `${kept ? '' : '!'}round ${plan.round} user ${userId} message ${n} ${'x'.repeat(Math.floor(plan.random() * 80))}`;
+    const text = `${kept ? '' : '!'}round ${plan.round} user ${userId} message ${n} ${'x'.repeat(1 + Math.floor(plan.random() * 80))}`;
     const answer = await call(plan, log, 'gchat.send', { message: text }, { token: plan.tokens.get(userId)! });
     if (answer.code !== 0) {
       log.unexpected.push(`gchat.send answered ${JSON.stringify(answer)}`);

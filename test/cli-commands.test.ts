@@ -6,7 +6,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../src/db/connection.js';
-import { DB_KIND, newDatabaseLocation, type DatabaseLocation } from './helpers.js';
+import type { RedisBus } from '../src/infra/bus.js';
+import { DB_KIND, REDIS_URL, newDatabaseLocation, ok, startTestServer, type DatabaseLocation } from './helpers.js';
 
 const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
 
@@ -56,7 +57,7 @@ const world = {
     { user_id: 2, domain: 'clibot', nick: 'Cli bot', bot_owner: 1 },
   ],
   items: [{ user_id: 1, item_proto_id: 1, copies: 2, ts_owned: 1_767_000_000 }],
-  gchat: { messages: [{ type: 1, user_id: 1, ts: 1_767_000_000, text: 'from the command line' }] },
+  gchat: { messages: [{ type: 1 as const, user_id: 1, ts: 1_767_000_000, text: 'from the command line' }] },
 };
 
 describe('the game-platform command', () => {
@@ -84,7 +85,7 @@ describe('the game-platform command', () => {
     await location.dispose();
   });
 
-  test('--help on every command, and usage errors exit 2', async () => {
+  test('--help on every command, --version, and exit codes: 2 for usage errors, 1 for failed work', async () => {
     const general = await run(['--help']);
     assert.equal(general.code, 0);
     for (const name of ['serve', 'migrate', 'import', 'export', 'admin']) assert.match(general.stdout, new RegExp(`\\n  ${name} `));
@@ -107,6 +108,15 @@ describe('the game-platform command', () => {
     const badValue = await run(['serve'], { PORT: 'eighty' });
     assert.equal(badValue.code, 2);
     assert.match(badValue.stderr, /PORT/);
+
+    const version = await run(['--version']);
+    assert.equal(version.code, 0);
+    assert.equal(version.stdout.trim(), JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version);
+    // Work that fails exits 1 with one line naming the cause, and without the password of the URL.
+    const unreachable = await run(['migrate', '--database', 'postgres://someone:hunter2-secret@127.0.0.1:1/nothing']);
+    assert.equal(unreachable.code, 1);
+    assert.match(unreachable.stderr, /^game-platform: .*ECONNREFUSED/);
+    assert.equal(unreachable.stderr.includes('hunter2-secret'), false);
   });
 
   test('migrate, import, export and a bad import that changes nothing', async () => {
@@ -186,7 +196,8 @@ describe('the game-platform command', () => {
         // The rest of the body follows once the server has begun shutting down.
         server.waitFor(/shutting down/).then(() => req.end(body.slice(5)), reject);
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The server has logged the request's arrival: it is in flight.
+      await server.waitFor(/"url":"\/api\/data\.getItemProtos"/);
       server.child.kill('SIGTERM');
       const answer = await inFlight;
       assert.equal(answer.status, 200);
@@ -206,6 +217,47 @@ describe('the game-platform command', () => {
       assert.match(done.stdout, /imported .*world\.json: 2 users/);
     } finally {
       await fresh.dispose();
+    }
+  });
+
+  // The time limit only keeps a missing announcement from hanging the suite.
+  test('import --redis makes running servers answer from the imported world at once', { timeout: 120_000 }, async () => {
+    const shared = await newDatabaseLocation();
+    const server = await startTestServer({ location: shared, redis: true, world });
+    try {
+      const title = async () => ok(await server.call('data.getItemProtos', { item_proto_ids: '1' }, { http: 'GET' })).item_protos[0].title;
+      const nick = async () => ok(await server.call('users.get', { user_id: 1 }, { http: 'GET' }))[0].nick;
+      // Both are now held in the server's memory.
+      assert.equal(await title(), 'Card');
+      assert.equal(await nick(), 'Cli');
+
+      const bus = server.services.bus as RedisBus;
+      await bus.ready(['world.changed']);
+      const announced = new Promise<void>((resolve) => {
+        const stop = bus.subscribe('world.changed', () => {
+          stop();
+          resolve();
+        });
+      });
+      const renamed = {
+        item_protos: [{ ...world.item_protos[0], title: 'Renamed card' }],
+        users: [{ ...world.users[0], nick: 'Renamed' }],
+      };
+      writeFileSync(join(dir, 'renamed.json'), JSON.stringify(renamed));
+      let databaseUrl = shared.url;
+      if (shared.schema) {
+        const url = new URL(shared.url);
+        url.searchParams.set('options', `-c search_path=${shared.schema}`);
+        databaseUrl = url.toString();
+      }
+      const imported = await run(['import', join(dir, 'renamed.json'), '--redis', REDIS_URL, '--redis-prefix', shared.redisPrefix], { DATABASE_URL: databaseUrl });
+      assert.equal(imported.code, 0, imported.stderr);
+      await announced;
+      assert.equal(await title(), 'Renamed card');
+      assert.equal(await nick(), 'Renamed');
+    } finally {
+      await server.close();
+      await shared.dispose();
     }
   });
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SERVER_SETTINGS, REDIS_PREFIX_SETTING } from '../src/cli/settings.js';
+import { SERVER_SETTINGS } from '../src/cli/settings.js';
 import { allMethods } from '../src/domains.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -11,10 +11,30 @@ test('the README gives the two commands', () => {
   assert.ok(readme.includes('npm ci && npm test'));
 });
 
-test('the README configuration table has every flag and variable', () => {
-  for (const setting of [...SERVER_SETTINGS, REDIS_PREFIX_SETTING]) {
-    assert.ok(readme.includes(`\`--${setting.flag}`), `README mentions --${setting.flag}`);
-    assert.ok(readme.includes(`\`${setting.env}`), `README mentions ${setting.env}`);
+/** Rows of the README's configuration table: flag, variable and default as written. */
+function configurationRows(): { flag: string; env: string; shownDefault: string }[] {
+  const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Command line'));
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `--'))
+    .map((line) => {
+      const [flag, env, shownDefault] = line.split(' | ').map((cell) => cell.replace(/^\| /, '').trim());
+      return { flag, env, shownDefault };
+    });
+}
+
+test('the README configuration table has exactly the flags of serve, each with its variable and default', () => {
+  const rows = configurationRows();
+  const expected = SERVER_SETTINGS.map((s) => ({
+    flag: `\`--${s.flag}${s.value ? ` ${s.value}` : ''}\``,
+    env: `\`${s.env}${s.envValue ? `=${s.envValue}` : ''}\``,
+  }));
+  assert.deepEqual(rows.map(({ flag, env }) => ({ flag, env })), expected, 'one row per setting, in the order of serve --help');
+  for (const setting of SERVER_SETTINGS) {
+    const row = rows.find((r) => r.flag.startsWith(`\`--${setting.flag}`))!;
+    // Defaults that are values (numbers, addresses, URLs) are written as code and must match.
+    if (row.shownDefault.startsWith('`')) assert.equal(row.shownDefault, `\`${setting.shownDefault}\``, `default of --${setting.flag}`);
+    else assert.ok(!/^[\d.:/]+$/.test(setting.shownDefault ?? ''), `the default of --${setting.flag} is a value: write it as code`);
   }
 });
 

@@ -171,7 +171,11 @@ export type Encoding =
   | 'json-not-object'
   | 'json-odd-content-type'
   | 'get-with-body'
-  | 'empty-post';
+  | 'empty-post'
+  | 'octet-stream'
+  | 'xml'
+  | 'form-as-json'
+  | 'json-utf16';
 
 export const encodings: Encoding[] = [
   'get',
@@ -186,6 +190,10 @@ export const encodings: Encoding[] = [
   'json-odd-content-type',
   'get-with-body',
   'empty-post',
+  'octet-stream',
+  'xml',
+  'form-as-json',
+  'json-utf16',
 ];
 
 export type Credential = 'none' | 'user' | 'user-bearer' | 'bot' | 'invalid' | 'garbage' | 'admin' | 'admin-wrong' | 'admin-and-user';
@@ -227,7 +235,7 @@ export interface WireRequest {
   method: 'GET' | 'POST';
   url: string;
   headers: Record<string, string>;
-  payload?: string;
+  payload?: string | Buffer;
 }
 
 export interface Secrets {
@@ -306,6 +314,14 @@ export function encode(methodName: string, request: FuzzRequest, secrets: Secret
       return { method: 'GET', url: `${path}?${query(request.conflicting)}`, headers: { ...headers, 'content-type': 'application/json' }, payload: json };
     case 'empty-post':
       return { method: 'POST', url: `${path}?${query(params)}`, headers: { ...headers, 'content-type': 'application/json' }, payload: '' };
+    case 'octet-stream':
+      return { method: 'POST', url: `${path}?${query(request.conflicting)}`, headers: { ...headers, 'content-type': 'application/octet-stream' }, payload: json };
+    case 'xml':
+      return { method: 'POST', url: path, headers: { ...headers, 'content-type': 'application/xml' }, payload: `<?xml version="1.0"?><params>${pairs(params).map(([k, v]) => `<p n="${k}">${v}</p>`).join('')}</params>` };
+    case 'form-as-json':
+      return { method: 'POST', url: path, headers: { ...headers, 'content-type': 'application/json' }, payload: query(params) };
+    case 'json-utf16':
+      return { method: 'POST', url: path, headers: { ...headers, 'content-type': 'application/json; charset=utf-16le' }, payload: Buffer.from(json, 'utf16le') };
   }
 }
 

@@ -2,6 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { Writable } from 'node:stream';
+import { spawn } from 'node:child_process';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { createServer, loggerOptions } from '../src/app.js';
 import { defaultConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
@@ -253,5 +255,51 @@ describe('unexpected failures', () => {
     assert.equal((await wire(`${base}/healthz`)).status, 200);
     await server.app.close();
     await server.location.dispose();
+  });
+
+  test('/readyz answers 503 while Redis does not answer, and 200 again once it does', async () => {
+    // A Redis of this test's own, so stopping it touches nobody else.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createTcpServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const startRedis = async () => {
+      const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      await new Promise<void>((resolve) => {
+        let output = '';
+        redis.stdout.on('data', (chunk) => {
+          output += chunk;
+          if (/Ready to accept connections/.test(output)) resolve();
+        });
+      });
+      return redis;
+    };
+    const stopRedis = (redis: ReturnType<typeof spawn>) =>
+      new Promise<void>((resolve) => {
+        redis.on('close', () => resolve());
+        redis.kill('SIGTERM');
+      });
+
+    let redis = await startRedis();
+    const server = await startTestServer({ config: { redisUrl: `redis://127.0.0.1:${port}`, redisPrefix: 'gp:readyz:' } });
+    try {
+      const base = await listen(server);
+      assert.equal((await wire(`${base}/readyz`)).status, 200);
+      await stopRedis(redis);
+      const down = await wire(`${base}/readyz`);
+      assert.equal(down.status, 503);
+      assert.deepEqual(down.body, { status: 'unavailable' });
+      assert.equal((await wire(`${base}/healthz`)).status, 200, 'the process itself is up');
+      redis = await startRedis();
+      // The client reconnects on its own; readiness follows without a restart.
+      let again = await wire(`${base}/readyz`);
+      while (again.status !== 200) again = await wire(`${base}/readyz`);
+      assert.deepEqual(again.body, { status: 'ok' });
+    } finally {
+      await server.close();
+      await stopRedis(redis);
+    }
   });
 });

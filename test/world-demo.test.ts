@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { makeDemoWorld } from '../scripts/make-demo-world.js';
+import { worldJsonSchema } from '../scripts/make-world-schema.js';
 import { parseWorld } from '../src/world/import.js';
+import { demoAccounts } from '../src/cli/serve.js';
 import type { World } from '../src/world/schema.js';
 
 const demoFile = new URL('../worlds/demo.json', import.meta.url);
@@ -11,6 +13,12 @@ const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as World;
 test('worlds/demo.json is valid and is exactly what scripts/make-demo-world.ts generates', () => {
   parseWorld(demo);
   assert.deepEqual(demo, JSON.parse(JSON.stringify(makeDemoWorld())));
+});
+
+test('worlds/world.schema.json is exactly the schema imports check, and the demo world names it', () => {
+  const committed = JSON.parse(readFileSync(new URL('../worlds/world.schema.json', import.meta.url), 'utf8'));
+  assert.deepEqual(committed, worldJsonSchema());
+  assert.equal(demo.$schema, './world.schema.json');
 });
 
 test('the demo catalogue covers every item type and class, with collections, cases, keys, monopolies and sticker groups', () => {
@@ -70,4 +78,18 @@ test('the demo world has craftable sets, equipped items, relations and every kin
   const types = new Set(demo.gchat!.messages!.map((m) => m.type));
   assert.deepEqual([...types].sort(), [1, 2, 3, 4]);
   assert.ok(demo.gchat!.status);
+});
+
+test('serve prints every demo account with its password and what it shows', () => {
+  const accounts = demoAccounts(demo);
+  const signIns = demo.users!.filter((u) => u.email && u.password);
+  assert.deepEqual(accounts.map((a) => [a.email, a.password]), signIns.map((u) => [u.email, u.password]));
+  const notes = (email: string) => accounts.find((a) => a.email === email)!.notes;
+  const bob = demo.users!.find((u) => u.totp_secret)!;
+  assert.ok(notes(bob.email!).includes(`TOTP secret ${bob.totp_secret}`));
+  const bot = demo.users!.find((u) => u.bot_owner !== undefined)!;
+  const owner = demo.users!.find((u) => u.user_id === bot.bot_owner)!;
+  assert.ok(notes(owner.email!).includes(`owns bot ${bot.user_id}`));
+  assert.ok(notes(demo.users!.find((u) => u.global_ban === 1)!.email!).includes('globally blocked'));
+  assert.ok(notes(demo.users!.find((u) => u.inventory_privacy === 'nobody')!.email!).includes('inventory: nobody'));
 });

@@ -105,6 +105,16 @@ describe('world files', () => {
       assert.equal(protos.item_protos.length, 3);
       const chat = ok(await server.call('gchat.get', {}, { http: 'GET' }));
       assert.equal(chat.messages.length, demo.gchat!.messages!.length);
+
+      // The demo accounts behave as the README's table says.
+      const signIn = (user: string) => server.call('auth.signin', { email: `${user}@example.com`, password: `${user}-demo-password` });
+      const alice = ok(await signIn('alice')).access_token as string;
+      assert.equal(typeof ok(await signIn('bob')).totp_session_token, 'string', 'bob signs in with TOTP');
+      assert.equal((await signIn('grace')).body.code, 412, 'grace is globally blocked');
+      assert.equal((await signIn('heidi')).body.code, 8, 'heidi is always asked for a captcha');
+      assert.equal((await server.call('inventory.get', { user_id: 5 }, { token: alice })).body.code, 701, "erin's inventory is private");
+      const bot = ok(await server.call('bots.getToken', { user_id: 10 }, { token: alice }));
+      assert.equal(typeof bot.access_token, 'string', 'alice owns the bot DiceBot (user 10)');
     } finally {
       await server.close();
     }
@@ -189,14 +199,23 @@ describe('world files', () => {
     }
   });
 
-  test('a merge that bans a user reports whose sessions ended', async () => {
-    const { db, dispose } = await emptyDatabase();
+  test('a merge that bans users reports those whose sessions it ended', async () => {
+    const server = await startTestServer({ world: smallWorld() });
     try {
-      await importWorld(db, smallWorld(), { mode: 'replace', now: NOW });
-      const summary = await importWorld(db, { users: [{ ...smallWorld().users![1], global_ban: 1 }] }, { mode: 'merge', now: NOW });
-      assert.deepEqual(summary.endedSessionsOf, [2]);
+      const signin = (email: string) => server.call('auth.signin', { email, password: 'world-test-password' });
+      const token = ok(await signin('two@example.com')).access_token as string;
+      const [one, two] = smallWorld().users!;
+      const summary = await importWorld(server.db, { users: [{ ...one, global_ban: 1 }, { ...two, global_ban: 1 }] }, { mode: 'merge', now: NOW });
+      assert.deepEqual(summary.endedSessionsOf, [2], 'user 1 had no session to end');
+      assert.equal((await server.call('users.get', {}, { token })).body.code, 1);
+      assert.equal((await signin('one@example.com')).body.code, 412);
+
+      const again = await importWorld(server.db, { users: [{ ...two, global_ban: 1 }] }, { mode: 'merge', now: NOW });
+      assert.deepEqual(again.endedSessionsOf, [], 'nothing left to end');
+      const replaced = await importWorld(server.db, smallWorld(), { mode: 'replace', now: NOW });
+      assert.deepEqual(replaced.endedSessionsOf, []);
     } finally {
-      await dispose();
+      await server.close();
     }
   });
 

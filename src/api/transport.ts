@@ -82,17 +82,16 @@ const KEPT_ANSWER_BYTES = 256 * 1024;
 const lastAnswers = new Map<string, { json: string; body: Buffer }>();
 
 /**
- * The success envelope around serialised data, as bytes. The last one of each method is
- * kept, so an answer served from memory to every caller (gchat.get) is wrapped, measured
- * and encoded once instead of on every request.
+ * The success envelope around serialised data, as bytes: encoded once, where a string would
+ * be measured, joined to the headers and encoded again on its way out (megabytes for a
+ * large inventory). The last one of each method is kept, so an answer served from memory to
+ * every caller (gchat.get) is built once instead of on every request.
  */
-function encodedAnswer(methodName: string, json: string): string | Buffer {
+function encodedAnswer(methodName: string, json: string): Buffer {
   const last = lastAnswers.get(methodName);
   if (last !== undefined && last.json === json) return last.body;
-  const text = `{"code":0,"data":${json}}`;
-  if (text.length > KEPT_ANSWER_BYTES) return text;
-  const body = Buffer.from(text);
-  lastAnswers.set(methodName, { json, body });
+  const body = Buffer.from(`{"code":0,"data":${json}}`);
+  if (body.length <= KEPT_ANSWER_BYTES) lastAnswers.set(methodName, { json, body });
   return body;
 }
 
@@ -143,6 +142,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     const params = readParams(method.params, raw);
     const data = await method.handler(ctx as never, params as never);
     if (data instanceof SerializedData) {
+      // Admin answers stay text: the audit hook reads the code from it.
       const answer = method.auth === 'admin' ? `{"code":0,"data":${data.json}}` : encodedAnswer(method.name, data.json);
       return reply.type('application/json; charset=utf-8').send(answer);
     }

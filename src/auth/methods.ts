@@ -43,7 +43,7 @@ export const authTotpVerify = defineMethod({
     'for the account. A totp_session_token survives 5 wrong codes; the next attempt answers 414.',
   auth: 'none',
   params: P.object({
-    totp_session_token: P.string(TOKEN_PARAM),
+    totp_session_token: P.string({ ...TOKEN_PARAM, description: 'from the auth.signin answer' }),
     code: P.string({ maxLength: 32, description: 'the 6-digit code of the authenticator' }),
   }),
   result: Session,
@@ -64,7 +64,7 @@ export const authRefresh = defineMethod({
     'with it stop working. The new access token is bound to the caller\'s current address. Presenting a refresh token that ' +
     'was already used revokes every session of that sign-in (theft detection) and answers 1.',
   auth: 'none',
-  params: P.object({ refresh_token: P.string(TOKEN_PARAM) }),
+  params: P.object({ refresh_token: P.string({ ...TOKEN_PARAM, description: 'refresh_token of the latest Session; each one works once' }) }),
   result: Session,
   errors: { 1: 'refresh token unknown, expired, revoked or already used' },
   handler: async (ctx, params) => refreshSession(ctx.services, params.refresh_token, ctx.ip),

@@ -40,7 +40,7 @@ const COMMANDS: Command[] = [
   },
   {
     name: 'import',
-    usage: 'game-platform import FILE [--mode merge|replace] [--database URL] [--redis URL]',
+    usage: 'game-platform import FILE [--mode merge|replace] [--database URL] [--redis URL] [--redis-prefix PREFIX]',
     summary: 'import a world file in one transaction (a bad file changes nothing)',
     settings: [DATABASE_SETTING, REDIS_SETTING, REDIS_PREFIX_SETTING],
     options: { mode: { type: 'string' } },

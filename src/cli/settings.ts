@@ -215,6 +215,66 @@ export const SERVER_SETTINGS: Setting[] = [
     },
   },
   {
+    flag: 'max-header-bytes',
+    env: 'MAX_HEADER_BYTES',
+    value: 'BYTES',
+    description: 'largest request line and headers together; larger ones answer code 2 with HTTP 431',
+    shownDefault: String(defaults.http.maxHeaderBytes),
+    apply(config, input, origin) {
+      config.http = { ...config.http, maxHeaderBytes: readInteger(input, origin, 1024, 1024 * 1024) };
+    },
+  },
+  {
+    flag: 'connection-timeout',
+    env: 'CONNECTION_TIMEOUT',
+    value: 'SECONDS',
+    description: 'a connection that sends and receives nothing for this long is closed',
+    shownDefault: String(defaults.http.connectionTimeoutMs / 1000),
+    apply(config, input, origin) {
+      config.http = { ...config.http, connectionTimeoutMs: readInteger(input, origin, 1, 3600) * 1000 };
+    },
+  },
+  {
+    flag: 'keep-alive-timeout',
+    env: 'KEEP_ALIVE_TIMEOUT',
+    value: 'SECONDS',
+    description: 'an idle keep-alive connection is closed this long after its last answer',
+    shownDefault: String(defaults.http.keepAliveTimeoutMs / 1000),
+    apply(config, input, origin) {
+      config.http = { ...config.http, keepAliveTimeoutMs: readInteger(input, origin, 1, 3600) * 1000 };
+    },
+  },
+  {
+    flag: 'request-timeout',
+    env: 'REQUEST_TIMEOUT',
+    value: 'SECONDS',
+    description: 'a request must arrive whole (headers and body) within this time, else code 2 with HTTP 408',
+    shownDefault: String(defaults.http.requestTimeoutMs / 1000),
+    apply(config, input, origin) {
+      config.http = { ...config.http, requestTimeoutMs: readInteger(input, origin, 1, 3600) * 1000 };
+    },
+  },
+  {
+    flag: 'ws-max-frame',
+    env: 'WS_MAX_FRAME',
+    value: 'BYTES',
+    description: 'largest WebSocket message a client may send; a larger one closes the connection with 1009',
+    shownDefault: String(defaults.ws.maxFrameBytes),
+    apply(config, input, origin) {
+      config.ws = { ...config.ws, maxFrameBytes: readInteger(input, origin, 128, 16 * 1024 * 1024) };
+    },
+  },
+  {
+    flag: 'ws-max-queue',
+    env: 'WS_MAX_QUEUE',
+    value: 'BYTES',
+    description: 'data queued for one WebSocket subscriber that does not read; past it the subscriber is dropped',
+    shownDefault: String(defaults.ws.maxQueueBytes),
+    apply(config, input, origin) {
+      config.ws = { ...config.ws, maxQueueBytes: readInteger(input, origin, 1024, 256 * 1024 * 1024) };
+    },
+  },
+  {
     flag: 'session-ttl',
     env: 'SESSION_TTL',
     value: 'SECONDS',

@@ -45,7 +45,7 @@ function openSqlite(path: string): Database {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('busy_timeout = 5000');
   connection.pragma('foreign_keys = ON');
-  const kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database: connection }) });
+  const kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
   return {
     kysely,
     dialect: 'sqlite',
@@ -54,6 +54,38 @@ function openSqlite(path: string): Database {
     },
     async close() {
       await kysely.destroy();
+    },
+  };
+}
+
+const CACHED_STATEMENTS = 500;
+/** Longer statements (bulk inserts of an import) are used once: not worth their memory. */
+const MAX_CACHED_SQL_LENGTH = 4096;
+
+/**
+ * The connection as Kysely sees it, with compiled statements kept for reuse: Kysely prepares
+ * every query it runs, and preparing often costs more than running. Kysely runs one query at
+ * a time on the single connection, so a statement is never asked to run while it is running.
+ */
+function withStatementCache(connection: SQLite.Database): { prepare(sql: string): SQLite.Statement; close(): void } {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    prepare(sql: string) {
+      if (sql.length > MAX_CACHED_SQL_LENGTH) return connection.prepare(sql);
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        statement = connection.prepare(sql);
+        if (statements.size >= CACHED_STATEMENTS) statements.delete(statements.keys().next().value!);
+      } else {
+        // Least recently used first in line to go.
+        statements.delete(sql);
+      }
+      statements.set(sql, statement);
+      return statement;
+    },
+    close() {
+      statements.clear();
+      connection.close();
     },
   };
 }

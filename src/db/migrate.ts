@@ -2,6 +2,7 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 import type { Database } from './connection.js';
 import type { Tables } from './tables.js';
 import { initialMigration } from './migrations/001_initial.js';
+import { bannedUsersMigration } from './migrations/002_banned_users.js';
 
 /**
  * PostgreSQL advisory lock held while migrating. Kysely's migrator reads the catalogue of
@@ -14,12 +15,30 @@ export const SCHEMA_CHANGE_LOCK = 7_171_717;
 function migrationsFor(db: Database): Record<string, Migration> {
   return {
     '001_initial': initialMigration(db.dialect),
+    '002_banned_users': bannedUsersMigration(),
   };
 }
 
 /** Brings the schema up to date; safe to run on every start and from several processes. */
 export async function migrateToLatest(db: Database): Promise<string[]> {
-  if (db.dialect !== 'postgres') return migrate(db, db.kysely, undefined);
+  if (db.dialect === 'sqlite') {
+    // Kysely migrates SQLite outside a transaction and without a lock, so two processes
+    // starting on one new file would both create the schema. One write transaction makes
+    // the others wait (busy timeout) and then find the schema in place; it also makes a
+    // migration all or nothing.
+    return db.kysely.connection().execute(async (connection) => {
+      await sql`begin immediate`.execute(connection);
+      try {
+        const applied = await migrate(db, connection, undefined);
+        await sql`commit`.execute(connection);
+        return applied;
+      } catch (error) {
+        // SQLite may already have rolled back on its own; the migration's error is what matters.
+        await sql`rollback`.execute(connection).catch(() => undefined);
+        throw error;
+      }
+    });
+  }
   return db.kysely.connection().execute(async (connection) => {
     await sql`select pg_advisory_lock(${SCHEMA_CHANGE_LOCK})`.execute(connection);
     try {

@@ -32,7 +32,7 @@ export interface ImportSummary {
   items: number;
   friendships: number;
   messages: number;
-  /** Users whose sessions the import ended (banned, or every user on replace): running servers must forget them. */
+  /** Users whose open sessions the import ended (banned ones, or everyone on replace): running servers must forget them. */
   endedSessionsOf: number[];
 }
 
@@ -372,8 +372,9 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       // Banned users lose every session they had.
       const banned = users.filter((u) => bit(u.global_ban) === 1).map((u) => u.user_id);
       if (banned.length > 0) {
+        const signedIn = await trx.selectFrom('sessions').select('user_id').distinct().where('user_id', 'in', banned).where('revoked_at', 'is', null).execute();
         await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', 'in', banned).where('revoked_at', 'is', null).execute();
-        for (const id of banned) endedSessionsOf.add(id);
+        for (const s of signedIn) endedSessionsOf.add(s.user_id);
       }
 
       // Items: explicit ids first so generated ones never collide with them.

@@ -1,0 +1,76 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { sql } from 'kysely';
+import { openDatabase, type Database } from '../src/db/connection.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { DB_KIND, newDatabaseLocation, type DatabaseLocation } from './helpers.js';
+
+const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
+
+/** Every table of the schema: the resources of the spec and what the server keeps about them. */
+const TABLES = [
+  'audit_log', 'blocks', 'chat_messages', 'chat_state', 'collections', 'crafts', 'equipped', 'friend_requests', 'friendships',
+  'inventory_counts', 'item_protos', 'item_types', 'items', 'qualities', 'revocations', 'sessions', 'totp_challenges', 'users',
+];
+
+/** DATABASE_URL for another process: the SQLite file, or the PostgreSQL schema chosen by search_path. */
+function processUrl(location: DatabaseLocation): string {
+  if (!location.schema) return location.url;
+  const url = new URL(location.url);
+  url.searchParams.set('options', `-c search_path=${location.schema}`);
+  return url.toString();
+}
+
+function migrateInProcess(databaseUrl: string): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'migrate'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
+}
+
+async function tableNames(db: Database, schema: string | undefined): Promise<string[]> {
+  const tables = await db.kysely.introspection.getTables();
+  return tables.filter((t) => schema === undefined || t.schema === schema).map((t) => t.name).sort();
+}
+
+test('several processes migrating one new database at once: one creates the schema, the others find it in place', async () => {
+  const location = await newDatabaseLocation();
+  // PostgreSQL: the schema exists before the processes start, as a database would.
+  if (location.schema) await (await openDatabase(location.url, { schema: location.schema })).close();
+  try {
+    const runs = await Promise.all([1, 2, 3].map(() => migrateInProcess(processUrl(location))));
+    for (const run of runs) assert.equal(run.code, 0, run.output);
+    assert.equal(runs.filter((r) => /applied 001_initial/.test(r.output)).length, 1, runs.map((r) => r.output).join('\n'));
+    assert.equal(runs.filter((r) => /the schema is up to date/.test(r.output)).length, 2);
+
+    const db = await openDatabase(location.url, { schema: location.schema });
+    try {
+      assert.deepEqual(await tableNames(db, location.schema), TABLES);
+      assert.deepEqual(await migrateToLatest(db), [], 'nothing left to apply');
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await location.dispose();
+  }
+});
+
+test('a SQLite database runs in WAL mode with foreign keys enforced', { skip: DB_KIND !== 'sqlite' && 'SQLite only' }, async () => {
+  const location = await newDatabaseLocation();
+  const db = await openDatabase(location.url);
+  try {
+    await migrateToLatest(db);
+    const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(db.kysely);
+    assert.equal(mode.rows[0].journal_mode, 'wal');
+    const keys = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db.kysely);
+    assert.equal(keys.rows[0].foreign_keys, 1);
+  } finally {
+    await db.close();
+    await location.dispose();
+  }
+});

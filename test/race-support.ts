@@ -1,0 +1,28 @@
+import { DB_KIND, startTestServer, type StartOptions, type TestServer } from './helpers.js';
+import { listen } from './transport-support.js';
+
+/**
+ * The servers of a race test, listening on real sockets. On PostgreSQL two processes share the
+ * database and Redis, as a deployment runs them; SQLite serves one process, so both addresses
+ * lead to it. `urls[i % 2]` spreads requests over the processes either way.
+ */
+export interface Processes {
+  servers: TestServer[];
+  urls: [string, string];
+  close(): Promise<void>;
+}
+
+export async function startProcesses(options: StartOptions): Promise<Processes> {
+  const first = await startTestServer({ ...options, redis: true });
+  const servers = [first];
+  if (DB_KIND === 'postgres') servers.push(await startTestServer({ config: options.config, redis: true, location: first.location, clock: first.clock }));
+  const urls: string[] = [];
+  for (const server of servers) urls.push(await listen(server));
+  return {
+    servers,
+    urls: [urls[0]!, urls[urls.length - 1]!],
+    async close() {
+      for (const server of [...servers].reverse()) await server.close();
+    },
+  };
+}
