@@ -4,9 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { openDatabase, type Database } from '../src/db/connection.js';
-import { SCHEMA_CHANGE_LOCK } from '../src/db/migrate.js';
+import { dropPostgresSchema } from '../src/db/migrate.js';
 
 /**
  * The real server as a child process (`game-platform serve` from the sources), for the crash
@@ -104,15 +103,6 @@ export function postgresLocation(base: string, name: string): DatabaseLocation {
   return {
     url: url.toString(),
     open: () => openDatabase(base, { schema }),
-    async dispose() {
-      const client = new pg.Client({ connectionString: base });
-      await client.connect();
-      try {
-        await client.query('select pg_advisory_lock($1)', [SCHEMA_CHANGE_LOCK]);
-        await client.query(`drop schema if exists ${schema} cascade`);
-      } finally {
-        await client.end();
-      }
-    },
+    dispose: () => dropPostgresSchema(base, schema),
   };
 }

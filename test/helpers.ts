@@ -2,12 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { createServer } from '../src/app.js';
 import { defaultConfig, type Config } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/connection.js';
-import { migrateToLatest, SCHEMA_CHANGE_LOCK } from '../src/db/migrate.js';
+import { dropPostgresSchema, migrateToLatest } from '../src/db/migrate.js';
 import { ManualClock } from '../src/infra/clock.js';
 import { importWorld } from '../src/world/import.js';
 import type { World } from '../src/world/schema.js';
@@ -63,16 +62,7 @@ export async function newDatabaseLocation(): Promise<DatabaseLocation> {
       url,
       schema,
       redisPrefix: `gp:${schema}:`,
-      async dispose() {
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
-        try {
-          await client.query('select pg_advisory_lock($1)', [SCHEMA_CHANGE_LOCK]);
-          await client.query(`drop schema if exists ${schema} cascade`);
-        } finally {
-          await client.end();
-        }
-      },
+      dispose: () => dropPostgresSchema(url, schema),
     };
   }
   const dir = mkdtempSync(join(tmpdir(), 'gp-test-'));
