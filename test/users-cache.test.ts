@@ -118,11 +118,11 @@ test('a read that started before an invalidation is not kept', () => {
   const cache = new ProfileCache<{ user_id: number; domain: string | null; nick: string }>(() => 0, () => true);
   const before = cache.startFill();
   cache.invalidate([1]);
-  cache.store(before, [{ user_id: 1, domain: 'a', nick: 'old' }]);
+  cache.storeRows(before, [{ user_id: 1, domain: 'a', nick: 'old' }]);
   assert.equal(cache.get(1), undefined);
   assert.equal(cache.getByDomain('a'), undefined);
   const after = cache.startFill();
-  cache.store(after, [{ user_id: 1, domain: 'a', nick: 'new' }]);
+  cache.storeRows(after, [{ user_id: 1, domain: 'a', nick: 'new' }]);
   assert.equal(cache.get(1)?.nick, 'new');
   assert.equal(cache.getByDomain('a')?.nick, 'new');
 });
@@ -131,7 +131,7 @@ test('cached rows expire after 30 seconds and are not used while Redis is unreac
   let now = 0;
   let connected = true;
   const cache = new ProfileCache<{ user_id: number; domain: string | null }>(() => now, () => connected);
-  cache.store(cache.startFill(), [{ user_id: 1, domain: null }]);
+  cache.storeRows(cache.startFill(), [{ user_id: 1, domain: null }]);
   now = 29;
   assert.ok(cache.get(1));
   connected = false;

@@ -2,7 +2,8 @@ import type { Domain } from '../api/method.js';
 import type { Services } from '../services.js';
 import { usersGet } from './users-get.js';
 import { accountGetPrivacy, accountSetPrivacy } from './privacy.js';
-import { attachProfileCache, invalidationsReachUs, type ProfileCache } from './profile-cache.js';
+import { invalidationsReachUs } from '../infra/change-cache.js';
+import { attachProfileCache, type ProfileCache } from './profile-cache.js';
 import type { ProfileRow } from './profiles.js';
 
 interface UsersState {

@@ -1,54 +1,27 @@
 import type { Services } from '../services.js';
 import { REVOCATION_CHANNEL } from '../auth/tokens.js';
+import { ChangeCache, announceChange, cacheConditions, listenForChanges, userIdsOf } from '../infra/change-cache.js';
 
 export const USERS_CHANGED = 'users.changed';
-export const WORLD_CHANGED = 'world.changed';
 
 /** How long a cached profile may be served, seconds: bounds how stale `online` can get across processes. */
 const ENTRY_LIFETIME = 30;
 const MAX_ENTRIES = 50_000;
 
-interface Entry<Row> {
-  row: Row;
-  loadedAt: number;
-}
-
 /**
  * Profile rows kept in memory for users.get and every profile embedded in other answers.
  *
  * Correctness rests on invalidation: whoever changes a user's profile columns (nick, ban,
- * mute, flags...) publishes `users.changed` {user_ids} after committing, and a world import
- * publishes `world.changed`; each process drops the rows concerned. A fill that started
- * before an invalidation is not stored (`generation`), so a slow read can never put back a
- * row older than the change. The cache is only used where every invalidation reaches this
- * process: SQLite (one process), or any database with Redis carrying the bus, and only
- * while the Redis connection is up (it is emptied whenever the connection drops, since
- * messages may have been missed meanwhile).
+ * mute, flags...) announces `users.changed` {user_ids} after committing, and a world import
+ * announces `world.changed`; each process drops the rows concerned (src/infra/change-cache.ts).
+ * The cache is only used where every announcement reaches this process: SQLite (one
+ * process), or any database with Redis carrying the bus, while the connection is up.
  */
-export class ProfileCache<Row extends { user_id: number; domain: string | null }> {
-  private readonly byId = new Map<number, Entry<Row>>();
+export class ProfileCache<Row extends { user_id: number; domain: string | null }> extends ChangeCache<Row> {
   private readonly idByDomain = new Map<string, number>();
-  private generation = 0;
 
-  constructor(
-    private readonly now: () => number,
-    private readonly usable: () => boolean,
-  ) {}
-
-  /** Marks the start of a database read whose rows may later be stored. */
-  startFill(): number {
-    return this.generation;
-  }
-
-  get(id: number): Row | undefined {
-    if (!this.usable()) return undefined;
-    const entry = this.byId.get(id);
-    if (entry === undefined) return undefined;
-    if (this.now() - entry.loadedAt >= ENTRY_LIFETIME) {
-      this.forget(id);
-      return undefined;
-    }
-    return entry.row;
+  constructor(now: () => number, usable: () => boolean) {
+    super({ now, usable, lifetime: ENTRY_LIFETIME, maxEntries: MAX_ENTRIES });
   }
 
   getByDomain(domain: string): Row | undefined {
@@ -57,53 +30,23 @@ export class ProfileCache<Row extends { user_id: number; domain: string | null }
   }
 
   /** Stores rows read since `fill` began, unless something was invalidated meanwhile. */
-  store(fill: number, rows: Iterable<Row>): void {
-    if (fill !== this.generation || !this.usable()) return;
-    const loadedAt = this.now();
+  storeRows(fill: number, rows: Iterable<Row>): void {
+    if (!this.mayStore(fill)) return;
     for (const row of rows) {
-      this.forget(row.user_id);
-      if (this.byId.size >= MAX_ENTRIES) this.forget(this.byId.keys().next().value!);
       // A copy: rows as the SQLite driver builds them keep their many columns in a
       // dictionary, about four times the memory of the same fields in a plain object.
-      this.byId.set(row.user_id, { row: { ...row }, loadedAt });
+      this.store(fill, row.user_id, { ...row });
       if (row.domain !== null) this.idByDomain.set(row.domain, row.user_id);
     }
   }
 
-  invalidate(ids: number[]): void {
-    this.generation++;
-    for (const id of ids) this.forget(id);
+  protected override onForget(id: number, row: Row): void {
+    if (row.domain !== null && this.idByDomain.get(row.domain) === id) this.idByDomain.delete(row.domain);
   }
 
-  clear(): void {
-    this.generation++;
-    this.byId.clear();
+  protected override onClear(): void {
     this.idByDomain.clear();
   }
-
-  get size(): number {
-    return this.byId.size;
-  }
-
-  private forget(id: number): void {
-    const entry = this.byId.get(id);
-    if (entry === undefined) return;
-    this.byId.delete(id);
-    const domain = entry.row.domain;
-    if (domain !== null && this.idByDomain.get(domain) === id) this.idByDomain.delete(domain);
-  }
-}
-
-function userIdsOf(message: unknown): number[] | null {
-  if (message === null || typeof message !== 'object') return null;
-  const ids = (message as { user_ids?: unknown }).user_ids;
-  if (!Array.isArray(ids)) return null;
-  return ids.filter((id): id is number => typeof id === 'number' && Number.isSafeInteger(id));
-}
-
-/** Whether an in-memory cache hears of every change made by any process of this deployment. */
-export function invalidationsReachUs(services: Services): boolean {
-  return services.db.dialect === 'sqlite' || services.redis !== undefined;
 }
 
 /**
@@ -113,52 +56,30 @@ export function invalidationsReachUs(services: Services): boolean {
 export async function attachProfileCache<Row extends { user_id: number; domain: string | null }>(
   services: Services,
 ): Promise<{ cache: ProfileCache<Row>; detach: () => void }> {
-  const redis = services.redis;
-  const cache = new ProfileCache<Row>(
-    () => Math.floor(services.clock.now() / 1000),
-    () => redis === undefined || redis.status === 'ready',
-  );
-  const bus = services.bus as typeof services.bus & { ready?: (channels: string[]) => Promise<void> };
-  // Subscribe before the first fill, so no invalidation can slip past an entry.
-  if (typeof bus.ready === 'function') await bus.ready([USERS_CHANGED, WORLD_CHANGED, REVOCATION_CHANNEL]);
-  const unsubscribers = [
-    services.bus.subscribe(USERS_CHANGED, (message) => {
+  const { now, usable } = cacheConditions(services);
+  const cache = new ProfileCache<Row>(now, usable);
+  const detach = await listenForChanges(services, cache, {
+    [USERS_CHANGED]: (message) => {
       const ids = userIdsOf(message);
       if (ids === null) cache.clear();
       else cache.invalidate(ids);
-    }),
-    services.bus.subscribe(WORLD_CHANGED, () => cache.clear()),
+    },
     // A ban ends the user's sessions before it is announced as a user change; forgetting the
     // user on the first of the two notices shortens the time another process may lag.
-    services.bus.subscribe(REVOCATION_CHANNEL, (message) => {
+    [REVOCATION_CHANNEL]: (message) => {
       const userId = (message as { userId?: unknown } | null)?.userId;
       if (typeof userId === 'number') cache.invalidate([userId]);
-    }),
-  ];
-  const onConnectionLost = () => cache.clear();
-  redis?.on('close', onConnectionLost);
-  return {
-    cache,
-    detach() {
-      for (const unsubscribe of unsubscribers) unsubscribe();
-      redis?.off('close', onConnectionLost);
-      cache.clear();
     },
-  };
+  });
+  return { cache, detach };
 }
 
 /**
  * Announces that users' profile columns changed: this process forgets them at once, then
  * every process (this one included) is told on the bus. Call after the change is committed.
  */
-export async function announceUsersChanged(services: Services, userIds: number[]): Promise<void> {
-  profileCacheOf(services)?.invalidate(userIds);
-  try {
-    await services.bus.publish(USERS_CHANGED, { user_ids: userIds });
-  } catch (err) {
-    // The change is committed; other processes stop using their caches while Redis is away.
-    services.log.warn({ err }, 'could not announce a change of users');
-  }
+export function announceUsersChanged(services: Services, userIds: number[]): Promise<void> {
+  return announceChange(services, profileCacheOf(services), USERS_CHANGED, userIds);
 }
 
 export function profileCacheOf(services: Services): ProfileCache<any> | undefined {

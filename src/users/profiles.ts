@@ -70,7 +70,7 @@ export async function loadProfileRowsByKey(
       ]),
     )
     .execute();
-  if (cache && fill !== undefined) cache.store(fill, rows);
+  if (cache && fill !== undefined) cache.storeRows(fill, rows);
   for (const row of rows) {
     byId.set(row.user_id, row);
     if (row.domain !== null) byDomain.set(row.domain, row);

@@ -1,0 +1,143 @@
+import type { Services } from '../services.js';
+
+export const WORLD_CHANGED = 'world.changed';
+
+export interface ChangeCacheOptions {
+  /** Seconds, by the server's clock. */
+  now: () => number;
+  /** False while announcements may be missed (Redis disconnected): the cache is then bypassed. */
+  usable: () => boolean;
+  /** Seconds an entry is served at most: bounds the harm of an announcement that never arrived. */
+  lifetime: number;
+  maxEntries: number;
+}
+
+/**
+ * Values read from the database, kept in memory per user id and dropped when a change to that
+ * user is announced on the bus. A fill that started before an invalidation is not stored
+ * (`startFill` / `store`), so a slow read can never put back a value older than the change.
+ */
+export class ChangeCache<V> {
+  private readonly entries = new Map<number, { value: V; loadedAt: number }>();
+  private generation = 0;
+
+  constructor(private readonly options: ChangeCacheOptions) {}
+
+  /** Marks the start of a database read whose values may later be stored. */
+  startFill(): number {
+    return this.generation;
+  }
+
+  get(id: number): V | undefined {
+    if (!this.options.usable()) return undefined;
+    const entry = this.entries.get(id);
+    if (entry === undefined) return undefined;
+    if (this.options.now() - entry.loadedAt >= this.options.lifetime) {
+      this.forget(id);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  /** Whether values read since `fill` began may be stored. */
+  mayStore(fill: number): boolean {
+    return fill === this.generation && this.options.usable();
+  }
+
+  /** Stores a value read since `fill` began, unless something was invalidated meanwhile. */
+  store(fill: number, id: number, value: V): void {
+    if (!this.mayStore(fill)) return;
+    this.forget(id);
+    if (this.entries.size >= this.options.maxEntries) this.forget(this.entries.keys().next().value!);
+    this.entries.set(id, { value, loadedAt: this.options.now() });
+  }
+
+  invalidate(ids: number[]): void {
+    this.generation++;
+    for (const id of ids) this.forget(id);
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+    this.onClear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  protected forget(id: number): void {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return;
+    this.entries.delete(id);
+    this.onForget(id, entry.value);
+  }
+
+  protected onForget(_id: number, _value: V): void {}
+  protected onClear(): void {}
+}
+
+/** Whether an in-memory cache hears of every change made by any process of this deployment. */
+export function invalidationsReachUs(services: Services): boolean {
+  return services.db.dialect === 'sqlite' || services.redis !== undefined;
+}
+
+/** The clock of a cache of this deployment, and when it is usable: while every announcement can reach it. */
+export function cacheConditions(services: Services): Pick<ChangeCacheOptions, 'now' | 'usable'> {
+  const redis = services.redis;
+  return {
+    now: () => Math.floor(services.clock.now() / 1000),
+    usable: () => redis === undefined || redis.status === 'ready',
+  };
+}
+
+/** The user ids of a change announcement `{ user_ids }`, or null when it names none readably. */
+export function userIdsOf(message: unknown): number[] | null {
+  if (message === null || typeof message !== 'object') return null;
+  const ids = (message as { user_ids?: unknown }).user_ids;
+  if (!Array.isArray(ids)) return null;
+  return ids.filter((id): id is number => typeof id === 'number' && Number.isSafeInteger(id));
+}
+
+/**
+ * Wires a cache to the bus: each channel's handler runs on its announcements, a world import
+ * empties it, and so does every loss of the Redis connection (announcements may have been
+ * missed meanwhile). Subscribes before the first fill, so no announcement slips past an entry.
+ * Returns a function that detaches it.
+ */
+export async function listenForChanges(
+  services: Services,
+  cache: { clear(): void },
+  handlers: Record<string, (message: unknown) => void>,
+): Promise<() => void> {
+  const channels = [...Object.keys(handlers), WORLD_CHANGED];
+  const bus = services.bus as typeof services.bus & { ready?: (channels: string[]) => Promise<void> };
+  if (typeof bus.ready === 'function') await bus.ready(channels);
+  const unsubscribers = [
+    ...Object.entries(handlers).map(([channel, handler]) => services.bus.subscribe(channel, handler)),
+    services.bus.subscribe(WORLD_CHANGED, () => cache.clear()),
+  ];
+  const redis = services.redis;
+  const onConnectionLost = () => cache.clear();
+  redis?.on('close', onConnectionLost);
+  return () => {
+    for (const unsubscribe of unsubscribers) unsubscribe();
+    redis?.off('close', onConnectionLost);
+    cache.clear();
+  };
+}
+
+/**
+ * Forgets the users at once in this process, then tells every process (this one included) on
+ * the bus. Call after the change is committed.
+ */
+export async function announceChange(services: Services, cache: { invalidate(ids: number[]): void } | undefined, channel: string, userIds: number[]): Promise<void> {
+  cache?.invalidate(userIds);
+  try {
+    await services.bus.publish(channel, { user_ids: userIds });
+  } catch (err) {
+    // The change is committed; other processes stop using their caches while Redis is away.
+    services.log.warn({ err, channel }, 'could not announce a change');
+  }
+}
