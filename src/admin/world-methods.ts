@@ -4,6 +4,7 @@ import { P } from '../api/params.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import { nowSeconds } from '../services.js';
+import { WORLD_CHANGED } from '../infra/bus.js';
 import { importWorld, WorldError } from '../world/import.js';
 import { exportWorld } from '../world/export.js';
 import { World } from '../world/schema.js';
@@ -56,7 +57,7 @@ export const worldMethods: AnyMethod[] = [
       }
       // Every process forgets the sessions the import ended, then reloads what it keeps in memory.
       for (const userId of summary.endedSessionsOf) await services.tokens.announce({ userId });
-      await services.bus.publish('world.changed', {});
+      await services.bus.publish(WORLD_CHANGED, {});
       return {
         mode: params.mode,
         users: summary.users,

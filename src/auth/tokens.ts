@@ -1,13 +1,11 @@
 import type { Caller } from '../api/method.js';
 import type { Database } from '../db/connection.js';
-import type { Bus } from '../infra/bus.js';
+import { WORLD_CHANGED, type Bus } from '../infra/bus.js';
 import type { Clock } from '../infra/clock.js';
 import { sha256 } from '../infra/secrets.js';
 import { requestAddress } from './ip.js';
 
 export const REVOCATION_CHANNEL = 'auth.revoked';
-/** Published after a world import at run time: any session may have changed. */
-const WORLD_CHANGED_CHANNEL = 'world.changed';
 
 /** A revocation notice: every cached session matching it is dropped, in every process. */
 export type Revocation = { sessionIds: number[] } | { userId: number } | { familyId: string };
@@ -50,7 +48,7 @@ export class TokenResolver {
   constructor(private readonly options: TokenResolverOptions) {
     this.unsubscribe = [
       options.bus.subscribe(REVOCATION_CHANNEL, (message) => this.evict(message as Revocation)),
-      options.bus.subscribe(WORLD_CHANGED_CHANNEL, () => {
+      options.bus.subscribe(WORLD_CHANGED, () => {
         this.generation++;
         this.cache.clear();
       }),

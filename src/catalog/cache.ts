@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Services } from '../services.js';
+import { WORLD_CHANGED } from '../infra/bus.js';
 import type { ItemProtosTable } from '../db/tables.js';
 import { DEFAULT_ITEM_TYPES } from '../world/schema.js';
 import { protoForms, type ProtoForms } from './serialize.js';
@@ -51,7 +52,7 @@ interface Holder {
 
 const STATE_KEY = 'catalog';
 /** Bus channels after which the catalogue is read again. */
-export const CATALOG_CHANNELS = ['catalog.changed', 'world.changed'] as const;
+export const CATALOG_CHANNELS = ['catalog.changed', WORLD_CHANGED] as const;
 
 export const craftKey = (type: number, qualityId: number) => `${type}:${qualityId}`;
 

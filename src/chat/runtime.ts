@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../services.js';
-import { RedisBus } from '../infra/bus.js';
+import { RedisBus, WORLD_CHANGED } from '../infra/bus.js';
 import { loadUsers, type UserObject } from '../users/profiles.js';
 import { loadProtoShorts, type ItemObject } from '../catalog/protos.js';
 import { ChatHistory, type ChatSettings, type GchatAnswer } from './history.js';
@@ -85,12 +85,12 @@ export class ChatRuntime {
 
   async start(): Promise<void> {
     const { bus } = this.services;
-    const channels = [CHAT_CHANNEL, 'world.changed', 'users.changed', 'catalog.changed', REVOCATION_CHANNEL];
+    const channels = [CHAT_CHANNEL, WORLD_CHANGED, 'users.changed', 'catalog.changed', REVOCATION_CHANNEL];
     // Subscribed in Redis before the server listens, so no event sent after start is missed.
     if (bus instanceof RedisBus) await bus.ready(channels);
     this.unsubscribes.push(
       bus.subscribe(CHAT_CHANNEL, (event) => void this.apply(event as ChatEvent).catch((err) => this.logFailure(err))),
-      bus.subscribe('world.changed', () => void this.serially(() => this.reloadAll()).catch((err) => this.logFailure(err))),
+      bus.subscribe(WORLD_CHANGED, () => void this.serially(() => this.reloadAll()).catch((err) => this.logFailure(err))),
       bus.subscribe('users.changed', (message) => {
         const ids = (message as { user_ids?: unknown } | null)?.user_ids;
         const userIds = Array.isArray(ids) ? ids.filter((id): id is number => Number.isSafeInteger(id)) : undefined;

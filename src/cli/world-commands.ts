@@ -4,7 +4,7 @@ import { openDatabase, describeDatabaseUrl, type Database } from '../db/connecti
 import { migrateToLatest } from '../db/migrate.js';
 import { importWorld, WorldError, type ImportSummary } from '../world/import.js';
 import { exportWorld } from '../world/export.js';
-import { RedisBus } from '../infra/bus.js';
+import { RedisBus, WORLD_CHANGED } from '../infra/bus.js';
 import { connectRedis } from '../infra/redis.js';
 import { REVOCATION_CHANNEL } from '../auth/tokens.js';
 
@@ -54,7 +54,7 @@ async function announceImport(config: Config, summary: ImportSummary): Promise<v
   const bus = new RedisBus(publisher, publisher.duplicate(), `${config.redisPrefix}bus:`);
   try {
     for (const userId of summary.endedSessionsOf) await bus.publish(REVOCATION_CHANNEL, { userId });
-    await bus.publish('world.changed', {});
+    await bus.publish(WORLD_CHANGED, {});
   } finally {
     await bus.close();
     publisher.disconnect();

@@ -3,6 +3,9 @@ import type { Redis } from 'ioredis';
 
 export type BusHandler = (message: unknown) => void;
 
+/** Published after a world import into a running deployment: any cached row may have changed. */
+export const WORLD_CHANGED = 'world.changed';
+
 /**
  * Publish/subscribe between the server processes of one deployment: chat fan-out, token
  * revocation, cache invalidation. Without Redis it only reaches this process.

@@ -1,6 +1,5 @@
 import type { Services } from '../services.js';
-
-export const WORLD_CHANGED = 'world.changed';
+import { WORLD_CHANGED } from './bus.js';
 
 export interface ChangeCacheOptions {
   /** Seconds, by the server's clock. */
