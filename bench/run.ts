@@ -560,12 +560,14 @@ async function runOn(kind: DbKind): Promise<string> {
 async function main(): Promise<void> {
   mkdirSync(CACHE_DIR, { recursive: true });
   const date = new Date().toISOString().slice(0, 10);
-  const dir = quick ? join(CACHE_DIR, 'results') : join(here, 'results');
+  // Only complete runs go to bench/results/; quick and partial (--only) runs stay in the cache.
+  const partial = quick || only !== undefined;
+  const dir = partial ? join(CACHE_DIR, 'results') : join(here, 'results');
   mkdirSync(dir, { recursive: true });
   for (const kind of kinds) {
     const text = await runOn(kind);
     const name = `${kind}${redisFor(kind) ? '-redis' : ''}`;
-    const file = join(dir, `${date}-${name}${quick ? '-quick' : ''}.md`);
+    const file = join(dir, `${date}-${name}${quick ? '-quick' : ''}${only ? '-partial' : ''}.md`);
     writeFileSync(file, `# Benchmark ${date}, ${name}${quick ? ' (quick)' : ''}\n\n${text}`);
     console.log(`\n${text}\nwritten to ${file}`);
   }

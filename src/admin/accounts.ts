@@ -9,6 +9,7 @@ import { hashPassword } from '../auth/passwords.js';
 import { revokeAllSessions } from '../auth/sessions.js';
 import { findUserId } from '../users/profiles.js';
 import { WorldUser } from '../world/schema.js';
+import { announceUsersChanged } from '../users/profile-cache.js';
 
 export type InventoryPrivacy = 'everyone' | 'friends' | 'nobody';
 
@@ -102,11 +103,6 @@ export async function requireAccount(services: Services, userId: number): Promis
   const row = await loadAccount(services.db.kysely, userId);
   if (!row) throw new ApiError(Code.USER_NOT_FOUND, `user ${userId} does not exist`);
   return row;
-}
-
-/** Tells every process (and every cache in it) that these users changed. */
-export async function announceUsersChanged(services: Services, userIds: number[]): Promise<void> {
-  await services.bus.publish('users.changed', { user_ids: userIds });
 }
 
 export function normaliseEmail(email: string): string {

@@ -33,10 +33,35 @@ function collectionsOf(catalog: Catalog, entries: ProtoEntry[]): CollectionEntry
   return out;
 }
 
+/**
+ * JSON text of catalogue objects, made on first use. Keyed by the objects themselves: a
+ * reloaded catalogue brings new ones.
+ */
+const protoTexts = new WeakMap<ProtoEntry, { plain?: string; legacy?: string }>();
+const collectionTexts = new WeakMap<CollectionEntry, string>();
+
+function protoText(entry: ProtoEntry, legacy: boolean): string {
+  let texts = protoTexts.get(entry);
+  if (!texts) {
+    texts = {};
+    protoTexts.set(entry, texts);
+  }
+  return legacy ? (texts.legacy ??= protoJson(entry, true)) : (texts.plain ??= protoJson(entry, false));
+}
+
+function collectionText(collection: CollectionEntry): string {
+  let text = collectionTexts.get(collection);
+  if (text === undefined) {
+    text = JSON.stringify(collection);
+    collectionTexts.set(collection, text);
+  }
+  return text;
+}
+
 /** `{ item_protos, collections? }` assembled from the prototypes' ready-made JSON text. */
 function protoList(catalog: Catalog, entries: ProtoEntry[], legacy: boolean, metadata: boolean): SerializedData {
-  let json = `{"item_protos":[${entries.map((entry) => protoJson(entry, legacy)).join(',')}]`;
-  if (metadata) json += `,"collections":${JSON.stringify(collectionsOf(catalog, entries))}`;
+  let json = `{"item_protos":[${entries.map((entry) => protoText(entry, legacy)).join(',')}]`;
+  if (metadata) json += `,"collections":[${collectionsOf(catalog, entries).map(collectionText).join(',')}]`;
   return new SerializedData(`${json}}`);
 }
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
-import { defineMethod } from '../api/method.js';
+import { SerializedData, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { ApiError, Code, authError } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
@@ -8,8 +8,9 @@ import type { Services } from '../services.js';
 import { UserEither, UserRelated } from '../users/schemas.js';
 import { loadUsers } from '../users/profiles.js';
 import { addFriendRequest, removeRelation } from './graph.js';
-import { Friendship } from './relations.js';
-import { formOf, pagingParams, profilesInOrder, requireUser } from './lists.js';
+import { Friendship, cachedRelations } from './relations.js';
+import { bannedUsersOf } from './banned-users.js';
+import { formOf, pagingParams, profilesInOrder, profilesJsonInOrder, requireUser } from './lists.js';
 
 export const friendsAdd = defineMethod({
   name: 'friends.add',
@@ -52,6 +53,15 @@ export const friendsDelete = defineMethod({
   },
 });
 
+/** The user's friends in list order without blocked accounts, from the caches; undefined when not cached. */
+async function friendsFromMemory(services: Services, userId: number): Promise<number[] | undefined> {
+  const banned = await bannedUsersOf(services)?.get(services);
+  if (banned === undefined) return undefined;
+  const relations = await cachedRelations(services, userId);
+  if (relations === undefined) return undefined;
+  return banned.size === 0 ? relations.friendsByAge : relations.friendsByAge.filter((id) => !banned.has(id));
+}
+
 /** Friends of a user, newest friendship first (ties: higher id first), globally blocked accounts left out. */
 async function friendPage(services: Services, userId: number, options: { online: boolean; offset: number; count: number }) {
   const base = services.db.kysely
@@ -70,6 +80,9 @@ async function friendPage(services: Services, userId: number, options: { online:
     const online = rows.filter((r) => services.presence.isOnline(r)).map((r) => r.user_id);
     return { total: online.length, ids: online.slice(options.offset, options.offset + options.count) };
   }
+  const fromMemory = await friendsFromMemory(services, userId);
+  if (fromMemory !== undefined)
+    return { total: fromMemory.length, ids: fromMemory.slice(options.offset, options.offset + options.count) };
   // Counted and paged from the friendships index alone: each friend is tested against the
   // few blocked accounts (users_banned) rather than by reading their row.
   const listed = services.db.kysely
@@ -112,13 +125,12 @@ export const friendsGet = defineMethod({
     else throw authError('authorization required: send an access_token or a user_id');
     const form = formOf(params.type);
     const { total, ids } = await friendPage(services, userId, { online: params.online === 1, offset: params.offset!, count: params.count! });
-    const friends = await profilesInOrder(services, ids, form, caller?.userId);
-    const data: Record<string, unknown> = { count: total, friends };
+    let json = `{"count":${total},"friends":${await profilesJsonInOrder(services, ids, form, caller?.userId)}`;
     if (params.add_user === 1) {
       const user = (await loadUsers(services, [userId], { form, viewerId: caller?.userId })).get(userId);
-      if (user) data.user = user;
+      if (user) json += `,"user":${JSON.stringify(user)}`;
     }
-    return data;
+    return new SerializedData(`${json}}`);
   },
 });
 

@@ -1,7 +1,8 @@
 import type { Services } from '../services.js';
 import { P } from '../api/params.js';
 import { ApiError, Code } from '../api/errors.js';
-import { loadProfileRowsByKey, loadUsers, type UserForm, type UserObject } from '../users/profiles.js';
+import { loadProfileRows, loadProfileRowsByKey, loadUsers, profileJson, type UserForm, type UserObject } from '../users/profiles.js';
+import { friendshipValues } from './relations.js';
 
 export const MAX_LIST_COUNT = 50;
 
@@ -18,6 +19,19 @@ export const formOf = (type: string | undefined): UserForm => (type === 'short' 
 export async function profilesInOrder(services: Services, ids: number[], form: UserForm, viewerId?: number): Promise<UserObject[]> {
   const users = await loadUsers(services, ids, { form, viewerId });
   return ids.map((id) => users.get(id)).filter((u): u is UserObject => u !== undefined);
+}
+
+/** The same as a JSON array, as JSON.stringify would write `profilesInOrder`'s answer. */
+export async function profilesJsonInOrder(services: Services, ids: number[], form: UserForm, viewerId?: number): Promise<string> {
+  const rows = await loadProfileRows(services, ids);
+  const others = [...rows.keys()].filter((id) => id !== viewerId);
+  const relations = form === 'full' && viewerId !== undefined ? await friendshipValues(services, viewerId, others) : undefined;
+  const json: string[] = [];
+  for (const id of ids) {
+    const row = rows.get(id);
+    if (row !== undefined) json.push(profileJson(services, row, form, id === viewerId ? undefined : relations?.get(id)));
+  }
+  return `[${json.join(',')}]`;
 }
 
 /**

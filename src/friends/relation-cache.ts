@@ -15,6 +15,8 @@ export interface ViewerRelations {
   kinds: Map<number, number>;
   blocked: Set<number>;
   blockedBy: Set<number>;
+  /** The viewer's friends in friends.get order (newest friendship first, ties: higher id first), blocked accounts included. */
+  friendsByAge: number[];
 }
 
 /**

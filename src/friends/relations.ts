@@ -44,8 +44,8 @@ async function relationRows(executor: Executor, viewerId: number, ids?: number[]
   return rows.map((r) => ({ id: Number(r.id), kind: Number(r.kind) }));
 }
 
-function relationsFrom(rows: { id: number; kind: number }[]): ViewerRelations {
-  const relations: ViewerRelations = { kinds: new Map(), blocked: new Set(), blockedBy: new Set() };
+function relationsFrom(rows: { id: number; kind: number }[], friendsByAge: number[] = []): ViewerRelations {
+  const relations: ViewerRelations = { kinds: new Map(), blocked: new Set(), blockedBy: new Set(), friendsByAge };
   for (const { id, kind } of rows) {
     if (kind === KIND_BLOCKED) relations.blocked.add(id);
     else if (kind === KIND_BLOCKED_BY) relations.blockedBy.add(id);
@@ -78,18 +78,38 @@ function valuesFor(relations: ViewerRelations, ids: number[]): Map<number, numbe
 export async function friendshipValues(services: Services, viewerId: number, otherIds: number[]): Promise<Map<number, number>> {
   const ids = [...new Set(otherIds)];
   if (ids.length === 0) return new Map();
-  const cache = relationCacheOf(services);
-  if (cache) {
-    let relations = cache.get(viewerId);
-    if (relations === undefined) {
-      const fill = cache.startFill();
-      const rows = await relationRows(services.db.kysely, viewerId, undefined, RelationCache.maxCachedRelations + 1);
-      relations = rows.length > RelationCache.maxCachedRelations ? 'too_many' : relationsFrom(rows);
-      cache.store(fill, viewerId, relations);
-    }
-    if (relations !== 'too_many') return valuesFor(relations, ids);
-  }
+  const relations = await cachedRelations(services, viewerId);
+  if (relations !== undefined) return valuesFor(relations, ids);
   return friendshipValuesWith(services.db.kysely, viewerId, ids);
+}
+
+/**
+ * Every relation of a user from the relation cache, loaded into it when missing; undefined
+ * where there is no usable cache or the user has too many relations to keep.
+ */
+export async function cachedRelations(services: Services, userId: number): Promise<ViewerRelations | undefined> {
+  const cache = relationCacheOf(services);
+  if (!cache) return undefined;
+  let relations = cache.get(userId);
+  if (relations === undefined) {
+    const fill = cache.startFill();
+    const limit = RelationCache.maxCachedRelations + 1;
+    const rows = await relationRows(services.db.kysely, userId, undefined, limit);
+    if (rows.length > RelationCache.maxCachedRelations) relations = 'too_many';
+    else {
+      const friends = await services.db.kysely
+        .selectFrom('friendships')
+        .select('friend_id')
+        .where('user_id', '=', userId)
+        .orderBy('since', 'desc')
+        .orderBy('friend_id', 'desc')
+        .limit(limit)
+        .execute();
+      relations = relationsFrom(rows, friends.map((r) => Number(r.friend_id)));
+    }
+    cache.store(fill, userId, relations);
+  }
+  return relations === 'too_many' ? undefined : relations;
 }
 
 /** The same, read through `executor` (inside a transaction, for example), never cached. */

@@ -1,13 +1,14 @@
 import { SerializedData, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { authError } from '../api/errors.js';
-import { getCatalog, type Catalog, type ProtoEntry } from '../catalog/cache.js';
+import { getCatalog, type ProtoEntry } from '../catalog/cache.js';
 import { ownedItemJson, shrinkKey, type OwnedRow } from '../catalog/serialize.js';
 import { loadUsers } from '../users/profiles.js';
 import { checkInventoryPrivacy, findInventoryOwner } from './privacy.js';
 import { countOwnedItems, equippedTree, listOwnedItems, loadEquipped, type ListOptions } from './queries.js';
 import type { Services } from '../services.js';
 import { InventoryResult } from './schemas.js';
+import { metadataJson } from './metadata.js';
 
 interface Shown {
   row: OwnedRow;
@@ -37,30 +38,19 @@ function shrink(shown: Shown[]): Shown[] {
   return out;
 }
 
-/** The listed items and the inventory's total: counted only when the list was cut short. */
+/**
+ * The listed items and the inventory's total. A limited list reads the counts first: they
+ * give the total when the list is cut short, and tell how to walk the inventory.
+ */
 async function listWithTotal(services: Services, ownerId: number, options: ListOptions): Promise<{ rows: OwnedRow[]; total: number }> {
-  const rows = await listOwnedItems(services, ownerId, options);
-  const cut = options.limit !== undefined && rows.length >= options.limit;
-  return { rows, total: cut ? await countOwnedItems(services, ownerId, options.includeStock) : rows.length };
-}
-
-function sortedIds(ids: Iterable<number>): number[] {
-  return [...new Set(ids)].sort((a, b) => a - b);
-}
-
-/** Collections, item types and classes of the shown items, in ascending id. */
-function metadata(catalog: Catalog, shown: Shown[], legacy: boolean) {
-  const collections: Record<string, unknown>[] = [];
-  for (const id of sortedIds(shown.flatMap((s) => (s.proto.collectionId === null ? [] : [s.proto.collectionId])))) {
-    const collection = catalog.collections.get(id);
-    if (collection) collections.push(legacy ? { collection_id: id, id, title: collection.title } : { ...collection });
+  if (options.limit === undefined) {
+    const rows = await listOwnedItems(services, ownerId, options);
+    return { rows, total: rows.length };
   }
-  if (!legacy) return { collections };
-  const thing_types = sortedIds(shown.map((s) => s.proto.type)).map((id) => ({ id, title: catalog.itemTypes.get(id) ?? `Type ${id}` }));
-  const qualities = sortedIds(shown.map((s) => s.proto.qualityId)).map(
-    (id) => catalog.qualities.get(id) ?? { id, title: `Class ${id}`, coeff_rent: 1 },
-  );
-  return { collections, thing_types, qualities };
+  const counts = await countOwnedItems(services, ownerId);
+  const rows = await listOwnedItems(services, ownerId, { ...options, stockOwned: counts.stock });
+  const cut = rows.length >= options.limit;
+  return { rows, total: cut ? (options.includeStock ? counts.owned : counts.owned - counts.stock) : rows.length };
 }
 
 export const inventoryGet = defineMethod({
@@ -118,14 +108,17 @@ export const inventoryGet = defineMethod({
     if (params.shrink === 1) shown = shrink(shown);
     const items = shown.map(({ row, proto, mergedIds }) => ownedItemJson(proto, row, legacy, mergedIds));
 
-    // Items are assembled as JSON text (see ownedItemJson); the rest is small.
-    const rest: Record<string, unknown> = metadata(catalog, shown, legacy);
+    // Items and metadata are assembled as JSON text (see ownedItemJson, metadataJson); the rest is small.
+    const rest: Record<string, unknown> = {};
     if (equipped && params.add_equipped === 'array') rest.item_ids_equipped = equipped.map((e) => e.item_id);
     if (equipped && params.add_equipped === 'tree') rest.equipped = equippedTree(equipped);
     const user = users?.get(ownerId);
     if (user && params.add_user === 1) rest.user = user;
     if (user && params.add_user_info === 1) rest.user_info = user;
-    const restJson = JSON.stringify(rest).slice(1, -1);
-    return new SerializedData(`{"count":${total},"${legacy ? 'things' : 'items'}":[${items.join(',')}],${restJson}}`);
+    const restJson = JSON.stringify(rest);
+    const metadata = metadataJson(catalog, shown.map((s) => s.proto), legacy);
+    return new SerializedData(
+      `{"count":${total},"${legacy ? 'things' : 'items'}":[${items.join(',')}],${metadata}${restJson === '{}' ? '' : `,${restJson.slice(1, -1)}`}}`,
+    );
   },
 });

@@ -9,6 +9,11 @@ export interface ListOptions {
   order: InventoryOrder;
   /** Absent: every item. */
   limit?: number;
+  /**
+   * How many stock-class items the user owns, when known: a walk of items_by_time that skips
+   * them reads through them, so with no more of them than `limit` it is the cheaper plan.
+   */
+  stockOwned?: number;
 }
 
 const OWNED_COLUMNS = ['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'] as const;
@@ -37,7 +42,10 @@ export function ownedClassesQuery(userId: number) {
  * in items_by_time between the others, and a walk of it that skips them would read them all.
  */
 export const mergesClasses = (options: ListOptions): options is ListOptions & { limit: number } =>
-  options.order === 'time' && !options.includeStock && options.limit !== undefined;
+  options.order === 'time' &&
+  !options.includeStock &&
+  options.limit !== undefined &&
+  !(options.stockOwned !== undefined && options.stockOwned <= options.limit);
 
 /**
  * The query that lists a user's owned items (see listOwnedItems). `classes`: when
@@ -87,15 +95,20 @@ export async function listOwnedItems(services: Services, userId: number, options
   return ownedItemsQuery(services, userId, options, classes).execute();
 }
 
-/** How many items a user owns (stock-class ones only when asked): one row of inventory_counts. */
-export async function countOwnedItems(services: Services, userId: number, includeStock: boolean): Promise<number> {
+export interface OwnedCounts {
+  owned: number;
+  /** of them stock class */
+  stock: number;
+}
+
+/** How many items a user owns, and how many of them are stock class: one row of inventory_counts. */
+export async function countOwnedItems(services: Services, userId: number): Promise<OwnedCounts> {
   const row = await services.db.kysely
     .selectFrom('inventory_counts')
     .select(['owned', 'stock'])
     .where('user_id', '=', userId)
     .executeTakeFirst();
-  if (!row) return 0;
-  return includeStock ? row.owned : row.owned - row.stock;
+  return row ? { owned: Number(row.owned), stock: Number(row.stock) } : { owned: 0, stock: 0 };
 }
 
 export interface EquippedRow {

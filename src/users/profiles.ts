@@ -88,6 +88,40 @@ function rankObject(rank: string): { hidden: 0 | 1 } {
   return { hidden: parsed?.hidden === 1 || parsed?.hidden === true ? 1 : 0 };
 }
 
+interface ParsedColumns {
+  rank: Readonly<{ hidden: 0 | 1 }> | undefined;
+  nicksOld: readonly unknown[];
+  /** The row's profile as JSON text around its changing fields, per form, once asked for. */
+  json: { short?: ProfileJsonParts; full?: ProfileJsonParts };
+}
+
+/** JSON text of a profile: `head` + `,"online":1`? + `middle` + `,"muted":1`? + `,"friendship":n`? + `}`. */
+interface ProfileJsonParts {
+  head: string;
+  middle: string;
+}
+
+const PARSED = Symbol('parsed columns');
+
+/**
+ * The JSON columns of a row, parsed once per row object and kept on it (a hidden property,
+ * which copies of the row leave behind): cached rows are shown again and again. Rows are
+ * never changed in place (a change replaces the cached row), and the parsed values are
+ * frozen, as every answer that shows the row shares them.
+ */
+function parsedColumns(row: ProfileRow): ParsedColumns {
+  let parsed = (row as ProfileRow & { [PARSED]?: ParsedColumns })[PARSED];
+  if (parsed === undefined) {
+    parsed = {
+      rank: row.rank === null ? undefined : Object.freeze(rankObject(row.rank)),
+      nicksOld: Object.freeze(JSON.parse(row.nicks_old) as unknown[]),
+      json: {},
+    };
+    Object.defineProperty(row, PARSED, { value: parsed, enumerable: false });
+  }
+  return parsed;
+}
+
 /**
  * A profile in the short or full form; only `user_id` is always present.
  *
@@ -109,7 +143,8 @@ export function profileObject(services: Services, row: ProfileRow, form: UserFor
   user.avatar = row.avatar;
   if (row.avatar_key) user.avatar_key = row.avatar_key;
   if (services.presence.isOnline(row)) user.online = 1;
-  if (row.rank !== null) user.rank = rankObject(row.rank);
+  const parsed = parsedColumns(row);
+  if (parsed.rank !== undefined) user.rank = parsed.rank;
   if (row.vip === 1) user.vip = 1;
   if (row.bot_owner_id !== null) {
     user.bot = 1;
@@ -118,7 +153,7 @@ export function profileObject(services: Services, row: ProfileRow, form: UserFor
   if (row.moderator === 1) user.moderator = 1;
   if (row.superadmin === 1) user.superadmin = 1;
   if (form === 'full') {
-    user.nicks_old = JSON.parse(row.nicks_old);
+    user.nicks_old = parsed.nicksOld;
     if (row.profile_cover) user.profile_cover = row.profile_cover;
     user.games = row.games;
     user.games_wins = row.games_wins;
@@ -127,6 +162,49 @@ export function profileObject(services: Services, row: ProfileRow, form: UserFor
     if (row.muted_until !== null && row.muted_until * 1000 > services.clock.now()) user.muted = 1;
   }
   return user;
+}
+
+const field = (name: string, value: unknown): string => `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
+
+/** The fixed parts of `profileObject(row, form)` as JSON text, in its key order. */
+function profileJsonParts(row: ProfileRow, form: UserForm): ProfileJsonParts {
+  const parsed = parsedColumns(row);
+  let cached = form === 'full' ? parsed.json.full : parsed.json.short;
+  if (cached !== undefined) return cached;
+  let head = `{"user_id":${JSON.stringify(row.user_id)}`;
+  if (row.domain !== null) head += field('domain', row.domain);
+  if (row.approved === 1) head += ',"approved":1';
+  head += field('nick', row.nick) + field('gender', row.gender) + field('avatar', row.avatar);
+  if (row.avatar_key) head += field('avatar_key', row.avatar_key);
+  let middle = '';
+  if (parsed.rank !== undefined) middle += field('rank', parsed.rank);
+  if (row.vip === 1) middle += ',"vip":1';
+  if (row.bot_owner_id !== null) middle += ',"bot":1' + field('bot_owner', row.bot_owner_id);
+  if (row.moderator === 1) middle += ',"moderator":1';
+  if (row.superadmin === 1) middle += ',"superadmin":1';
+  if (form === 'full') {
+    middle += field('nicks_old', parsed.nicksOld);
+    if (row.profile_cover) middle += field('profile_cover', row.profile_cover);
+    middle += field('games', row.games) + field('games_wins', row.games_wins) + field('xp', row.xp) + field('xp_level', row.xp_level);
+  }
+  cached = { head, middle };
+  if (form === 'full') parsed.json.full = cached;
+  else parsed.json.short = cached;
+  return cached;
+}
+
+/**
+ * The JSON text of `profileObject(services, row, form)` with `friendship` (when given) added
+ * last, as JSON.stringify would write it; the fixed parts are built once per cached row.
+ */
+export function profileJson(services: Services, row: ProfileRow, form: UserForm, friendship?: number): string {
+  const parts = profileJsonParts(row, form);
+  let json = parts.head;
+  if (services.presence.isOnline(row)) json += ',"online":1';
+  json += parts.middle;
+  if (form === 'full' && row.muted_until !== null && row.muted_until * 1000 > services.clock.now()) json += ',"muted":1';
+  if (friendship !== undefined) json += `,"friendship":${friendship}`;
+  return json + '}';
 }
 
 /** The placeholder users.get answers for an unknown or globally blocked account. */

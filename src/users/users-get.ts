@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { defineMethod } from '../api/method.js';
+import { SerializedData, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { authError, tooManyObjects } from '../api/errors.js';
 import { UserAny } from './schemas.js';
-import { addFriendship, inactiveObject, isGloballyBanned, loadProfileRowsByKey, profileObject, type UserObject } from './profiles.js';
+import { friendshipValues } from '../friends/relations.js';
+import { inactiveObject, isGloballyBanned, loadProfileRowsByKey, profileJson, type ProfileRow, type UserObject } from './profiles.js';
 
 export const MAX_USERS_PER_REQUEST = 50;
 
@@ -42,26 +43,30 @@ export const usersGet = defineMethod({
     const domains = keys.filter((k): k is string => typeof k === 'string');
     const { byId, byDomain } = await loadProfileRowsByKey(services, ids, domains);
 
-    const users: UserObject[] = [];
-    const profiles: UserObject[] = [];
-    const shown = new Set<number>();
+    // Profiles are written once the caller's relations to all of them are read, in one go.
+    const shown: ({ row: ProfileRow } | { placeholder: UserObject })[] = [];
+    const shownIds = new Set<number>();
+    const others: number[] = [];
     for (const key of keys) {
       const row = typeof key === 'number' ? byId.get(key) : byDomain.get(key);
       if (row === undefined) {
-        users.push(inactiveObject('not_exists', typeof key === 'number' ? { user_id: key } : { domain: key }));
+        shown.push({ placeholder: inactiveObject('not_exists', typeof key === 'number' ? { user_id: key } : { domain: key }) });
         continue;
       }
-      if (shown.has(row.user_id)) continue;
-      shown.add(row.user_id);
+      if (shownIds.has(row.user_id)) continue;
+      shownIds.add(row.user_id);
       if (isGloballyBanned(row)) {
-        users.push(inactiveObject('global_ban', { user_id: row.user_id, domain: row.domain }));
+        shown.push({ placeholder: inactiveObject('global_ban', { user_id: row.user_id, domain: row.domain }) });
         continue;
       }
-      const profile = profileObject(services, row, form);
-      users.push(profile);
-      profiles.push(profile);
+      shown.push({ row });
+      if (row.user_id !== caller?.userId) others.push(row.user_id);
     }
-    if (form === 'full' && caller) await addFriendship(services, profiles, caller.userId);
-    return users;
+    const viewerId = form === 'full' && caller ? caller.userId : undefined;
+    const relations = viewerId === undefined ? undefined : await friendshipValues(services, viewerId, others);
+    const json = shown.map((u) =>
+      'row' in u ? profileJson(services, u.row, form, u.row.user_id === viewerId ? undefined : relations?.get(u.row.user_id)) : JSON.stringify(u.placeholder),
+    );
+    return new SerializedData(`[${json.join(',')}]`);
   },
 });

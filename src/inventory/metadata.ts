@@ -1,0 +1,80 @@
+import type { Catalog, ProtoEntry } from '../catalog/cache.js';
+
+/** JSON text of each metadata entry an answer may list, by id: built once per catalogue. */
+interface EntryTexts {
+  collections: Map<number, string | null>;
+  legacyCollections: Map<number, string | null>;
+  thingTypes: Map<number, string>;
+  qualities: Map<number, string>;
+}
+
+/** Keyed by the catalogue itself: a reloaded catalogue starts afresh. */
+const textsByCatalog = new WeakMap<Catalog, EntryTexts>();
+
+function textsOf(catalog: Catalog): EntryTexts {
+  let texts = textsByCatalog.get(catalog);
+  if (!texts) {
+    texts = { collections: new Map(), legacyCollections: new Map(), thingTypes: new Map(), qualities: new Map() };
+    textsByCatalog.set(catalog, texts);
+  }
+  return texts;
+}
+
+function collectionText(catalog: Catalog, texts: EntryTexts, id: number, legacy: boolean): string | null {
+  const cache = legacy ? texts.legacyCollections : texts.collections;
+  let text = cache.get(id);
+  if (text === undefined) {
+    const collection = catalog.collections.get(id);
+    text = collection ? JSON.stringify(legacy ? { collection_id: id, id, title: collection.title } : { ...collection }) : null;
+    cache.set(id, text);
+  }
+  return text;
+}
+
+function thingTypeText(catalog: Catalog, texts: EntryTexts, id: number): string {
+  let text = texts.thingTypes.get(id);
+  if (text === undefined) {
+    text = JSON.stringify({ id, title: catalog.itemTypes.get(id) ?? `Type ${id}` });
+    texts.thingTypes.set(id, text);
+  }
+  return text;
+}
+
+function qualityText(catalog: Catalog, texts: EntryTexts, id: number): string {
+  let text = texts.qualities.get(id);
+  if (text === undefined) {
+    text = JSON.stringify(catalog.qualities.get(id) ?? { id, title: `Class ${id}`, coeff_rent: 1 });
+    texts.qualities.set(id, text);
+  }
+  return text;
+}
+
+const ascending = (ids: Set<number>): number[] => [...ids].sort((a, b) => a - b);
+
+/**
+ * The collections of the shown prototypes (and in legacy mode their item types and classes),
+ * in ascending id, as the JSON members `"collections":[...]` (`,"thing_types":[...],"qualities":[...]`).
+ */
+export function metadataJson(catalog: Catalog, protos: ProtoEntry[], legacy: boolean): string {
+  const texts = textsOf(catalog);
+  const collectionIds = new Set<number>();
+  const typeIds = new Set<number>();
+  const qualityIds = new Set<number>();
+  for (const proto of protos) {
+    if (proto.collectionId !== null) collectionIds.add(proto.collectionId);
+    if (legacy) {
+      typeIds.add(proto.type);
+      qualityIds.add(proto.qualityId);
+    }
+  }
+  const collections: string[] = [];
+  for (const id of ascending(collectionIds)) {
+    const text = collectionText(catalog, texts, id, legacy);
+    if (text !== null) collections.push(text);
+  }
+  let json = `"collections":[${collections.join(',')}]`;
+  if (!legacy) return json;
+  json += `,"thing_types":[${ascending(typeIds).map((id) => thingTypeText(catalog, texts, id)).join(',')}]`;
+  json += `,"qualities":[${ascending(qualityIds).map((id) => qualityText(catalog, texts, id)).join(',')}]`;
+  return json;
+}
