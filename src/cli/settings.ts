@@ -117,6 +117,25 @@ export const LOG_LEVEL_SETTING: Setting = {
 };
 
 /** Settings of the server itself (`serve`). */
+/** An HTTP timeout, given in seconds and kept in milliseconds. */
+function httpTimeout(
+  flag: string,
+  env: string,
+  key: 'connectionTimeoutMs' | 'keepAliveTimeoutMs' | 'requestTimeoutMs',
+  description: string,
+): Setting {
+  return {
+    flag,
+    env,
+    value: 'SECONDS',
+    description,
+    shownDefault: String(defaults.http[key] / 1000),
+    apply(config, input, origin) {
+      config.http = { ...config.http, [key]: readInteger(input, origin, 1, 3600) * 1000 };
+    },
+  };
+}
+
 export const SERVER_SETTINGS: Setting[] = [
   {
     flag: 'host',
@@ -224,36 +243,14 @@ export const SERVER_SETTINGS: Setting[] = [
       config.http = { ...config.http, maxHeaderBytes: readInteger(input, origin, 1024, 1024 * 1024) };
     },
   },
-  {
-    flag: 'connection-timeout',
-    env: 'CONNECTION_TIMEOUT',
-    value: 'SECONDS',
-    description: 'a connection that sends and receives nothing for this long is closed',
-    shownDefault: String(defaults.http.connectionTimeoutMs / 1000),
-    apply(config, input, origin) {
-      config.http = { ...config.http, connectionTimeoutMs: readInteger(input, origin, 1, 3600) * 1000 };
-    },
-  },
-  {
-    flag: 'keep-alive-timeout',
-    env: 'KEEP_ALIVE_TIMEOUT',
-    value: 'SECONDS',
-    description: 'an idle keep-alive connection is closed this long after its last answer',
-    shownDefault: String(defaults.http.keepAliveTimeoutMs / 1000),
-    apply(config, input, origin) {
-      config.http = { ...config.http, keepAliveTimeoutMs: readInteger(input, origin, 1, 3600) * 1000 };
-    },
-  },
-  {
-    flag: 'request-timeout',
-    env: 'REQUEST_TIMEOUT',
-    value: 'SECONDS',
-    description: 'a request must arrive whole (headers and body) within this time, else code 2 with HTTP 408',
-    shownDefault: String(defaults.http.requestTimeoutMs / 1000),
-    apply(config, input, origin) {
-      config.http = { ...config.http, requestTimeoutMs: readInteger(input, origin, 1, 3600) * 1000 };
-    },
-  },
+  httpTimeout('connection-timeout', 'CONNECTION_TIMEOUT', 'connectionTimeoutMs', 'a connection that sends and receives nothing for this long is closed'),
+  httpTimeout('keep-alive-timeout', 'KEEP_ALIVE_TIMEOUT', 'keepAliveTimeoutMs', 'an idle keep-alive connection is closed this long after its last answer'),
+  httpTimeout(
+    'request-timeout',
+    'REQUEST_TIMEOUT',
+    'requestTimeoutMs',
+    'a request must arrive whole (headers and body) within this time, else code 2 with HTTP 408',
+  ),
   {
     flag: 'ws-max-frame',
     env: 'WS_MAX_FRAME',
