@@ -2,8 +2,18 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { revokeAllSessions, sweepSessions } from '../src/auth/sessions.js';
 import { sha256 } from '../src/infra/secrets.js';
-import { startTestServer, type TestServer } from './helpers.js';
+import { startTestServer, type Answer, type TestServer } from './helpers.js';
 import { ALICE, ALICE_BOT, BOB, assertSession, authWorld, probe, sessionOf } from './auth-fixtures.js';
+
+/** Signs Alice in and refreshes her token eight times at once: exactly one succeeds, seven answer 1. */
+async function refreshConcurrently(server: TestServer, refresh: (refreshToken: string) => Promise<Answer>) {
+  const first = await sessionOf(server, ALICE.email);
+  const answers = await Promise.all(Array.from({ length: 8 }, () => refresh(first.refresh_token)));
+  const codes = answers.map((a) => a.body.code);
+  assert.equal(codes.filter((c) => c === 0).length, 1, codes.join(','));
+  assert.equal(codes.filter((c) => c === 1).length, 7, codes.join(','));
+  return { first, winner: answers.find((a) => a.body.code === 0)!.body.data };
+}
 
 describe('auth.refresh with a reuse grace period', () => {
   const GRACE = 5;
@@ -16,12 +26,7 @@ describe('auth.refresh with a reuse grace period', () => {
   const refresh = (refreshToken: string) => server.call('auth.refresh', { refresh_token: refreshToken });
 
   test('concurrent refreshes with one token: exactly one succeeds and its session stays valid', async () => {
-    const first = await sessionOf(server, ALICE.email);
-    const answers = await Promise.all(Array.from({ length: 8 }, () => refresh(first.refresh_token)));
-    const codes = answers.map((a) => a.body.code);
-    assert.equal(codes.filter((c) => c === 0).length, 1, codes.join(','));
-    assert.equal(codes.filter((c) => c === 1).length, 7, codes.join(','));
-    const winner = answers.find((a) => a.body.code === 0)!.body.data;
+    const { first, winner } = await refreshConcurrently(server, refresh);
     assert.equal(await probe(server, winner.access_token), 1801);
     // Presenting the rotated token once the grace period is over is theft.
     server.clock.advance(GRACE);
@@ -81,12 +86,7 @@ describe('auth.refresh', () => {
   });
 
   test('concurrent refreshes with one token: exactly one succeeds, and the token presented twice ends the sign-in', async () => {
-    const first = await sessionOf(server, ALICE.email);
-    const answers = await Promise.all(Array.from({ length: 8 }, () => refresh(first.refresh_token)));
-    const codes = answers.map((a) => a.body.code);
-    assert.equal(codes.filter((c) => c === 0).length, 1, codes.join(','));
-    assert.equal(codes.filter((c) => c === 1).length, 7, codes.join(','));
-    const winner = answers.find((a) => a.body.code === 0)!.body.data;
+    const { first, winner } = await refreshConcurrently(server, refresh);
     assertSession(winner);
     assert.equal(await probe(server, winner.access_token), 1);
     assert.equal((await refresh(winner.refresh_token)).body.code, 1);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers.js';
 import { deleteMessage, postSystemMessage, setChatStatus } from '../src/chat/moderation.js';
-import { ALICE, BOB, BOT, CARD, CAROL, botToken, chat, chatWorld, connect, fails, say, send, signIn } from './chat-support.js';
+import { ALICE, BOB, BOT, CARD, CAROL, assertPushedOnceInOrder, botToken, chat, chatWorld, connect, fails, say, send, signIn } from './chat-support.js';
 
 /** Two server processes on one database and one Redis, as a deployment behind a load balancer runs them. */
 async function withCluster(run: (first: TestServer, second: TestServer) => Promise<void>): Promise<void> {
@@ -138,18 +138,7 @@ test('many concurrent sends through three processes: each message once in gchat.
 
     // One marker per process, sent after everything: a duplicate pushed before it would show.
     const markers = await Promise.all(servers.map((server, s) => say(server, tokens[s], `marker ${s}`)));
-    const originOf = new Map(sent.map((x) => [x.msgId, x.origin]));
-    for (const feed of feeds) {
-      for (const marker of markers) await feed.added(marker);
-      const added = feed.frames.filter((f) => f.event === 'gchat.add').map((f) => f.data.message.msg_id as string);
-      assert.equal(added.length, ids.length + markers.length, 'each message pushed once');
-      assert.deepEqual([...added].sort(), [...ids, ...markers].sort());
-      // The messages of one process reach every subscriber in the order of their ids.
-      for (let s = 0; s < servers.length; s++) {
-        const fromOne = added.filter((id) => originOf.get(id) === s);
-        assert.deepEqual(fromOne, [...fromOne].sort());
-      }
-    }
+    await assertPushedOnceInOrder(feeds, ids, markers, new Map(sent.map((x) => [x.msgId, x.origin])), servers.length);
     for (const feed of feeds) feed.close();
   } finally {
     for (const server of others) await server.close();

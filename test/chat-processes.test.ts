@@ -10,7 +10,7 @@ import { openDatabase } from '../src/db/connection.js';
 import { allMethods } from '../src/domains.js';
 import { DB_KIND, REDIS_URL, newDatabaseLocation } from './helpers.js';
 import { responseProblems } from './response-check.js';
-import { FeedClient } from './chat-support.js';
+import { FeedClient, assertPushedOnceInOrder } from './chat-support.js';
 
 const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
 const PASSWORD = 'processes-test-password';
@@ -124,17 +124,7 @@ test(
       const markers = await Promise.all(
         servers.map(async (server, s) => (await api(server, 'gchat.send', { access_token: tokens[s], message: `marker ${s}` })).msg_id as string),
       );
-      const originOf = new Map(sent.map((x) => [x.msgId, x.origin]));
-      for (const feed of feeds) {
-        for (const marker of markers) await feed.added(marker);
-        const added = feed.frames.filter((f) => f.event === 'gchat.add').map((f) => f.data.message.msg_id as string);
-        assert.equal(added.length, ids.length + markers.length, 'each message pushed once');
-        assert.deepEqual([...added].sort(), [...ids, ...markers].sort());
-        for (let s = 0; s < servers.length; s++) {
-          const fromOne = added.filter((id) => originOf.get(id) === s);
-          assert.deepEqual(fromOne, [...fromOne].sort(), 'the messages of one process arrive in the order of their ids');
-        }
-      }
+      await assertPushedOnceInOrder(feeds, ids, markers, new Map(sent.map((x) => [x.msgId, x.origin])), servers.length);
       // Every process answers gchat.get the same once it has heard of every marker.
       const all = [...ids, ...markers].sort();
       assert.deepEqual(all.slice(0, ids.length), sorted, 'the markers came after everything');

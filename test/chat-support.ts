@@ -186,3 +186,20 @@ export async function connect(server: TestServer, options: { token?: string; sub
   await client.next((f) => f.event === 'ready');
   return client;
 }
+
+/**
+ * After `markers` (one per process, sent after everything else) reached every feed: each feed
+ * got every message exactly once, and the messages of one process in the order of their ids.
+ */
+export async function assertPushedOnceInOrder(feeds: FeedClient[], ids: string[], markers: string[], originOf: Map<string, number>, processes: number): Promise<void> {
+  for (const feed of feeds) {
+    for (const marker of markers) await feed.added(marker);
+    const added = feed.frames.filter((f) => f.event === 'gchat.add').map((f) => f.data.message.msg_id as string);
+    assert.equal(added.length, ids.length + markers.length, 'each message pushed once');
+    assert.deepEqual([...added].sort(), [...ids, ...markers].sort());
+    for (let s = 0; s < processes; s++) {
+      const fromOne = added.filter((id) => originOf.get(id) === s);
+      assert.deepEqual(fromOne, [...fromOne].sort(), 'the messages of one process arrive in the order of their ids');
+    }
+  }
+}

@@ -79,7 +79,7 @@ function registerBodyParsers(app: FastifyInstance): void {
 
 /** Answers up to this size are kept encoded, one per method (see encodedAnswer). */
 const KEPT_ANSWER_BYTES = 256 * 1024;
-const lastAnswers = new Map<string, { json: string; body: Buffer }>();
+type KeptAnswers = Map<string, { json: string; body: Buffer }>;
 
 /**
  * The success envelope around serialised data, as bytes: encoded once, where a string would
@@ -87,7 +87,7 @@ const lastAnswers = new Map<string, { json: string; body: Buffer }>();
  * large inventory). The last one of each method is kept, so an answer served from memory to
  * every caller (gchat.get) is built once instead of on every request.
  */
-function encodedAnswer(methodName: string, json: string): Buffer {
+function encodedAnswer(lastAnswers: KeptAnswers, methodName: string, json: string): Buffer {
   const last = lastAnswers.get(methodName);
   if (last !== undefined && last.json === json) return last.body;
   const body = Buffer.from(`{"code":0,"data":${json}}`);
@@ -102,6 +102,7 @@ function encodedAnswer(methodName: string, json: string): Buffer {
  */
 export async function registerApi(app: FastifyInstance, services: Services, methods: AnyMethod[]): Promise<void> {
   const byName = new Map(methods.map((m) => [m.name, m]));
+  const lastAnswers: KeptAnswers = new Map();
   const { config, counters } = services;
   registerBodyParsers(app);
 
@@ -143,7 +144,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     const data = await method.handler(ctx as never, params as never);
     if (data instanceof SerializedData) {
       // Admin answers stay text: the audit hook reads the code from it.
-      const answer = method.auth === 'admin' ? `{"code":0,"data":${data.json}}` : encodedAnswer(method.name, data.json);
+      const answer = method.auth === 'admin' ? `{"code":0,"data":${data.json}}` : encodedAnswer(lastAnswers, method.name, data.json);
       return reply.type('application/json; charset=utf-8').send(answer);
     }
     // Plain JSON.stringify, not serialisers compiled from the response schemas: for these
