@@ -85,3 +85,29 @@ test('profile and catalogue changes on one process show on another', () =>
     const protos = ok(await second.call('data.getItemProtos', { item_proto_ids: '100' }, { http: 'GET' }));
     assert.equal(protos.item_protos[0].title, 'Renamed everywhere');
   }));
+
+test('an inventory read on one process follows grants, revocations and prototype changes made on another', () =>
+  withTwoServers(async (first, second) => {
+    const items = async () => ok(await second.call('inventory.get', { user_id: 1, add_legacy: 0 }, { http: 'GET' }));
+    assert.deepEqual(await items(), { count: 0, items: [], collections: [] });
+
+    let changed = heard(second, 'inventory.changed', (m) => m?.user_ids?.includes(1));
+    const granted = await admin(first, 'grantItems', { user_id: 1, item_proto_id: 100, copies: 2 });
+    await changed;
+    const afterGrant = await items();
+    assert.equal(afterGrant.count, 2);
+    assert.deepEqual(afterGrant.items.map((i: any) => i.item_id).sort(), [...granted.item_ids].sort());
+    assert.equal(afterGrant.items[0].title, 'Old Street');
+
+    changed = heard(second, 'inventory.changed', (m) => m?.user_ids?.includes(1));
+    await admin(first, 'revokeItem', { item_id: granted.item_ids[0] });
+    await changed;
+    const afterRevoke = await items();
+    assert.equal(afterRevoke.count, 1);
+    assert.deepEqual(afterRevoke.items.map((i: any) => i.item_id), [granted.item_ids[1]]);
+
+    const catalogChanged = heard(second, 'catalog.changed');
+    await admin(first, 'upsertItemProto', { item_proto: JSON.stringify({ item_proto_id: 100, type: 0, quality_id: 1, title: 'Renamed street' }) });
+    await catalogChanged;
+    assert.equal((await items()).items[0].title, 'Renamed street');
+  }));

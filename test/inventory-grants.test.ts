@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers.js';
 import { callFails, callOk, catalogWorld, tokenFor, user } from './item-fixtures.js';
 import { grantItems, revokeItem } from '../src/inventory/grants.js';
+import { announceInventoriesChanged } from '../src/inventory/answer-cache.js';
 import { ApiError } from '../src/api/errors.js';
 import type { World } from '../src/world/schema.js';
 
@@ -82,6 +83,8 @@ describe('grants and revocations', () => {
       return (await query.execute()).length;
     };
     const check = async () => {
+      // Writes made here behind the server's back are announced, as every writer of items must.
+      await announceInventoriesChanged(server.services, [1, 2]);
       for (const userId of [1, 2])
         for (const stock of [0, 1] as const) assert.equal(await total(userId, stock), await counted(userId, stock === 1), `user ${userId}, include_stock ${stock}`);
     };

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DB_KIND, ok, startTestServer, type StartOptions, type TestServer } from './helpers.js';
 import { ProfileCache, profileCacheOf } from '../src/users/profile-cache.js';
+import { Profile, type ProfileRow } from '../src/users/profiles.js';
 import { sessionFor } from './social-fixtures.js';
 
 const ADMIN_KEY = 'users-cache-test-admin-key';
@@ -114,24 +115,42 @@ test('with Redis, a change made by another process shows once it is announced', 
   }
 });
 
+function profileWith(fields: Partial<ProfileRow> & Pick<ProfileRow, 'user_id'>): Profile {
+  return new Profile({
+    domain: null, approved: 0, nick: '', nicks_old: '[]', gender: 0, avatar: '', avatar_key: null, profile_cover: null, rank: null, games: 0,
+    games_wins: 0, xp: 0, xp_level: 0, vip: 0, moderator: 0, superadmin: 0, global_ban: 0, muted_until: null, bot_owner_id: null,
+    always_online: 0, last_seen: 0, ...fields,
+  });
+}
+
 test('a read that started before an invalidation is not kept', () => {
-  const cache = new ProfileCache<{ user_id: number; domain: string | null; nick: string }>(() => 0, () => true);
+  const cache = new ProfileCache(() => 0, () => true);
   const before = cache.startFill();
   cache.invalidate([1]);
-  cache.storeRows(before, [{ user_id: 1, domain: 'a', nick: 'old' }]);
+  cache.storeProfiles(before, [profileWith({ user_id: 1, domain: 'a', nick: 'old' })]);
   assert.equal(cache.get(1), undefined);
   assert.equal(cache.getByDomain('a'), undefined);
   const after = cache.startFill();
-  cache.storeRows(after, [{ user_id: 1, domain: 'a', nick: 'new' }]);
+  cache.storeProfiles(after, [profileWith({ user_id: 1, domain: 'a', nick: 'new' })]);
   assert.equal(cache.get(1)?.nick, 'new');
   assert.equal(cache.getByDomain('a')?.nick, 'new');
+});
+
+test('getMany sorts ids into cached and missing', () => {
+  const cache = new ProfileCache(() => 0, () => true);
+  cache.storeProfiles(cache.startFill(), [profileWith({ user_id: 1 }), profileWith({ user_id: 3 })]);
+  const found = new Map<number, Profile>();
+  const missing: number[] = [];
+  cache.getMany([3, 2, 1, 4], found, missing);
+  assert.deepEqual([...found.keys()], [3, 1]);
+  assert.deepEqual(missing, [2, 4]);
 });
 
 test('cached rows expire after 30 seconds and are not used while Redis is unreachable', () => {
   let now = 0;
   let connected = true;
-  const cache = new ProfileCache<{ user_id: number; domain: string | null }>(() => now, () => connected);
-  cache.storeRows(cache.startFill(), [{ user_id: 1, domain: null }]);
+  const cache = new ProfileCache(() => now, () => connected);
+  cache.storeProfiles(cache.startFill(), [profileWith({ user_id: 1 })]);
   now = 29;
   assert.ok(cache.get(1));
   connected = false;

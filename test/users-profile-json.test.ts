@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers.js';
-import { loadProfileRows, profileJson, profileObject } from '../src/users/profiles.js';
+import { loadProfiles, profileJson, profileObject } from '../src/users/profiles.js';
 import type { World } from '../src/world/schema.js';
 
 const FAR_FUTURE = Date.UTC(2100, 0, 1) / 1000;
@@ -31,14 +31,14 @@ after(async () => {
 test('profile JSON text is exactly JSON.stringify of the profile object, friendship last, in both forms', async () => {
   for (let round = 0; round < 2; round++) {
     // The second round serves the rows from the profile cache where there is one.
-    const rows = await loadProfileRows(server.services, [1, 2, 3, 4]);
+    const rows = await loadProfiles(server.services, [1, 2, 3, 4]);
     assert.equal(rows.size, 4);
     for (const row of rows.values())
       for (const form of ['short', 'full'] as const)
         for (const friendship of [undefined, 0, 1, 6]) {
           const object = profileObject(server.services, row, form);
           if (friendship !== undefined) object.friendship = friendship;
-          assert.equal(profileJson(server.services, row, form, friendship), JSON.stringify(object));
+          assert.equal(profileJson(server.services, row, form, friendship, server.services.clock.now()), JSON.stringify(object));
         }
   }
 });

@@ -55,10 +55,20 @@ export type AnyMethod = MethodDefinition<TObject, AuthRequirement>;
 
 /**
  * A handler result already serialized as JSON: the transport sends it as `data` without
- * serializing again (for answers cached in memory and served to many callers).
+ * serializing again. `kept`: for an answer a cache keeps and serves to many callers, a place
+ * beside it where the transport keeps the encoded envelope, so that it is encoded once too
+ * (megabytes a second for large answers). Each distinct answer needs its own.
  */
 export class SerializedData {
-  constructor(readonly json: string) {}
+  constructor(
+    readonly json: string,
+    readonly kept?: KeptEnvelope,
+  ) {}
+}
+
+/** The encoded `{"code":0,"data":...}` of a kept answer, once the transport has made it. */
+export interface KeptEnvelope {
+  envelope?: Buffer;
 }
 
 /** Declares a method; the identity function keeps the handler's parameter types exact. */

@@ -77,22 +77,14 @@ function registerBodyParsers(app: FastifyInstance): void {
   });
 }
 
-/** Answers up to this size are kept encoded, one per method (see encodedAnswer). */
-const KEPT_ANSWER_BYTES = 256 * 1024;
-type KeptAnswers = Map<string, { json: string; body: Buffer }>;
-
 /**
- * The success envelope around serialised data, as bytes: encoded once, where a string would
- * be measured, joined to the headers and encoded again on its way out (megabytes for a
- * large inventory). The last one of each method is kept, so an answer served from memory to
- * every caller (gchat.get) is built once instead of on every request.
+ * The success envelope around serialised data, as bytes: encoded once here, where a string
+ * would be measured, joined to the headers and encoded again on its way out (megabytes for a
+ * large inventory). Kept beside the answer when its cache offers a place.
  */
-function encodedAnswer(lastAnswers: KeptAnswers, methodName: string, json: string): Buffer {
-  const last = lastAnswers.get(methodName);
-  if (last !== undefined && last.json === json) return last.body;
-  const body = Buffer.from(`{"code":0,"data":${json}}`);
-  if (body.length <= KEPT_ANSWER_BYTES) lastAnswers.set(methodName, { json, body });
-  return body;
+function envelopeOf(data: SerializedData): Buffer {
+  if (data.kept) return (data.kept.envelope ??= Buffer.from(`{"code":0,"data":${data.json}}`));
+  return Buffer.from(`{"code":0,"data":${data.json}}`);
 }
 
 /**
@@ -102,7 +94,6 @@ function encodedAnswer(lastAnswers: KeptAnswers, methodName: string, json: strin
  */
 export async function registerApi(app: FastifyInstance, services: Services, methods: AnyMethod[]): Promise<void> {
   const byName = new Map(methods.map((m) => [m.name, m]));
-  const lastAnswers: KeptAnswers = new Map();
   const { config, counters } = services;
   registerBodyParsers(app);
 
@@ -144,7 +135,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     const data = await method.handler(ctx as never, params as never);
     if (data instanceof SerializedData) {
       // Admin answers stay text: the audit hook reads the code from it.
-      const answer = method.auth === 'admin' ? `{"code":0,"data":${data.json}}` : encodedAnswer(lastAnswers, method.name, data.json);
+      const answer = method.auth === 'admin' ? `{"code":0,"data":${data.json}}` : envelopeOf(data);
       return reply.type('application/json; charset=utf-8').send(answer);
     }
     // Plain JSON.stringify, not serialisers compiled from the response schemas: for these

@@ -1,3 +1,4 @@
+import { SerializedData } from '../api/method.js';
 import type { UserObject } from '../users/profiles.js';
 import type { ItemObject } from '../catalog/protos.js';
 import { protosNamedBy, usersNamedBy } from './messages.js';
@@ -32,7 +33,7 @@ export class ChatHistory {
   private readonly protos = new Map<number, ItemObject>();
   private settings: ChatSettings = { closed: false, slowmode: false, emoteonly: false, slowmode_interval: 10 };
   private cached?: GchatAnswer;
-  private cachedJson?: string;
+  private cachedData?: SerializedData;
 
   constructor(readonly size: number) {}
 
@@ -127,11 +128,11 @@ export class ChatHistory {
     return answer;
   }
 
-  /** The answer as JSON, serialized once per change. */
-  answerJson(): string {
+  /** The answer as JSON, serialized (and encoded by the transport) once per change. */
+  answerData(): SerializedData {
     const answer = this.answer();
-    this.cachedJson ??= JSON.stringify(answer);
-    return this.cachedJson;
+    this.cachedData ??= new SerializedData(JSON.stringify(answer), {});
+    return this.cachedData;
   }
 
   /** Forgets short forms no message in the window names any more. */
@@ -144,6 +145,6 @@ export class ChatHistory {
 
   private changed(): void {
     this.cached = undefined;
-    this.cachedJson = undefined;
+    this.cachedData = undefined;
   }
 }

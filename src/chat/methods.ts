@@ -1,4 +1,4 @@
-import { SerializedData, defineMethod } from '../api/method.js';
+import { defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { GchatGetResult, GchatSendResult } from './schemas.js';
 import { chatRuntime } from './runtime.js';
@@ -12,7 +12,7 @@ export const gchatGet = defineMethod({
   auth: 'none',
   params: P.object({}),
   result: GchatGetResult,
-  handler: async ({ services }) => new SerializedData(await chatRuntime(services).answerJson()),
+  handler: async ({ services }) => chatRuntime(services).answerData(),
 });
 
 export const gchatSend = defineMethod({

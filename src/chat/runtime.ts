@@ -1,3 +1,4 @@
+import type { SerializedData } from '../api/method.js';
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../services.js';
 import { RedisBus, WORLD_CHANGED } from '../infra/bus.js';
@@ -117,9 +118,9 @@ export class ChatRuntime {
   }
 
   /** The same answer, serialized (once per change). */
-  async answerJson(): Promise<string> {
+  async answerData(): Promise<SerializedData> {
     await this.settle();
-    return this.history.answerJson();
+    return this.history.answerData();
   }
 
   /** Waits for queued changes, and reads everything again when the last read is older than RESYNC_AFTER_MS. */

@@ -1,7 +1,7 @@
 import { ApiError, Code, authError, badParam } from '../api/errors.js';
 import { sha256 } from '../infra/secrets.js';
 import type { CounterStore } from '../infra/counters.js';
-import { loadProfileRows, profileObject } from '../users/profiles.js';
+import { loadProfiles, profileObject } from '../users/profiles.js';
 import type { Services } from '../services.js';
 import { isOnlyEmoticons } from './emoticons.js';
 import { mentionedIds } from './mentions.js';
@@ -78,7 +78,7 @@ export async function sendMessage(services: Services, userId: number, rawText: s
     throw restricted('EMOTES_ONLY', 'the chat is in emote-only mode: only emoticon codes such as :smile: may be written');
 
   const candidates = mentionedIds(text);
-  const rows = await loadProfileRows(services, [userId, ...candidates]);
+  const rows = await loadProfiles(services, [userId, ...candidates]);
   const mentioned = candidates.filter((id) => rows.has(id));
   const isBot = author.bot_owner_id !== null;
   const isPublic = !isBot || isPublicFlag || mentioned.length === 0;

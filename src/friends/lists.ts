@@ -1,7 +1,7 @@
 import type { Services } from '../services.js';
 import { P } from '../api/params.js';
 import { ApiError, Code } from '../api/errors.js';
-import { loadProfileRows, loadProfileRowsByKey, loadUsers, profileJson, type UserForm, type UserObject } from '../users/profiles.js';
+import { loadProfiles, loadProfilesByKey, loadUsers, profileJson, type UserForm, type UserObject } from '../users/profiles.js';
 import { friendshipValues } from './relations.js';
 
 export const MAX_LIST_COUNT = 50;
@@ -23,13 +23,14 @@ export async function profilesInOrder(services: Services, ids: number[], form: U
 
 /** The same as a JSON array, as JSON.stringify would write `profilesInOrder`'s answer. */
 export async function profilesJsonInOrder(services: Services, ids: number[], form: UserForm, viewerId?: number): Promise<string> {
-  const rows = await loadProfileRows(services, ids);
-  const others = [...rows.keys()].filter((id) => id !== viewerId);
+  const profiles = await loadProfiles(services, ids);
+  const others = [...profiles.keys()].filter((id) => id !== viewerId);
   const relations = form === 'full' && viewerId !== undefined ? await friendshipValues(services, viewerId, others) : undefined;
+  const nowMs = services.clock.now();
   const json: string[] = [];
   for (const id of ids) {
-    const row = rows.get(id);
-    if (row !== undefined) json.push(profileJson(services, row, form, id === viewerId ? undefined : relations?.get(id)));
+    const profile = profiles.get(id);
+    if (profile !== undefined) json.push(profileJson(services, profile, form, id === viewerId ? undefined : relations?.get(id), nowMs));
   }
   return `[${json.join(',')}]`;
 }
@@ -40,7 +41,7 @@ export async function profilesJsonInOrder(services: Services, ids: number[], for
  */
 export async function requireUser(services: Services, idOrDomain: number | string, options: { active: boolean }): Promise<number> {
   const { byId, byDomain } =
-    typeof idOrDomain === 'number' ? await loadProfileRowsByKey(services, [idOrDomain]) : await loadProfileRowsByKey(services, [], [idOrDomain]);
+    typeof idOrDomain === 'number' ? await loadProfilesByKey(services, [idOrDomain]) : await loadProfilesByKey(services, [], [idOrDomain]);
   const row = typeof idOrDomain === 'number' ? byId.get(idOrDomain) : byDomain.get(idOrDomain);
   if (row === undefined || (options.active && row.global_ban === 1))
     throw new ApiError(Code.USER_NOT_FOUND, `parameter user_id: user ${idOrDomain} does not exist`);

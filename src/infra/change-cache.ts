@@ -28,10 +28,24 @@ export class ChangeCache<V> {
   }
 
   get(id: number): V | undefined {
-    if (!this.options.usable()) return undefined;
+    return this.options.usable() ? this.fresh(id, this.options.now()) : undefined;
+  }
+
+  /** The cached values of distinct `ids` into `found` (one clock reading for all); the others into `missing`. */
+  getMany(ids: Iterable<number>, found: Map<number, V>, missing: number[]): void {
+    const usable = this.options.usable();
+    const now = this.options.now();
+    for (const id of ids) {
+      const value = usable ? this.fresh(id, now) : undefined;
+      if (value !== undefined) found.set(id, value);
+      else missing.push(id);
+    }
+  }
+
+  private fresh(id: number, now: number): V | undefined {
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
-    if (this.options.now() - entry.loadedAt >= this.options.lifetime) {
+    if (now - entry.loadedAt >= this.options.lifetime) {
       this.forget(id);
       return undefined;
     }
@@ -47,8 +61,16 @@ export class ChangeCache<V> {
   store(fill: number, id: number, value: V): void {
     if (!this.mayStore(fill)) return;
     this.forget(id);
-    if (this.entries.size >= this.options.maxEntries) this.forget(this.entries.keys().next().value!);
+    if (this.entries.size >= this.options.maxEntries) this.forgetOldest();
     this.entries.set(id, { value, loadedAt: this.options.now() });
+  }
+
+  /** Forgets the entry stored longest ago; false when there is none. */
+  protected forgetOldest(): boolean {
+    const oldest = this.entries.keys().next();
+    if (oldest.done) return false;
+    this.forget(oldest.value);
+    return true;
   }
 
   invalidate(ids: number[]): void {

@@ -8,6 +8,7 @@ import { nowSeconds, type Services } from '../services.js';
 import { craftKey, getCatalog, type Catalog, type ProtoEntry } from '../catalog/cache.js';
 import { ownedItemJson, type OwnedRow } from '../catalog/serialize.js';
 import { CraftResult } from './schemas.js';
+import { announceInventoriesChanged } from './answer-cache.js';
 
 export const CRAFT_INPUTS = 10;
 
@@ -57,7 +58,7 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
   // SQLite would pick an index on (user_id, state) over the primary key and walk the whole
   // inventory; a unary plus keeps those columns out of its index choice.
   const notIndexed = (column: 'user_id' | 'state') => (postgres ? sql.ref(column) : sql`+${sql.ref(column)}`);
-  return services.db.kysely.transaction().execute(async (trx) => {
+  const crafted = await services.db.kysely.transaction().execute(async (trx) => {
     let select = trx
       .selectFrom('items')
       .select(['item_id', 'user_id', 'item_proto_id', 'type', 'quality_id', 'ts_can_trade', 'state'])
@@ -103,6 +104,8 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
     await trx.updateTable('crafts').set({ result_item_id: row.item_id }).where('craft_id', '=', craft.craft_id).execute();
     return { row, proto: result };
   });
+  await announceInventoriesChanged(services, [userId]);
+  return crafted;
 }
 
 export const inventoryCraft = defineMethod({

@@ -9,6 +9,7 @@ import { countOwnedItems, equippedTree, listOwnedItems, loadEquipped, type ListO
 import type { Services } from '../services.js';
 import { InventoryResult } from './schemas.js';
 import { metadataJson } from './metadata.js';
+import { inventoryAnswerCacheOf, type ItemsPart } from './answer-cache.js';
 
 interface Shown {
   row: OwnedRow;
@@ -53,6 +54,43 @@ async function listWithTotal(services: Services, ownerId: number, options: ListO
   return { rows, total: cut ? (options.includeStock ? counts.owned : counts.owned - counts.stock) : rows.length };
 }
 
+interface ItemListOptions extends Omit<ListOptions, 'stockOwned'> {
+  legacy: boolean;
+  shrink: boolean;
+}
+
+/**
+ * The answer's opening and item part: `{"count":N,"things":[...],` + metadata, without the
+ * closing brace. From the answer cache when this list of this inventory is there; kept there
+ * once built.
+ */
+async function itemsPart(services: Services, ownerId: number, options: ItemListOptions): Promise<ItemsPart> {
+  const catalog = await getCatalog(services);
+  const cache = inventoryAnswerCacheOf(services);
+  const key = `${options.includeStock ? 1 : 0}|${options.order}|${options.limit ?? ''}|${options.legacy ? 1 : 0}|${options.shrink ? 1 : 0}`;
+  const cached = cache?.part(ownerId, catalog, key);
+  if (cached !== undefined) return cached;
+
+  const fill = cache?.startFill();
+  const { rows, total } = await listWithTotal(services, ownerId, options);
+  let shown: Shown[] = [];
+  for (const row of rows) {
+    const proto = catalog.protos.get(row.item_proto_id);
+    // An item whose prototype was removed from the catalogue cannot be described.
+    if (proto) shown.push({ row, proto });
+  }
+  if (options.shrink) shown = shrink(shown);
+  // Items and metadata are assembled as JSON text (see ownedItemJson, metadataJson).
+  const items = shown.map(({ row, proto, mergedIds }) => ownedItemJson(proto, row, options.legacy, mergedIds));
+  const metadata = metadataJson(catalog, shown.map((s) => s.proto), options.legacy);
+  const part: ItemsPart = { text: `{"count":${total},"${options.legacy ? 'things' : 'items'}":[${items.join(',')}],${metadata}` };
+  if (fill !== undefined) {
+    part.alone = {};
+    cache!.keep(fill, ownerId, catalog, key, part);
+  }
+  return part;
+}
+
 export const inventoryGet = defineMethod({
   name: 'inventory.get',
   summary: "A user's inventory",
@@ -88,27 +126,19 @@ export const inventoryGet = defineMethod({
       ownerId = owner.user_id;
     }
     const own = ownerId === viewerId;
-    const includeStock = own && params.include_stock === 1;
-    const legacy = params.add_legacy === 1;
-    const limit = params.count;
-
-    const [catalog, { rows, total }, equipped, users] = await Promise.all([
-      getCatalog(services),
-      listWithTotal(services, ownerId, { includeStock, order: params.order, limit }),
+    const list: ItemListOptions = {
+      includeStock: own && params.include_stock === 1,
+      order: params.order,
+      limit: params.count,
+      legacy: params.add_legacy === 1,
+      shrink: params.shrink === 1,
+    };
+    const [items, equipped, users] = await Promise.all([
+      itemsPart(services, ownerId, list),
       own && params.add_equipped ? loadEquipped(services, ownerId) : undefined,
       params.add_user === 1 || params.add_user_info === 1 ? loadUsers(services, [ownerId], { form: 'full', viewerId }) : undefined,
     ]);
 
-    let shown: Shown[] = [];
-    for (const row of rows) {
-      const proto = catalog.protos.get(row.item_proto_id);
-      // An item whose prototype was removed from the catalogue cannot be described.
-      if (proto) shown.push({ row, proto });
-    }
-    if (params.shrink === 1) shown = shrink(shown);
-    const items = shown.map(({ row, proto, mergedIds }) => ownedItemJson(proto, row, legacy, mergedIds));
-
-    // Items and metadata are assembled as JSON text (see ownedItemJson, metadataJson); the rest is small.
     const rest: Record<string, unknown> = {};
     if (equipped && params.add_equipped === 'array') rest.item_ids_equipped = equipped.map((e) => e.item_id);
     if (equipped && params.add_equipped === 'tree') rest.equipped = equippedTree(equipped);
@@ -116,9 +146,7 @@ export const inventoryGet = defineMethod({
     if (user && params.add_user === 1) rest.user = user;
     if (user && params.add_user_info === 1) rest.user_info = user;
     const restJson = JSON.stringify(rest);
-    const metadata = metadataJson(catalog, shown.map((s) => s.proto), legacy);
-    return new SerializedData(
-      `{"count":${total},"${legacy ? 'things' : 'items'}":[${items.join(',')}],${metadata}${restJson === '{}' ? '' : `,${restJson.slice(1, -1)}`}}`,
-    );
+    if (restJson === '{}') return new SerializedData(`${items.text}}`, items.alone);
+    return new SerializedData(`${items.text},${restJson.slice(1, -1)}}`);
   },
 });

@@ -1,5 +1,6 @@
 import { ApiError, Code } from '../api/errors.js';
 import { nowSeconds, type Services } from '../services.js';
+import { announceInventoriesChanged } from './answer-cache.js';
 
 export interface Grant {
   userId: number;
@@ -33,7 +34,7 @@ export async function grantItems(services: Services, grant: Grant): Promise<numb
     ts_can_trade: grant.tsCanTrade ?? 0,
     state: 'owned',
   };
-  return k.transaction().execute(async (trx) => {
+  const granted = await k.transaction().execute(async (trx) => {
     const ids: number[] = [];
     for (let done = 0; done < copies; done += INSERT_BATCH) {
       const rows = Array.from({ length: Math.min(INSERT_BATCH, copies - done) }, () => row);
@@ -42,6 +43,8 @@ export async function grantItems(services: Services, grant: Grant): Promise<numb
     }
     return ids.sort((a, b) => a - b);
   });
+  await announceInventoriesChanged(services, [userId]);
+  return granted;
 }
 
 /**
@@ -50,7 +53,7 @@ export async function grantItems(services: Services, grant: Grant): Promise<numb
  */
 export async function revokeItem(services: Services, itemId: number, reason: string | null): Promise<boolean> {
   const now = nowSeconds(services);
-  return services.db.kysely.transaction().execute(async (trx) => {
+  const ownerId = await services.db.kysely.transaction().execute(async (trx) => {
     const revoked = await trx
       .updateTable('items')
       .set({ state: 'revoked', ended_at: now })
@@ -58,9 +61,12 @@ export async function revokeItem(services: Services, itemId: number, reason: str
       .where('state', '=', 'owned')
       .returning('user_id')
       .executeTakeFirst();
-    if (!revoked) return false;
+    if (!revoked) return undefined;
     await trx.insertInto('revocations').values({ item_id: itemId, user_id: revoked.user_id, ts: now, reason }).execute();
     await trx.deleteFrom('equipped').where('item_id', '=', itemId).execute();
-    return true;
+    return revoked.user_id;
   });
+  if (ownerId === undefined) return false;
+  await announceInventoriesChanged(services, [ownerId]);
+  return true;
 }

@@ -4,10 +4,9 @@ import { usersGet } from './users-get.js';
 import { accountGetPrivacy, accountSetPrivacy } from './privacy.js';
 import { invalidationsReachUs } from '../infra/change-cache.js';
 import { attachProfileCache, type ProfileCache } from './profile-cache.js';
-import type { ProfileRow } from './profiles.js';
 
 interface UsersState {
-  profileCache?: ProfileCache<ProfileRow>;
+  profileCache?: ProfileCache;
   stop: () => void;
 }
 
@@ -15,7 +14,7 @@ export const usersDomain: Domain = {
   name: 'users',
   methods: [usersGet, accountSetPrivacy, accountGetPrivacy],
   async start(services: Services) {
-    const attached = invalidationsReachUs(services) ? await attachProfileCache<ProfileRow>(services) : undefined;
+    const attached = invalidationsReachUs(services) ? await attachProfileCache(services) : undefined;
     const presence = services.presence;
     const heartbeat = setInterval(() => {
       presence.touchConnected().catch((err) => services.log.warn({ err }, 'presence refresh failed'));

@@ -62,11 +62,11 @@ export class Presence {
     for (const userId of [...this.connections.keys()]) await this.touch(userId);
   }
 
-  /** Whether a user row (last_seen, always_online) counts as online now. */
-  isOnline(user: { user_id: number; last_seen: number; always_online: number }): boolean {
+  /** Whether a user row (last_seen, always_online) counts as online now (or at `nowMs`, read once for many rows). */
+  isOnline(user: { user_id: number; last_seen: number; always_online: number }, nowMs = this.clock.now()): boolean {
     if (user.always_online === 1 || this.connections.has(user.user_id)) return true;
     const local = this.activity.get(user.user_id)?.active ?? 0;
-    return this.now() - Math.max(user.last_seen, local) < this.onlineWindow;
+    return Math.floor(nowMs / 1000) - Math.max(user.last_seen, local) < this.onlineWindow;
   }
 
   /** Seconds since the epoch before which `last_seen` means offline (for SQL filters). */

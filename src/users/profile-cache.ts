@@ -1,6 +1,7 @@
 import type { Services } from '../services.js';
 import { REVOCATION_CHANNEL } from '../auth/tokens.js';
 import { ChangeCache, announceChange, cacheConditions, listenForChanges, userIdsOf } from '../infra/change-cache.js';
+import type { Profile } from './profiles.js';
 
 export const USERS_CHANGED = 'users.changed';
 
@@ -17,31 +18,29 @@ const MAX_ENTRIES = 50_000;
  * The cache is only used where every announcement reaches this process: SQLite (one
  * process), or any database with Redis carrying the bus, while the connection is up.
  */
-export class ProfileCache<Row extends { user_id: number; domain: string | null }> extends ChangeCache<Row> {
+export class ProfileCache extends ChangeCache<Profile> {
   private readonly idByDomain = new Map<string, number>();
 
   constructor(now: () => number, usable: () => boolean) {
     super({ now, usable, lifetime: ENTRY_LIFETIME, maxEntries: MAX_ENTRIES });
   }
 
-  getByDomain(domain: string): Row | undefined {
+  getByDomain(domain: string): Profile | undefined {
     const id = this.idByDomain.get(domain);
     return id === undefined ? undefined : this.get(id);
   }
 
-  /** Stores rows read since `fill` began, unless something was invalidated meanwhile. */
-  storeRows(fill: number, rows: Iterable<Row>): void {
+  /** Stores profiles read since `fill` began, unless something was invalidated meanwhile. */
+  storeProfiles(fill: number, profiles: Iterable<Profile>): void {
     if (!this.mayStore(fill)) return;
-    for (const row of rows) {
-      // A copy: rows as the SQLite driver builds them keep their many columns in a
-      // dictionary, about four times the memory of the same fields in a plain object.
-      this.store(fill, row.user_id, { ...row });
-      if (row.domain !== null) this.idByDomain.set(row.domain, row.user_id);
+    for (const profile of profiles) {
+      this.store(fill, profile.user_id, profile);
+      if (profile.domain !== null) this.idByDomain.set(profile.domain, profile.user_id);
     }
   }
 
-  protected override onForget(id: number, row: Row): void {
-    if (row.domain !== null && this.idByDomain.get(row.domain) === id) this.idByDomain.delete(row.domain);
+  protected override onForget(id: number, profile: Profile): void {
+    if (profile.domain !== null && this.idByDomain.get(profile.domain) === id) this.idByDomain.delete(profile.domain);
   }
 
   protected override onClear(): void {
@@ -53,11 +52,9 @@ export class ProfileCache<Row extends { user_id: number; domain: string | null }
  * Creates the cache and wires it to the bus; returns a function that detaches it.
  * `users.changed` without a readable `user_ids` list empties the whole cache.
  */
-export async function attachProfileCache<Row extends { user_id: number; domain: string | null }>(
-  services: Services,
-): Promise<{ cache: ProfileCache<Row>; detach: () => void }> {
+export async function attachProfileCache(services: Services): Promise<{ cache: ProfileCache; detach: () => void }> {
   const { now, usable } = cacheConditions(services);
-  const cache = new ProfileCache<Row>(now, usable);
+  const cache = new ProfileCache(now, usable);
   const detach = await listenForChanges(services, cache, {
     [USERS_CHANGED]: (message) => {
       const ids = userIdsOf(message);
@@ -82,6 +79,6 @@ export function announceUsersChanged(services: Services, userIds: number[]): Pro
   return announceChange(services, profileCacheOf(services), USERS_CHANGED, userIds);
 }
 
-export function profileCacheOf(services: Services): ProfileCache<any> | undefined {
-  return (services.state.get('users') as { profileCache?: ProfileCache<any> } | undefined)?.profileCache;
+export function profileCacheOf(services: Services): ProfileCache | undefined {
+  return (services.state.get('users') as { profileCache?: ProfileCache } | undefined)?.profileCache;
 }

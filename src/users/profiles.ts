@@ -3,6 +3,7 @@ import type { Services } from '../services.js';
 import type { UsersTable } from '../db/tables.js';
 import { friendshipValues } from '../friends/relations.js';
 import { profileCacheOf } from './profile-cache.js';
+import { flatText } from '../infra/text.js';
 
 export type UserForm = 'short' | 'full';
 export type UserRow = Selectable<UsersTable>;
@@ -26,35 +27,107 @@ const PROFILE_COLUMNS = [
 
 export type ProfileRow = Pick<UserRow, (typeof PROFILE_COLUMNS)[number]>;
 
+/**
+ * A user's profile columns with what answers derive from them: the JSON columns parsed, and,
+ * once asked for, the profile's JSON text per form. Cached profiles are shown again and
+ * again, so answers copy ready-made text. One fixed shape for every profile, since answers
+ * read many of them in a row. Never changed in place (a change to the user replaces it);
+ * the parsed values are frozen, as every answer showing the profile shares them.
+ */
+export class Profile implements ProfileRow {
+  readonly user_id: number;
+  readonly domain: string | null;
+  readonly approved: number;
+  readonly nick: string;
+  readonly nicks_old: string;
+  readonly gender: number;
+  readonly avatar: string;
+  readonly avatar_key: string | null;
+  readonly profile_cover: string | null;
+  readonly rank: string | null;
+  readonly games: number;
+  readonly games_wins: number;
+  readonly xp: number;
+  readonly xp_level: number;
+  readonly vip: number;
+  readonly moderator: number;
+  readonly superadmin: number;
+  readonly global_ban: number;
+  readonly muted_until: number | null;
+  readonly bot_owner_id: number | null;
+  readonly always_online: number;
+  readonly last_seen: number;
+  /** `rank` as shown: only `hidden`. */
+  readonly rankShown: Readonly<{ hidden: 0 | 1 }> | undefined;
+  readonly nicksOldShown: readonly unknown[];
+  shortText: ProfileText | undefined = undefined;
+  fullText: ProfileText | undefined = undefined;
+
+  constructor(row: ProfileRow) {
+    this.user_id = row.user_id;
+    this.domain = row.domain;
+    this.approved = row.approved;
+    this.nick = row.nick;
+    this.nicks_old = row.nicks_old;
+    this.gender = row.gender;
+    this.avatar = row.avatar;
+    this.avatar_key = row.avatar_key;
+    this.profile_cover = row.profile_cover;
+    this.rank = row.rank;
+    this.games = row.games;
+    this.games_wins = row.games_wins;
+    this.xp = row.xp;
+    this.xp_level = row.xp_level;
+    this.vip = row.vip;
+    this.moderator = row.moderator;
+    this.superadmin = row.superadmin;
+    this.global_ban = row.global_ban;
+    this.muted_until = row.muted_until;
+    this.bot_owner_id = row.bot_owner_id;
+    this.always_online = row.always_online;
+    this.last_seen = row.last_seen;
+    this.rankShown = row.rank === null ? undefined : Object.freeze(rankObject(row.rank));
+    this.nicksOldShown = Object.freeze(JSON.parse(row.nicks_old) as unknown[]);
+  }
+
+  /** Whether the user may not write in the chat at `nowMs`. */
+  mutedAt(nowMs: number): boolean {
+    return this.muted_until !== null && this.muted_until * 1000 > nowMs;
+  }
+}
+
+/** JSON text of a profile: `head` + `,"online":1`? + `middle` + `,"muted":1`? + `,"friendship":n`? + `}`. */
+interface ProfileText {
+  head: string;
+  middle: string;
+}
+
 /** The numeric id for an id-or-domain parameter, or null when no such user exists. */
 export async function findUserId(services: Services, idOrDomain: number | string): Promise<number | null> {
   const cached = profileCacheOf(services);
   const hit = typeof idOrDomain === 'number' ? cached?.get(idOrDomain) : cached?.getByDomain(idOrDomain);
-  if (hit !== undefined) return (hit as ProfileRow).user_id;
+  if (hit !== undefined) return hit.user_id;
   const query = services.db.kysely.selectFrom('users').select('user_id');
   const row = await (typeof idOrDomain === 'number' ? query.where('user_id', '=', idOrDomain) : query.where('domain', '=', idOrDomain)).executeTakeFirst();
   return row?.user_id ?? null;
 }
 
-/** Profile rows of the users named by id or by domain (one query at most; cached rows need none). */
-export async function loadProfileRowsByKey(
+/** Profiles of the users named by id or by domain (one query at most; cached profiles need none). */
+export async function loadProfilesByKey(
   services: Services,
   ids: number[],
   domains: string[] = [],
-): Promise<{ byId: Map<number, ProfileRow>; byDomain: Map<string, ProfileRow> }> {
+): Promise<{ byId: Map<number, Profile>; byDomain: Map<string, Profile> }> {
   const cache = profileCacheOf(services);
-  const byId = new Map<number, ProfileRow>();
-  const byDomain = new Map<string, ProfileRow>();
+  const byId = new Map<number, Profile>();
+  const byDomain = new Map<string, Profile>();
   const missingIds: number[] = [];
   const missingDomains: string[] = [];
-  for (const id of new Set(ids)) {
-    const row = cache?.get(id) as ProfileRow | undefined;
-    if (row) byId.set(id, row);
-    else missingIds.push(id);
-  }
+  if (cache) cache.getMany(new Set(ids), byId, missingIds);
+  else missingIds.push(...new Set(ids));
   for (const domain of new Set(domains)) {
-    const row = cache?.getByDomain(domain) as ProfileRow | undefined;
-    if (row) byDomain.set(domain, row);
+    const profile = cache?.getByDomain(domain);
+    if (profile) byDomain.set(domain, profile);
     else missingDomains.push(domain);
   }
   if (missingIds.length === 0 && missingDomains.length === 0) return { byId, byDomain };
@@ -70,56 +143,23 @@ export async function loadProfileRowsByKey(
       ]),
     )
     .execute();
-  if (cache && fill !== undefined) cache.storeRows(fill, rows);
-  for (const row of rows) {
-    byId.set(row.user_id, row);
-    if (row.domain !== null) byDomain.set(row.domain, row);
+  const profiles = rows.map((row) => new Profile(row));
+  if (cache && fill !== undefined) cache.storeProfiles(fill, profiles);
+  for (const profile of profiles) {
+    byId.set(profile.user_id, profile);
+    if (profile.domain !== null) byDomain.set(profile.domain, profile);
   }
   return { byId, byDomain };
 }
 
-export async function loadProfileRows(services: Services, ids: number[]): Promise<Map<number, ProfileRow>> {
+export async function loadProfiles(services: Services, ids: number[]): Promise<Map<number, Profile>> {
   if (ids.length === 0) return new Map();
-  return (await loadProfileRowsByKey(services, ids)).byId;
+  return (await loadProfilesByKey(services, ids)).byId;
 }
 
 function rankObject(rank: string): { hidden: 0 | 1 } {
   const parsed = JSON.parse(rank) as { hidden?: unknown } | null;
   return { hidden: parsed?.hidden === 1 || parsed?.hidden === true ? 1 : 0 };
-}
-
-interface ParsedColumns {
-  rank: Readonly<{ hidden: 0 | 1 }> | undefined;
-  nicksOld: readonly unknown[];
-  /** The row's profile as JSON text around its changing fields, per form, once asked for. */
-  json: { short?: ProfileJsonParts; full?: ProfileJsonParts };
-}
-
-/** JSON text of a profile: `head` + `,"online":1`? + `middle` + `,"muted":1`? + `,"friendship":n`? + `}`. */
-interface ProfileJsonParts {
-  head: string;
-  middle: string;
-}
-
-const PARSED = Symbol('parsed columns');
-
-/**
- * The JSON columns of a row, parsed once per row object and kept on it (a hidden property,
- * which copies of the row leave behind): cached rows are shown again and again. Rows are
- * never changed in place (a change replaces the cached row), and the parsed values are
- * frozen, as every answer that shows the row shares them.
- */
-function parsedColumns(row: ProfileRow): ParsedColumns {
-  let parsed = (row as ProfileRow & { [PARSED]?: ParsedColumns })[PARSED];
-  if (parsed === undefined) {
-    parsed = {
-      rank: row.rank === null ? undefined : Object.freeze(rankObject(row.rank)),
-      nicksOld: Object.freeze(JSON.parse(row.nicks_old) as unknown[]),
-      json: {},
-    };
-    Object.defineProperty(row, PARSED, { value: parsed, enumerable: false });
-  }
-  return parsed;
 }
 
 /**
@@ -134,75 +174,74 @@ function parsedColumns(row: ProfileRow): ParsedColumns {
  * (`muted_until` in the future); anyone may see it, as anyone sees the user's silence in
  * the chat. `friendship` is added by `loadUsers`.
  */
-export function profileObject(services: Services, row: ProfileRow, form: UserForm): UserObject {
-  const user: UserObject = { user_id: row.user_id };
-  if (row.domain !== null) user.domain = row.domain;
-  if (row.approved === 1) user.approved = 1;
-  user.nick = row.nick;
-  user.gender = row.gender;
-  user.avatar = row.avatar;
-  if (row.avatar_key) user.avatar_key = row.avatar_key;
-  if (services.presence.isOnline(row)) user.online = 1;
-  const parsed = parsedColumns(row);
-  if (parsed.rank !== undefined) user.rank = parsed.rank;
-  if (row.vip === 1) user.vip = 1;
-  if (row.bot_owner_id !== null) {
+export function profileObject(services: Services, profile: Profile, form: UserForm): UserObject {
+  const user: UserObject = { user_id: profile.user_id };
+  if (profile.domain !== null) user.domain = profile.domain;
+  if (profile.approved === 1) user.approved = 1;
+  user.nick = profile.nick;
+  user.gender = profile.gender;
+  user.avatar = profile.avatar;
+  if (profile.avatar_key) user.avatar_key = profile.avatar_key;
+  if (services.presence.isOnline(profile)) user.online = 1;
+  if (profile.rankShown !== undefined) user.rank = profile.rankShown;
+  if (profile.vip === 1) user.vip = 1;
+  if (profile.bot_owner_id !== null) {
     user.bot = 1;
-    user.bot_owner = row.bot_owner_id;
+    user.bot_owner = profile.bot_owner_id;
   }
-  if (row.moderator === 1) user.moderator = 1;
-  if (row.superadmin === 1) user.superadmin = 1;
+  if (profile.moderator === 1) user.moderator = 1;
+  if (profile.superadmin === 1) user.superadmin = 1;
   if (form === 'full') {
-    user.nicks_old = parsed.nicksOld;
-    if (row.profile_cover) user.profile_cover = row.profile_cover;
-    user.games = row.games;
-    user.games_wins = row.games_wins;
-    user.xp = row.xp;
-    user.xp_level = row.xp_level;
-    if (row.muted_until !== null && row.muted_until * 1000 > services.clock.now()) user.muted = 1;
+    user.nicks_old = profile.nicksOldShown;
+    if (profile.profile_cover) user.profile_cover = profile.profile_cover;
+    user.games = profile.games;
+    user.games_wins = profile.games_wins;
+    user.xp = profile.xp;
+    user.xp_level = profile.xp_level;
+    if (profile.mutedAt(services.clock.now())) user.muted = 1;
   }
   return user;
 }
 
 const field = (name: string, value: unknown): string => `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
 
-/** The fixed parts of `profileObject(row, form)` as JSON text, in its key order. */
-function profileJsonParts(row: ProfileRow, form: UserForm): ProfileJsonParts {
-  const parsed = parsedColumns(row);
-  let cached = form === 'full' ? parsed.json.full : parsed.json.short;
+/** The fixed parts of `profileObject(profile, form)` as JSON text, in its key order. */
+function profileText(profile: Profile, form: UserForm): ProfileText {
+  const cached = form === 'full' ? profile.fullText : profile.shortText;
   if (cached !== undefined) return cached;
-  let head = `{"user_id":${JSON.stringify(row.user_id)}`;
-  if (row.domain !== null) head += field('domain', row.domain);
-  if (row.approved === 1) head += ',"approved":1';
-  head += field('nick', row.nick) + field('gender', row.gender) + field('avatar', row.avatar);
-  if (row.avatar_key) head += field('avatar_key', row.avatar_key);
+  let head = `{"user_id":${JSON.stringify(profile.user_id)}`;
+  if (profile.domain !== null) head += field('domain', profile.domain);
+  if (profile.approved === 1) head += ',"approved":1';
+  head += field('nick', profile.nick) + field('gender', profile.gender) + field('avatar', profile.avatar);
+  if (profile.avatar_key) head += field('avatar_key', profile.avatar_key);
   let middle = '';
-  if (parsed.rank !== undefined) middle += field('rank', parsed.rank);
-  if (row.vip === 1) middle += ',"vip":1';
-  if (row.bot_owner_id !== null) middle += ',"bot":1' + field('bot_owner', row.bot_owner_id);
-  if (row.moderator === 1) middle += ',"moderator":1';
-  if (row.superadmin === 1) middle += ',"superadmin":1';
+  if (profile.rankShown !== undefined) middle += field('rank', profile.rankShown);
+  if (profile.vip === 1) middle += ',"vip":1';
+  if (profile.bot_owner_id !== null) middle += ',"bot":1' + field('bot_owner', profile.bot_owner_id);
+  if (profile.moderator === 1) middle += ',"moderator":1';
+  if (profile.superadmin === 1) middle += ',"superadmin":1';
   if (form === 'full') {
-    middle += field('nicks_old', parsed.nicksOld);
-    if (row.profile_cover) middle += field('profile_cover', row.profile_cover);
-    middle += field('games', row.games) + field('games_wins', row.games_wins) + field('xp', row.xp) + field('xp_level', row.xp_level);
+    middle += field('nicks_old', profile.nicksOldShown);
+    if (profile.profile_cover) middle += field('profile_cover', profile.profile_cover);
+    middle +=
+      field('games', profile.games) + field('games_wins', profile.games_wins) + field('xp', profile.xp) + field('xp_level', profile.xp_level);
   }
-  cached = { head, middle };
-  if (form === 'full') parsed.json.full = cached;
-  else parsed.json.short = cached;
-  return cached;
+  const text = { head: flatText(head), middle: flatText(middle) };
+  if (form === 'full') profile.fullText = text;
+  else profile.shortText = text;
+  return text;
 }
 
 /**
- * The JSON text of `profileObject(services, row, form)` with `friendship` (when given) added
- * last, as JSON.stringify would write it; the fixed parts are built once per cached row.
+ * The JSON text of `profileObject(services, profile, form)` with `friendship` (when given)
+ * added last, as JSON.stringify would write it. `nowMs`: the clock, read once per answer.
  */
-export function profileJson(services: Services, row: ProfileRow, form: UserForm, friendship?: number): string {
-  const parts = profileJsonParts(row, form);
-  let json = parts.head;
-  if (services.presence.isOnline(row)) json += ',"online":1';
-  json += parts.middle;
-  if (form === 'full' && row.muted_until !== null && row.muted_until * 1000 > services.clock.now()) json += ',"muted":1';
+export function profileJson(services: Services, profile: Profile, form: UserForm, friendship: number | undefined, nowMs: number): string {
+  const text = profileText(profile, form);
+  let json = text.head;
+  if (services.presence.isOnline(profile, nowMs)) json += ',"online":1';
+  json += text.middle;
+  if (form === 'full' && profile.mutedAt(nowMs)) json += ',"muted":1';
   if (friendship !== undefined) json += `,"friendship":${friendship}`;
   return json + '}';
 }
@@ -237,9 +276,9 @@ export async function loadUsers(
   ids: number[],
   options: { form: UserForm; viewerId?: number },
 ): Promise<Map<number, UserObject>> {
-  const rows = await loadProfileRows(services, ids);
+  const profiles = await loadProfiles(services, ids);
   const out = new Map<number, UserObject>();
-  for (const [id, row] of rows) out.set(id, profileObject(services, row, options.form));
+  for (const [id, profile] of profiles) out.set(id, profileObject(services, profile, options.form));
   if (options.form === 'full' && options.viewerId !== undefined) await addFriendship(services, [...out.values()], options.viewerId);
   return out;
 }

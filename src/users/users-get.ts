@@ -4,7 +4,7 @@ import { P } from '../api/params.js';
 import { authError, tooManyObjects } from '../api/errors.js';
 import { UserAny } from './schemas.js';
 import { friendshipValues } from '../friends/relations.js';
-import { inactiveObject, isGloballyBanned, loadProfileRowsByKey, profileJson, type ProfileRow, type UserObject } from './profiles.js';
+import { inactiveObject, isGloballyBanned, loadProfilesByKey, profileJson, type Profile } from './profiles.js';
 
 export const MAX_USERS_PER_REQUEST = 50;
 
@@ -41,31 +41,32 @@ export const usersGet = defineMethod({
     const form = params.type === 'short' ? 'short' : 'full';
     const ids = keys.filter((k): k is number => typeof k === 'number');
     const domains = keys.filter((k): k is string => typeof k === 'string');
-    const { byId, byDomain } = await loadProfileRowsByKey(services, ids, domains);
+    const { byId, byDomain } = await loadProfilesByKey(services, ids, domains);
 
     // Profiles are written once the caller's relations to all of them are read, in one go.
-    const shown: ({ row: ProfileRow } | { placeholder: UserObject })[] = [];
+    const shown: (Profile | string)[] = [];
     const shownIds = new Set<number>();
     const others: number[] = [];
     for (const key of keys) {
-      const row = typeof key === 'number' ? byId.get(key) : byDomain.get(key);
-      if (row === undefined) {
-        shown.push({ placeholder: inactiveObject('not_exists', typeof key === 'number' ? { user_id: key } : { domain: key }) });
+      const profile = typeof key === 'number' ? byId.get(key) : byDomain.get(key);
+      if (profile === undefined) {
+        shown.push(JSON.stringify(inactiveObject('not_exists', typeof key === 'number' ? { user_id: key } : { domain: key })));
         continue;
       }
-      if (shownIds.has(row.user_id)) continue;
-      shownIds.add(row.user_id);
-      if (isGloballyBanned(row)) {
-        shown.push({ placeholder: inactiveObject('global_ban', { user_id: row.user_id, domain: row.domain }) });
+      if (shownIds.has(profile.user_id)) continue;
+      shownIds.add(profile.user_id);
+      if (isGloballyBanned(profile)) {
+        shown.push(JSON.stringify(inactiveObject('global_ban', { user_id: profile.user_id, domain: profile.domain })));
         continue;
       }
-      shown.push({ row });
-      if (row.user_id !== caller?.userId) others.push(row.user_id);
+      shown.push(profile);
+      if (profile.user_id !== caller?.userId) others.push(profile.user_id);
     }
     const viewerId = form === 'full' && caller ? caller.userId : undefined;
     const relations = viewerId === undefined ? undefined : await friendshipValues(services, viewerId, others);
+    const nowMs = services.clock.now();
     const json = shown.map((u) =>
-      'row' in u ? profileJson(services, u.row, form, u.row.user_id === viewerId ? undefined : relations?.get(u.row.user_id)) : JSON.stringify(u.placeholder),
+      typeof u === 'string' ? u : profileJson(services, u, form, u.user_id === viewerId ? undefined : relations?.get(u.user_id), nowMs),
     );
     return new SerializedData(`[${json.join(',')}]`);
   },

@@ -1,0 +1,101 @@
+import type { Services } from '../services.js';
+import type { Catalog } from '../catalog/cache.js';
+import type { KeptEnvelope } from '../api/method.js';
+import { ChangeCache, announceChange, cacheConditions, invalidationsReachUs, listenForChanges, userIdsOf } from '../infra/change-cache.js';
+
+/** Published after every change to users' items: the owners whose inventories changed. */
+export const INVENTORY_CHANGED = 'inventory.changed';
+
+/** Answers longer than this are built each time (a whole large inventory would crowd out the rest). */
+const MAX_ANSWER_CHARS = 256 * 1024;
+const MAX_TOTAL_CHARS = 32 * 1024 * 1024;
+const MAX_OWNERS = 20_000;
+/** Seconds an entry is used at most: bounds the harm of an announcement that never arrived. */
+const ENTRY_LIFETIME = 60;
+
+/**
+ * The item part of an inventory.get answer: `{"count":N,"things":[...],` + metadata, without
+ * the closing brace; and, for the transport, the envelope of the answer that is this alone.
+ */
+export interface ItemsPart {
+  text: string;
+  alone?: KeptEnvelope;
+}
+
+/** One owner's item parts, per set of options, as built from one catalogue. */
+interface OwnerAnswers {
+  catalog: Catalog;
+  parts: Map<string, ItemsPart>;
+  /** Text and envelopes, counted as characters. */
+  chars: number;
+}
+
+/**
+ * The item part of inventory.get answers (items, count and metadata: everything but the owner's
+ * profile and equipped items), kept per owner and per set of options: inventories are read far
+ * more often than they change. Whoever changes items (crafts, grants, revocations) announces
+ * the owners on `inventory.changed` after committing; a world import announces `world.changed`;
+ * an answer built from an earlier catalogue is not used. As with profiles, a read that raced a
+ * change is not kept, and the cache is used only where every announcement reaches this process.
+ */
+export class InventoryAnswerCache extends ChangeCache<OwnerAnswers> {
+  private chars = 0;
+
+  constructor(now: () => number, usable: () => boolean) {
+    super({ now, usable, lifetime: ENTRY_LIFETIME, maxEntries: MAX_OWNERS });
+  }
+
+  part(ownerId: number, catalog: Catalog, options: string): ItemsPart | undefined {
+    const entry = this.get(ownerId);
+    return entry?.catalog === catalog ? entry.parts.get(options) : undefined;
+  }
+
+  /** Keeps a part built from reads that began at `fill`, unless something was invalidated meanwhile. */
+  keep(fill: number, ownerId: number, catalog: Catalog, options: string, part: ItemsPart): void {
+    if (part.text.length > MAX_ANSWER_CHARS || !this.mayStore(fill)) return;
+    let entry = this.get(ownerId);
+    if (entry === undefined || entry.catalog !== catalog) {
+      entry = { catalog, parts: new Map(), chars: 0 };
+      this.store(fill, ownerId, entry);
+    }
+    const previous = entry.parts.get(options);
+    entry.parts.set(options, part);
+    // The text, and the envelope the transport may add beside it.
+    const added = 2 * (part.text.length - (previous?.text.length ?? 0));
+    entry.chars += added;
+    this.chars += added;
+    while (this.chars > MAX_TOTAL_CHARS && this.forgetOldest());
+  }
+
+  protected override onForget(_ownerId: number, entry: OwnerAnswers): void {
+    this.chars -= entry.chars;
+  }
+
+  protected override onClear(): void {
+    this.chars = 0;
+  }
+}
+
+export function inventoryAnswerCacheOf(services: Services): InventoryAnswerCache | undefined {
+  return (services.state.get('inventory') as { answerCache?: InventoryAnswerCache } | undefined)?.answerCache;
+}
+
+/** Creates the cache (where invalidations reach this process) and wires it to the bus. */
+export async function attachInventoryAnswerCache(services: Services): Promise<{ cache?: InventoryAnswerCache; detach: () => void }> {
+  if (!invalidationsReachUs(services)) return { detach: () => undefined };
+  const { now, usable } = cacheConditions(services);
+  const cache = new InventoryAnswerCache(now, usable);
+  const detach = await listenForChanges(services, cache, {
+    [INVENTORY_CHANGED]: (message) => {
+      const ids = userIdsOf(message);
+      if (ids === null) cache.clear();
+      else cache.invalidate(ids);
+    },
+  });
+  return { cache, detach };
+}
+
+/** Tells every process that these users' items changed (this one forgets them at once). Call after committing. */
+export function announceInventoriesChanged(services: Services, ownerIds: number[]): Promise<void> {
+  return announceChange(services, inventoryAnswerCacheOf(services), INVENTORY_CHANGED, ownerIds);
+}
