@@ -118,8 +118,10 @@ export async function createServer(config: Config, options: CreateServerOptions 
     state: new Map(),
   };
 
-  app.addHook('onSend', async (request, reply) => {
+  // A plain callback: this runs on every request, and an async hook costs a promise each time.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -40,6 +40,24 @@ describe('an inventory of 10,000 items', () => {
     assert.equal(others.items.length, SIZE - stock.length);
   });
 
+  test('over a real socket the whole inventory comes in pieces, and reads the same as a short one assembled at once', async () => {
+    await server.app.listen({ host: '127.0.0.1', port: 0 });
+    const address = server.app.server.address() as { port: number };
+    const base = `http://127.0.0.1:${address.port}/api/inventory.get?user_id=1&add_legacy=0`;
+    const whole = await fetch(base);
+    assert.equal(whole.headers.get('transfer-encoding'), 'chunked');
+    assert.equal(whole.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.ok(whole.headers.get('x-request-id'));
+    const body = (await whole.json()) as { code: number; data: { count: number; items: { item_id: number }[]; collections: unknown[] } };
+    assert.equal(body.code, 0);
+    assert.equal(body.data.items.length, SIZE - stock.length);
+    const short = await fetch(`${base}&count=20`);
+    assert.ok(short.headers.get('content-length'));
+    const first = (await short.json()) as typeof body;
+    assert.deepEqual(body.data.items.slice(0, 20), first.data.items);
+    assert.equal(body.data.count, first.data.count);
+  });
+
   test('count = 20 answers the first twenty and the whole count', async () => {
     const byTime = await callOk(server, 'inventory.get', { count: 20, include_stock: 1 }, { token, http: 'GET' });
     assert.equal(byTime.count, SIZE);

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { CloneType, Kind, Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { ValueError } from '@sinclair/typebox/errors';
@@ -107,7 +108,15 @@ export function watchResponses(app: FastifyInstance, methods: AnyMethod[]): Resp
   const found = new Map<string, string[]>();
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.url.startsWith('/api/')) return payload;
-    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+    // A streamed answer (a large inventory) is read whole here to be checked, then streamed on.
+    let text: string | undefined;
+    if (payload instanceof Readable) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of payload) chunks.push(Buffer.from(chunk));
+      const whole = Buffer.concat(chunks);
+      text = whole.toString('utf8');
+      payload = Readable.from([whole], { objectMode: false });
+    } else text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
     let problems: string[];
     if (text === undefined) problems = ['the answer is not a JSON text'];
     else {

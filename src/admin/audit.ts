@@ -91,6 +91,25 @@ function envelopeCode(payload: unknown): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** Writes the audit entry of an authorised admin call; never fails (the action has already happened). */
+async function recordCall(services: Services, request: FastifyRequest, action: string, resultCode: number): Promise<void> {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const body = request.body !== null && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
+  try {
+    await writeAuditEntry(services, {
+      ts: nowSeconds(services),
+      keyFingerprint: keyFingerprint(services.config.adminKey!),
+      ip: request.ip,
+      action,
+      params: auditParams({ ...query, ...body }),
+      resultCode,
+    });
+  } catch (error) {
+    // Losing the record must not turn the action's answer into an error.
+    request.log.error({ err: error, action, reqId: request.id }, 'could not write the audit log');
+  }
+}
+
 /**
  * Records every authorised admin call, success or failure, once its answer is ready and
  * before it is sent: a client that has its answer can already read the entry. Calls refused
@@ -98,27 +117,12 @@ function envelopeCode(payload: unknown): number | undefined {
  * not recorded; a call that fails after authorisation (bad parameters included) is.
  */
 export function registerAuditHook(app: FastifyInstance, services: Services, methodNames: Set<string>): void {
-  app.addHook('onSend', async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
-    if (request.routeOptions.url !== '/api/:method') return payload;
-    const action = (request.params as { method?: string }).method;
-    if (action === undefined || !methodNames.has(action)) return payload;
+  // A plain callback that returns at once for every other call: it runs on every request.
+  app.addHook('onSend', (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+    const action = (request.params as { method?: string } | undefined)?.method;
+    if (action === undefined || !methodNames.has(action) || request.routeOptions.url !== '/api/:method') return done(null, payload);
     const code = envelopeCode(payload);
-    if (code === undefined || code === Code.RATE_LIMIT || !carriesAdminKey(services, request)) return payload;
-    const query = (request.query ?? {}) as Record<string, unknown>;
-    const body = request.body !== null && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
-    try {
-      await writeAuditEntry(services, {
-        ts: nowSeconds(services),
-        keyFingerprint: keyFingerprint(services.config.adminKey!),
-        ip: request.ip,
-        action,
-        params: auditParams({ ...query, ...body }),
-        resultCode: code,
-      });
-    } catch (error) {
-      // The action has already happened; losing its record must not turn its answer into an error.
-      request.log.error({ err: error, action, reqId: request.id }, 'could not write the audit log');
-    }
-    return payload;
+    if (code === undefined || code === Code.RATE_LIMIT || !carriesAdminKey(services, request)) return done(null, payload);
+    void recordCall(services, request, action, code).finally(() => done(null, payload));
   });
 }

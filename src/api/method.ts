@@ -66,6 +66,14 @@ export class SerializedData {
   ) {}
 }
 
+/**
+ * A large handler result as JSON text in pieces, which the transport encodes and sends as
+ * they come, so that the whole answer is never held in memory at once.
+ */
+export class StreamedData {
+  constructor(readonly pieces: () => Iterable<string>) {}
+}
+
 /** The encoded `{"code":0,"data":...}` of a kept answer, once the transport has made it. */
 export interface KeptEnvelope {
   envelope?: Buffer;

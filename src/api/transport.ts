@@ -1,8 +1,9 @@
 import { parse as parseQueryString } from 'node:querystring';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import { ApiError, Code, authError, httpStatusFor, rateLimited } from './errors.js';
-import { SerializedData, type AnyMethod, type CallContext } from './method.js';
+import { SerializedData, StreamedData, type AnyMethod, type CallContext } from './method.js';
 import { readParams } from './params.js';
 import { checkAdminKey } from './admin-key.js';
 
@@ -87,6 +88,13 @@ function envelopeOf(data: SerializedData): Buffer {
   return Buffer.from(`{"code":0,"data":${data.json}}`);
 }
 
+/** The success envelope around data sent in pieces, encoded piece by piece as the connection takes them. */
+function* envelopePieces(data: StreamedData): Generator<Buffer> {
+  yield Buffer.from('{"code":0,"data":');
+  for (const piece of data.pieces()) yield Buffer.from(piece);
+  yield Buffer.from('}');
+}
+
 /**
  * The /api transport: routes every method at /api/<method> for GET and POST, merges query
  * and body parameters, resolves the token, enforces auth, bot allow-list and rate limits,
@@ -133,6 +141,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
 
     const params = readParams(method.params, raw);
     const data = await method.handler(ctx as never, params as never);
+    if (data instanceof StreamedData) return reply.type('application/json; charset=utf-8').send(Readable.from(envelopePieces(data), { objectMode: false }));
     if (data instanceof SerializedData) {
       // Admin answers stay text: the audit hook reads the code from it.
       const answer = method.auth === 'admin' ? `{"code":0,"data":${data.json}}` : envelopeOf(data);

@@ -4,6 +4,7 @@ import { P } from '../api/params.js';
 import { Strict } from '../api/schema-types.js';
 import { getCatalog, type Catalog, type CollectionEntry, type ProtoEntry } from './cache.js';
 import { protoJson } from './serialize.js';
+import { flatText } from '../infra/text.js';
 import { CollectionRef, ItemProto, ItemProtoLegacy } from './schemas.js';
 
 export const MAX_PROTO_IDS = 50;
@@ -46,7 +47,7 @@ function protoText(entry: ProtoEntry, legacy: boolean): string {
     texts = {};
     protoTexts.set(entry, texts);
   }
-  return legacy ? (texts.legacy ??= protoJson(entry, true)) : (texts.plain ??= protoJson(entry, false));
+  return legacy ? (texts.legacy ??= flatText(protoJson(entry, true))) : (texts.plain ??= flatText(protoJson(entry, false)));
 }
 
 function collectionText(collection: CollectionEntry): string {

@@ -1,9 +1,24 @@
+import v8 from 'node:v8';
 import type { Config } from '../config.js';
 import { createServer } from '../app.js';
 import { openDatabase, describeDatabaseUrl } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { importWorldIfEmpty, isEmptyWorld, WorldError } from '../world/import.js';
 import { readWorldFile } from './world-commands.js';
+
+/**
+ * How much the JavaScript heap may grow past what the last full collection kept, percent.
+ * On a machine with several gigabytes of memory V8 lets it grow fourfold: the garbage of a
+ * few large answers (whole 10,000-item inventories) then took the server from 260 to 490 MB.
+ * At 50% the peak stayed near 210 MB at the same throughput (npm run bench).
+ */
+const HEAP_GROWING_PERCENT = 50;
+
+/** Applies HEAP_GROWING_PERCENT unless the operator chose the heap's growth in NODE_OPTIONS or node's own flags. */
+function limitHeapGrowth(): void {
+  const chosen = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((flag) => /heap[-_]growing[-_]percent/.test(flag));
+  if (!chosen) v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+}
 
 /** How long in-flight requests get to finish after a shutdown signal. */
 const SHUTDOWN_GRACE_MS = 25_000;
@@ -48,6 +63,7 @@ function baseUrl(address: { address: string; port: number; family: string }): st
  * requests in flight finish and closes the database. Resolves to the exit code.
  */
 export async function serve(config: Config): Promise<number> {
+  limitHeapGrowth();
   const db = await openDatabase(config.databaseUrl);
   let world: unknown;
   try {

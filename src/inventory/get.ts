@@ -1,4 +1,4 @@
-import { SerializedData, defineMethod } from '../api/method.js';
+import { SerializedData, StreamedData, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { authError } from '../api/errors.js';
 import { getCatalog, type ProtoEntry } from '../catalog/cache.js';
@@ -59,12 +59,23 @@ interface ItemListOptions extends Omit<ListOptions, 'stockOwned'> {
   shrink: boolean;
 }
 
+/** Lists longer than this are sent as they are written, in slices of this many items. */
+const STREAM_FROM_ITEMS = 1000;
+
+/**
+ * A long list's item part as pieces: never held whole in memory, where each request for a
+ * large inventory would otherwise leave megabytes of text behind it for the collector.
+ */
+interface StreamedItemsPart {
+  pieces: () => Generator<string>;
+}
+
 /**
  * The answer's opening and item part: `{"count":N,"things":[...],` + metadata, without the
  * closing brace. From the answer cache when this list of this inventory is there; kept there
- * once built.
+ * once built. Long lists come as pieces.
  */
-async function itemsPart(services: Services, ownerId: number, options: ItemListOptions): Promise<ItemsPart> {
+async function itemsPart(services: Services, ownerId: number, options: ItemListOptions): Promise<ItemsPart | StreamedItemsPart> {
   const catalog = await getCatalog(services);
   const cache = inventoryAnswerCacheOf(services);
   const key = `${options.includeStock ? 1 : 0}|${options.order}|${options.limit ?? ''}|${options.legacy ? 1 : 0}|${options.shrink ? 1 : 0}`;
@@ -81,9 +92,23 @@ async function itemsPart(services: Services, ownerId: number, options: ItemListO
   }
   if (options.shrink) shown = shrink(shown);
   // Items and metadata are assembled as JSON text (see ownedItemJson, metadataJson).
+  const opening = `{"count":${total},"${options.legacy ? 'things' : 'items'}":[`;
+  if (shown.length > STREAM_FROM_ITEMS) {
+    const list = shown;
+    return {
+      *pieces() {
+        yield opening;
+        for (let start = 0; start < list.length; start += STREAM_FROM_ITEMS) {
+          const slice = list.slice(start, start + STREAM_FROM_ITEMS).map(({ row, proto, mergedIds }) => ownedItemJson(proto, row, options.legacy, mergedIds));
+          yield `${start === 0 ? '' : ','}${slice.join(',')}`;
+        }
+        yield `],${metadataJson(catalog, list.map((s) => s.proto), options.legacy)}`;
+      },
+    };
+  }
   const items = shown.map(({ row, proto, mergedIds }) => ownedItemJson(proto, row, options.legacy, mergedIds));
   const metadata = metadataJson(catalog, shown.map((s) => s.proto), options.legacy);
-  const part: ItemsPart = { text: `{"count":${total},"${options.legacy ? 'things' : 'items'}":[${items.join(',')}],${metadata}` };
+  const part: ItemsPart = { text: `${opening}${items.join(',')}],${metadata}` };
   if (fill !== undefined) {
     part.alone = {};
     cache!.keep(fill, ownerId, catalog, key, part);
@@ -146,7 +171,13 @@ export const inventoryGet = defineMethod({
     if (user && params.add_user === 1) rest.user = user;
     if (user && params.add_user_info === 1) rest.user_info = user;
     const restJson = JSON.stringify(rest);
-    if (restJson === '{}') return new SerializedData(`${items.text}}`, items.alone);
-    return new SerializedData(`${items.text},${restJson.slice(1, -1)}}`);
+    const restPart = restJson === '{}' ? '' : `,${restJson.slice(1, -1)}`;
+    if ('pieces' in items)
+      return new StreamedData(function* () {
+        yield* items.pieces();
+        yield `${restPart}}`;
+      });
+    if (restPart === '') return new SerializedData(`${items.text}}`, items.alone);
+    return new SerializedData(`${items.text}${restPart}}`);
   },
 });

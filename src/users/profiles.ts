@@ -60,8 +60,15 @@ export class Profile implements ProfileRow {
   /** `rank` as shown: only `hidden`. */
   readonly rankShown: Readonly<{ hidden: 0 | 1 }> | undefined;
   readonly nicksOldShown: readonly unknown[];
-  shortText: ProfileText | undefined = undefined;
-  fullText: ProfileText | undefined = undefined;
+  /**
+   * The JSON text of each form, online and not, without `muted`, `friendship` and the closing
+   * brace, made when first shown: one flat string per answer part, as answers list many
+   * profiles and read each one's text from wherever it lies in memory.
+   */
+  shortText: string | undefined = undefined;
+  shortOnlineText: string | undefined = undefined;
+  fullText: string | undefined = undefined;
+  fullOnlineText: string | undefined = undefined;
 
   constructor(row: ProfileRow) {
     this.user_id = row.user_id;
@@ -94,12 +101,6 @@ export class Profile implements ProfileRow {
   mutedAt(nowMs: number): boolean {
     return this.muted_until !== null && this.muted_until * 1000 > nowMs;
   }
-}
-
-/** JSON text of a profile: `head` + `,"online":1`? + `middle` + `,"muted":1`? + `,"friendship":n`? + `}`. */
-interface ProfileText {
-  head: string;
-  middle: string;
 }
 
 /** The numeric id for an id-or-domain parameter, or null when no such user exists. */
@@ -205,29 +206,35 @@ export function profileObject(services: Services, profile: Profile, form: UserFo
 
 const field = (name: string, value: unknown): string => `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
 
-/** The fixed parts of `profileObject(profile, form)` as JSON text, in its key order. */
-function profileText(profile: Profile, form: UserForm): ProfileText {
-  const cached = form === 'full' ? profile.fullText : profile.shortText;
+/**
+ * `profileObject(profile, form)` as JSON text, in its key order, up to `muted`: the head
+ * (user_id..avatar_key), `online` when `online`, then the middle (rank..xp_level).
+ */
+function profileText(profile: Profile, form: UserForm, online: boolean): string {
+  const cached =
+    form === 'full' ? (online ? profile.fullOnlineText : profile.fullText) : online ? profile.shortOnlineText : profile.shortText;
   if (cached !== undefined) return cached;
-  let head = `{"user_id":${JSON.stringify(profile.user_id)}`;
-  if (profile.domain !== null) head += field('domain', profile.domain);
-  if (profile.approved === 1) head += ',"approved":1';
-  head += field('nick', profile.nick) + field('gender', profile.gender) + field('avatar', profile.avatar);
-  if (profile.avatar_key) head += field('avatar_key', profile.avatar_key);
-  let middle = '';
-  if (profile.rankShown !== undefined) middle += field('rank', profile.rankShown);
-  if (profile.vip === 1) middle += ',"vip":1';
-  if (profile.bot_owner_id !== null) middle += ',"bot":1' + field('bot_owner', profile.bot_owner_id);
-  if (profile.moderator === 1) middle += ',"moderator":1';
-  if (profile.superadmin === 1) middle += ',"superadmin":1';
+  let text = `{"user_id":${JSON.stringify(profile.user_id)}`;
+  if (profile.domain !== null) text += field('domain', profile.domain);
+  if (profile.approved === 1) text += ',"approved":1';
+  text += field('nick', profile.nick) + field('gender', profile.gender) + field('avatar', profile.avatar);
+  if (profile.avatar_key) text += field('avatar_key', profile.avatar_key);
+  if (online) text += ',"online":1';
+  if (profile.rankShown !== undefined) text += field('rank', profile.rankShown);
+  if (profile.vip === 1) text += ',"vip":1';
+  if (profile.bot_owner_id !== null) text += ',"bot":1' + field('bot_owner', profile.bot_owner_id);
+  if (profile.moderator === 1) text += ',"moderator":1';
+  if (profile.superadmin === 1) text += ',"superadmin":1';
   if (form === 'full') {
-    middle += field('nicks_old', profile.nicksOldShown);
-    if (profile.profile_cover) middle += field('profile_cover', profile.profile_cover);
-    middle +=
-      field('games', profile.games) + field('games_wins', profile.games_wins) + field('xp', profile.xp) + field('xp_level', profile.xp_level);
+    text += field('nicks_old', profile.nicksOldShown);
+    if (profile.profile_cover) text += field('profile_cover', profile.profile_cover);
+    text += field('games', profile.games) + field('games_wins', profile.games_wins) + field('xp', profile.xp) + field('xp_level', profile.xp_level);
   }
-  const text = { head: flatText(head), middle: flatText(middle) };
-  if (form === 'full') profile.fullText = text;
+  text = flatText(text);
+  if (form === 'full') {
+    if (online) profile.fullOnlineText = text;
+    else profile.fullText = text;
+  } else if (online) profile.shortOnlineText = text;
   else profile.shortText = text;
   return text;
 }
@@ -237,10 +244,7 @@ function profileText(profile: Profile, form: UserForm): ProfileText {
  * added last, as JSON.stringify would write it. `nowMs`: the clock, read once per answer.
  */
 export function profileJson(services: Services, profile: Profile, form: UserForm, friendship: number | undefined, nowMs: number): string {
-  const text = profileText(profile, form);
-  let json = text.head;
-  if (services.presence.isOnline(profile, nowMs)) json += ',"online":1';
-  json += text.middle;
+  let json = profileText(profile, form, services.presence.isOnline(profile, nowMs));
   if (form === 'full' && profile.mutedAt(nowMs)) json += ',"muted":1';
   if (friendship !== undefined) json += `,"friendship":${friendship}`;
   return json + '}';
