@@ -41,6 +41,24 @@ test('cached relations expire after 60 seconds and are not used while Redis is u
   assert.equal(cache.get(1), undefined);
 });
 
+test('the cache holds a bounded number of relations in all: the viewers stored longest ago are forgotten first', () => {
+  const cache = new RelationCache(() => 0, () => true);
+  const share = Math.floor(RelationCache.maxTotalRelations * 0.4);
+  const many = (friend: number): ViewerRelations => ({ kinds: new Map(), blocked: new Set(), blockedBy: new Set(), friendsByAge: new Array<number>(share).fill(friend) });
+  cache.store(cache.startFill(), 1, many(11));
+  cache.store(cache.startFill(), 2, many(12));
+  assert.ok(cache.get(1));
+  cache.store(cache.startFill(), 3, many(13));
+  assert.equal(cache.get(1), undefined);
+  assert.ok(cache.get(2));
+  assert.ok(cache.get(3));
+  // A forgotten viewer gives its share back.
+  cache.invalidate([2]);
+  cache.store(cache.startFill(), 4, many(14));
+  assert.ok(cache.get(3));
+  assert.ok(cache.get(4));
+});
+
 const ADMIN_KEY = 'friends-cache-test-admin-key';
 const world = {
   users: [

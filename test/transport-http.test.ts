@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { createServer, loggerOptions } from '../src/app.js';
 import { defaultConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/connection.js';
+import { openDatabase, type Database } from '../src/db/connection.js';
+import { SCHEMA_CHANGE_LOCK } from '../src/db/migrate.js';
 import { newDatabaseLocation, ok, startTestServer, type TestServer } from './helpers.js';
 import { form, json, listen, signIn, transportWorld, wire } from './transport-support.js';
 
@@ -195,13 +196,29 @@ describe('transport over HTTP', () => {
   });
 });
 
+/**
+ * Drops tables to make every query on them fail. On PostgreSQL under the lock migrations take:
+ * other test files migrating at the same moment read the tables of every schema.
+ */
+async function dropTables(db: Database, tables: string[]): Promise<void> {
+  const postgres = db.dialect === 'postgres';
+  await db.kysely.connection().execute(async (connection) => {
+    if (postgres) await sql`select pg_advisory_lock(${SCHEMA_CHANGE_LOCK})`.execute(connection);
+    try {
+      for (const table of tables) await sql`drop table ${sql.table(table)}`.execute(connection);
+    } finally {
+      if (postgres) await sql`select pg_advisory_unlock(${SCHEMA_CHANGE_LOCK})`.execute(connection);
+    }
+  });
+}
+
 describe('unexpected failures', () => {
   test('answer code 3 with HTTP 500 and no internals', async () => {
     const server = await startTestServer({ world: transportWorld() });
     try {
       const base = await listen(server);
       // A database that lost its tables: every query fails in the driver.
-      for (const table of ['items', 'equipped', 'friendships', 'blocks']) await sql`drop table ${sql.table(table)}`.execute(server.db.kysely);
+      await dropTables(server.db, ['items', 'equipped', 'friendships', 'blocks']);
       const answer = await wire(`${base}/api/inventory.get?user_id=1`);
       assert.equal(answer.status, 500);
       assert.deepEqual(answer.body, { code: 3, description: 'internal server error' });
@@ -225,8 +242,7 @@ describe('unexpected failures', () => {
     const { app } = await createServer({ ...defaultConfig(), databaseUrl: location.url }, { db, logger: { ...(loggerOptions('info') as object), stream } });
     try {
       await app.ready();
-      await sql`drop table items`.execute(db.kysely);
-      await sql`drop table users`.execute(db.kysely);
+      await dropTables(db, ['items', 'users']);
       const secret = 'SeCrEtToKeN-0123456789abcdef';
       const answer = await app.inject({ method: 'GET', url: '/api/inventory.get?user_id=1' });
       assert.equal(answer.statusCode, 500);

@@ -7,6 +7,8 @@ export const FRIENDS_CHANGED = 'friends.changed';
 /** Viewers with more relations than this are not cached (their lookups query the few ids asked about). */
 const MAX_CACHED_RELATIONS = 2_000;
 const MAX_VIEWERS = 20_000;
+/** All viewers' relations together: bounds the memory the cache may take (tens of megabytes). */
+const MAX_TOTAL_RELATIONS = 1_000_000;
 /** Seconds an entry is used at most: bounds the harm of an announcement that never arrived. */
 const ENTRY_LIFETIME = 60;
 
@@ -27,11 +29,34 @@ export interface ViewerRelations {
  * announcement reaches this process (SQLite, or Redis while connected).
  */
 export class RelationCache extends ChangeCache<ViewerRelations | 'too_many'> {
+  private relations = 0;
+
   constructor(now: () => number, usable: () => boolean) {
     super({ now, usable, lifetime: ENTRY_LIFETIME, maxEntries: MAX_VIEWERS });
   }
 
+  override store(fill: number, viewerId: number, relations: ViewerRelations | 'too_many'): void {
+    if (!this.mayStore(fill)) return;
+    super.store(fill, viewerId, relations);
+    this.relations += sizeOf(relations);
+    while (this.relations > MAX_TOTAL_RELATIONS && this.forgetOldest());
+  }
+
+  protected override onForget(_viewerId: number, relations: ViewerRelations | 'too_many'): void {
+    this.relations -= sizeOf(relations);
+  }
+
+  protected override onClear(): void {
+    this.relations = 0;
+  }
+
   static readonly maxCachedRelations = MAX_CACHED_RELATIONS;
+  static readonly maxTotalRelations = MAX_TOTAL_RELATIONS;
+}
+
+function sizeOf(relations: ViewerRelations | 'too_many'): number {
+  if (relations === 'too_many') return 1;
+  return relations.kinds.size + relations.blocked.size + relations.blockedBy.size + relations.friendsByAge.length;
 }
 
 export function relationCacheOf(services: Services): RelationCache | undefined {
