@@ -154,3 +154,17 @@ test('concurrent revocations of one item: exactly one succeeds', () =>
     const revocations = await server.db.kysely.selectFrom('revocations').select('item_id').where('item_id', '=', item_ids[0]).execute();
     assert.equal(revocations.length, 1);
   }));
+
+test('catalogue answers asked again are the same bytes, and follow every change to the catalogue', () =>
+  withServer(async (server) => {
+    const search = () => server.call('data.searchItemProtos', { type: 0, count: 10 }, { http: 'GET' });
+    const first = await search();
+    const again = await search();
+    assert.deepEqual(again.body, first.body);
+    assert.deepEqual(ok(first).item_protos.map((p: any) => p.item_proto_id), [100, 101]);
+    await admin(server, 'upsertItemProto', { item_proto: JSON.stringify({ item_proto_id: 102, type: 0, quality_id: 1, title: 'Third Street' }) });
+    assert.deepEqual(ok(await search()).item_protos.map((p: any) => p.item_proto_id), [100, 101, 102]);
+    await admin(server, 'upsertItemProto', { item_proto: JSON.stringify({ item_proto_id: 101, type: 0, quality_id: 1, title: 'Renamed Street' }) });
+    assert.equal(ok(await search()).item_protos[1].title, 'Renamed Street');
+    assert.equal((await publicProto(server, 101)).proto.title, 'Renamed Street');
+  }));

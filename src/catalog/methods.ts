@@ -59,6 +59,45 @@ function collectionText(collection: CollectionEntry): string {
   return text;
 }
 
+/** Answers longer than this are not kept; all kept answers of one snapshot, with their envelopes, stay under the total. */
+const MAX_KEPT_ANSWER_CHARS = 256 * 1024;
+const MAX_KEPT_CHARS = 16 * 1024 * 1024;
+
+/** The catalogue methods' answers given from one catalogue snapshot, oldest first. */
+interface KeptAnswers {
+  answers: Map<string, SerializedData>;
+  chars: number;
+}
+
+/**
+ * Answers of the catalogue methods are a function of the catalogue snapshot and the
+ * parameters alone, and the same ones are asked again and again (a shop's pages, the
+ * prototypes of the items a client lists): they are kept per snapshot, with their encoded
+ * envelopes, and go with it when the catalogue changes.
+ */
+const keptAnswers = new WeakMap<Catalog, KeptAnswers>();
+
+function keptAnswer(catalog: Catalog, key: string, answer: () => SerializedData): SerializedData {
+  let kept = keptAnswers.get(catalog);
+  if (kept === undefined) {
+    kept = { answers: new Map(), chars: 0 };
+    keptAnswers.set(catalog, kept);
+  }
+  const found = kept.answers.get(key);
+  if (found !== undefined) return found;
+  const made = answer();
+  if (made.json.length > MAX_KEPT_ANSWER_CHARS) return made;
+  const data = new SerializedData(made.json, {});
+  kept.answers.set(key, data);
+  kept.chars += 2 * data.json.length;
+  for (const [oldKey, old] of kept.answers) {
+    if (kept.chars <= MAX_KEPT_CHARS) break;
+    kept.answers.delete(oldKey);
+    kept.chars -= 2 * old.json.length;
+  }
+  return data;
+}
+
 /** `{ item_protos, collections? }` assembled from the prototypes' ready-made JSON text. */
 function protoList(catalog: Catalog, entries: ProtoEntry[], legacy: boolean, metadata: boolean): SerializedData {
   let json = `{"item_protos":[${entries.map((entry) => protoText(entry, legacy)).join(',')}]`;
@@ -82,16 +121,19 @@ export const getItemProtos = defineMethod({
   result: protoListResult('item_protos in request order'),
   handler: async ({ services }, params) => {
     const catalog = await getCatalog(services);
-    const seen = new Set<number>();
-    const entries: ProtoEntry[] = [];
-    for (const id of params.item_proto_ids) {
-      const entry = catalog.protos.get(id);
-      if (entry && !seen.has(id)) {
-        seen.add(id);
-        entries.push(entry);
+    const key = `get|${params.add_legacy}|${params.add_metadata}|${params.item_proto_ids.join(',')}`;
+    return keptAnswer(catalog, key, () => {
+      const seen = new Set<number>();
+      const entries: ProtoEntry[] = [];
+      for (const id of params.item_proto_ids) {
+        const entry = catalog.protos.get(id);
+        if (entry && !seen.has(id)) {
+          seen.add(id);
+          entries.push(entry);
+        }
       }
-    }
-    return protoList(catalog, entries, params.add_legacy === 1, params.add_metadata === 1);
+      return protoList(catalog, entries, params.add_legacy === 1, params.add_metadata === 1);
+    });
   },
 });
 
@@ -118,31 +160,38 @@ export const searchItemProtos = defineMethod({
   result: protoListResult('item_protos in ascending item_proto_id'),
   handler: async ({ services }, params) => {
     const catalog = await getCatalog(services);
-    const types = params.type && new Set(params.type);
-    const qualities = params.quality_id && new Set(params.quality_id);
-    const collections = params.collection_id && new Set(params.collection_id);
-    const groups = params.group_id && new Set(params.group_id);
-    const page: ProtoEntry[] = [];
-    let skip = params.offset;
-    if (params.count > 0) {
-      for (const entry of catalog.sorted) {
-        if (types && !types.has(entry.type)) continue;
-        if (qualities && !qualities.has(entry.qualityId)) continue;
-        if (collections && (entry.collectionId === null || !collections.has(entry.collectionId))) continue;
-        if (
-          groups &&
-          !(entry.monopolyId !== null && groups.has(entry.monopolyId)) &&
-          !(entry.stickerGroupId !== null && groups.has(entry.stickerGroupId))
-        )
-          continue;
-        if (skip > 0) {
-          skip -= 1;
-          continue;
+    const set = (ids: number[] | undefined) => (ids === undefined ? '-' : ids.join(','));
+    const key = [
+      'search', params.add_legacy, params.add_metadata, params.offset, params.count,
+      set(params.type), set(params.quality_id), set(params.collection_id), set(params.group_id),
+    ].join('|');
+    return keptAnswer(catalog, key, () => {
+      const types = params.type && new Set(params.type);
+      const qualities = params.quality_id && new Set(params.quality_id);
+      const collections = params.collection_id && new Set(params.collection_id);
+      const groups = params.group_id && new Set(params.group_id);
+      const page: ProtoEntry[] = [];
+      let skip = params.offset;
+      if (params.count > 0) {
+        for (const entry of catalog.sorted) {
+          if (types && !types.has(entry.type)) continue;
+          if (qualities && !qualities.has(entry.qualityId)) continue;
+          if (collections && (entry.collectionId === null || !collections.has(entry.collectionId))) continue;
+          if (
+            groups &&
+            !(entry.monopolyId !== null && groups.has(entry.monopolyId)) &&
+            !(entry.stickerGroupId !== null && groups.has(entry.stickerGroupId))
+          )
+            continue;
+          if (skip > 0) {
+            skip -= 1;
+            continue;
+          }
+          page.push(entry);
+          if (page.length === params.count) break;
         }
-        page.push(entry);
-        if (page.length === params.count) break;
       }
-    }
-    return protoList(catalog, page, params.add_legacy === 1, params.add_metadata === 1);
+      return protoList(catalog, page, params.add_legacy === 1, params.add_metadata === 1);
+    });
   },
 });
