@@ -1,5 +1,5 @@
 import type { Services } from '../services.js';
-import { ChangeCache, announceChange, cacheConditions, invalidationsReachUs, listenForChanges, userIdsOf } from '../infra/change-cache.js';
+import { ChangeCache, announceChange, attachChangeCache } from '../infra/change-cache.js';
 
 /** Published after every change to the social graph: the users whose relations changed. */
 export const FRIENDS_CHANGED = 'friends.changed';
@@ -64,18 +64,8 @@ export function relationCacheOf(services: Services): RelationCache | undefined {
 }
 
 /** Creates the cache (where invalidations reach this process) and wires it to the bus. */
-export async function attachRelationCache(services: Services): Promise<{ cache?: RelationCache; detach: () => void }> {
-  if (!invalidationsReachUs(services)) return { detach: () => undefined };
-  const { now, usable } = cacheConditions(services);
-  const cache = new RelationCache(now, usable);
-  const detach = await listenForChanges(services, cache, {
-    [FRIENDS_CHANGED]: (message) => {
-      const ids = userIdsOf(message);
-      if (ids === null) cache.clear();
-      else cache.invalidate(ids);
-    },
-  });
-  return { cache, detach };
+export function attachRelationCache(services: Services): Promise<{ cache?: RelationCache; detach: () => void }> {
+  return attachChangeCache(services, (now, usable) => new RelationCache(now, usable), FRIENDS_CHANGED);
 }
 
 /** Tells every process that these users' relations changed (this one forgets them at once). */

@@ -150,6 +150,31 @@ export async function listenForChanges(
 }
 
 /**
+ * Creates a per-user cache where every announcement reaches this process (else none) and
+ * wires it to the bus: `{ user_ids }` on `channel` forgets those users, any other message
+ * there empties it; `more` handles further channels. Returns the cache and its detach.
+ */
+export async function attachChangeCache<C extends ChangeCache<any>>(
+  services: Services,
+  create: (now: () => number, usable: () => boolean) => C,
+  channel: string,
+  more: (cache: C) => Record<string, (message: unknown) => void> = () => ({}),
+): Promise<{ cache?: C; detach: () => void }> {
+  if (!invalidationsReachUs(services)) return { detach: () => undefined };
+  const { now, usable } = cacheConditions(services);
+  const cache = create(now, usable);
+  const detach = await listenForChanges(services, cache, {
+    [channel]: (message) => {
+      const ids = userIdsOf(message);
+      if (ids === null) cache.clear();
+      else cache.invalidate(ids);
+    },
+    ...more(cache),
+  });
+  return { cache, detach };
+}
+
+/**
  * Forgets the users at once in this process, then tells every process (this one included) on
  * the bus. Call after the change is committed.
  */

@@ -1,7 +1,7 @@
 import type { Services } from '../services.js';
 import type { Catalog } from '../catalog/cache.js';
 import type { KeptEnvelope } from '../api/method.js';
-import { ChangeCache, announceChange, cacheConditions, invalidationsReachUs, listenForChanges, userIdsOf } from '../infra/change-cache.js';
+import { ChangeCache, announceChange, attachChangeCache } from '../infra/change-cache.js';
 
 /** Published after every change to users' items: the owners whose inventories changed. */
 export const INVENTORY_CHANGED = 'inventory.changed';
@@ -81,18 +81,8 @@ export function inventoryAnswerCacheOf(services: Services): InventoryAnswerCache
 }
 
 /** Creates the cache (where invalidations reach this process) and wires it to the bus. */
-export async function attachInventoryAnswerCache(services: Services): Promise<{ cache?: InventoryAnswerCache; detach: () => void }> {
-  if (!invalidationsReachUs(services)) return { detach: () => undefined };
-  const { now, usable } = cacheConditions(services);
-  const cache = new InventoryAnswerCache(now, usable);
-  const detach = await listenForChanges(services, cache, {
-    [INVENTORY_CHANGED]: (message) => {
-      const ids = userIdsOf(message);
-      if (ids === null) cache.clear();
-      else cache.invalidate(ids);
-    },
-  });
-  return { cache, detach };
+export function attachInventoryAnswerCache(services: Services): Promise<{ cache?: InventoryAnswerCache; detach: () => void }> {
+  return attachChangeCache(services, (now, usable) => new InventoryAnswerCache(now, usable), INVENTORY_CHANGED);
 }
 
 /** Tells every process that these users' items changed (this one forgets them at once). Call after committing. */

@@ -1,6 +1,6 @@
 import type { Services } from '../services.js';
 import { REVOCATION_CHANNEL } from '../auth/tokens.js';
-import { ChangeCache, announceChange, cacheConditions, listenForChanges, userIdsOf } from '../infra/change-cache.js';
+import { ChangeCache, announceChange, attachChangeCache } from '../infra/change-cache.js';
 import type { Profile } from './profiles.js';
 
 export const USERS_CHANGED = 'users.changed';
@@ -49,26 +49,18 @@ export class ProfileCache extends ChangeCache<Profile> {
 }
 
 /**
- * Creates the cache and wires it to the bus; returns a function that detaches it.
+ * Creates the cache (where invalidations reach this process) and wires it to the bus.
  * `users.changed` without a readable `user_ids` list empties the whole cache.
  */
-export async function attachProfileCache(services: Services): Promise<{ cache: ProfileCache; detach: () => void }> {
-  const { now, usable } = cacheConditions(services);
-  const cache = new ProfileCache(now, usable);
-  const detach = await listenForChanges(services, cache, {
-    [USERS_CHANGED]: (message) => {
-      const ids = userIdsOf(message);
-      if (ids === null) cache.clear();
-      else cache.invalidate(ids);
-    },
+export function attachProfileCache(services: Services): Promise<{ cache?: ProfileCache; detach: () => void }> {
+  return attachChangeCache(services, (now, usable) => new ProfileCache(now, usable), USERS_CHANGED, (cache) => ({
     // A ban ends the user's sessions before it is announced as a user change; forgetting the
     // user on the first of the two notices shortens the time another process may lag.
     [REVOCATION_CHANNEL]: (message) => {
       const userId = (message as { userId?: unknown } | null)?.userId;
       if (typeof userId === 'number') cache.invalidate([userId]);
     },
-  });
-  return { cache, detach };
+  }));
 }
 
 /**
