@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ok, type TestServer } from './helpers.js';
+import { heard, ok, type TestServer } from './helpers.js';
 import { admin, fails, publicUser, signIn, signInAnswer, smallWorld, startAdminServer } from './admin-support.js';
 
 /** Two server processes on one database, joined by Redis: the admin API is called on the first, the public API on the second. */
@@ -16,17 +16,6 @@ async function withTwoServers(run: (first: TestServer, second: TestServer) => Pr
   } finally {
     await first.close();
   }
-}
-
-/** Resolves once `server` has received a message on `channel` matching `match`. */
-function heard(server: TestServer, channel: string, match: (message: any) => boolean = () => true): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = server.services.bus.subscribe(channel, (message) => {
-      if (!match(message)) return;
-      stop();
-      resolve();
-    });
-  });
 }
 
 test('a ban on one process stops the user\'s token on another at once', () =>

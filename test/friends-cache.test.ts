@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RelationCache, type ViewerRelations } from '../src/friends/relation-cache.js';
-import { ok, startTestServer, type StartOptions, type TestServer } from './helpers.js';
+import { heard, ok, startTestServer, type StartOptions, type TestServer } from './helpers.js';
 import { idsOf, sessionFor } from './social-fixtures.js';
 
 const relations = (friendId: number): ViewerRelations => ({ kinds: new Map([[friendId, 1]]), blocked: new Set(), blockedBy: new Set(), friendsByAge: [friendId] });
@@ -83,16 +83,6 @@ async function admin(server: TestServer, name: string, params: Record<string, un
 async function friendsOf(server: TestServer, userId: number): Promise<{ count: number; ids: (number | undefined)[] }> {
   const data = ok(await server.call('friends.get', { user_id: userId }, { http: 'GET' }));
   return { count: data.count, ids: idsOf(data.friends) };
-}
-
-/** Resolves once `server` has received a message on `channel`. */
-function heard(server: TestServer, channel: string): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = server.services.bus.subscribe(channel, () => {
-      stop();
-      resolve();
-    });
-  });
 }
 
 test('friends.get shows bans, unbans and changes to the list made after it was read, at once', async () => {

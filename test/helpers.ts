@@ -155,3 +155,14 @@ export function ok(answer: Answer): any {
   if (answer.body.code !== 0) throw new Error(`expected code 0, got ${JSON.stringify(answer.body)}`);
   return answer.body.data;
 }
+
+/** Resolves once `server` has received a message on `channel` (one that `match` accepts). */
+export function heard(server: TestServer, channel: string, match: (message: any) => boolean = () => true): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = server.services.bus.subscribe(channel, (message) => {
+      if (!match(message)) return;
+      stop();
+      resolve();
+    });
+  });
+}

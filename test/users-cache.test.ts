@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DB_KIND, ok, startTestServer, type StartOptions, type TestServer } from './helpers.js';
+import { DB_KIND, heard, ok, startTestServer, type StartOptions, type TestServer } from './helpers.js';
 import { ProfileCache, profileCacheOf } from '../src/users/profile-cache.js';
 import { Profile, type ProfileRow } from '../src/users/profiles.js';
 import { sessionFor } from './social-fixtures.js';
@@ -23,16 +23,6 @@ async function admin(server: TestServer, name: string, params: Record<string, un
 
 async function profile(server: TestServer, key: number | string): Promise<any> {
   return ok(await server.call('users.get', { user_id: key }, { http: 'GET' }))[0];
-}
-
-/** Resolves once `server` has received a message on `channel`. */
-function heard(server: TestServer, channel: string): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = server.services.bus.subscribe(channel, () => {
-      stop();
-      resolve();
-    });
-  });
 }
 
 test('profiles are cached where every change is heard: SQLite, or any database with Redis', async () => {

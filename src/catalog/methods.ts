@@ -2,7 +2,8 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { SerializedData, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { Strict } from '../api/schema-types.js';
-import { getCatalog, type Catalog, type CollectionEntry, type ProtoEntry } from './cache.js';
+import { getCatalog, type Catalog, type ProtoEntry } from './cache.js';
+import { metadataJson } from './metadata.js';
 import { protoJson } from './serialize.js';
 import { flatText } from '../infra/text.js';
 import { CollectionRef, ItemProto, ItemProtoLegacy } from './schemas.js';
@@ -22,24 +23,11 @@ function protoListResult(description: string): TSchema {
   );
 }
 
-/** The collections mentioned by the prototypes, in ascending collection_id. */
-function collectionsOf(catalog: Catalog, entries: ProtoEntry[]): CollectionEntry[] {
-  const ids = new Set<number>();
-  for (const entry of entries) if (entry.collectionId !== null) ids.add(entry.collectionId);
-  const out: CollectionEntry[] = [];
-  for (const id of [...ids].sort((a, b) => a - b)) {
-    const collection = catalog.collections.get(id);
-    if (collection) out.push(collection);
-  }
-  return out;
-}
-
 /**
- * JSON text of catalogue objects, made on first use. Keyed by the objects themselves: a
+ * JSON text of each prototype, made on first use. Keyed by the entries themselves: a
  * reloaded catalogue brings new ones.
  */
 const protoTexts = new WeakMap<ProtoEntry, { plain?: string; legacy?: string }>();
-const collectionTexts = new WeakMap<CollectionEntry, string>();
 
 function protoText(entry: ProtoEntry, legacy: boolean): string {
   let texts = protoTexts.get(entry);
@@ -48,15 +36,6 @@ function protoText(entry: ProtoEntry, legacy: boolean): string {
     protoTexts.set(entry, texts);
   }
   return legacy ? (texts.legacy ??= flatText(protoJson(entry, true))) : (texts.plain ??= flatText(protoJson(entry, false)));
-}
-
-function collectionText(collection: CollectionEntry): string {
-  let text = collectionTexts.get(collection);
-  if (text === undefined) {
-    text = JSON.stringify(collection);
-    collectionTexts.set(collection, text);
-  }
-  return text;
 }
 
 /** Answers longer than this are not kept; all kept answers of one snapshot, with their envelopes, stay under the total. */
@@ -101,7 +80,7 @@ function keptAnswer(catalog: Catalog, key: string, answer: () => SerializedData)
 /** `{ item_protos, collections? }` assembled from the prototypes' ready-made JSON text. */
 function protoList(catalog: Catalog, entries: ProtoEntry[], legacy: boolean, metadata: boolean): SerializedData {
   let json = `{"item_protos":[${entries.map((entry) => protoText(entry, legacy)).join(',')}]`;
-  if (metadata) json += `,"collections":[${collectionsOf(catalog, entries).map(collectionText).join(',')}]`;
+  if (metadata) json += `,${metadataJson(catalog, entries, false)}`;
   return new SerializedData(`${json}}`);
 }
 

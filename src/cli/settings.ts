@@ -118,6 +118,20 @@ export const LOG_LEVEL_SETTING: Setting = {
 
 /** Settings of the server itself (`serve`). */
 /** An HTTP timeout, given in seconds and kept in milliseconds. */
+/** A WebSocket size limit in bytes, from `min` to `max` (16 MiB unless given). */
+function wsLimit(flag: string, env: string, key: 'maxFrameBytes' | 'maxQueueBytes', description: string, min: number, max = 16 * 1024 * 1024): Setting {
+  return {
+    flag,
+    env,
+    value: 'BYTES',
+    description,
+    shownDefault: String(defaults.ws[key]),
+    apply(config, input, origin) {
+      config.ws = { ...config.ws, [key]: readInteger(input, origin, min, max) };
+    },
+  };
+}
+
 function httpTimeout(
   flag: string,
   env: string,
@@ -251,26 +265,15 @@ export const SERVER_SETTINGS: Setting[] = [
     'requestTimeoutMs',
     'a request must arrive whole (headers and body) within this time, else code 2 with HTTP 408',
   ),
-  {
-    flag: 'ws-max-frame',
-    env: 'WS_MAX_FRAME',
-    value: 'BYTES',
-    description: 'largest WebSocket message a client may send; a larger one closes the connection with 1009',
-    shownDefault: String(defaults.ws.maxFrameBytes),
-    apply(config, input, origin) {
-      config.ws = { ...config.ws, maxFrameBytes: readInteger(input, origin, 128, 16 * 1024 * 1024) };
-    },
-  },
-  {
-    flag: 'ws-max-queue',
-    env: 'WS_MAX_QUEUE',
-    value: 'BYTES',
-    description: 'data queued for one WebSocket subscriber that does not read; past it the subscriber is dropped',
-    shownDefault: String(defaults.ws.maxQueueBytes),
-    apply(config, input, origin) {
-      config.ws = { ...config.ws, maxQueueBytes: readInteger(input, origin, 1024, 256 * 1024 * 1024) };
-    },
-  },
+  wsLimit('ws-max-frame', 'WS_MAX_FRAME', 'maxFrameBytes', 'largest WebSocket message a client may send; a larger one closes the connection with 1009', 128),
+  wsLimit(
+    'ws-max-queue',
+    'WS_MAX_QUEUE',
+    'maxQueueBytes',
+    'data queued for one WebSocket subscriber that does not read; past it the subscriber is dropped',
+    1024,
+    256 * 1024 * 1024,
+  ),
   {
     flag: 'session-ttl',
     env: 'SESSION_TTL',

@@ -55,7 +55,7 @@ export const friendsDelete = defineMethod({
 
 /** The user's friends in list order without blocked accounts, from the caches; undefined when not cached. */
 async function friendsFromMemory(services: Services, userId: number): Promise<number[] | undefined> {
-  const banned = await bannedUsersOf(services)?.get(services);
+  const banned = await bannedUsersOf(services)?.ids(services);
   if (banned === undefined) return undefined;
   const relations = await cachedRelations(services, userId);
   if (relations === undefined) return undefined;

@@ -29,25 +29,8 @@ export interface ViewerRelations {
  * announcement reaches this process (SQLite, or Redis while connected).
  */
 export class RelationCache extends ChangeCache<ViewerRelations | 'too_many'> {
-  private relations = 0;
-
   constructor(now: () => number, usable: () => boolean) {
-    super({ now, usable, lifetime: ENTRY_LIFETIME, maxEntries: MAX_VIEWERS });
-  }
-
-  override store(fill: number, viewerId: number, relations: ViewerRelations | 'too_many'): void {
-    if (!this.mayStore(fill)) return;
-    super.store(fill, viewerId, relations);
-    this.relations += sizeOf(relations);
-    while (this.relations > MAX_TOTAL_RELATIONS && this.forgetOldest());
-  }
-
-  protected override onForget(_viewerId: number, relations: ViewerRelations | 'too_many'): void {
-    this.relations -= sizeOf(relations);
-  }
-
-  protected override onClear(): void {
-    this.relations = 0;
+    super({ now, usable, lifetime: ENTRY_LIFETIME, maxEntries: MAX_VIEWERS, weigh: sizeOf, maxWeight: MAX_TOTAL_RELATIONS });
   }
 
   static readonly maxCachedRelations = MAX_CACHED_RELATIONS;

@@ -1,7 +1,7 @@
 import type { Services } from '../services.js';
 import { WORLD_CHANGED } from './bus.js';
 
-export interface ChangeCacheOptions {
+export interface ChangeCacheOptions<V = unknown> {
   /** Seconds, by the server's clock. */
   now: () => number;
   /** False while announcements may be missed (Redis disconnected): the cache is then bypassed. */
@@ -9,6 +9,9 @@ export interface ChangeCacheOptions {
   /** Seconds an entry is served at most: bounds the harm of an announcement that never arrived. */
   lifetime: number;
   maxEntries: number;
+  /** With `maxWeight`: the size of a value; the entries stored longest ago go first past the total. */
+  weigh?: (value: V) => number;
+  maxWeight?: number;
 }
 
 /**
@@ -17,10 +20,11 @@ export interface ChangeCacheOptions {
  * (`startFill` / `store`), so a slow read can never put back a value older than the change.
  */
 export class ChangeCache<V> {
-  private readonly entries = new Map<number, { value: V; loadedAt: number }>();
+  private readonly entries = new Map<number, { value: V; loadedAt: number; weight: number }>();
   private generation = 0;
+  private weight = 0;
 
-  constructor(private readonly options: ChangeCacheOptions) {}
+  constructor(private readonly options: ChangeCacheOptions<V>) {}
 
   /** Marks the start of a database read whose values may later be stored. */
   startFill(): number {
@@ -59,14 +63,32 @@ export class ChangeCache<V> {
 
   /** Stores a value read since `fill` began, unless something was invalidated meanwhile. */
   store(fill: number, id: number, value: V): void {
+    this.put(fill, id, value, this.options.now());
+  }
+
+  /**
+   * Stores a value made from the cached one (undefined when none) and data read since `fill`
+   * began; it keeps the cached value's age, so what it carries over still expires on time.
+   */
+  update(fill: number, id: number, change: (cached: V | undefined) => V): void {
+    const now = this.options.now();
+    const cached = this.get(id);
+    this.put(fill, id, change(cached), cached === undefined ? now : this.entries.get(id)!.loadedAt);
+  }
+
+  private put(fill: number, id: number, value: V, loadedAt: number): void {
     if (!this.mayStore(fill)) return;
     this.forget(id);
     if (this.entries.size >= this.options.maxEntries) this.forgetOldest();
-    this.entries.set(id, { value, loadedAt: this.options.now() });
+    const weight = this.options.weigh?.(value) ?? 0;
+    this.entries.set(id, { value, loadedAt, weight });
+    this.weight += weight;
+    const { maxWeight } = this.options;
+    if (maxWeight !== undefined) while (this.weight > maxWeight && this.forgetOldest());
   }
 
   /** Forgets the entry stored longest ago; false when there is none. */
-  protected forgetOldest(): boolean {
+  private forgetOldest(): boolean {
     const oldest = this.entries.keys().next();
     if (oldest.done) return false;
     this.forget(oldest.value);
@@ -81,6 +103,7 @@ export class ChangeCache<V> {
   clear(): void {
     this.generation++;
     this.entries.clear();
+    this.weight = 0;
     this.onClear();
   }
 
@@ -92,6 +115,7 @@ export class ChangeCache<V> {
     const entry = this.entries.get(id);
     if (entry === undefined) return;
     this.entries.delete(id);
+    this.weight -= entry.weight;
     this.onForget(id, entry.value);
   }
 

@@ -25,9 +25,14 @@ export interface ItemsPart {
 /** One owner's item parts, per set of options, as built from one catalogue. */
 interface OwnerAnswers {
   catalog: Catalog;
-  parts: Map<string, ItemsPart>;
-  /** Text and envelopes, counted as characters. */
-  chars: number;
+  parts: ReadonlyMap<string, ItemsPart>;
+}
+
+/** Characters of text, and of the envelopes the transport may add beside them. */
+function charsOf(entry: OwnerAnswers): number {
+  let chars = 0;
+  for (const part of entry.parts.values()) chars += 2 * part.text.length;
+  return chars;
 }
 
 /**
@@ -39,10 +44,8 @@ interface OwnerAnswers {
  * change is not kept, and the cache is used only where every announcement reaches this process.
  */
 export class InventoryAnswerCache extends ChangeCache<OwnerAnswers> {
-  private chars = 0;
-
   constructor(now: () => number, usable: () => boolean) {
-    super({ now, usable, lifetime: ENTRY_LIFETIME, maxEntries: MAX_OWNERS });
+    super({ now, usable, lifetime: ENTRY_LIFETIME, maxEntries: MAX_OWNERS, weigh: charsOf, maxWeight: MAX_TOTAL_CHARS });
   }
 
   part(ownerId: number, catalog: Catalog, options: string): ItemsPart | undefined {
@@ -52,27 +55,11 @@ export class InventoryAnswerCache extends ChangeCache<OwnerAnswers> {
 
   /** Keeps a part built from reads that began at `fill`, unless something was invalidated meanwhile. */
   keep(fill: number, ownerId: number, catalog: Catalog, options: string, part: ItemsPart): void {
-    if (part.text.length > MAX_ANSWER_CHARS || !this.mayStore(fill)) return;
-    let entry = this.get(ownerId);
-    if (entry === undefined || entry.catalog !== catalog) {
-      entry = { catalog, parts: new Map(), chars: 0 };
-      this.store(fill, ownerId, entry);
-    }
-    const previous = entry.parts.get(options);
-    entry.parts.set(options, part);
-    // The text, and the envelope the transport may add beside it.
-    const added = 2 * (part.text.length - (previous?.text.length ?? 0));
-    entry.chars += added;
-    this.chars += added;
-    while (this.chars > MAX_TOTAL_CHARS && this.forgetOldest());
-  }
-
-  protected override onForget(_ownerId: number, entry: OwnerAnswers): void {
-    this.chars -= entry.chars;
-  }
-
-  protected override onClear(): void {
-    this.chars = 0;
+    if (part.text.length > MAX_ANSWER_CHARS) return;
+    this.update(fill, ownerId, (cached) => {
+      if (cached?.catalog !== catalog) return { catalog, parts: new Map([[options, part]]) };
+      return { catalog, parts: new Map([...cached.parts, [options, part]]) };
+    });
   }
 }
 

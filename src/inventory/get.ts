@@ -8,7 +8,7 @@ import { checkInventoryPrivacy, findInventoryOwner } from './privacy.js';
 import { countOwnedItems, equippedTree, listOwnedItems, loadEquipped, type ListOptions } from './queries.js';
 import type { Services } from '../services.js';
 import { InventoryResult } from './schemas.js';
-import { metadataJson } from './metadata.js';
+import { metadataJson } from '../catalog/metadata.js';
 import { inventoryAnswerCacheOf, type ItemsPart } from './answer-cache.js';
 
 interface Shown {

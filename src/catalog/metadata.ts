@@ -1,4 +1,4 @@
-import type { Catalog, ProtoEntry } from '../catalog/cache.js';
+import type { Catalog, ProtoEntry } from './cache.js';
 
 /** JSON text of each metadata entry an answer may list, by id: built once per catalogue. */
 interface EntryTexts {
