@@ -152,6 +152,14 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
   return { rss: field('VmRSS'), hwm: field('VmHWM') };
 }
 
+/** CPU time a process has used so far (user + system), in µs; /proc counts in ticks of 10 ms. */
+function cpuTimeOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces): state is the 3rd field, utime the 14th, stime the 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
 interface ServerUnderTest {
   url: string;
   pid: number;
@@ -262,6 +270,8 @@ interface Measured {
   note?: string;
   /** Server's highest RSS while this scenario ran, MB. */
   rss?: number;
+  /** The server process's CPU time per answered request while measured, µs. */
+  cpuPerRequest?: number;
 }
 
 async function send(base: string, request: LoadRequest): Promise<{ status: number; text: string }> {
@@ -313,16 +323,19 @@ async function measureScenario(scenario: Scenario, server: ServerUnderTest, base
   const parts: LoadResult[] = [];
   const baseParts: LoadResult[] = [];
   const slice = Math.ceil(measurePool.length / rounds);
+  let serverCpu = 0;
   for (let round = 0; round < rounds; round++) {
     const requests = scenario.consumable ? measurePool.slice(round * slice, (round + 1) * slice) : measurePool;
+    const cpuBefore = cpuTimeOf(server.pid);
     parts.push(await load.run(job(server.url, requests, measureSeconds / rounds, scenario.consumable)));
+    serverCpu += cpuTimeOf(server.pid) - cpuBefore;
     baseParts.push(await load.run(job(baseline.url, pool, measureSeconds / rounds)));
   }
   const result = mergeResults(parts);
   const base = mergeResults(baseParts);
   const rss = server.peakSinceMark();
   const note = result.exhausted ? 'ran out of prepared requests before the end' : undefined;
-  return { scenario, result, baseline: base, bytes, note, rss };
+  return { scenario, result, baseline: base, bytes, note, rss, cpuPerRequest: serverCpu / Math.max(1, result.requests) };
 }
 
 /** users.get while 50 clients sign in at once: the sign-ins must not stall the event loop. */
@@ -391,6 +404,7 @@ async function measureWebSockets(database: PreparedDatabase, label: string): Pro
 
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
+const cpu = (us: number | undefined) => (us === undefined ? '' : us >= 10_000 ? `${(us / 1000).toFixed(0)} ms` : `${us.toFixed(0)} µs`);
 
 function verdict(m: Measured, all: Measured[], kind: DbKind): string {
   const target = m.scenario.target;
@@ -417,12 +431,12 @@ function verdict(m: Measured, all: Measured[], kind: DbKind): string {
 
 function table(rows: Measured[], kind: DbKind): string {
   const lines = [
-    '| Scenario | Answer | req/s | p50 ms | p99 ms | Baseline req/s | Baseline p50 | Baseline p99 | Ratio | Target | Server RSS |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|',
+    '| Scenario | Answer | req/s | p50 ms | p99 ms | Baseline req/s | Baseline p50 | Baseline p99 | Ratio | Target | Server CPU/req | Server RSS |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|',
   ];
   for (const m of rows) {
     if (m.skipped) {
-      lines.push(`| ${m.scenario.title} | | | | | | | | | not measured: ${m.skipped.replace(/\|/g, '/')} |`);
+      lines.push(`| ${m.scenario.title} | | | | | | | | | not measured: ${m.skipped.replace(/\|/g, '/')} | | |`);
       continue;
     }
     const r = m.result!;
@@ -430,7 +444,7 @@ function table(rows: Measured[], kind: DbKind): string {
     const size = m.bytes! >= 1024 * 1024 ? `${(m.bytes! / 1024 / 1024).toFixed(1)} MB` : m.bytes! >= 1024 ? `${(m.bytes! / 1024).toFixed(1)} kB` : `${m.bytes} B`;
     const failures = r.failed || r.non2xx || r.errors ? ` (${r.failed + r.non2xx} failed, ${r.errors} errors)` : '';
     lines.push(
-      `| ${m.scenario.title} | ${size} | ${fmt(r.rps)}${failures} | ${ms(r.p50)} | ${ms(r.p99)} | ${fmt(b.rps)} | ${ms(b.p50)} | ${ms(b.p99)} | ${(r.rps / b.rps * 100).toFixed(0)}% | ${verdict(m, rows, kind)} | ${fmt(m.rss ?? 0)} MB |`,
+      `| ${m.scenario.title} | ${size} | ${fmt(r.rps)}${failures} | ${ms(r.p50)} | ${ms(r.p99)} | ${fmt(b.rps)} | ${ms(b.p50)} | ${ms(b.p99)} | ${(r.rps / b.rps * 100).toFixed(0)}% | ${verdict(m, rows, kind)} | ${cpu(m.cpuPerRequest)} | ${fmt(m.rss ?? 0)} MB |`,
     );
   }
   return lines.join('\n');
@@ -500,7 +514,7 @@ async function runOn(kind: DbKind): Promise<string> {
     for (const scenario of scenarios) {
       const m = await measureScenario(scenario, server, baseline, load);
       rows.push(m);
-      log(m.skipped ? `  ${scenario.id}: not measured (${m.skipped})` : `  ${scenario.id}: ${fmt(m.result!.rps)} req/s, p99 ${ms(m.result!.p99)} ms; baseline ${fmt(m.baseline!.rps)} req/s${m.result!.failed ? `; ${m.result!.failed} failed: ${m.result!.failedSample}` : ''}${m.note ? ` (${m.note})` : ''}`);
+      log(m.skipped ? `  ${scenario.id}: not measured (${m.skipped})` : `  ${scenario.id}: ${fmt(m.result!.rps)} req/s, p99 ${ms(m.result!.p99)} ms; baseline ${fmt(m.baseline!.rps)} req/s; server CPU ${cpu(m.cpuPerRequest)}/req${m.result!.failed ? `; ${m.result!.failed} failed: ${m.result!.failedSample}` : ''}${m.note ? ` (${m.note})` : ''}`);
     }
     if (selected('users.get-during-signin')) {
       const m = await measureUnderSignin(setup, server, baseline, load, signinLoad);

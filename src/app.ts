@@ -109,10 +109,9 @@ export async function createServer(config: Config, options: CreateServerOptions 
       bus,
       clock,
       bindToIp: config.bindTokensToIp,
-      // Cached sessions are safe only where every revocation is made by this process: with
-      // several processes a notice on the bus arrives a moment after the revoking request
-      // answers, and a revoked token must stop working at once everywhere.
-      cache: db.dialect === 'sqlite' && redis === undefined,
+      // Sessions are cached where every revocation reaches this process: one process on
+      // SQLite, or any number joined by Redis (announcements wait for their confirmations).
+      cache: db.dialect === 'sqlite' || redis !== undefined,
     }),
     presence: new Presence(db, clock, config.onlineWindow),
     state: new Map(),

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { heard, ok, type TestServer } from './helpers.js';
+import { Redis } from 'ioredis';
+import { BUS_LEASE_MS } from '../src/infra/bus.js';
+import { REDIS_URL, heard, ok, type TestServer } from './helpers.js';
 import { admin, fails, publicUser, signIn, signInAnswer, smallWorld, startAdminServer } from './admin-support.js';
 
 /** Two server processes on one database, joined by Redis: the admin API is called on the first, the public API on the second. */
@@ -35,6 +37,43 @@ test('a ban on one process stops the user\'s token on another at once', () =>
     await admin(first, 'killSessions', { user_id: 2 });
     await killed;
     fails(await second.call('users.get', {}, { token: fresh, http: 'GET' }), 1);
+  }));
+
+/** Resolves once the server knows itself current on the bus, so that it keeps resolved tokens in memory. */
+async function busCurrent(server: TestServer): Promise<void> {
+  while (!server.services.bus.isCurrent()) await new Promise((r) => setTimeout(r, 10));
+}
+
+test('a token held in memory on another process stops working there before the revoking call answers', () =>
+  withTwoServers(async (first, second) => {
+    const token = await signIn(second, 'bob@example.com');
+    await busCurrent(second);
+    ok(await second.call('users.get', {}, { token, http: 'GET' }));
+    // Revoked behind the servers' backs, without an announcement: the second process still
+    // accepts the token, so it answers from memory.
+    await second.db.kysely.updateTable('sessions').set({ revoked_at: 1 }).where('user_id', '=', 2).execute();
+    ok(await second.call('users.get', {}, { token, http: 'GET' }));
+
+    // No waiting for the notice: the revoking call answers once every process has confirmed it.
+    await admin(first, 'killSessions', { user_id: 2 });
+    fails(await second.call('users.get', {}, { token, http: 'GET' }), 1);
+  }));
+
+test('a process that never confirms a revocation holds the revoking call for one lease at most', () =>
+  withTwoServers(async (first, second) => {
+    // A subscriber that receives revocation notices and never confirms them, as a process
+    // cut off without knowing it yet would.
+    const silent = new Redis(REDIS_URL);
+    try {
+      await silent.subscribe(`${first.location.redisPrefix}bus:auth.revoked`);
+      const token = await signIn(second, 'bob@example.com');
+      const started = performance.now();
+      await admin(first, 'killSessions', { user_id: 2 });
+      assert.ok(performance.now() - started >= BUS_LEASE_MS, 'the call waited for the silent subscriber\'s lease to run out');
+      fails(await second.call('users.get', {}, { token, http: 'GET' }), 1);
+    } finally {
+      silent.disconnect();
+    }
   }));
 
 test('chat status and mutes set on one process apply on another at once', () =>

@@ -1,6 +1,6 @@
 import type { Caller } from '../api/method.js';
 import type { Database } from '../db/connection.js';
-import { WORLD_CHANGED, type Bus } from '../infra/bus.js';
+import { BUS_LOST, WORLD_CHANGED, type Bus } from '../infra/bus.js';
 import type { Clock } from '../infra/clock.js';
 import { sha256 } from '../infra/secrets.js';
 import { requestAddress } from './ip.js';
@@ -24,7 +24,12 @@ export interface TokenResolverOptions {
   bus: Bus;
   clock: Clock;
   bindToIp: boolean;
-  /** Cache resolved tokens in memory; only safe when every revocation reaches this process. */
+  /**
+   * Cache resolved tokens in memory: only where every revocation reaches this process. The
+   * cache is used while the bus is current (`Bus.isCurrent`), and revocations are announced
+   * with `publishConfirmed`, so a revoked token stops working in every process before the
+   * revoking call answers.
+   */
   cache: boolean;
   maxCached?: number;
   /**
@@ -37,7 +42,8 @@ export interface TokenResolverOptions {
 /**
  * Resolves access tokens to callers. Tokens are looked up by their SHA-256 hash; resolved
  * sessions are cached in memory, and every revocation (published on the bus by whichever
- * process made it) evicts them before the revoking request answers.
+ * process made it) evicts them in every process before the revoking request answers: the
+ * announcement waits until every process has confirmed it or has stopped trusting its cache.
  */
 export class TokenResolver {
   private readonly cache = new Map<string, CachedSession>();
@@ -48,10 +54,12 @@ export class TokenResolver {
   constructor(private readonly options: TokenResolverOptions) {
     this.unsubscribe = [
       options.bus.subscribe(REVOCATION_CHANNEL, (message) => this.evict(message as Revocation)),
-      options.bus.subscribe(WORLD_CHANGED, () => {
-        this.generation++;
-        this.cache.clear();
-      }),
+      ...[WORLD_CHANGED, BUS_LOST].map((channel) =>
+        options.bus.subscribe(channel, () => {
+          this.generation++;
+          this.cache.clear();
+        }),
+      ),
     ];
   }
 
@@ -60,7 +68,9 @@ export class TokenResolver {
     if (token.length < 16 || token.length > 200) return null;
     const hash = sha256(token);
     const now = this.options.clock.now();
-    let session = this.options.cache ? this.cache.get(hash) : undefined;
+    // Behind on the bus, a cached session may have been revoked without this process knowing.
+    const cacheUsable = this.options.cache && this.options.bus.isCurrent();
+    let session = cacheUsable ? this.cache.get(hash) : undefined;
     if (session && now - session.cachedAt > (this.options.maxCacheAgeSeconds ?? 60) * 1000) {
       this.cache.delete(hash);
       session = undefined;
@@ -80,7 +90,7 @@ export class TokenResolver {
         cachedAt: now,
       };
       // A revocation that arrived while the row was read may concern it: do not keep it.
-      if (this.options.cache && generation === this.generation) {
+      if (cacheUsable && generation === this.generation) {
         if (this.cache.size >= (this.options.maxCached ?? 100_000)) this.cache.delete(this.cache.keys().next().value!);
         this.cache.set(hash, session);
       }
@@ -95,9 +105,12 @@ export class TokenResolver {
     return session.caller;
   }
 
-  /** Tells every process to forget the matching sessions. Call after the revocation is committed. */
+  /**
+   * Tells every process to forget the matching sessions, and resolves once none of them can
+   * accept those sessions any longer. Call after the revocation is committed.
+   */
   async announce(revocation: Revocation): Promise<void> {
-    await this.options.bus.publish(REVOCATION_CHANNEL, revocation);
+    await this.options.bus.publishConfirmed(REVOCATION_CHANNEL, revocation);
   }
 
   private evict(revocation: Revocation): void {

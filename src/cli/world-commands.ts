@@ -53,7 +53,7 @@ async function announceImport(config: Config, summary: ImportSummary): Promise<v
   const publisher = connectRedis(config.redisUrl!);
   const bus = new RedisBus(publisher, publisher.duplicate(), `${config.redisPrefix}bus:`);
   try {
-    for (const userId of summary.endedSessionsOf) await bus.publish(REVOCATION_CHANNEL, { userId });
+    for (const userId of summary.endedSessionsOf) await bus.publishConfirmed(REVOCATION_CHANNEL, { userId });
     await bus.publish(WORLD_CHANGED, {});
   } finally {
     await bus.close();

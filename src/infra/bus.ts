@@ -1,10 +1,26 @@
 import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 export type BusHandler = (message: unknown) => void;
 
 /** Published after a world import into a running deployment: any cached row may have changed. */
 export const WORLD_CHANGED = 'world.changed';
+
+/**
+ * Emitted in this process only, when it may have missed messages (its Redis connection
+ * dropped): whatever it cached on the strength of announcements must be forgotten.
+ */
+export const BUS_LOST = 'bus.lost';
+
+/**
+ * How long a process may trust that it has heard every message, ms: it proves it by a
+ * round trip on its subscribed connection (Redis delivers in order, so the answer comes
+ * after every message published before it); a publisher waiting for confirmations never
+ * waits longer than this after publishing.
+ */
+export const BUS_LEASE_MS = 2000;
+const LEASE_RENEW_MS = 500;
 
 /**
  * Publish/subscribe between the server processes of one deployment: chat fan-out, token
@@ -14,7 +30,15 @@ export const WORLD_CHANGED = 'world.changed';
  */
 export interface Bus {
   publish(channel: string, message: unknown): Promise<void>;
+  /**
+   * Publishes and resolves once every process that received the message has run its
+   * handlers, or, for any that has not confirmed, once it can no longer believe itself
+   * current (`isCurrent`): what it kept on the strength of earlier messages it no longer uses.
+   */
+  publishConfirmed(channel: string, message: unknown): Promise<void>;
   subscribe(channel: string, handler: BusHandler): () => void;
+  /** Whether this process has handled every message published up to a moment ago (at most BUS_LEASE_MS). */
+  isCurrent(): boolean;
   close(): Promise<void>;
 }
 
@@ -26,31 +50,62 @@ export class LocalBus implements Bus {
   async publish(channel: string, message: unknown): Promise<void> {
     this.emitter.emit(channel, message);
   }
+  /** Handlers run before `publish` returns: nothing more to wait for. */
+  publishConfirmed(channel: string, message: unknown): Promise<void> {
+    return this.publish(channel, message);
+  }
   subscribe(channel: string, handler: BusHandler): () => void {
     this.emitter.on(channel, handler);
     return () => this.emitter.off(channel, handler);
+  }
+  isCurrent(): boolean {
+    return true;
   }
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
   }
 }
 
+/** Where receivers of a confirmed message confirm it (the message's id), and the mark that tells such messages apart. */
+const CONFIRM_CHANNEL = '$confirmed';
+const CONFIRMED_MARK = 'C';
+
 export class RedisBus implements Bus {
   private readonly local = new EventEmitter();
   /** Channels subscribed in Redis, with the pending or finished SUBSCRIBE of each. */
   private readonly subscribed = new Map<string, Promise<unknown>>();
+  /** Confirmed messages this process published and still waits on, by id. */
+  private readonly awaited = new Map<string, { confirmations: number; receivers: number; done: () => void }>();
+  /** performance.now() until which this process is current; see BUS_LEASE_MS. */
+  private currentUntil = 0;
+  /** Counts losses of the subscribed connection, so an answer from before one renews nothing. */
+  private connection = 0;
+  private renewal: NodeJS.Timeout | undefined;
 
   constructor(private readonly publisher: Redis, private readonly subscriber: Redis, private readonly prefix = 'gp:bus:') {
     this.local.setMaxListeners(0);
     subscriber.on('message', (channel: string, raw: string) => {
       if (!channel.startsWith(prefix)) return;
+      const name = channel.slice(prefix.length);
+      if (name === CONFIRM_CHANNEL) return this.confirmed(raw);
+      // A confirmed message reads `C<id> <json>`; any other is plain JSON, which never starts with that letter.
+      const confirm = raw.startsWith(CONFIRMED_MARK) ? raw.slice(1, raw.indexOf(' ')) : undefined;
       let message: unknown;
       try {
-        message = JSON.parse(raw);
+        message = JSON.parse(confirm === undefined ? raw : raw.slice(confirm.length + 2));
       } catch {
         return;
       }
-      this.local.emit(channel.slice(prefix.length), message);
+      try {
+        this.local.emit(name, message);
+      } finally {
+        if (confirm) this.publisher.publish(prefix + CONFIRM_CHANNEL, confirm).catch(() => undefined);
+      }
+    });
+    subscriber.on('close', () => {
+      this.connection++;
+      this.currentUntil = 0;
+      this.local.emit(BUS_LOST, {});
     });
   }
 
@@ -63,10 +118,59 @@ export class RedisBus implements Bus {
     await this.publisher.publish(this.prefix + channel, JSON.stringify(message));
   }
 
+  /**
+   * Every process that received the message confirms it once its handlers ran. One that does
+   * not (stalled, or cut off without knowing it yet) is waited for until its lease, renewed
+   * only by answers that come after this message, has run out: it then believes itself
+   * behind (`isCurrent`), and sees the message before it believes otherwise again.
+   */
+  async publishConfirmed(channel: string, message: unknown): Promise<void> {
+    await this.ensureSubscribed(CONFIRM_CHANNEL);
+    const id = randomUUID();
+    const confirmed = new Promise<void>((done) => this.awaited.set(id, { confirmations: 0, receivers: Infinity, done }));
+    const waiting = this.awaited.get(id)!;
+    try {
+      waiting.receivers = await this.publisher.publish(this.prefix + channel, `${CONFIRMED_MARK}${id} ${JSON.stringify(message)}`);
+      if (waiting.confirmations >= waiting.receivers) return;
+      // Clocks of processes may run a little apart: a tenth more.
+      const timer = setTimeout(waiting.done, BUS_LEASE_MS * 1.1);
+      await confirmed;
+      clearTimeout(timer);
+    } finally {
+      this.awaited.delete(id);
+    }
+  }
+
+  private confirmed(id: string): void {
+    const waiting = this.awaited.get(id);
+    if (waiting && ++waiting.confirmations >= waiting.receivers) waiting.done();
+  }
+
   subscribe(channel: string, handler: BusHandler): () => void {
     this.local.on(channel, handler);
-    this.ensureSubscribed(channel).catch(() => this.subscribed.delete(channel));
+    if (channel !== BUS_LOST) this.ensureSubscribed(channel).catch(() => this.subscribed.delete(channel));
     return () => this.local.off(channel, handler);
+  }
+
+  /** Current while a PING sent on the subscribed connection less than BUS_LEASE_MS ago has come back. */
+  isCurrent(): boolean {
+    if (this.renewal === undefined) {
+      this.renewal = setInterval(() => this.renewLease(), LEASE_RENEW_MS).unref();
+      this.renewLease();
+    }
+    return this.subscriber.status === 'ready' && performance.now() < this.currentUntil;
+  }
+
+  private renewLease(): void {
+    if (this.subscriber.status !== 'ready') return;
+    const sentAt = performance.now();
+    const connection = this.connection;
+    this.subscriber.ping().then(
+      () => {
+        if (connection === this.connection) this.currentUntil = Math.max(this.currentUntil, sentAt + BUS_LEASE_MS);
+      },
+      () => undefined,
+    );
   }
 
   private async ensureSubscribed(channel: string): Promise<void> {
@@ -79,6 +183,8 @@ export class RedisBus implements Bus {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.renewal);
+    for (const waiting of this.awaited.values()) waiting.done();
     this.local.removeAllListeners();
     this.subscriber.disconnect();
   }

@@ -1,0 +1,52 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { BUS_LOST, RedisBus } from '../src/infra/bus.js';
+import { connectRedis } from '../src/infra/redis.js';
+import { REDIS_URL } from './helpers.js';
+
+/** A bus of its own prefix on the test Redis, as one server process holds it; `subscriberId` is its subscribed connection's. */
+async function withBus(run: (bus: RedisBus, subscriberId: number, publisher: ReturnType<typeof connectRedis>) => Promise<void>): Promise<void> {
+  const publisher = connectRedis(REDIS_URL);
+  const subscriber = publisher.duplicate();
+  const subscriberId = Number(await subscriber.client('ID'));
+  const bus = new RedisBus(publisher, subscriber, `gp:bus_${randomBytes(6).toString('hex')}:`);
+  try {
+    await run(bus, subscriberId, publisher);
+  } finally {
+    await bus.close();
+    publisher.disconnect();
+  }
+}
+
+async function untilCurrent(bus: RedisBus): Promise<void> {
+  while (!bus.isCurrent()) await new Promise((r) => setTimeout(r, 10));
+}
+
+test('a confirmed message has been handled by every receiver when publishing resolves', () =>
+  withBus(async (bus) => {
+    const handled: unknown[] = [];
+    bus.subscribe('thing.changed', (message) => handled.push(message));
+    await bus.ready(['thing.changed']);
+    await bus.publishConfirmed('thing.changed', { id: 7 });
+    assert.deepEqual(handled, [{ id: 7 }]);
+    // Plain messages still arrive as they are.
+    const plain = new Promise((resolve) => bus.subscribe('thing.changed', resolve));
+    await bus.publish('thing.changed', { id: 8 });
+    assert.deepEqual(await plain, { id: 8 });
+    assert.deepEqual(handled, [{ id: 7 }, { id: 8 }]);
+  }));
+
+test('the bus stops believing itself current when its connection drops, and says so', () =>
+  withBus(async (bus, subscriberId, publisher) => {
+    await bus.ready(['thing.changed']);
+    await untilCurrent(bus);
+    const lost = new Promise<boolean>((resolve) => bus.subscribe(BUS_LOST, () => resolve(bus.isCurrent())));
+    await publisher.client('KILL', 'ID', String(subscriberId));
+    assert.equal(await lost, false);
+    // Once reconnected and its round trip answered, it is current again.
+    await untilCurrent(bus);
+    const handled = new Promise((resolve) => bus.subscribe('thing.changed', resolve));
+    await bus.publishConfirmed('thing.changed', { id: 9 });
+    assert.deepEqual(await handled, { id: 9 });
+  }));
