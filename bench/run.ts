@@ -581,7 +581,10 @@ async function main(): Promise<void> {
   for (const kind of kinds) {
     const text = await runOn(kind);
     const name = `${kind}${redisFor(kind) ? '-redis' : ''}`;
-    const file = join(dir, `${date}-${name}${quick ? '-quick' : ''}${only ? '-partial' : ''}.md`);
+    // A later complete run of the same day is kept beside the earlier one (-2, -3...).
+    const base = `${date}-${name}${quick ? '-quick' : ''}${only ? '-partial' : ''}`;
+    let file = join(dir, `${base}.md`);
+    for (let n = 2; !partial && existsSync(file); n++) file = join(dir, `${base}-${n}.md`);
     writeFileSync(file, `# Benchmark ${date}, ${name}${quick ? ' (quick)' : ''}\n\n${text}`);
     console.log(`\n${text}\nwritten to ${file}`);
   }
