@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { BUS_LEASE_MS } from '../src/infra/bus.js';
-import { REDIS_URL, heard, ok, type TestServer } from './helpers.js';
+import { REDIS_URL, busCurrent, heard, ok, type TestServer } from './helpers.js';
 import { admin, fails, publicUser, signIn, signInAnswer, smallWorld, startAdminServer } from './admin-support.js';
 
 /** Two server processes on one database, joined by Redis: the admin API is called on the first, the public API on the second. */
@@ -39,15 +39,10 @@ test('a ban on one process stops the user\'s token on another at once', () =>
     fails(await second.call('users.get', {}, { token: fresh, http: 'GET' }), 1);
   }));
 
-/** Resolves once the server knows itself current on the bus, so that it keeps resolved tokens in memory. */
-async function busCurrent(server: TestServer): Promise<void> {
-  while (!server.services.bus.isCurrent()) await new Promise((r) => setTimeout(r, 10));
-}
-
 test('a token held in memory on another process stops working there before the revoking call answers', () =>
   withTwoServers(async (first, second) => {
     const token = await signIn(second, 'bob@example.com');
-    await busCurrent(second);
+    await busCurrent(second.services.bus);
     ok(await second.call('users.get', {}, { token, http: 'GET' }));
     // Revoked behind the servers' backs, without an announcement: the second process still
     // accepts the token, so it answers from memory.

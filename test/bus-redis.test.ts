@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { BUS_LOST, RedisBus } from '../src/infra/bus.js';
 import { connectRedis } from '../src/infra/redis.js';
-import { REDIS_URL } from './helpers.js';
+import { REDIS_URL, busCurrent } from './helpers.js';
 
 /** A bus of its own prefix on the test Redis, as one server process holds it; `subscriberId` is its subscribed connection's. */
 async function withBus(run: (bus: RedisBus, subscriberId: number, publisher: ReturnType<typeof connectRedis>) => Promise<void>): Promise<void> {
@@ -17,10 +17,6 @@ async function withBus(run: (bus: RedisBus, subscriberId: number, publisher: Ret
     await bus.close();
     publisher.disconnect();
   }
-}
-
-async function untilCurrent(bus: RedisBus): Promise<void> {
-  while (!bus.isCurrent()) await new Promise((r) => setTimeout(r, 10));
 }
 
 test('a confirmed message has been handled by every receiver when publishing resolves', () =>
@@ -40,12 +36,12 @@ test('a confirmed message has been handled by every receiver when publishing res
 test('the bus stops believing itself current when its connection drops, and says so', () =>
   withBus(async (bus, subscriberId, publisher) => {
     await bus.ready(['thing.changed']);
-    await untilCurrent(bus);
+    await busCurrent(bus);
     const lost = new Promise<boolean>((resolve) => bus.subscribe(BUS_LOST, () => resolve(bus.isCurrent())));
     await publisher.client('KILL', 'ID', String(subscriberId));
     assert.equal(await lost, false);
     // Once reconnected and its round trip answered, it is current again.
-    await untilCurrent(bus);
+    await busCurrent(bus);
     const handled = new Promise((resolve) => bus.subscribe('thing.changed', resolve));
     await bus.publishConfirmed('thing.changed', { id: 9 });
     assert.deepEqual(await handled, { id: 9 });

@@ -166,3 +166,8 @@ export function heard(server: TestServer, channel: string, match: (message: any)
     });
   });
 }
+
+/** Resolves once the bus proves itself current (see Bus.isCurrent): from then on a server keeps resolved tokens in memory. */
+export async function busCurrent(bus: { isCurrent(): boolean }): Promise<void> {
+  while (!bus.isCurrent()) await new Promise((r) => setTimeout(r, 10));
+}
