@@ -122,7 +122,9 @@ export class RedisBus implements Bus {
    * Every process that received the message confirms it once its handlers ran. One that does
    * not (stalled, or cut off without knowing it yet) is waited for until its lease, renewed
    * only by answers that come after this message, has run out: it then believes itself
-   * behind (`isCurrent`), and sees the message before it believes otherwise again.
+   * behind (`isCurrent`), and sees the message before it believes otherwise again. Receivers
+   * are counted by Redis: any other subscriber to the channel (a `redis-cli subscribe` left
+   * open) is waited for too, the full lease each time.
    */
   async publishConfirmed(channel: string, message: unknown): Promise<void> {
     await this.ensureSubscribed(CONFIRM_CHANNEL);
