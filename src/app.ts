@@ -8,6 +8,7 @@ import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './infr
 import { LocalBus, RedisBus, type Bus } from './infra/bus.js';
 import { connectRedis } from './infra/redis.js';
 import { TokenResolver } from './auth/tokens.js';
+import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
 import { registerApi } from './api/transport.js';
 import { answerClientError } from './api/client-errors.js';
@@ -109,9 +110,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
       bus,
       clock,
       bindToIp: config.bindTokensToIp,
-      // Sessions are cached where every revocation reaches this process: one process on
-      // SQLite, or any number joined by Redis (announcements wait for their confirmations).
-      cache: db.dialect === 'sqlite' || redis !== undefined,
+      // Sessions are cached where every revocation reaches this process (announcements wait for their confirmations).
+      cache: invalidationsReachUs({ db, redis }),
     }),
     presence: new Presence(db, clock, config.onlineWindow),
     state: new Map(),

@@ -84,8 +84,13 @@ function registerBodyParsers(app: FastifyInstance): void {
  * large inventory). Kept beside the answer when its cache offers a place.
  */
 function envelopeOf(data: SerializedData): Buffer {
-  if (data.kept) return (data.kept.envelope ??= Buffer.from(`{"code":0,"data":${data.json}}`));
-  return Buffer.from(`{"code":0,"data":${data.json}}`);
+  if (data.kept) return (data.kept.envelope ??= Buffer.from(envelopeText(data.json)));
+  return Buffer.from(envelopeText(data.json));
+}
+
+/** The success envelope around serialised data, as text. */
+function envelopeText(json: string): string {
+  return `{"code":0,"data":${json}}`;
 }
 
 /**
@@ -149,7 +154,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     if (data instanceof StreamedData) return reply.type('application/json; charset=utf-8').send(Readable.from(envelopePieces(data), { objectMode: false, encoding: 'utf8' }));
     if (data instanceof SerializedData) {
       // Admin answers stay text: the audit hook reads the code from it.
-      const answer = method.auth === 'admin' ? `{"code":0,"data":${data.json}}` : envelopeOf(data);
+      const answer = method.auth === 'admin' ? envelopeText(data.json) : envelopeOf(data);
       return reply.type('application/json; charset=utf-8').send(answer);
     }
     // Plain JSON.stringify, not serialisers compiled from the response schemas: for these

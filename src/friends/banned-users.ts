@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Services } from '../services.js';
 import { USERS_CHANGED } from '../users/profile-cache.js';
-import { ChangeCache, cacheConditions, invalidationsReachUs, listenForChanges } from '../infra/change-cache.js';
+import { ChangeCache, perUserCache } from '../infra/change-cache.js';
 
 /** More globally blocked accounts than this are not kept: lists then filter them in SQL. */
 const MAX_KEPT = 10_000;
@@ -33,17 +33,16 @@ export class BannedUsers extends ChangeCache<ReadonlySet<number> | 'too_many'> {
     }
     return ids === 'too_many' ? undefined : ids;
   }
+
+  /** Any user's change may be a ban or its end: the whole set is read again. */
+  override invalidate(): void {
+    this.clear();
+  }
 }
 
-export function bannedUsersOf(services: Services): BannedUsers | undefined {
-  return (services.state.get('friends') as { bannedUsers?: BannedUsers } | undefined)?.bannedUsers;
-}
-
-/** Creates the set (where invalidations reach this process) and wires it to the bus. */
-export async function attachBannedUsers(services: Services): Promise<{ bannedUsers?: BannedUsers; detach: () => void }> {
-  if (!invalidationsReachUs(services)) return { detach: () => undefined };
-  const { now, usable } = cacheConditions(services);
-  const bannedUsers = new BannedUsers(now, usable);
-  const detach = await listenForChanges(services, bannedUsers, { [USERS_CHANGED]: () => bannedUsers.clear() });
-  return { bannedUsers, detach };
-}
+/** The set, kept where every announcement reaches this process (a world import or a lost connection empties it too). */
+export const { of: bannedUsersOf, attach: attachBannedUsers } = perUserCache({
+  key: 'friends.bannedUsers',
+  channel: USERS_CHANGED,
+  create: (now, usable) => new BannedUsers(now, usable),
+});

@@ -2,32 +2,19 @@ import type { Domain } from '../api/method.js';
 import type { Services } from '../services.js';
 import { friendsAdd, friendsDelete, friendsGet, friendsGetRequests } from './friend-methods.js';
 import { blacklistAdd, blacklistDelete, blacklistGet } from './blacklist-methods.js';
-import { attachRelationCache, type RelationCache } from './relation-cache.js';
-import { attachBannedUsers, type BannedUsers } from './banned-users.js';
+import { attachRelationCache } from './relation-cache.js';
+import { attachBannedUsers } from './banned-users.js';
 
-interface FriendsState {
-  relationCache?: RelationCache;
-  bannedUsers?: BannedUsers;
-  stop: () => void;
-}
+const STATE_KEY = 'friends';
 
 export const friendsDomain: Domain = {
   name: 'friends',
   methods: [friendsAdd, friendsDelete, friendsGet, friendsGetRequests, blacklistAdd, blacklistDelete, blacklistGet],
   async start(services: Services) {
-    const relations = await attachRelationCache(services);
-    const banned = await attachBannedUsers(services);
-    const state: FriendsState = {
-      relationCache: relations.cache,
-      bannedUsers: banned.bannedUsers,
-      stop() {
-        banned.detach();
-        relations.detach();
-      },
-    };
-    services.state.set('friends', state);
+    const stops = [await attachRelationCache(services), await attachBannedUsers(services)];
+    services.state.set(STATE_KEY, stops);
   },
   stop(services: Services) {
-    (services.state.get('friends') as FriendsState | undefined)?.stop();
+    for (const stop of (services.state.get(STATE_KEY) as (() => void)[] | undefined) ?? []) stop();
   },
 };

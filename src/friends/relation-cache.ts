@@ -1,5 +1,5 @@
 import type { Services } from '../services.js';
-import { ChangeCache, announceChange, attachChangeCache } from '../infra/change-cache.js';
+import { ChangeCache, perUserCache } from '../infra/change-cache.js';
 
 /** Published after every change to the social graph: the users whose relations changed. */
 export const FRIENDS_CHANGED = 'friends.changed';
@@ -42,16 +42,9 @@ function sizeOf(relations: ViewerRelations | 'too_many'): number {
   return relations.kinds.size + relations.blocked.size + relations.blockedBy.size + relations.friendsByAge.length;
 }
 
-export function relationCacheOf(services: Services): RelationCache | undefined {
-  return (services.state.get('friends') as { relationCache?: RelationCache } | undefined)?.relationCache;
-}
-
-/** Creates the cache (where invalidations reach this process) and wires it to the bus. */
-export function attachRelationCache(services: Services): Promise<{ cache?: RelationCache; detach: () => void }> {
-  return attachChangeCache(services, (now, usable) => new RelationCache(now, usable), FRIENDS_CHANGED);
-}
-
-/** Tells every process that these users' relations changed (this one forgets them at once). */
-export function announceRelationsChanged(services: Services, userIds: number[]): Promise<void> {
-  return announceChange(services, relationCacheOf(services), FRIENDS_CHANGED, userIds);
-}
+/** Relations kept where every announcement reaches this process; `announceRelationsChanged` after committing a change to the graph. */
+export const {
+  of: relationCacheOf,
+  attach: attachRelationCache,
+  announce: announceRelationsChanged,
+} = perUserCache({ key: 'friends.relations', channel: FRIENDS_CHANGED, create: (now, usable) => new RelationCache(now, usable) });

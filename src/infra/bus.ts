@@ -8,8 +8,8 @@ export type BusHandler = (message: unknown) => void;
 export const WORLD_CHANGED = 'world.changed';
 
 /**
- * Emitted in this process only, when it may have missed messages (its Redis connection
- * dropped): whatever it cached on the strength of announcements must be forgotten.
+ * Emitted in this process only, when one of its Redis connections dropped: it may have missed
+ * messages, and whatever it cached on the strength of announcements must be forgotten.
  */
 export const BUS_LOST = 'bus.lost';
 
@@ -107,6 +107,7 @@ export class RedisBus implements Bus {
       this.currentUntil = 0;
       this.local.emit(BUS_LOST, {});
     });
+    if (publisher !== subscriber) publisher.on('close', () => this.local.emit(BUS_LOST, {}));
   }
 
   /** Resolves once the subscriber connection is ready to receive. */

@@ -1,5 +1,5 @@
 import type { Services } from '../services.js';
-import { WORLD_CHANGED } from './bus.js';
+import { BUS_LOST, WORLD_CHANGED } from './bus.js';
 
 export interface ChangeCacheOptions<V = unknown> {
   /** Seconds, by the server's clock. */
@@ -124,12 +124,12 @@ export class ChangeCache<V> {
 }
 
 /** Whether an in-memory cache hears of every change made by any process of this deployment. */
-export function invalidationsReachUs(services: Services): boolean {
+export function invalidationsReachUs(services: Pick<Services, 'db' | 'redis'>): boolean {
   return services.db.dialect === 'sqlite' || services.redis !== undefined;
 }
 
 /** The clock of a cache of this deployment, and when it is usable: while every announcement can reach it. */
-export function cacheConditions(services: Services): Pick<ChangeCacheOptions, 'now' | 'usable'> {
+function cacheConditions(services: Services): Pick<ChangeCacheOptions, 'now' | 'usable'> {
   const redis = services.redis;
   return {
     now: () => Math.floor(services.clock.now() / 1000),
@@ -138,7 +138,7 @@ export function cacheConditions(services: Services): Pick<ChangeCacheOptions, 'n
 }
 
 /** The user ids of a change announcement `{ user_ids }`, or null when it names none readably. */
-export function userIdsOf(message: unknown): number[] | null {
+function userIdsOf(message: unknown): number[] | null {
   if (message === null || typeof message !== 'object') return null;
   const ids = (message as { user_ids?: unknown }).user_ids;
   if (!Array.isArray(ids)) return null;
@@ -147,11 +147,11 @@ export function userIdsOf(message: unknown): number[] | null {
 
 /**
  * Wires a cache to the bus: each channel's handler runs on its announcements, a world import
- * empties it, and so does every loss of the Redis connection (announcements may have been
+ * empties it, and so does every loss of a Redis connection (announcements may have been
  * missed meanwhile). Subscribes before the first fill, so no announcement slips past an entry.
  * Returns a function that detaches it.
  */
-export async function listenForChanges(
+async function listenForChanges(
   services: Services,
   cache: { clear(): void },
   handlers: Record<string, (message: unknown) => void>,
@@ -161,48 +161,66 @@ export async function listenForChanges(
   if (typeof bus.ready === 'function') await bus.ready(channels);
   const unsubscribers = [
     ...Object.entries(handlers).map(([channel, handler]) => services.bus.subscribe(channel, handler)),
-    services.bus.subscribe(WORLD_CHANGED, () => cache.clear()),
+    ...[WORLD_CHANGED, BUS_LOST].map((channel) => services.bus.subscribe(channel, () => cache.clear())),
   ];
-  const redis = services.redis;
-  const onConnectionLost = () => cache.clear();
-  redis?.on('close', onConnectionLost);
   return () => {
     for (const unsubscribe of unsubscribers) unsubscribe();
-    redis?.off('close', onConnectionLost);
     cache.clear();
   };
 }
 
+/** A per-user cache of one kind, kept in `services.state` while its domain runs. */
+export interface PerUserCache<C> {
+  /** This process's cache; undefined where announcements may not reach it. */
+  of(services: Services): C | undefined;
+  /** Creates the cache where every announcement reaches this process and wires it to the bus; returns what stops it. */
+  attach(services: Services): Promise<() => void>;
+  /** Forgets the users in this process at once, then tells every process on the bus. Call after the change is committed. */
+  announce(services: Services, userIds: number[]): Promise<void>;
+}
+
 /**
- * Creates a per-user cache where every announcement reaches this process (else none) and
- * wires it to the bus: `{ user_ids }` on `channel` forgets those users, any other message
- * there empties it; `more` handles further channels. Returns the cache and its detach.
+ * Defines a per-user cache: `{ user_ids }` on `channel` forgets those users, any other
+ * message there empties it; `more` handles further channels.
  */
-export async function attachChangeCache<C extends ChangeCache<any>>(
-  services: Services,
-  create: (now: () => number, usable: () => boolean) => C,
-  channel: string,
-  more: (cache: C) => Record<string, (message: unknown) => void> = () => ({}),
-): Promise<{ cache?: C; detach: () => void }> {
-  if (!invalidationsReachUs(services)) return { detach: () => undefined };
-  const { now, usable } = cacheConditions(services);
-  const cache = create(now, usable);
-  const detach = await listenForChanges(services, cache, {
-    [channel]: (message) => {
-      const ids = userIdsOf(message);
-      if (ids === null) cache.clear();
-      else cache.invalidate(ids);
+export function perUserCache<C extends ChangeCache<any>>(definition: {
+  /** Where the cache is kept in `services.state`. */
+  key: string;
+  channel: string;
+  create: (now: () => number, usable: () => boolean) => C;
+  more?: (cache: C) => Record<string, (message: unknown) => void>;
+}): PerUserCache<C> {
+  const { key, channel } = definition;
+  const of = (services: Services) => services.state.get(key) as C | undefined;
+  return {
+    of,
+    async attach(services) {
+      if (!invalidationsReachUs(services)) return () => undefined;
+      const { now, usable } = cacheConditions(services);
+      const cache = definition.create(now, usable);
+      const detach = await listenForChanges(services, cache, {
+        [channel]: (message) => {
+          const ids = userIdsOf(message);
+          if (ids === null) cache.clear();
+          else cache.invalidate(ids);
+        },
+        ...definition.more?.(cache),
+      });
+      services.state.set(key, cache);
+      return () => {
+        services.state.delete(key);
+        detach();
+      };
     },
-    ...more(cache),
-  });
-  return { cache, detach };
+    announce: (services, userIds) => announceChange(services, of(services), channel, userIds),
+  };
 }
 
 /**
  * Forgets the users at once in this process, then tells every process (this one included) on
  * the bus. Call after the change is committed.
  */
-export async function announceChange(services: Services, cache: { invalidate(ids: number[]): void } | undefined, channel: string, userIds: number[]): Promise<void> {
+async function announceChange(services: Services, cache: { invalidate(ids: number[]): void } | undefined, channel: string, userIds: number[]): Promise<void> {
   cache?.invalidate(userIds);
   try {
     await services.bus.publish(channel, { user_ids: userIds });

@@ -1,7 +1,7 @@
 import type { Services } from '../services.js';
 import type { Catalog } from '../catalog/cache.js';
 import type { KeptEnvelope } from '../api/method.js';
-import { ChangeCache, announceChange, attachChangeCache } from '../infra/change-cache.js';
+import { ChangeCache, perUserCache } from '../infra/change-cache.js';
 
 /** Published after every change to users' items: the owners whose inventories changed. */
 export const INVENTORY_CHANGED = 'inventory.changed';
@@ -63,16 +63,9 @@ export class InventoryAnswerCache extends ChangeCache<OwnerAnswers> {
   }
 }
 
-export function inventoryAnswerCacheOf(services: Services): InventoryAnswerCache | undefined {
-  return (services.state.get('inventory') as { answerCache?: InventoryAnswerCache } | undefined)?.answerCache;
-}
-
-/** Creates the cache (where invalidations reach this process) and wires it to the bus. */
-export function attachInventoryAnswerCache(services: Services): Promise<{ cache?: InventoryAnswerCache; detach: () => void }> {
-  return attachChangeCache(services, (now, usable) => new InventoryAnswerCache(now, usable), INVENTORY_CHANGED);
-}
-
-/** Tells every process that these users' items changed (this one forgets them at once). Call after committing. */
-export function announceInventoriesChanged(services: Services, ownerIds: number[]): Promise<void> {
-  return announceChange(services, inventoryAnswerCacheOf(services), INVENTORY_CHANGED, ownerIds);
-}
+/** Answers kept where every announcement reaches this process; `announceInventoriesChanged` after committing a change to users' items. */
+export const {
+  of: inventoryAnswerCacheOf,
+  attach: attachInventoryAnswerCache,
+  announce: announceInventoriesChanged,
+} = perUserCache({ key: 'inventory.answers', channel: INVENTORY_CHANGED, create: (now, usable) => new InventoryAnswerCache(now, usable) });

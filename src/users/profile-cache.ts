@@ -1,6 +1,6 @@
 import type { Services } from '../services.js';
 import { REVOCATION_CHANNEL } from '../auth/tokens.js';
-import { ChangeCache, announceChange, attachChangeCache } from '../infra/change-cache.js';
+import { ChangeCache, perUserCache } from '../infra/change-cache.js';
 import type { Profile } from './profiles.js';
 
 export const USERS_CHANGED = 'users.changed';
@@ -49,28 +49,25 @@ export class ProfileCache extends ChangeCache<Profile> {
 }
 
 /**
- * Creates the cache (where invalidations reach this process) and wires it to the bus.
- * `users.changed` without a readable `user_ids` list empties the whole cache.
+ * Profiles kept where every announcement reaches this process. `users.changed` without a
+ * readable `user_ids` list empties the whole cache. `announceUsersChanged`: after committing a
+ * change to users' profile columns, this process forgets them at once, then every process
+ * (this one included) is told on the bus.
  */
-export function attachProfileCache(services: Services): Promise<{ cache?: ProfileCache; detach: () => void }> {
-  return attachChangeCache(services, (now, usable) => new ProfileCache(now, usable), USERS_CHANGED, (cache) => ({
+export const {
+  of: profileCacheOf,
+  attach: attachProfileCache,
+  announce: announceUsersChanged,
+} = perUserCache({
+  key: 'users.profiles',
+  channel: USERS_CHANGED,
+  create: (now, usable) => new ProfileCache(now, usable),
+  more: (cache) => ({
     // A ban ends the user's sessions before it is announced as a user change; forgetting the
     // user on the first of the two notices shortens the time another process may lag.
     [REVOCATION_CHANNEL]: (message) => {
       const userId = (message as { userId?: unknown } | null)?.userId;
       if (typeof userId === 'number') cache.invalidate([userId]);
     },
-  }));
-}
-
-/**
- * Announces that users' profile columns changed: this process forgets them at once, then
- * every process (this one included) is told on the bus. Call after the change is committed.
- */
-export function announceUsersChanged(services: Services, userIds: number[]): Promise<void> {
-  return announceChange(services, profileCacheOf(services), USERS_CHANGED, userIds);
-}
-
-export function profileCacheOf(services: Services): ProfileCache | undefined {
-  return (services.state.get('users') as { profileCache?: ProfileCache } | undefined)?.profileCache;
-}
+  }),
+});
