@@ -124,6 +124,10 @@ class Baseline {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  get pid(): number {
+    return this.child.process.pid!;
+  }
+
   async setBody(body: string): Promise<void> {
     await this.child.request({ body });
   }
@@ -272,6 +276,8 @@ interface Measured {
   rss?: number;
   /** The server process's CPU time per answered request while measured, µs. */
   cpuPerRequest?: number;
+  /** The same for the baseline process. */
+  baselineCpuPerRequest?: number;
 }
 
 async function send(base: string, request: LoadRequest): Promise<{ status: number; text: string }> {
@@ -324,18 +330,21 @@ async function measureScenario(scenario: Scenario, server: ServerUnderTest, base
   const baseParts: LoadResult[] = [];
   const slice = Math.ceil(measurePool.length / rounds);
   let serverCpu = 0;
+  let baselineCpu = 0;
   for (let round = 0; round < rounds; round++) {
     const requests = scenario.consumable ? measurePool.slice(round * slice, (round + 1) * slice) : measurePool;
     const cpuBefore = cpuTimeOf(server.pid);
     parts.push(await load.run(job(server.url, requests, measureSeconds / rounds, scenario.consumable)));
     serverCpu += cpuTimeOf(server.pid) - cpuBefore;
+    const baselineCpuBefore = cpuTimeOf(baseline.pid);
     baseParts.push(await load.run(job(baseline.url, pool, measureSeconds / rounds)));
+    baselineCpu += cpuTimeOf(baseline.pid) - baselineCpuBefore;
   }
   const result = mergeResults(parts);
   const base = mergeResults(baseParts);
   const rss = server.peakSinceMark();
   const note = result.exhausted ? 'ran out of prepared requests before the end' : undefined;
-  return { scenario, result, baseline: base, bytes, note, rss, cpuPerRequest: serverCpu / Math.max(1, result.requests) };
+  return { scenario, result, baseline: base, bytes, note, rss, cpuPerRequest: serverCpu / Math.max(1, result.requests), baselineCpuPerRequest: baselineCpu / Math.max(1, base.requests) };
 }
 
 /** users.get while 50 clients sign in at once: the sign-ins must not stall the event loop. */
@@ -431,12 +440,12 @@ function verdict(m: Measured, all: Measured[], kind: DbKind): string {
 
 function table(rows: Measured[], kind: DbKind): string {
   const lines = [
-    '| Scenario | Answer | req/s | p50 ms | p99 ms | Baseline req/s | Baseline p50 | Baseline p99 | Ratio | Target | Server CPU/req | Server RSS |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|',
+    '| Scenario | Answer | req/s | p50 ms | p99 ms | Baseline req/s | Baseline p50 | Baseline p99 | Ratio | Target | Server CPU/req | Baseline CPU/req | Server RSS |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|',
   ];
   for (const m of rows) {
     if (m.skipped) {
-      lines.push(`| ${m.scenario.title} | | | | | | | | | not measured: ${m.skipped.replace(/\|/g, '/')} | | |`);
+      lines.push(`| ${m.scenario.title} | | | | | | | | | not measured: ${m.skipped.replace(/\|/g, '/')} | | | |`);
       continue;
     }
     const r = m.result!;
@@ -444,7 +453,7 @@ function table(rows: Measured[], kind: DbKind): string {
     const size = m.bytes! >= 1024 * 1024 ? `${(m.bytes! / 1024 / 1024).toFixed(1)} MB` : m.bytes! >= 1024 ? `${(m.bytes! / 1024).toFixed(1)} kB` : `${m.bytes} B`;
     const failures = r.failed || r.non2xx || r.errors ? ` (${r.failed + r.non2xx} failed, ${r.errors} errors)` : '';
     lines.push(
-      `| ${m.scenario.title} | ${size} | ${fmt(r.rps)}${failures} | ${ms(r.p50)} | ${ms(r.p99)} | ${fmt(b.rps)} | ${ms(b.p50)} | ${ms(b.p99)} | ${(r.rps / b.rps * 100).toFixed(0)}% | ${verdict(m, rows, kind)} | ${cpu(m.cpuPerRequest)} | ${fmt(m.rss ?? 0)} MB |`,
+      `| ${m.scenario.title} | ${size} | ${fmt(r.rps)}${failures} | ${ms(r.p50)} | ${ms(r.p99)} | ${fmt(b.rps)} | ${ms(b.p50)} | ${ms(b.p99)} | ${(r.rps / b.rps * 100).toFixed(0)}% | ${verdict(m, rows, kind)} | ${cpu(m.cpuPerRequest)} | ${cpu(m.baselineCpuPerRequest)} | ${fmt(m.rss ?? 0)} MB |`,
     );
   }
   return lines.join('\n');
@@ -514,7 +523,7 @@ async function runOn(kind: DbKind): Promise<string> {
     for (const scenario of scenarios) {
       const m = await measureScenario(scenario, server, baseline, load);
       rows.push(m);
-      log(m.skipped ? `  ${scenario.id}: not measured (${m.skipped})` : `  ${scenario.id}: ${fmt(m.result!.rps)} req/s, p99 ${ms(m.result!.p99)} ms; baseline ${fmt(m.baseline!.rps)} req/s; server CPU ${cpu(m.cpuPerRequest)}/req${m.result!.failed ? `; ${m.result!.failed} failed: ${m.result!.failedSample}` : ''}${m.note ? ` (${m.note})` : ''}`);
+      log(m.skipped ? `  ${scenario.id}: not measured (${m.skipped})` : `  ${scenario.id}: ${fmt(m.result!.rps)} req/s, p99 ${ms(m.result!.p99)} ms; baseline ${fmt(m.baseline!.rps)} req/s; server CPU ${cpu(m.cpuPerRequest)}/req, baseline ${cpu(m.baselineCpuPerRequest)}/req${m.result!.failed ? `; ${m.result!.failed} failed: ${m.result!.failedSample}` : ''}${m.note ? ` (${m.note})` : ''}`);
     }
     if (selected('users.get-during-signin')) {
       const m = await measureUnderSignin(setup, server, baseline, load, signinLoad);

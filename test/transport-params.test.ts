@@ -85,7 +85,9 @@ describe('parameters', () => {
     assert.deepEqual(protoIds(await get('1,2,3', 'POST', true)).sort((a, b) => a - b), [1, 2, 3]);
     assert.deepEqual(protoIds(await get(' 4 , 5 ')).sort((a, b) => a - b), [4, 5]);
     assert.deepEqual(protoIds(await get(7, 'POST')), [7]);
-    for (const bad of ['1,,2', '1,x', '1;2', '-1', '1.5']) badParam(await get(bad), 'item_proto_ids');
+    assert.deepEqual(protoIds(await get('007,08')).sort((a, b) => a - b), [7, 8]);
+    assert.deepEqual(protoIds(await get('3,999999999999999')), [3]);
+    for (const bad of ['1,,2', '1,2,', ',1', '1,x', '1;2', '-1', '1.5', '1,12345678901234567']) badParam(await get(bad), 'item_proto_ids');
     badParam(await get({ a: 1 }, 'POST'), 'item_proto_ids');
   });
 

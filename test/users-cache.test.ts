@@ -126,13 +126,13 @@ test('a read that started before an invalidation is not kept', () => {
   assert.equal(cache.getByDomain('a')?.nick, 'new');
 });
 
-test('getMany sorts ids into cached and missing', () => {
+test('getMany sorts ids into cached, at their index, and missing', () => {
   const cache = new ProfileCache(() => 0, () => true);
   cache.storeProfiles(cache.startFill(), [profileWith({ user_id: 1 }), profileWith({ user_id: 3 })]);
-  const found = new Map<number, Profile>();
+  const found: (Profile | undefined)[] = [];
   const missing: number[] = [];
   cache.getMany([3, 2, 1, 4], found, missing);
-  assert.deepEqual([...found.keys()], [3, 1]);
+  assert.deepEqual(found.map((profile) => profile?.user_id), [3, undefined, 1, undefined]);
   assert.deepEqual(missing, [2, 4]);
 });
 

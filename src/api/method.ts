@@ -67,6 +67,19 @@ export class SerializedData {
 }
 
 /**
+ * A handler result serialized as the texts of a JSON array's elements, between `open` (`[`,
+ * or the start of an object that ends with one) and `close`: the transport joins them into
+ * the envelope in one go, so an answer made of many ready-made texts is copied once.
+ */
+export class SerializedList {
+  constructor(
+    readonly elements: readonly string[],
+    readonly open = '[',
+    readonly close = ']',
+  ) {}
+}
+
+/**
  * A large handler result as JSON text in pieces, which the transport encodes and sends as
  * they come, so that the whole answer is never held in memory at once.
  */

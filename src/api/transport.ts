@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import { ApiError, Code, authError, httpStatusFor, rateLimited } from './errors.js';
-import { SerializedData, StreamedData, type AnyMethod, type CallContext } from './method.js';
+import { SerializedData, SerializedList, StreamedData, type AnyMethod, type CallContext } from './method.js';
 import { readParams } from './params.js';
 import { checkAdminKey } from './admin-key.js';
 
@@ -78,19 +78,32 @@ function registerBodyParsers(app: FastifyInstance): void {
   });
 }
 
+/** Below this many characters an answer goes out as text, sent with its headers in one write. */
+const TEXT_ANSWER_MAX_CHARS = 64 * 1024;
+
 /**
- * The success envelope around serialised data, as bytes: encoded once here, where a string
- * would be measured, joined to the headers and encoded again on its way out (megabytes for a
- * large inventory). Kept beside the answer when its cache offers a place.
+ * An answer as sent: large ones as bytes, encoded once here, where a string would be
+ * measured, joined to the headers and encoded again on its way out (megabytes for a large
+ * inventory). Admin answers stay text: the audit hook reads the code from it.
  */
-function envelopeOf(data: SerializedData): Buffer {
-  if (data.kept) return (data.kept.envelope ??= Buffer.from(envelopeText(data.json)));
-  return Buffer.from(envelopeText(data.json));
+function sendable(text: string, admin: boolean): Buffer | string {
+  return admin || text.length < TEXT_ANSWER_MAX_CHARS ? text : Buffer.from(text);
 }
 
 /** The success envelope around serialised data, as text. */
 function envelopeText(json: string): string {
   return `{"code":0,"data":${json}}`;
+}
+
+/** The success envelope around a serialised list, joined in one go. */
+function listEnvelopeText({ elements, open, close }: SerializedList): string {
+  const head = `{"code":0,"data":${open}`;
+  const tail = `${close}}`;
+  if (elements.length === 0) return head + tail;
+  const parts = elements.slice();
+  parts[0] = head + parts[0];
+  parts[parts.length - 1] += tail;
+  return parts.join(',');
 }
 
 /**
@@ -152,11 +165,13 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     const params = readParams(method.params, raw);
     const data = await method.handler(ctx as never, params as never);
     if (data instanceof StreamedData) return reply.type('application/json; charset=utf-8').send(Readable.from(envelopePieces(data), { objectMode: false, encoding: 'utf8' }));
+    const admin = method.auth === 'admin';
     if (data instanceof SerializedData) {
-      // Admin answers stay text: the audit hook reads the code from it.
-      const answer = method.auth === 'admin' ? envelopeText(data.json) : envelopeOf(data);
+      // A kept answer's bytes are made once for every caller it is sent to.
+      const answer = data.kept && !admin ? (data.kept.envelope ??= Buffer.from(envelopeText(data.json))) : sendable(envelopeText(data.json), admin);
       return reply.type('application/json; charset=utf-8').send(answer);
     }
+    if (data instanceof SerializedList) return reply.type('application/json; charset=utf-8').send(sendable(listEnvelopeText(data), admin));
     // Plain JSON.stringify, not serialisers compiled from the response schemas: for these
     // answers (unions of shapes, many optional fields) fast-json-stringify measured slower, and
     // the large lists (inventories, prototypes) are already assembled from cached JSON text.

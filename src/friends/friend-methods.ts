@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
-import { SerializedData, defineMethod } from '../api/method.js';
+import { SerializedList, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { ApiError, Code, authError } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
@@ -10,7 +10,7 @@ import { loadUsers } from '../users/profiles.js';
 import { addFriendRequest, removeRelation } from './graph.js';
 import { Friendship, cachedRelations } from './relations.js';
 import { bannedUsersOf } from './banned-users.js';
-import { formOf, pagingParams, profilesInOrder, profilesJsonInOrder, requireUser } from './lists.js';
+import { formOf, pagingParams, profilesInOrder, profileTextsInOrder, requireUser } from './lists.js';
 
 export const friendsAdd = defineMethod({
   name: 'friends.add',
@@ -125,12 +125,13 @@ export const friendsGet = defineMethod({
     else throw authError('authorization required: send an access_token or a user_id');
     const form = formOf(params.type);
     const { total, ids } = await friendPage(services, userId, { online: params.online === 1, offset: params.offset!, count: params.count! });
-    let json = `{"count":${total},"friends":${await profilesJsonInOrder(services, ids, form, caller?.userId)}`;
+    const friends = await profileTextsInOrder(services, ids, form, caller?.userId);
+    let close = ']';
     if (params.add_user === 1) {
       const user = (await loadUsers(services, [userId], { form, viewerId: caller?.userId })).get(userId);
-      if (user) json += `,"user":${JSON.stringify(user)}`;
+      if (user) close += `,"user":${JSON.stringify(user)}`;
     }
-    return new SerializedData(`${json}}`);
+    return new SerializedList(friends, `{"count":${total},"friends":[`, `${close}}`);
   },
 });
 

@@ -1,8 +1,7 @@
 import type { Services } from '../services.js';
 import { P } from '../api/params.js';
 import { ApiError, Code } from '../api/errors.js';
-import { loadProfiles, loadProfilesByKey, loadUsers, profileJson, type UserForm, type UserObject } from '../users/profiles.js';
-import { friendshipValues } from './relations.js';
+import { loadProfilesByKey, loadUsers, profileTexts, type UserForm, type UserObject } from '../users/profiles.js';
 
 export const MAX_LIST_COUNT = 50;
 
@@ -21,18 +20,10 @@ export async function profilesInOrder(services: Services, ids: number[], form: U
   return ids.map((id) => users.get(id)).filter((u): u is UserObject => u !== undefined);
 }
 
-/** The same as a JSON array, as JSON.stringify would write `profilesInOrder`'s answer. */
-export async function profilesJsonInOrder(services: Services, ids: number[], form: UserForm, viewerId?: number): Promise<string> {
-  const profiles = await loadProfiles(services, ids);
-  const others = [...profiles.keys()].filter((id) => id !== viewerId);
-  const relations = form === 'full' && viewerId !== undefined ? await friendshipValues(services, viewerId, others) : undefined;
-  const nowMs = services.clock.now();
-  const json: string[] = [];
-  for (const id of ids) {
-    const profile = profiles.get(id);
-    if (profile !== undefined) json.push(profileJson(services, profile, form, id === viewerId ? undefined : relations?.get(id), nowMs));
-  }
-  return `[${json.join(',')}]`;
+/** The same as JSON texts, as JSON.stringify would write each of `profilesInOrder`'s profiles. */
+export async function profileTextsInOrder(services: Services, ids: number[], form: UserForm, viewerId?: number): Promise<string[]> {
+  const { ofIds } = await loadProfilesByKey(services, ids);
+  return profileTexts(services, ofIds.filter((profile) => profile !== undefined), form, viewerId);
 }
 
 /**
@@ -40,9 +31,9 @@ export async function profilesJsonInOrder(services: Services, ids: number[], for
  * graph (it is left out of every list), so with `active` it counts as unknown: 101.
  */
 export async function requireUser(services: Services, idOrDomain: number | string, options: { active: boolean }): Promise<number> {
-  const { byId, byDomain } =
+  const { ofIds, byDomain } =
     typeof idOrDomain === 'number' ? await loadProfilesByKey(services, [idOrDomain]) : await loadProfilesByKey(services, [], [idOrDomain]);
-  const row = typeof idOrDomain === 'number' ? byId.get(idOrDomain) : byDomain.get(idOrDomain);
+  const row = typeof idOrDomain === 'number' ? ofIds[0] : byDomain.get(idOrDomain);
   if (row === undefined || (options.active && row.global_ban === 1))
     throw new ApiError(Code.USER_NOT_FOUND, `parameter user_id: user ${idOrDomain} does not exist`);
   return row.user_id;

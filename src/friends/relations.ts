@@ -69,6 +69,11 @@ function valuesFor(relations: ViewerRelations, ids: number[]): Map<number, numbe
   return new Map(ids.map((id) => [id, valueOf(relations, id)]));
 }
 
+/** The viewer's relations: all of them when cached, else those with `otherIds` (one query). */
+async function relationsWith(services: Services, viewerId: number, otherIds: number[]): Promise<ViewerRelations> {
+  return (await cachedRelations(services, viewerId)) ?? relationsFrom(await relationRows(services.db.kysely, viewerId, otherIds));
+}
+
 /**
  * The viewer's relation to each other user, as `friendship` shows it: 0 none, 1 friends,
  * 2 outgoing request, 3 incoming request, 4 viewer blocked them, 5 they blocked viewer,
@@ -78,9 +83,16 @@ function valuesFor(relations: ViewerRelations, ids: number[]): Map<number, numbe
 export async function friendshipValues(services: Services, viewerId: number, otherIds: number[]): Promise<Map<number, number>> {
   const ids = [...new Set(otherIds)];
   if (ids.length === 0) return new Map();
-  const relations = await cachedRelations(services, viewerId);
-  if (relations !== undefined) return valuesFor(relations, ids);
-  return friendshipValuesWith(services.db.kysely, viewerId, ids);
+  return valuesFor(await relationsWith(services, viewerId, ids), ids);
+}
+
+/**
+ * The same as a function of the other user's id, for answers that show many users: only
+ * `otherIds` may be asked about (others may answer 0 whatever their relation).
+ */
+export async function friendshipLookup(services: Services, viewerId: number, otherIds: number[]): Promise<(otherId: number) => number> {
+  const relations = await relationsWith(services, viewerId, otherIds);
+  return (otherId) => valueOf(relations, otherId);
 }
 
 /**
@@ -112,7 +124,7 @@ export async function cachedRelations(services: Services, userId: number): Promi
   return relations === 'too_many' ? undefined : relations;
 }
 
-/** The same, read through `executor` (inside a transaction, for example), never cached. */
+/** `friendshipValues` read through `executor` (inside a transaction, for example), never cached. */
 export async function friendshipValuesWith(executor: Executor, viewerId: number, otherIds: number[]): Promise<Map<number, number>> {
   const ids = [...new Set(otherIds)];
   if (ids.length === 0) return new Map();

@@ -35,14 +35,17 @@ export class ChangeCache<V> {
     return this.options.usable() ? this.fresh(id, this.options.now()) : undefined;
   }
 
-  /** The cached values of distinct `ids` into `found` (one clock reading for all); the others into `missing`. */
-  getMany(ids: Iterable<number>, found: Map<number, V>, missing: number[]): void {
-    const usable = this.options.usable();
+  /** The cached value of each of `ids` into `found` at the same index (one clock reading for all); the ids not cached into `missing`. */
+  getMany(ids: readonly number[], found: (V | undefined)[], missing: number[]): void {
+    if (!this.options.usable()) {
+      missing.push(...ids);
+      return;
+    }
     const now = this.options.now();
-    for (const id of ids) {
-      const value = usable ? this.fresh(id, now) : undefined;
-      if (value !== undefined) found.set(id, value);
-      else missing.push(id);
+    for (let i = 0; i < ids.length; i++) {
+      const value = this.fresh(ids[i], now);
+      found[i] = value;
+      if (value === undefined) missing.push(ids[i]);
     }
   }
 

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Services } from '../services.js';
 import type { UsersTable } from '../db/tables.js';
-import { friendshipValues } from '../friends/relations.js';
+import { friendshipLookup, friendshipValues } from '../friends/relations.js';
 import { profileCacheOf } from './profile-cache.js';
 import { flatText } from '../infra/text.js';
 
@@ -113,25 +113,28 @@ export async function findUserId(services: Services, idOrDomain: number | string
   return row?.user_id ?? null;
 }
 
-/** Profiles of the users named by id or by domain (one query at most; cached profiles need none). */
+/**
+ * Profiles of the users named by id (`ofIds`: at the same index, undefined where no such
+ * user) or by domain. One query at most; cached profiles need none.
+ */
 export async function loadProfilesByKey(
   services: Services,
-  ids: number[],
-  domains: string[] = [],
-): Promise<{ byId: Map<number, Profile>; byDomain: Map<string, Profile> }> {
+  ids: readonly number[],
+  domains: readonly string[] = [],
+): Promise<{ ofIds: (Profile | undefined)[]; byDomain: Map<string, Profile> }> {
   const cache = profileCacheOf(services);
-  const byId = new Map<number, Profile>();
+  const ofIds = new Array<Profile | undefined>(ids.length);
   const byDomain = new Map<string, Profile>();
   const missingIds: number[] = [];
   const missingDomains: string[] = [];
-  if (cache) cache.getMany(new Set(ids), byId, missingIds);
-  else missingIds.push(...new Set(ids));
-  for (const domain of new Set(domains)) {
+  if (cache) cache.getMany(ids, ofIds, missingIds);
+  else missingIds.push(...ids);
+  for (const domain of domains) {
     const profile = cache?.getByDomain(domain);
     if (profile) byDomain.set(domain, profile);
     else missingDomains.push(domain);
   }
-  if (missingIds.length === 0 && missingDomains.length === 0) return { byId, byDomain };
+  if (missingIds.length === 0 && missingDomains.length === 0) return { ofIds, byDomain };
 
   const fill = cache?.startFill();
   const rows = await services.db.kysely
@@ -139,23 +142,28 @@ export async function loadProfilesByKey(
     .select(PROFILE_COLUMNS)
     .where((eb) =>
       eb.or([
-        ...(missingIds.length > 0 ? [eb('user_id', 'in', missingIds)] : []),
-        ...(missingDomains.length > 0 ? [eb('domain', 'in', missingDomains)] : []),
+        ...(missingIds.length > 0 ? [eb('user_id', 'in', [...new Set(missingIds)])] : []),
+        ...(missingDomains.length > 0 ? [eb('domain', 'in', [...new Set(missingDomains)])] : []),
       ]),
     )
     .execute();
   const profiles = rows.map((row) => new Profile(row));
   if (cache && fill !== undefined) cache.storeProfiles(fill, profiles);
+  const loaded = new Map<number, Profile>();
   for (const profile of profiles) {
-    byId.set(profile.user_id, profile);
+    loaded.set(profile.user_id, profile);
     if (profile.domain !== null) byDomain.set(profile.domain, profile);
   }
-  return { byId, byDomain };
+  for (let i = 0; i < ids.length; i++) ofIds[i] ??= loaded.get(ids[i]);
+  return { ofIds, byDomain };
 }
 
 export async function loadProfiles(services: Services, ids: number[]): Promise<Map<number, Profile>> {
   if (ids.length === 0) return new Map();
-  return (await loadProfilesByKey(services, ids)).byId;
+  const { ofIds } = await loadProfilesByKey(services, ids);
+  const byId = new Map<number, Profile>();
+  for (const profile of ofIds) if (profile !== undefined) byId.set(profile.user_id, profile);
+  return byId;
 }
 
 function rankObject(rank: string): { hidden: 0 | 1 } {
@@ -248,6 +256,28 @@ export function profileJson(services: Services, profile: Profile, form: UserForm
   if (form === 'full' && profile.mutedAt(nowMs)) json += ',"muted":1';
   if (friendship !== undefined) json += `,"friendship":${friendship}`;
   return json + '}';
+}
+
+/**
+ * The JSON texts of profiles as `viewerId` sees them: in the full form, everyone but the
+ * viewer carries `friendship`. Elements given as text (users.get's placeholders) are kept
+ * as they are.
+ */
+export async function profileTexts(services: Services, shown: readonly (Profile | string)[], form: UserForm, viewerId: number | undefined): Promise<string[]> {
+  let friendshipOf: ((id: number) => number) | undefined;
+  if (form === 'full' && viewerId !== undefined) {
+    const others: number[] = [];
+    for (const u of shown) if (typeof u !== 'string' && u.user_id !== viewerId) others.push(u.user_id);
+    if (others.length > 0) friendshipOf = await friendshipLookup(services, viewerId, others);
+  }
+  const nowMs = services.clock.now();
+  const texts = new Array<string>(shown.length);
+  for (let i = 0; i < shown.length; i++) {
+    const u = shown[i];
+    texts[i] =
+      typeof u === 'string' ? u : profileJson(services, u, form, u.user_id === viewerId ? undefined : friendshipOf?.(u.user_id), nowMs);
+  }
+  return texts;
 }
 
 /** The placeholder users.get answers for an unknown or globally blocked account. */

@@ -1,18 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import { SerializedData, defineMethod } from '../api/method.js';
+import { SerializedList, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { authError, tooManyObjects } from '../api/errors.js';
 import { UserAny } from './schemas.js';
-import { friendshipValues } from '../friends/relations.js';
-import { inactiveObject, isGloballyBanned, loadProfilesByKey, profileJson, type Profile } from './profiles.js';
+import { inactiveObject, isGloballyBanned, loadProfilesByKey, profileTexts, type Profile } from './profiles.js';
 
 export const MAX_USERS_PER_REQUEST = 50;
 
 /** Requested keys in order, duplicates removed: `user_id` first, then `user_ids`. */
-function requestedKeys(userId: number | string | undefined, userIds: (number | string)[] | undefined): (number | string)[] {
-  const all = [...(userId !== undefined ? [userId] : []), ...(userIds ?? [])];
-  if (all.length > MAX_USERS_PER_REQUEST) throw tooManyObjects('user_ids', MAX_USERS_PER_REQUEST);
-  return [...new Set(all)];
+function requestedKeys(userId: number | string | undefined, userIds: (number | string)[] = []): Set<number | string> {
+  const count = userIds.length + (userId !== undefined ? 1 : 0);
+  if (count > MAX_USERS_PER_REQUEST) throw tooManyObjects('user_ids', MAX_USERS_PER_REQUEST);
+  return new Set(userId !== undefined ? [userId, ...userIds] : userIds);
 }
 
 export const usersGet = defineMethod({
@@ -33,41 +32,40 @@ export const usersGet = defineMethod({
   result: Type.Array(UserAny),
   handler: async (ctx, params) => {
     const { services, caller } = ctx;
-    let keys = requestedKeys(params.user_id, params.user_ids);
-    if (keys.length === 0) {
+    const keys = requestedKeys(params.user_id, params.user_ids);
+    if (keys.size === 0) {
       if (!caller) throw authError('authorization required: send an access_token or name the users');
-      keys = [caller.userId];
+      keys.add(caller.userId);
     }
     const form = params.type === 'short' ? 'short' : 'full';
-    const ids = keys.filter((k): k is number => typeof k === 'number');
-    const domains = keys.filter((k): k is string => typeof k === 'string');
-    const { byId, byDomain } = await loadProfilesByKey(services, ids, domains);
-
-    // Profiles are written once the caller's relations to all of them are read, in one go.
-    const shown: (Profile | string)[] = [];
-    const shownIds = new Set<number>();
-    const others: number[] = [];
+    const ids: number[] = [];
+    const domains: string[] = [];
     for (const key of keys) {
-      const profile = typeof key === 'number' ? byId.get(key) : byDomain.get(key);
+      if (typeof key === 'number') ids.push(key);
+      else domains.push(key);
+    }
+    const { ofIds, byDomain } = await loadProfilesByKey(services, ids, domains);
+
+    const shown: (Profile | string)[] = [];
+    // The keys are distinct, so only a domain can name someone a second time.
+    const shownIds = domains.length > 0 ? new Set<number>() : undefined;
+    let idIndex = 0;
+    for (const key of keys) {
+      const profile = typeof key === 'number' ? ofIds[idIndex++] : byDomain.get(key);
       if (profile === undefined) {
         shown.push(JSON.stringify(inactiveObject('not_exists', typeof key === 'number' ? { user_id: key } : { domain: key })));
         continue;
       }
-      if (shownIds.has(profile.user_id)) continue;
-      shownIds.add(profile.user_id);
+      if (shownIds !== undefined) {
+        if (shownIds.has(profile.user_id)) continue;
+        shownIds.add(profile.user_id);
+      }
       if (isGloballyBanned(profile)) {
         shown.push(JSON.stringify(inactiveObject('global_ban', { user_id: profile.user_id, domain: profile.domain })));
         continue;
       }
       shown.push(profile);
-      if (profile.user_id !== caller?.userId) others.push(profile.user_id);
     }
-    const viewerId = form === 'full' && caller ? caller.userId : undefined;
-    const relations = viewerId === undefined ? undefined : await friendshipValues(services, viewerId, others);
-    const nowMs = services.clock.now();
-    const json = shown.map((u) =>
-      typeof u === 'string' ? u : profileJson(services, u, form, u.user_id === viewerId ? undefined : relations?.get(u.user_id), nowMs),
-    );
-    return new SerializedData(`[${json.join(',')}]`);
+    return new SerializedList(await profileTexts(services, shown, form, caller?.userId));
   },
 });
