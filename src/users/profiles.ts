@@ -33,9 +33,25 @@ export type ProfileRow = Pick<UserRow, (typeof PROFILE_COLUMNS)[number]>;
  * again, so answers copy ready-made text. One fixed shape for every profile, since answers
  * read many of them in a row. Never changed in place (a change to the user replaces it);
  * the parsed values are frozen, as every answer showing the profile shares them.
+ *
+ * Fields lie in memory in the order declared: what every answer reads comes first, so that
+ * showing a profile touches as little memory as possible.
  */
 export class Profile implements ProfileRow {
   readonly user_id: number;
+  readonly global_ban: number;
+  readonly always_online: number;
+  readonly last_seen: number;
+  readonly muted_until: number | null;
+  /**
+   * The JSON text of each form, online and not, without `muted`, `friendship` and the closing
+   * brace, made when first shown: one flat string per answer part, as answers list many
+   * profiles and read each one's text from wherever it lies in memory.
+   */
+  fullText: string | undefined = undefined;
+  fullOnlineText: string | undefined = undefined;
+  shortText: string | undefined = undefined;
+  shortOnlineText: string | undefined = undefined;
   readonly domain: string | null;
   readonly approved: number;
   readonly nick: string;
@@ -52,23 +68,10 @@ export class Profile implements ProfileRow {
   readonly vip: number;
   readonly moderator: number;
   readonly superadmin: number;
-  readonly global_ban: number;
-  readonly muted_until: number | null;
   readonly bot_owner_id: number | null;
-  readonly always_online: number;
-  readonly last_seen: number;
   /** `rank` as shown: only `hidden`. */
   readonly rankShown: Readonly<{ hidden: 0 | 1 }> | undefined;
   readonly nicksOldShown: readonly unknown[];
-  /**
-   * The JSON text of each form, online and not, without `muted`, `friendship` and the closing
-   * brace, made when first shown: one flat string per answer part, as answers list many
-   * profiles and read each one's text from wherever it lies in memory.
-   */
-  shortText: string | undefined = undefined;
-  shortOnlineText: string | undefined = undefined;
-  fullText: string | undefined = undefined;
-  fullOnlineText: string | undefined = undefined;
 
   constructor(row: ProfileRow) {
     this.user_id = row.user_id;
