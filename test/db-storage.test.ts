@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -56,6 +57,29 @@ test('several processes migrating one new database at once: one creates the sche
       await db.close();
     }
   } finally {
+    await location.dispose();
+  }
+});
+
+test('a SQLite database has its write-ahead log copied into the file by a background thread, not by commits', { skip: DB_KIND !== 'sqlite' && 'SQLite only' }, async () => {
+  const location = await newDatabaseLocation();
+  const path = location.url.slice('sqlite:'.length);
+  const db = await openDatabase(location.url);
+  try {
+    const limit = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db.kysely);
+    assert.equal(limit.rows[0].wal_autocheckpoint, 10_000);
+    await sql`create table filler (text text not null)`.execute(db.kysely);
+    const before = statSync(path).size;
+    // About 2 MB: hundreds of pages, far below the committing writer's own threshold.
+    await db.kysely.transaction().execute(async (trx) => {
+      for (let i = 0; i < 500; i++) await sql`insert into filler (text) values (${'x'.repeat(4000)})`.execute(trx);
+    });
+    assert.ok(statSync(path).size < before + 1_000_000, 'the commit left the pages in the log');
+    const deadline = Date.now() + 10_000;
+    while (statSync(path).size < before + 1_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(statSync(path).size >= before + 2_000_000, 'the background thread copied the log into the file');
+  } finally {
+    await db.close();
     await location.dispose();
   }
 });

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { Tables } from './tables.js';
+import { WRITER_CHECKPOINT_PAGES, startCheckpointer } from './checkpointer.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 export type Executor = Kysely<Tables> | Transaction<Tables>;
@@ -45,6 +46,11 @@ function openSqlite(path: string): Database {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('busy_timeout = 5000');
   connection.pragma('foreign_keys = ON');
+  let stopCheckpointer: (() => Promise<void>) | undefined;
+  if (path !== ':memory:' && path !== '') {
+    connection.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+    stopCheckpointer = startCheckpointer(resolve(path));
+  }
   const kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
   return {
     kysely,
@@ -53,6 +59,7 @@ function openSqlite(path: string): Database {
       await sql`select 1`.execute(kysely);
     },
     async close() {
+      await stopCheckpointer?.();
       await kysely.destroy();
     },
   };
