@@ -64,15 +64,14 @@ async function friendsFromMemory(services: Services, userId: number): Promise<nu
 
 /** Friends of a user, newest friendship first (ties: higher id first), globally blocked accounts left out. */
 async function friendPage(services: Services, userId: number, options: { online: boolean; offset: number; count: number }) {
-  const base = services.db.kysely
-    .selectFrom('friendships as f')
-    .innerJoin('users as u', 'u.user_id', 'f.friend_id')
-    .where('f.user_id', '=', userId)
-    .where('u.global_ban', '=', 0);
   if (options.online) {
     // Who is online depends on this process's realtime connections and recent requests, so
     // the filter runs here, over the whole (bounded by people's social lives) friend list.
-    const rows = await base
+    const rows = await services.db.kysely
+      .selectFrom('friendships as f')
+      .innerJoin('users as u', 'u.user_id', 'f.friend_id')
+      .where('f.user_id', '=', userId)
+      .where('u.global_ban', '=', 0)
       .select(['f.friend_id as user_id', 'u.last_seen', 'u.always_online'])
       .orderBy('f.since', 'desc')
       .orderBy('f.friend_id', 'desc')
