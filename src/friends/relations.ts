@@ -81,9 +81,8 @@ async function relationsWith(services: Services, viewerId: number, otherIds: num
  * first lookup loads them all, unless there are very many), else one query.
  */
 export async function friendshipValues(services: Services, viewerId: number, otherIds: number[]): Promise<Map<number, number>> {
-  const ids = [...new Set(otherIds)];
-  if (ids.length === 0) return new Map();
-  return valuesFor(await relationsWith(services, viewerId, ids), ids);
+  if (otherIds.length === 0) return new Map();
+  return valuesFor(await relationsWith(services, viewerId, otherIds), otherIds);
 }
 
 /**
@@ -126,7 +125,6 @@ export async function cachedRelations(services: Services, userId: number): Promi
 
 /** `friendshipValues` read through `executor` (inside a transaction, for example), never cached. */
 export async function friendshipValuesWith(executor: Executor, viewerId: number, otherIds: number[]): Promise<Map<number, number>> {
-  const ids = [...new Set(otherIds)];
-  if (ids.length === 0) return new Map();
-  return valuesFor(relationsFrom(await relationRows(executor, viewerId, ids)), ids);
+  if (otherIds.length === 0) return new Map();
+  return valuesFor(relationsFrom(await relationRows(executor, viewerId, otherIds)), otherIds);
 }
