@@ -84,7 +84,7 @@ test('a SQLite database has its write-ahead log copied into the file by a backgr
   }
 });
 
-test('a SQLite database runs in WAL mode with foreign keys enforced', { skip: DB_KIND !== 'sqlite' && 'SQLite only' }, async () => {
+test('a SQLite database runs in WAL mode with foreign keys enforced and temporary storage in memory', { skip: DB_KIND !== 'sqlite' && 'SQLite only' }, async () => {
   const location = await newDatabaseLocation();
   const db = await openDatabase(location.url);
   try {
@@ -93,6 +93,9 @@ test('a SQLite database runs in WAL mode with foreign keys enforced', { skip: DB
     assert.equal(mode.rows[0].journal_mode, 'wal');
     const keys = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db.kysely);
     assert.equal(keys.rows[0].foreign_keys, 1);
+    // Statement journals (a craft's update of ten items) in memory, not in a temporary file each time.
+    const tempStore = await sql<{ temp_store: number }>`pragma temp_store`.execute(db.kysely);
+    assert.equal(tempStore.rows[0].temp_store, 2);
   } finally {
     await db.close();
     await location.dispose();

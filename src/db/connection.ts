@@ -46,6 +46,11 @@ function openSqlite(path: string): Database {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('busy_timeout = 5000');
   connection.pragma('foreign_keys = ON');
+  // A statement that changes several rows inside a transaction (a craft's update of ten items
+  // and their counts) keeps the pages it changes in a statement journal; past 64 kB SQLite
+  // spills that journal to a temporary file, created, written and deleted on every such
+  // statement. In memory it costs only the pages it holds.
+  connection.pragma('temp_store = MEMORY');
   let stopCheckpointer: (() => Promise<void>) | undefined;
   if (path !== ':memory:' && path !== '') {
     connection.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
