@@ -184,16 +184,20 @@ describe('inventory.get with a small count reads about count rows, however large
     // With no more stock items than the limit, the list by time walks items_by_time.
     const fewStock: ListOptions = { order: 'time', includeStock: false, limit: LIMIT, stockOwned: LIMIT };
     for (const options of [...COMBINATIONS, fewStock]) {
-      const plan = await sqlitePlan(compiled(options, classes));
+      const query = compiled(options, classes);
+      // The indexes hold owned items only: with the state as a bound value SQLite would use
+      // them only by compiling the statement again on every run.
+      assert.ok(!query.parameters.includes('owned'), query.sql);
+      const plan = await sqlitePlan(query);
       const label = `${JSON.stringify(options)}: ${plan.join(' | ')}`;
       const reads = plan.filter((line) => /\bitems\b/.test(line));
       assert.ok(reads.length > 0, label);
-      for (const line of reads) assert.match(line, /^SEARCH items USING (COVERING )?INDEX items_by_(time|quality) \(user_id=\? AND state=\?/, label);
+      for (const line of reads) assert.match(line, /^SEARCH items USING (COVERING )?INDEX items_by_(time|quality) \(user_id=\?/, label);
       if (mergesClasses(options)) {
         // One walk per class, each down a prefix of items_by_quality and stopped by the limit;
         // only those few rows are sorted.
         assert.equal(reads.length, classes.length, label);
-        for (const line of reads) assert.match(line, /INDEX items_by_quality \(user_id=\? AND state=\? AND quality_id=\?\)$/, label);
+        for (const line of reads) assert.match(line, /INDEX items_by_quality \(user_id=\? AND quality_id=\?\)$/, label);
       } else {
         // One walk down the index in the answer's order: no sort, stopped by the limit.
         assert.equal(reads.length, 1, label);
@@ -203,7 +207,7 @@ describe('inventory.get with a small count reads about count rows, however large
     }
     const classPlan = await sqlitePlan(ownedClassesQuery(2).compile(server.db.kysely));
     for (const line of classPlan.filter((l) => /\bitems\b|\bi\b/.test(l) && /SEARCH|SCAN/.test(l)))
-      assert.match(line, /^SEARCH (items|i) USING COVERING INDEX items_by_quality \(user_id=\? AND state=\?/, classPlan.join(' | '));
+      assert.match(line, /^SEARCH (items|i) USING COVERING INDEX items_by_quality \(user_id=\?/, classPlan.join(' | '));
   }
 
   test('SQLite walks the indexes in order, without statistics and with them', { skip: DB_KIND !== 'sqlite' }, async () => {

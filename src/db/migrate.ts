@@ -4,6 +4,7 @@ import type { Database } from './connection.js';
 import type { Tables } from './tables.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { bannedUsersMigration } from './migrations/002_banned_users.js';
+import { ownedItemIndexesMigration } from './migrations/003_owned_item_indexes.js';
 
 /**
  * PostgreSQL advisory lock held while migrating. Kysely's migrator reads the catalogue of
@@ -17,6 +18,7 @@ function migrationsFor(db: Database): Record<string, Migration> {
   return {
     '001_initial': initialMigration(db.dialect),
     '002_banned_users': bannedUsersMigration(),
+    '003_owned_item_indexes': ownedItemIndexesMigration(),
   };
 }
 
