@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { sql } from 'kysely';
 import { defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { ApiError, Code } from '../api/errors.js';
@@ -60,7 +61,7 @@ export const blacklistGet = defineMethod({
       .selectFrom('blocks as b')
       .innerJoin('users as u', 'u.user_id', 'b.blocked_user_id')
       .where('b.user_id', '=', caller.userId)
-      .where('u.global_ban', '=', 0);
+      .where('u.global_ban', '=', sql.lit(0));
     const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as('n')).execute();
     const total = Number(n);
     const offset = params.offset!;

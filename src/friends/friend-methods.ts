@@ -71,7 +71,7 @@ async function friendPage(services: Services, userId: number, options: { online:
       .selectFrom('friendships as f')
       .innerJoin('users as u', 'u.user_id', 'f.friend_id')
       .where('f.user_id', '=', userId)
-      .where('u.global_ban', '=', 0)
+      .where('u.global_ban', '=', sql.lit(0))
       .select(['f.friend_id as user_id', 'u.last_seen', 'u.always_online'])
       .orderBy('f.since', 'desc')
       .orderBy('f.friend_id', 'desc')
@@ -148,7 +148,7 @@ export const friendsGetRequests = defineMethod({
       .selectFrom('friend_requests as r')
       .innerJoin('users as u', 'u.user_id', 'r.from_user_id')
       .where('r.to_user_id', '=', caller.userId)
-      .where('u.global_ban', '=', 0);
+      .where('u.global_ban', '=', sql.lit(0));
     const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as('n')).execute();
     const total = Number(n);
     const offset = params.offset!;

@@ -55,8 +55,9 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
   const now = nowSeconds(services);
   const ids = [...itemIds].sort((a, b) => a - b);
   const postgres = services.db.dialect === 'postgres';
-  // SQLite would pick an index on (user_id, state) over the primary key and walk the whole
-  // inventory; a unary plus keeps those columns out of its index choice.
+  // SQLite would pick an index of owned items (by user) over the primary key and walk the
+  // whole inventory; a unary plus keeps those columns out of its index choice (and a bound
+  // state out of its partial-index checks, which would recompile the statement every run).
   const notIndexed = (column: 'user_id' | 'state') => (postgres ? sql.ref(column) : sql`+${sql.ref(column)}`);
   const crafted = await services.db.kysely.transaction().execute(async (trx) => {
     let select = trx

@@ -1,6 +1,7 @@
 import { ApiError, Code } from '../api/errors.js';
 import { nowSeconds, type Services } from '../services.js';
 import { announceInventoriesChanged } from './answer-cache.js';
+import { OWNED } from './queries.js';
 
 export interface Grant {
   userId: number;
@@ -58,7 +59,7 @@ export async function revokeItem(services: Services, itemId: number, reason: str
       .updateTable('items')
       .set({ state: 'revoked', ended_at: now })
       .where('item_id', '=', itemId)
-      .where('state', '=', 'owned')
+      .where('state', '=', OWNED)
       .returning('user_id')
       .executeTakeFirst();
     if (!revoked) return undefined;

@@ -18,8 +18,11 @@ export interface ListOptions {
 
 const OWNED_COLUMNS = ['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'] as const;
 
-/** `state = 'owned'` as a literal, as the indexes of owned items (items_by_time, items_by_quality) name it. */
-const OWNED = sql.lit('owned');
+/**
+ * `state = 'owned'` as a literal, as the indexes of owned items (items_by_time, items_by_quality)
+ * name it: compared with a bound value, SQLite would compile the statement again on every run.
+ */
+export const OWNED = sql.lit('owned');
 
 function ownedBy(services: Services, userId: number) {
   return services.db.kysely.selectFrom('items').select(OWNED_COLUMNS).where('user_id', '=', userId).where('state', '=', OWNED);
@@ -129,7 +132,7 @@ export async function loadEquipped(services: Services, userId: number): Promise<
     .select(['equipped.item_id', 'equipped.slot', 'equipped.game', 'equipped.monopoly_id'])
     .where('equipped.user_id', '=', userId)
     .where('items.user_id', '=', userId)
-    .where('items.state', '=', 'owned')
+    .where('items.state', '=', OWNED)
     .orderBy('equipped.item_id')
     .execute();
 }
