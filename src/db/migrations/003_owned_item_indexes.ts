@@ -4,9 +4,10 @@ import { sql, type Kysely } from 'kysely';
  * The indexes that list a user's items hold only owned items, and the index of items by the
  * craft that consumed them only consumed items. Every list reads owned items alone, so
  * consumed and revoked items were dead weight in them; and a craft, which ends ten items,
- * wrote each of them back into both lists under its new state (some twenty more index pages
- * per craft). Queries name `state = 'owned'` as a literal: SQLite uses a partial index for a
- * bound value only by compiling the statement again on every run.
+ * wrote each of them back into both lists under its new state (on SQLite, 42 pages written
+ * to the log per craft before, 29 after). Queries name `state = 'owned'` as a literal:
+ * SQLite uses a partial index for a bound value only by compiling the statement again on
+ * every run.
  */
 export function ownedItemIndexesMigration() {
   return {
