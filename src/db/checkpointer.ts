@@ -5,7 +5,9 @@ import { Worker } from 'node:worker_threads';
 const CHECKPOINT_INTERVAL_MS = 500;
 /**
  * Log pages past which a committing writer copies the log itself, as SQLite does by default
- * at 1,000: only when the background thread falls behind (or is gone).
+ * at 1,000. Under sustained writes the log grows while the thread copies it, so it is never
+ * wholly copied at a moment a writer could start it over: the writer then copies what is
+ * left each time the log reaches this size. Otherwise the thread keeps the log short.
  */
 export const WRITER_CHECKPOINT_PAGES = 10_000;
 

@@ -3,6 +3,14 @@ import type { Services } from '../services.js';
 import { USERS_CHANGED } from '../users/profile-cache.js';
 import { ChangeCache, perUserCache } from '../infra/change-cache.js';
 
+/**
+ * `global_ban = 1` and `= 0` as literals: the index of blocked accounts (users_banned) is
+ * defined by the first, and compared with a bound value SQLite would compile the statement
+ * again on every run.
+ */
+export const BANNED = sql.lit(1);
+export const NOT_BANNED = sql.lit(0);
+
 /** More globally blocked accounts than this are not kept: lists then filter them in SQL. */
 const MAX_KEPT = 10_000;
 /** Seconds the set is used at most: bounds the harm of an announcement that never arrived. */
@@ -27,7 +35,7 @@ export class BannedUsers extends ChangeCache<ReadonlySet<number> | 'too_many'> {
     let ids = this.get(ALL);
     if (ids === undefined) {
       const fill = this.startFill();
-      const rows = await services.db.kysely.selectFrom('users').select('user_id').where('global_ban', '=', sql.lit(1)).limit(MAX_KEPT + 1).execute();
+      const rows = await services.db.kysely.selectFrom('users').select('user_id').where('global_ban', '=', BANNED).limit(MAX_KEPT + 1).execute();
       ids = rows.length > MAX_KEPT ? 'too_many' : new Set(rows.map((r) => Number(r.user_id)));
       this.store(fill, ALL, ids);
     }

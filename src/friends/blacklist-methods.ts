@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { sql } from 'kysely';
 import { defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { ApiError, Code } from '../api/errors.js';
@@ -7,6 +6,7 @@ import { Strict, Uint } from '../api/schema-types.js';
 import { UserRelated } from '../users/schemas.js';
 import { blockUser, unblockUser } from './graph.js';
 import { friendshipValues } from './relations.js';
+import { NOT_BANNED } from './banned-users.js';
 import { formOf, pagingParams, profilesInOrder, requireUser } from './lists.js';
 
 /*
@@ -61,7 +61,7 @@ export const blacklistGet = defineMethod({
       .selectFrom('blocks as b')
       .innerJoin('users as u', 'u.user_id', 'b.blocked_user_id')
       .where('b.user_id', '=', caller.userId)
-      .where('u.global_ban', '=', sql.lit(0));
+      .where('u.global_ban', '=', NOT_BANNED);
     const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as('n')).execute();
     const total = Number(n);
     const offset = params.offset!;

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { sql } from 'kysely';
 import { SerializedList, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { ApiError, Code, authError } from '../api/errors.js';
@@ -9,7 +8,7 @@ import { UserEither, UserRelated } from '../users/schemas.js';
 import { loadUsers } from '../users/profiles.js';
 import { addFriendRequest, removeRelation } from './graph.js';
 import { Friendship, cachedRelations } from './relations.js';
-import { bannedUsersOf } from './banned-users.js';
+import { BANNED, NOT_BANNED, bannedUsersOf } from './banned-users.js';
 import { formOf, pagingParams, profilesInOrder, profileTextsInOrder, requireUser } from './lists.js';
 
 export const friendsAdd = defineMethod({
@@ -71,7 +70,7 @@ async function friendPage(services: Services, userId: number, options: { online:
       .selectFrom('friendships as f')
       .innerJoin('users as u', 'u.user_id', 'f.friend_id')
       .where('f.user_id', '=', userId)
-      .where('u.global_ban', '=', sql.lit(0))
+      .where('u.global_ban', '=', NOT_BANNED)
       .select(['f.friend_id as user_id', 'u.last_seen', 'u.always_online'])
       .orderBy('f.since', 'desc')
       .orderBy('f.friend_id', 'desc')
@@ -87,7 +86,7 @@ async function friendPage(services: Services, userId: number, options: { online:
   const listed = services.db.kysely
     .selectFrom('friendships as f')
     .where('f.user_id', '=', userId)
-    .where('f.friend_id', 'not in', (eb) => eb.selectFrom('users').select('user_id').where('global_ban', '=', sql.lit(1)));
+    .where('f.friend_id', 'not in', (eb) => eb.selectFrom('users').select('user_id').where('global_ban', '=', BANNED));
   const [{ n }] = await listed.select((eb) => eb.fn.countAll<number>().as('n')).execute();
   const total = Number(n);
   if (options.count === 0 || options.offset >= total) return { total, ids: [] };
@@ -148,7 +147,7 @@ export const friendsGetRequests = defineMethod({
       .selectFrom('friend_requests as r')
       .innerJoin('users as u', 'u.user_id', 'r.from_user_id')
       .where('r.to_user_id', '=', caller.userId)
-      .where('u.global_ban', '=', sql.lit(0));
+      .where('u.global_ban', '=', NOT_BANNED);
     const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as('n')).execute();
     const total = Number(n);
     const offset = params.offset!;

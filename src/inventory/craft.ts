@@ -9,6 +9,7 @@ import { craftKey, getCatalog, type Catalog, type ProtoEntry } from '../catalog/
 import { ownedItemJson, type OwnedRow } from '../catalog/serialize.js';
 import { CraftResult } from './schemas.js';
 import { announceInventoriesChanged } from './answer-cache.js';
+import { OWNED } from './queries.js';
 
 export const CRAFT_INPUTS = 10;
 
@@ -56,8 +57,7 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
   const ids = [...itemIds].sort((a, b) => a - b);
   const postgres = services.db.dialect === 'postgres';
   // SQLite would pick an index of owned items (by user) over the primary key and walk the
-  // whole inventory; a unary plus keeps those columns out of its index choice (and a bound
-  // state out of its partial-index checks, which would recompile the statement every run).
+  // whole inventory; a unary plus keeps those columns out of its index choice.
   const notIndexed = (column: 'user_id' | 'state') => (postgres ? sql.ref(column) : sql`+${sql.ref(column)}`);
   const crafted = await services.db.kysely.transaction().execute(async (trx) => {
     let select = trx
@@ -80,7 +80,7 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
       .set({ state: 'consumed', ended_at: now, craft_id: craft.craft_id })
       .where('item_id', 'in', ids)
       .where(notIndexed('user_id'), '=', userId)
-      .where(notIndexed('state'), '=', 'owned')
+      .where(notIndexed('state'), '=', OWNED)
       .where('ts_can_trade', '<>', -1)
       .where('ts_can_trade', '<=', now)
       .where((eb) => eb.not(isEquipped(eb)))
