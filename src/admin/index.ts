@@ -3,6 +3,7 @@ import { registerAuditHook } from './audit.js';
 import { auditMethods } from './audit-methods.js';
 import { catalogMethods } from './catalog-methods.js';
 import { chatMethods } from './chat-methods.js';
+import { drawMethods } from './draw-methods.js';
 import { socialMethods } from './social-methods.js';
 import { userMethods } from './user-methods.js';
 import { worldMethods } from './world-methods.js';
@@ -13,6 +14,7 @@ export const adminMethods: AnyMethod[] = [
   ...catalogMethods,
   ...socialMethods,
   ...chatMethods,
+  ...drawMethods,
   ...worldMethods,
   ...auditMethods,
 ];

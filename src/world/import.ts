@@ -324,7 +324,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           prices: json(p.prices),
           key_item_proto_id: p.key_item_proto_id ?? null,
           case_item_proto_ids: json(p.case_item_proto_ids),
-          drop_list: json(p.drop?.map((d) => ({ item_proto_id: d.item_proto_id, ...(d.is_secondary !== undefined ? { is_secondary: bit(d.is_secondary) } : {}), ...(d.is_rare !== undefined ? { is_rare: bit(d.is_rare) } : {}) }))),
+          drop_list: json(p.drop?.map((d) => ({ item_proto_id: d.item_proto_id, ...(d.is_secondary !== undefined ? { is_secondary: bit(d.is_secondary) } : {}), ...(d.is_rare !== undefined ? { is_rare: bit(d.is_rare) } : {}), ...(d.weight !== undefined ? { weight: d.weight } : {}) }))),
           twin_item_proto_ids: json(p.twin_item_proto_ids),
           can_craft: p.can_craft === undefined ? 1 : bit(p.can_craft),
           craft_result: p.craft_result === undefined ? 1 : bit(p.craft_result),

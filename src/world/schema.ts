@@ -15,8 +15,17 @@ export const WorldQuality = Type.Object(
 
 export const WorldItemType = Type.Object({ type: Uint, title: Type.String() }, { additionalProperties: false });
 
+/** Largest drop weight: sums of a list's weights stay exact integers. */
+export const MAX_DROP_WEIGHT = 1_000_000_000;
+
 export const WorldDropEntry = Type.Object(
-  { item_proto_id: Id, is_secondary: Type.Optional(Bit), is_rare: Type.Optional(Bit) },
+  {
+    item_proto_id: Id,
+    is_secondary: Type.Optional(Bit),
+    is_rare: Type.Optional(Bit),
+    /** Cases: the entry's integer weight (default 1); its chance is weight over the sum of the case's weights. */
+    weight: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_DROP_WEIGHT })),
+  },
   { additionalProperties: false },
 );
 
