@@ -4,6 +4,7 @@ import { auditMethods } from './audit-methods.js';
 import { catalogMethods } from './catalog-methods.js';
 import { chatMethods } from './chat-methods.js';
 import { drawMethods } from './draw-methods.js';
+import { promocodeMethods } from './promocode-methods.js';
 import { socialMethods } from './social-methods.js';
 import { userMethods } from './user-methods.js';
 import { worldMethods } from './world-methods.js';
@@ -15,6 +16,7 @@ export const adminMethods: AnyMethod[] = [
   ...socialMethods,
   ...chatMethods,
   ...drawMethods,
+  ...promocodeMethods,
   ...worldMethods,
   ...auditMethods,
 ];

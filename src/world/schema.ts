@@ -150,6 +150,17 @@ export const WorldChatStatus = Type.Object(
   { additionalProperties: false },
 );
 
+export const WorldPromocode = Type.Object(
+  {
+    code: Type.String({ pattern: '^[A-Za-z0-9_-]{4,64}$', description: 'kept and matched in upper case' }),
+    item_proto_ids: Type.Array(Id, { minItems: 1, maxItems: 50 }),
+    max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    ts_expires: Type.Optional(Uint),
+    disabled: Type.Optional(Bit),
+  },
+  { additionalProperties: false },
+);
+
 export const World = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
@@ -162,6 +173,7 @@ export const World = Type.Object(
     friends: Type.Optional(Type.Array(WorldFriendship)),
     friend_requests: Type.Optional(Type.Array(WorldFriendRequest)),
     blocks: Type.Optional(Type.Array(WorldBlock)),
+    promocodes: Type.Optional(Type.Array(WorldPromocode)),
     gchat: Type.Optional(
       Type.Object(
         { status: Type.Optional(WorldChatStatus), messages: Type.Optional(Type.Array(WorldChatMessage)) },
