@@ -35,9 +35,16 @@ export interface RequestLogSettings {
  * with its request id, method, URL, address, status and time. Fastify's own two lines per
  * request are off: at tens of thousands of requests a second they cost half the server's
  * speed and fill disks. Errors are logged where they are handled, with their request id.
+ * At debug level each request is also logged as it arrives.
  */
 export function registerRequestLog(app: FastifyInstance, settings: RequestLogSettings): void {
   const { accessLog, slowRequestMs } = settings;
+  // At debug level a request is also logged as it arrives (one still in flight shows in the log).
+  if (app.log.level === 'debug' || app.log.level === 'trace')
+    app.addHook('onRequest', (request, _reply, done) => {
+      request.log.debug({ req: request }, 'incoming request');
+      done();
+    });
   // A plain callback: this runs on every request, and an async hook costs a promise each time.
   app.addHook('onResponse', (request, reply, done) => {
     const ms = reply.elapsedTime;
