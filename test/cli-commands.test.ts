@@ -169,7 +169,8 @@ describe('the game-platform command', () => {
       url = withPath.toString();
     }
     try {
-      const server = start(['serve', '--port', '0', '--world', join(dir, 'world.json')], { DATABASE_URL: url });
+      // At debug level the server logs each request as it arrives.
+      const server = start(['serve', '--port', '0', '--world', join(dir, 'world.json'), '--log-level', 'debug'], { DATABASE_URL: url });
       const [, base] = await server.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
       await server.waitFor(/cli@example\.com\s+password cli-test-password .*owns bot 2/);
 
