@@ -17,6 +17,10 @@ export interface Config {
   /** A world file imported on start when the database is empty. */
   world?: string;
   logLevel: string;
+  /** Share of answered requests logged: 0 none, 1 every one, in between a random sample. */
+  accessLog: number;
+  /** Requests taking at least this long are logged (warn) whatever accessLog says, ms. */
+  slowRequestMs: number;
   /** Largest request body in bytes. */
   bodyLimit: number;
   /** Lifetime of user access tokens, seconds. */
@@ -82,6 +86,8 @@ export function defaultConfig(): Config {
     rateLimitPerIp: { max: 3000, windowSeconds: 60 },
     rateLimitPerToken: { max: 1200, windowSeconds: 60 },
     logLevel: 'info',
+    accessLog: 0,
+    slowRequestMs: 1000,
     bodyLimit: 64 * 1024,
     sessionTtl: 86400,
     refreshTtl: 30 * 86400,
