@@ -6,7 +6,7 @@ import { callOk, catalogWorld, tokenFor, user } from './item-fixtures.js';
 import { revokeItem } from '../src/inventory/grants.js';
 import type { World } from '../src/world/schema.js';
 import { ownedItemIndexesMigration } from '../src/db/migrations/003_owned_item_indexes.js';
-import { rankFormsMigration } from '../src/db/migrations/004_rank_forms.js';
+import { rankFormsMigration } from '../src/db/migrations/005_rank_forms.js';
 
 const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
 const CARDS = range(100, 30); // proto 101, class 1
