@@ -11,6 +11,8 @@ import { TokenResolver } from './auth/tokens.js';
 import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
 import { registerApi } from './api/transport.js';
+import { RealtimeHub } from './realtime/hub.js';
+import { registerRealtimeRoute } from './realtime/route.js';
 import { answerClientError } from './api/client-errors.js';
 import { registerDocs } from './api/docs.js';
 import { loggerOptions, registerRequestLog } from './operations/request-log.js';
@@ -85,6 +87,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
     logController: new LogController({ disableRequestLogging: true }),
   });
 
+  const presence = new Presence(db, clock, config.onlineWindow);
   const services: Services = {
     config,
     db,
@@ -101,7 +104,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
       // Sessions are cached where every revocation reaches this process (announcements wait for their confirmations).
       cache: invalidationsReachUs({ db, redis }),
     }),
-    presence: new Presence(db, clock, config.onlineWindow),
+    presence,
+    realtime: new RealtimeHub({ bus, db, clock, presence, config, log: app.log }),
     state: new Map(),
   };
 
@@ -125,13 +129,16 @@ export async function createServer(config: Config, options: CreateServerOptions 
     }
   });
 
+  await services.realtime.start();
   for (const domain of domains) await domain.start?.(services);
-  await registerApi(app, services, allMethods());
+  const dispatcher = await registerApi(app, services, allMethods());
   await registerDocs(app, allMethods());
   for (const domain of domains) await domain.routes?.(app, services);
+  await registerRealtimeRoute(app, services, dispatcher);
 
   app.addHook('onClose', async () => {
     for (const domain of [...domains].reverse()) await domain.stop?.(services);
+    services.realtime.stop();
     services.tokens.close();
     await counters.close();
     await bus.close();

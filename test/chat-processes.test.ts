@@ -71,7 +71,7 @@ async function api(server: ServerProcess, method: string, params: Record<string,
 }
 
 async function feedOf(server: ServerProcess): Promise<FeedClient> {
-  const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/ws?subs=gchat`);
+  const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/ws?subs=gchat&format=json`);
   const client = new FeedClient(socket);
   await client.next((f) => f.event === 'ready');
   return client;

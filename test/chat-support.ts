@@ -177,6 +177,8 @@ export async function connect(server: TestServer, options: { token?: string; sub
   const query = new URLSearchParams();
   if (options.token !== undefined) query.set('access_token', options.token);
   query.set('subs', options.subs ?? 'gchat');
+  // These clients read the JSON framing; test/extws-client.ts speaks the reference clients' ExtWS.
+  query.set('format', 'json');
   const socket = new WebSocket(`${base}/ws?${query}`, options.client);
   const client = new FeedClient(socket);
   await new Promise<void>((resolve, reject) => {

@@ -5,7 +5,6 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ok } from './helpers.js';
 import { defaultConfig } from '../src/config.js';
 import { deleteMessage, postSystemMessage, setChatStatus } from '../src/chat/moderation.js';
-import { chatRuntime } from '../src/chat/runtime.js';
 import { ChatAddEvent, ChatStatus } from '../src/chat/schemas.js';
 import { ADMIN_KEY, admin } from './admin-support.js';
 import {
@@ -79,7 +78,7 @@ test('status changes arrive as gchat.status and deletions as gchat.delete', () =
 test('the token is optional; an invalid one closes the connection with a reason; subs picks the topics', () =>
   withServer({}, async (server) => {
     const base = await listen(server);
-    const refused = await openSocket(`${base}/ws?access_token=not-a-valid-token-at-all&subs=gchat`);
+    const refused = await openSocket(`${base}/ws?access_token=not-a-valid-token-at-all&subs=gchat&format=json`);
     const closed = await new Promise<{ code: number; reason: string }>((resolve) =>
       refused.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
     );
@@ -141,7 +140,7 @@ test('a subscriber that does not read is dropped once its queue passes maxQueueB
     const stalled = await connect(server);
     (stalled.socket as unknown as { _socket: { pause(): void } })._socket.pause();
 
-    const feed = chatRuntime(server.services).feed;
+    const feed = server.services.realtime;
     assert.equal(feed.size, 2);
     const filler = (i: number) => ({
       message: { type: 1, user_id: ALICE, msg_id: `filler-${i}`, ts: 0, text: 'x'.repeat(256 * 1024), user_ids_mentioned: [] },
@@ -150,7 +149,7 @@ test('a subscriber that does not read is dropped once its queue passes maxQueueB
     });
     // Up to 100 MB: far more than the socket buffers of both ends hold. The reader keeps up.
     for (let i = 0; i < 400 && feed.size === 2; i++) {
-      feed.broadcast('gchat', 'gchat.add', filler(i));
+      await feed.publish({ topic: 'gchat', type: 'gchat.add', json: filler(i) });
       await reader.added(`filler-${i}`);
     }
     assert.equal(feed.size, 1, 'the stalled subscriber was dropped');

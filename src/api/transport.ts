@@ -2,10 +2,9 @@ import { parse as parseQueryString } from 'node:querystring';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
-import { ApiError, Code, authError, httpStatusFor, rateLimited } from './errors.js';
-import { SerializedData, SerializedList, StreamedData, type AnyMethod, type CallContext } from './method.js';
-import { readParams } from './params.js';
-import { checkAdminKey } from './admin-key.js';
+import { ApiError, Code, httpStatusFor } from './errors.js';
+import { SerializedData, SerializedList, StreamedData, type AnyMethod } from './method.js';
+import { MethodDispatcher } from './dispatch.js';
 
 export interface Envelope {
   code: number;
@@ -120,52 +119,28 @@ function* envelopePieces(data: StreamedData): Generator<string> {
 
 /**
  * The /api transport: routes every method at /api/<method> for GET and POST, merges query
- * and body parameters, resolves the token, enforces auth, bot allow-list and rate limits,
- * coerces parameters, and wraps results and errors in the envelope.
+ * and body parameters, has the dispatcher run the method (token, auth, bot allow-list, rate
+ * limits, parameters), and wraps results and errors in the envelope. Answers the dispatcher,
+ * which the realtime feed runs methods with too.
  */
-export async function registerApi(app: FastifyInstance, services: Services, methods: AnyMethod[]): Promise<void> {
-  const byName = new Map(methods.map((m) => [m.name, m]));
-  const { config, counters } = services;
+export async function registerApi(app: FastifyInstance, services: Services, methods: AnyMethod[]): Promise<MethodDispatcher> {
+  const dispatcher = new MethodDispatcher(services, methods);
   registerBodyParsers(app);
 
-  async function limit(key: string, rule: { max: number; windowSeconds: number }): Promise<void> {
-    const hit = await counters.hit(key, rule.windowSeconds);
-    if (hit.count > rule.max) throw rateLimited(hit.resetIn);
-  }
-
   async function handle(request: FastifyRequest<{ Params: { method: string } }>, reply: FastifyReply) {
-    const ip = request.ip;
-    // Every call counts against its address, unknown methods included.
-    if (config.rateLimit) await limit(`rl:ip:${ip}`, config.rateLimitPerIp);
-    const method = byName.get(request.params.method);
-    if (!method) throw new ApiError(Code.UNKNOWN_METHOD, `unknown method ${request.params.method.slice(0, 100)}`);
-    const raw = mergedParams(request);
-
-    const ctx: CallContext = { services, ip, requestId: String(request.id), log: request.log };
-    if (method.auth === 'admin') {
-      ctx.adminKey = await checkAdminKey(services, request.headers['x-admin-key'], ip);
-    } else if (method.auth !== 'none') {
-      const token = tokenOf(request, raw);
-      if (token !== undefined) {
-        const caller = await services.tokens.resolve(token, ip);
-        if (!caller) throw authError();
-        ctx.caller = caller;
-        ctx.accessToken = token;
-      } else if (method.auth === 'required') {
-        throw authError('authorization required: send an access_token');
-      }
-      if (ctx.caller) {
-        if (ctx.caller.isBot && method.auth === 'required' && !method.bots)
-          throw new ApiError(Code.FORBIDDEN, 'bots may not call this method');
-        if (config.rateLimit) await limit(`rl:token:${ctx.caller.sessionId}`, config.rateLimitPerToken);
-        await services.presence.touch(ctx.caller.userId);
-      }
-    }
-
-    const params = readParams(method.params, raw);
-    const data = await method.handler(ctx as never, params as never);
+    const name = request.params.method;
+    const method = dispatcher.method(name);
+    const data = await dispatcher.invoke(method, {
+      name,
+      raw: mergedParams(request),
+      ip: request.ip,
+      requestId: String(request.id),
+      log: request.log,
+      token: (raw) => tokenOf(request, raw),
+      adminKey: request.headers['x-admin-key'],
+    });
     if (data instanceof StreamedData) return reply.type('application/json; charset=utf-8').send(Readable.from(envelopePieces(data), { objectMode: false, encoding: 'utf8' }));
-    const admin = method.auth === 'admin';
+    const admin = method!.auth === 'admin';
     if (data instanceof SerializedData) {
       // A kept answer's bytes are made once for every caller it is sent to.
       const answer = data.kept && !admin ? (data.kept.envelope ??= Buffer.from(envelopeText(data.json))) : sendable(envelopeText(data.json), admin);
@@ -195,4 +170,5 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     }
     return sendError(reply, apiError);
   });
+  return dispatcher;
 }

@@ -1,6 +1,5 @@
 import type { Domain } from '../api/method.js';
 import { gchatGet, gchatSend } from './methods.js';
-import { registerFeedRoute } from './realtime.js';
 import { CHAT_STATE_KEY, ChatRuntime } from './runtime.js';
 
 export const chatDomain: Domain = {
@@ -11,7 +10,6 @@ export const chatDomain: Domain = {
     services.state.set(CHAT_STATE_KEY, runtime);
     await runtime.start();
   },
-  routes: registerFeedRoute,
   stop(services) {
     (services.state.get(CHAT_STATE_KEY) as ChatRuntime | undefined)?.stop();
   },

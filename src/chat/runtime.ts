@@ -5,10 +5,9 @@ import { RedisBus, WORLD_CHANGED } from '../infra/bus.js';
 import { loadUsers, type UserObject } from '../users/profiles.js';
 import { loadProtoShorts, type ItemObject } from '../catalog/protos.js';
 import { ChatHistory, type ChatSettings, type GchatAnswer } from './history.js';
-import { ChatFeed, CloseCode } from './feed.js';
-import { REVOCATION_CHANNEL, type Revocation } from '../auth/tokens.js';
 import { loadNewestMessages, protosNamedBy, usersNamedBy } from './messages.js';
 import type { ChatMessage } from './schemas.js';
+import type { FeedEvent } from '../realtime/hub.js';
 
 /** Bus channel of chat events; every process, the sender's included, applies them. */
 export const CHAT_CHANNEL = 'chat.event';
@@ -60,14 +59,14 @@ export async function readChatSettings(services: Services): Promise<ChatSettings
 }
 
 /**
- * The chat of this process: the in-memory history behind gchat.get and the realtime feed.
+ * The chat of this process: the in-memory history behind gchat.get; what changes goes out to
+ * realtime connections (services.realtime) from the process where it happened.
  * Every change (a message, a deletion, a status change, a reload) runs through one queue,
  * so a reload never interleaves with an event, and is applied once even though the sending
  * process applies its own events at once (read-your-writes) and again hears them on the bus.
  */
 export class ChatRuntime {
   readonly history: ChatHistory;
-  readonly feed: ChatFeed;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly appliedEvents = new RecentSet(10_000);
   private readonly deletedIds = new RecentSet(10_000);
@@ -77,16 +76,13 @@ export class ChatRuntime {
 
   constructor(private readonly services: Services) {
     this.history = new ChatHistory(services.config.chat.historySize);
-    this.feed = new ChatFeed(services.config.ws, () => {
-      void services.presence.touchConnected().catch(() => undefined);
-      // Subscribers also hear of changes whose bus event was lost, even when nobody polls gchat.get.
-      void this.settle().catch((err) => this.logFailure(err));
-    });
+    // Changes whose bus event was lost are read again even when nobody polls gchat.get.
+    services.realtime.onHeartbeat(() => void this.settle().catch((err) => this.logFailure(err)));
   }
 
   async start(): Promise<void> {
     const { bus } = this.services;
-    const channels = [CHAT_CHANNEL, WORLD_CHANGED, 'users.changed', 'catalog.changed', REVOCATION_CHANNEL];
+    const channels = [CHAT_CHANNEL, WORLD_CHANGED, 'users.changed', 'catalog.changed'];
     // Subscribed in Redis before the server listens, so no event sent after start is missed.
     if (bus instanceof RedisBus) await bus.ready(channels);
     this.unsubscribes.push(
@@ -97,7 +93,6 @@ export class ChatRuntime {
         const userIds = Array.isArray(ids) ? ids.filter((id): id is number => Number.isSafeInteger(id)) : undefined;
         void this.serially(() => this.reloadUsers(userIds)).catch((err) => this.logFailure(err));
       }),
-      bus.subscribe(REVOCATION_CHANNEL, (message) => this.closeRevoked(message as Revocation)),
       bus.subscribe('catalog.changed', () => void this.serially(() => this.reloadProtos()).catch((err) => this.logFailure(err))),
     );
     await this.serially(() => this.reloadAll());
@@ -105,7 +100,6 @@ export class ChatRuntime {
 
   stop(): void {
     for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
-    this.feed.close();
   }
 
   /**
@@ -137,74 +131,79 @@ export class ChatRuntime {
     return this.history.status;
   }
 
-  private closeRevoked(revocation: Revocation): void {
-    if (!revocation || typeof revocation !== 'object') return;
-    this.feed.closeWhere(
-      (caller) =>
-        ('sessionIds' in revocation && Array.isArray(revocation.sessionIds) && revocation.sessionIds.includes(caller.sessionId)) ||
-        ('userId' in revocation && revocation.userId === caller.userId) ||
-        ('familyId' in revocation && revocation.familyId === caller.familyId),
-      CloseCode.SESSION_REVOKED,
-      'session revoked',
-    );
-  }
-
-  /** Applies an event here at once, then tells every other process. */
+  /**
+   * Applies an event here at once, then tells every other process, then the realtime
+   * connections of every process (what changed nothing visible, such as a status change of
+   * the slow-mode interval alone, reaches no connection).
+   */
   async publish(event: ChatEvent): Promise<void> {
-    await this.apply(event);
+    const visible = await this.apply(event);
     try {
       await this.services.bus.publish(CHAT_CHANNEL, event);
+      if (visible) await this.services.realtime.publish(this.feedEventOf(event));
     } catch (err) {
       this.services.log.error({ err }, 'chat event could not be published to other processes');
     }
+  }
+
+  /** What realtime connections receive of an event. */
+  private feedEventOf(event: ChatEvent): FeedEvent {
+    if (event.kind === 'add') {
+      const { message, users, item_protos } = event;
+      return {
+        topic: 'gchat',
+        type: 'gchat.add',
+        fields: { msg_id: message.msg_id },
+        lists: { messages: [message], users_data: users, item_protos },
+        json: { message, users, item_protos },
+        audience: event.audience,
+      };
+    }
+    if (event.kind === 'delete') return { topic: 'gchat', type: 'gchat.delete', fields: { msg_id: event.msg_id }, json: { msg_id: event.msg_id } };
+    const { closed, slowmode, emoteonly } = this.history.status;
+    return { topic: 'gchat', type: 'gchat.status', fields: { status: { closed, slowmode, emoteonly } }, json: { closed, slowmode, emoteonly } };
   }
 
   static eventId(): string {
     return randomUUID();
   }
 
-  private apply(event: ChatEvent): Promise<void> {
-    if (!event || typeof event !== 'object' || typeof event.id !== 'string') return Promise.resolve();
-    if (this.appliedEvents.has(event.id)) return Promise.resolve();
+  /** Applies an event once; resolves to whether it changed what clients see. */
+  private apply(event: ChatEvent): Promise<boolean> {
+    if (!event || typeof event !== 'object' || typeof event.id !== 'string') return Promise.resolve(false);
+    if (this.appliedEvents.has(event.id)) return Promise.resolve(false);
     this.appliedEvents.add(event.id);
     return this.serially(async () => {
-      if (event.kind === 'add') this.applyAdd(event);
-      else if (event.kind === 'delete') await this.applyDelete(event.msg_id);
-      else if (event.kind === 'status') await this.applyStatus();
+      if (event.kind === 'add') return this.applyAdd(event);
+      if (event.kind === 'delete') return this.applyDelete(event.msg_id);
+      if (event.kind === 'status') return this.applyStatus();
+      return false;
     });
   }
 
-  private applyAdd(event: Extract<ChatEvent, { kind: 'add' }>): void {
+  private applyAdd(event: Extract<ChatEvent, { kind: 'add' }>): boolean {
     const { message } = event;
-    if (this.deletedIds.has(message.msg_id)) return;
+    if (this.deletedIds.has(message.msg_id)) return false;
     if (event.seq !== null) {
       this.history.insert({ seq: event.seq, message });
       this.history.putUsers(event.users);
       this.history.putProtos(event.item_protos);
     }
-    this.feed.broadcast(
-      'gchat',
-      'gchat.add',
-      { message, users: event.users, item_protos: event.item_protos },
-      event.audience ?? undefined,
-    );
+    return true;
   }
 
-  private async applyDelete(msgId: string): Promise<void> {
+  private async applyDelete(msgId: string): Promise<boolean> {
     this.deletedIds.add(msgId);
     if (this.history.remove(msgId)) await this.reloadMessages();
-    this.feed.broadcast('gchat', 'gchat.delete', { msg_id: msgId });
+    return true;
   }
 
-  private async applyStatus(): Promise<void> {
-    this.updateStatus(await readChatSettings(this.services));
+  private async applyStatus(): Promise<boolean> {
+    return this.updateStatus(await readChatSettings(this.services));
   }
 
-  private updateStatus(settings: ChatSettings): void {
-    if (this.history.setStatus(settings)) {
-      const { closed, slowmode, emoteonly } = settings;
-      this.feed.broadcast('gchat', 'gchat.status', { closed, slowmode, emoteonly });
-    }
+  private updateStatus(settings: ChatSettings): boolean {
+    return this.history.setStatus(settings);
   }
 
   /** Everything from the database, forgetting every short form held (start, world reload). */
@@ -216,7 +215,9 @@ export class ChatRuntime {
   /** Status, messages and user short forms from the database; subscribers hear of a status change. */
   private async resync(): Promise<void> {
     const startedAt = this.services.clock.now();
-    this.updateStatus(await readChatSettings(this.services));
+    // A change whose event was lost still reaches realtime connections (from each process that finds it).
+    if (this.updateStatus(await readChatSettings(this.services)) && this.syncedAt > 0)
+      void this.services.realtime.publish(this.feedEventOf({ kind: 'status', id: '' })).catch((err) => this.logFailure(err));
     await this.reloadMessages();
     await this.reloadUsers(undefined);
     this.syncedAt = startedAt;

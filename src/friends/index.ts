@@ -12,6 +12,15 @@ export const friendsDomain: Domain = {
   methods: [friendsAdd, friendsDelete, friendsGet, friendsGetRequests, blacklistAdd, blacklistDelete, blacklistGet],
   async start(services: Services) {
     const stops = [await attachRelationCache(services), await attachBannedUsers(services)];
+    // Realtime connections show the incoming requests waiting for an answer.
+    services.realtime.addAuthCounter('friends_requests', async (userId) => {
+      const row = await services.db.kysely
+        .selectFrom('friend_requests')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('to_user_id', '=', userId)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    });
     services.state.set(STATE_KEY, stops);
   },
   stop(services: Services) {

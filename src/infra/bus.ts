@@ -37,18 +37,37 @@ export interface Bus {
    */
   publishConfirmed(channel: string, message: unknown): Promise<void>;
   subscribe(channel: string, handler: BusHandler): () => void;
+  /**
+   * Publishes `message` (a non-empty object) with a `seq` field added: a number greater than
+   * that of every message published on the channel before it, by any process and across
+   * restarts. Every process receives the messages of a channel in `seq` order. Resolves to the
+   * number given.
+   */
+  publishSequenced(channel: string, message: Record<string, unknown>): Promise<number>;
   /** Whether this process has handled every message published up to a moment ago (at most BUS_LEASE_MS). */
   isCurrent(): boolean;
   close(): Promise<void>;
 }
 
+/**
+ * The least `seq` a sequenced message gets now: microseconds since the epoch, so numbers keep
+ * growing across restarts and a lost Redis counter, however few were handed out before.
+ */
+const seqFloor = () => Date.now() * 1000;
+
 export class LocalBus implements Bus {
   private readonly emitter = new EventEmitter();
+  private lastSeq = 0;
   constructor() {
     this.emitter.setMaxListeners(0);
   }
   async publish(channel: string, message: unknown): Promise<void> {
     this.emitter.emit(channel, message);
+  }
+  async publishSequenced(channel: string, message: Record<string, unknown>): Promise<number> {
+    const seq = (this.lastSeq = Math.max(this.lastSeq + 1, seqFloor()));
+    this.emitter.emit(channel, { seq, ...message });
+    return seq;
   }
   /** Handlers run before `publish` returns: nothing more to wait for. */
   publishConfirmed(channel: string, message: unknown): Promise<void> {
@@ -65,6 +84,17 @@ export class LocalBus implements Bus {
     this.emitter.removeAllListeners();
   }
 }
+
+/** INCR the channel's counter (raised to the floor when below it) and PUBLISH the message with that number, at once. */
+const SEQUENCED_PUBLISH = `
+local seq = redis.call('INCR', KEYS[1])
+local floor = tonumber(ARGV[3])
+if seq < floor then
+  redis.call('SET', KEYS[1], ARGV[3])
+  seq = floor
+end
+redis.call('PUBLISH', KEYS[2], ARGV[1] .. string.format('%d', seq) .. ARGV[2])
+return tostring(seq)`;
 
 /** Where receivers of a confirmed message confirm it (the message's id), and the mark that tells such messages apart. */
 const CONFIRM_CHANNEL = '$confirmed';
@@ -117,6 +147,17 @@ export class RedisBus implements Bus {
 
   async publish(channel: string, message: unknown): Promise<void> {
     await this.publisher.publish(this.prefix + channel, JSON.stringify(message));
+  }
+
+  /**
+   * The number and the publication are one step in Redis (a script), so Redis delivers the
+   * messages of a channel in the order of their numbers.
+   */
+  async publishSequenced(channel: string, message: Record<string, unknown>): Promise<number> {
+    const rest = JSON.stringify(message).slice(1);
+    if (rest === '}') throw new Error('a sequenced message needs at least one field');
+    const seq = await this.publisher.eval(SEQUENCED_PUBLISH, 2, `${this.prefix}seq:${channel}`, this.prefix + channel, '{"seq":', `,${rest}`, seqFloor());
+    return Number(seq);
   }
 
   /**

@@ -1,0 +1,89 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Services } from '../services.js';
+import { ApiError, Code, authError, rateLimited } from './errors.js';
+import { SerializedData, SerializedList, StreamedData, type AnyMethod, type CallContext } from './method.js';
+import { readParams } from './params.js';
+import { checkAdminKey } from './admin-key.js';
+
+/** One call of a method, whatever carried it (an HTTP request, a WebSocket emit). */
+export interface Invocation {
+  /** The method's name as asked (unknown names answer 5). */
+  name: string;
+  /** Parameters as sent, before coercion. */
+  raw: Record<string, unknown>;
+  ip: string;
+  requestId: string;
+  log: FastifyBaseLogger;
+  /** The access token the call presents, read from `raw` when the carrier needs it. */
+  token: (raw: Record<string, unknown>) => string | undefined;
+  /** The X-Admin-Key value presented (admin methods only). */
+  adminKey?: string | string[];
+}
+
+/**
+ * Runs methods by name: the request limits, authentication, the bot allow-list, presence,
+ * parameter coercion and the handler. Both the HTTP transport and the realtime feed's `api`
+ * emit call it, so a method answers the same over either.
+ */
+export class MethodDispatcher {
+  private readonly byName: Map<string, AnyMethod>;
+
+  constructor(private readonly services: Services, methods: AnyMethod[]) {
+    this.byName = new Map(methods.map((m) => [m.name, m]));
+  }
+
+  method(name: string): AnyMethod | undefined {
+    return this.byName.get(name);
+  }
+
+  private async limit(key: string, rule: { max: number; windowSeconds: number }): Promise<void> {
+    const hit = await this.services.counters.hit(key, rule.windowSeconds);
+    if (hit.count > rule.max) throw rateLimited(hit.resetIn);
+  }
+
+  /**
+   * The handler's result for `method` (looked up by the caller with `method()`, undefined when
+   * unknown). Throws ApiError for every refused call.
+   */
+  async invoke(method: AnyMethod | undefined, call: Invocation): Promise<unknown> {
+    const { services } = this;
+    const { config } = services;
+    const { ip } = call;
+    // Every call counts against its address, unknown methods included.
+    if (config.rateLimit) await this.limit(`rl:ip:${ip}`, config.rateLimitPerIp);
+    if (!method) throw new ApiError(Code.UNKNOWN_METHOD, `unknown method ${call.name.slice(0, 100)}`);
+    const { raw } = call;
+
+    const ctx: CallContext = { services, ip, requestId: call.requestId, log: call.log };
+    if (method.auth === 'admin') {
+      ctx.adminKey = await checkAdminKey(services, call.adminKey, ip);
+    } else if (method.auth !== 'none') {
+      const token = call.token(raw);
+      if (token !== undefined) {
+        const caller = await services.tokens.resolve(token, ip);
+        if (!caller) throw authError();
+        ctx.caller = caller;
+        ctx.accessToken = token;
+      } else if (method.auth === 'required') {
+        throw authError('authorization required: send an access_token');
+      }
+      if (ctx.caller) {
+        if (ctx.caller.isBot && method.auth === 'required' && !method.bots) throw new ApiError(Code.FORBIDDEN, 'bots may not call this method');
+        if (config.rateLimit) await this.limit(`rl:token:${ctx.caller.sessionId}`, config.rateLimitPerToken);
+        await services.presence.touch(ctx.caller.userId);
+      }
+    }
+
+    const params = readParams(method.params, raw);
+    return method.handler(ctx as never, params as never);
+  }
+}
+
+/** A handler's result as the JSON text of `data` (undefined for a method without a result). */
+export function resultJson(data: unknown): string | undefined {
+  if (data === undefined) return undefined;
+  if (data instanceof SerializedData) return data.json;
+  if (data instanceof SerializedList) return `${data.open}${data.elements.join(',')}${data.close}`;
+  if (data instanceof StreamedData) return [...data.pieces()].join('');
+  return JSON.stringify(data);
+}

@@ -1,0 +1,285 @@
+import { sql } from 'kysely';
+import type { WebSocket } from 'ws';
+import type { Caller } from '../api/method.js';
+import type { Bus } from '../infra/bus.js';
+import { RedisBus } from '../infra/bus.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/connection.js';
+import type { Clock } from '../infra/clock.js';
+import type { Presence } from '../users/presence.js';
+import { REVOCATION_CHANNEL, type Revocation } from '../auth/tokens.js';
+import { PING, eventFrame } from './extws.js';
+
+/** Bus channel of events for realtime connections, numbered in order (Bus.publishSequenced). */
+export const FEED_CHANNEL = 'realtime.event';
+
+/** WebSocket close codes the feed uses besides the standard ones. */
+export const CloseCode = {
+  INVALID_TOKEN: 4001,
+  SESSION_REVOKED: 4003,
+  SHUTDOWN: 1001,
+} as const;
+
+/** Events each process keeps for connections that come back with `id_last`. */
+const KEPT_EVENTS = 1000;
+
+/** How long the online count of `status` frames is kept, ms. */
+const ONLINE_COUNT_TTL_MS = 10_000;
+
+/**
+ * An event for realtime connections. `topic` is what a connection subscribes to with `subs`
+ * (`user` events reach their audience whatever it subscribed to).
+ */
+export interface FeedEvent {
+  topic: string;
+  type: string;
+  /** Fields of the event's entry in an ExtWS `events` frame, beside `id` and `type` (e.g. `msg_id`). */
+  fields?: Record<string, unknown>;
+  /** Lists an ExtWS `events` frame carries beside the events (`messages`, `users_data`...), joined across events. */
+  lists?: Record<string, unknown[]>;
+  /** `data` of the event's `{event, data}` frame in the JSON framing. */
+  json: unknown;
+  /** Only these users' connections receive it. */
+  audience?: number[] | null;
+}
+
+export interface NumberedEvent extends FeedEvent {
+  /** Greater than every earlier event's, in every process: the `id` clients resume from. */
+  seq: number;
+}
+
+export type FeedFormat = 'extws' | 'json';
+
+export interface Connection {
+  socket: WebSocket;
+  format: FeedFormat;
+  /** The signed-in user, when the connection sent a valid access token. */
+  userId?: number;
+  caller?: Caller;
+  subs: ReadonlySet<string>;
+  /** Heard from since the last heartbeat. */
+  alive: boolean;
+  /** Events that arrived before the connection's first frames went out; sent after them. */
+  held?: NumberedEvent[];
+}
+
+/** A number shown in a signed-in connection's `auth` frame (`counters`), per user. */
+export type AuthCounter = (userId: number) => Promise<number>;
+
+export interface RealtimeDeps {
+  bus: Bus;
+  db: Database;
+  clock: Clock;
+  presence: Presence;
+  config: Pick<Config, 'ws'>;
+  log: { error(obj: unknown, msg: string): void };
+}
+
+/**
+ * The realtime connections of this process and what reaches them. Every event is published
+ * on the bus with a number (so every process, this one included, delivers the same events in
+ * the same order under the same ids) and kept a while for connections that reconnect with the
+ * last id they saw. Frames are made once per event and framing; a connection whose unsent data
+ * passes `ws.maxQueueBytes` is cut, and one silent for a heartbeat is dropped.
+ */
+export class RealtimeHub {
+  private readonly connections = new Set<Connection>();
+  private readonly kept: NumberedEvent[] = [];
+  private readonly counters = new Map<string, AuthCounter>();
+  private readonly beats: (() => void)[] = [];
+  private readonly unsubscribes: (() => void)[] = [];
+  private heartbeat?: NodeJS.Timeout;
+  private online?: { count: number; at: number; pending?: Promise<number> };
+
+  constructor(private readonly deps: RealtimeDeps) {}
+
+  get size(): number {
+    return this.connections.size;
+  }
+
+  async start(): Promise<void> {
+    const { bus } = this.deps;
+    // Subscribed in Redis before the server listens, so no event sent after start is missed.
+    if (bus instanceof RedisBus) await bus.ready([FEED_CHANNEL, REVOCATION_CHANNEL]);
+    this.unsubscribes.push(
+      bus.subscribe(FEED_CHANNEL, (message) => this.receive(message as NumberedEvent)),
+      bus.subscribe(REVOCATION_CHANNEL, (message) => this.closeRevoked(message as Revocation)),
+    );
+  }
+
+  stop(): void {
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    for (const connection of this.connections) connection.socket.close(CloseCode.SHUTDOWN, 'server shutting down');
+    this.connections.clear();
+  }
+
+  /** Adds a counter to every signed-in connection's `auth` frame (for example `friends_requests`). */
+  addAuthCounter(name: string, counter: AuthCounter): void {
+    this.counters.set(name, counter);
+  }
+
+  /** Runs `task` on every heartbeat. */
+  onHeartbeat(task: () => void): void {
+    this.beats.push(task);
+  }
+
+  /** The counters of a user's `auth` frame. */
+  async authCounters(userId: number): Promise<Record<string, number>> {
+    const entries = await Promise.all([...this.counters].map(async ([name, counter]) => [name, await counter(userId)] as const));
+    return Object.fromEntries(entries);
+  }
+
+  /** Sends an event to the connections of every process subscribed to its topic; resolves to its id. */
+  publish(event: FeedEvent): Promise<number> {
+    return this.deps.bus.publishSequenced(FEED_CHANNEL, event as unknown as Record<string, unknown>);
+  }
+
+  /** Sends an event to one user's connections, on every process, whatever they subscribed to. */
+  pushToUser(userId: number, event: Omit<FeedEvent, 'topic' | 'audience'>): Promise<number> {
+    return this.publish({ ...event, topic: 'user', audience: [userId] });
+  }
+
+  /** Kept events after `idLast` that the connection may see, oldest first. */
+  since(connection: Connection, idLast: number): NumberedEvent[] {
+    return this.kept.filter((event) => event.seq > idLast && this.reaches(connection, event));
+  }
+
+  /** Users online now (cached for a few seconds): for `status` frames. */
+  async onlineCount(): Promise<number> {
+    const now = this.deps.clock.now();
+    if (this.online && now - this.online.at < ONLINE_COUNT_TTL_MS) return this.online.count;
+    if (this.online?.pending) return this.online.pending;
+    const pending = sql<{ n: number | string }>`select count(*) as n from users where last_seen >= ${this.deps.presence.onlineSince()} or always_online = 1`
+      .execute(this.deps.db.kysely)
+      .then((result) => Number(result.rows[0]?.n ?? 0));
+    this.online = { count: this.online?.count ?? 0, at: this.online?.at ?? 0, pending };
+    try {
+      const count = await pending;
+      this.online = { count, at: now };
+      return count;
+    } catch (error) {
+      this.online = undefined;
+      throw error;
+    }
+  }
+
+  add(connection: Connection): void {
+    this.connections.add(connection);
+    if (!this.heartbeat) {
+      this.heartbeat = setInterval(() => this.beat(), this.deps.config.ws.heartbeatSeconds * 1000);
+      this.heartbeat.unref();
+    }
+  }
+
+  remove(connection: Connection): void {
+    this.connections.delete(connection);
+  }
+
+  /** Sends text to one connection, cutting it when its queue would pass the bound. False when not sent. */
+  send(connection: Connection, frame: string): boolean {
+    const { socket } = connection;
+    if (socket.readyState !== socket.OPEN) return false;
+    if (socket.bufferedAmount + Buffer.byteLength(frame) > this.deps.config.ws.maxQueueBytes) {
+      // The closing handshake would queue behind the backlog: cut the connection.
+      this.connections.delete(connection);
+      socket.terminate();
+      return false;
+    }
+    socket.send(frame);
+    return true;
+  }
+
+  /** Ends `held`: sends what arrived meanwhile that is newer than `after`. */
+  release(connection: Connection, after: number): void {
+    const held = connection.held ?? [];
+    connection.held = undefined;
+    const newer = held.filter((event) => event.seq > after);
+    if (newer.length > 0) for (const frame of framesFor(connection.format, newer)) this.send(connection, frame);
+  }
+
+  /** Closes the connections whose session matches (a revoked session stops receiving at once). */
+  closeWhere(match: (caller: Caller) => boolean, code: number, reason: string): void {
+    for (const connection of this.connections) {
+      if (!connection.caller || !match(connection.caller)) continue;
+      this.connections.delete(connection);
+      connection.socket.close(code, reason);
+    }
+  }
+
+  private reaches(connection: Connection, event: FeedEvent): boolean {
+    if (event.audience && (connection.userId === undefined || !event.audience.includes(connection.userId))) return false;
+    return event.topic === 'user' ? event.audience !== undefined && event.audience !== null : connection.subs.has(event.topic);
+  }
+
+  private receive(event: NumberedEvent): void {
+    if (!event || typeof event !== 'object' || typeof event.seq !== 'number' || typeof event.type !== 'string') return;
+    this.kept.push(event);
+    if (this.kept.length > KEPT_EVENTS) this.kept.splice(0, this.kept.length - KEPT_EVENTS);
+    const frames: Partial<Record<FeedFormat, string>> = {};
+    for (const connection of this.connections) {
+      if (!this.reaches(connection, event)) continue;
+      if (connection.held) {
+        connection.held.push(event);
+        continue;
+      }
+      this.send(connection, (frames[connection.format] ??= framesFor(connection.format, [event])[0]));
+    }
+  }
+
+  private closeRevoked(revocation: Revocation): void {
+    if (!revocation || typeof revocation !== 'object') return;
+    this.closeWhere(
+      (caller) =>
+        ('sessionIds' in revocation && Array.isArray(revocation.sessionIds) && revocation.sessionIds.includes(caller.sessionId)) ||
+        ('userId' in revocation && revocation.userId === caller.userId) ||
+        ('familyId' in revocation && revocation.familyId === caller.familyId),
+      CloseCode.SESSION_REVOKED,
+      'session revoked',
+    );
+  }
+
+  private beat(): void {
+    for (const connection of this.connections) {
+      if (!connection.alive) {
+        this.connections.delete(connection);
+        connection.socket.terminate();
+        continue;
+      }
+      connection.alive = false;
+      if (connection.format === 'extws') this.send(connection, PING);
+      else connection.socket.ping();
+    }
+    void this.deps.presence.touchConnected().catch(() => undefined);
+    for (const task of this.beats) task();
+  }
+}
+
+/**
+ * The frames of events, oldest first: in the JSON framing one `{event, data}` per event; in
+ * ExtWS one `events` frame holding them all, with their lists joined (entries of the same
+ * list that are the same object given once).
+ */
+export function framesFor(format: FeedFormat, events: readonly NumberedEvent[]): string[] {
+  if (format === 'json') return events.map((event) => JSON.stringify({ event: event.type, data: event.json }));
+  const lists: Record<string, unknown[]> = {};
+  const seen = new Map<string, Set<string>>();
+  for (const event of events)
+    for (const [name, items] of Object.entries(event.lists ?? {})) {
+      const list = (lists[name] ??= []);
+      const texts = seen.get(name) ?? seen.set(name, new Set()).get(name)!;
+      for (const item of items) {
+        const text = JSON.stringify(item);
+        if (texts.has(text)) continue;
+        texts.add(text);
+        list.push(item);
+      }
+    }
+  const body = {
+    events: events.map((event) => ({ id: event.seq, type: event.type, ...event.fields })),
+    ...lists,
+    id_last_given: events[events.length - 1].seq,
+  };
+  return [eventFrame('events', JSON.stringify(body))];
+}

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import websocket from '@fastify/websocket';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { Caller } from '../api/method.js';
+import type { Services } from '../services.js';
+import { ApiError, Code } from '../api/errors.js';
+import { resultJson, type MethodDispatcher } from '../api/dispatch.js';
+import { loadUsers } from '../users/profiles.js';
+import { CloseCode, framesFor, type Connection, type FeedFormat } from './hub.js';
+import { PONG, eventFrame, openFrame, parseClientFrame } from './extws.js';
+
+/** Topics a connection may subscribe to with `subs`; others are ignored. */
+const TOPICS = new Set(['gchat']);
+
+interface FeedQuery {
+  access_token?: string;
+  subs?: string;
+  format?: string;
+  id_last?: string;
+}
+
+function tokenOf(request: FastifyRequest<{ Querystring: FeedQuery }>): string | undefined {
+  const param = request.query.access_token;
+  if (typeof param === 'string' && param !== '') return param;
+  const header = request.headers.authorization;
+  if (typeof header === 'string' && header.startsWith('Bearer ') && header.slice(7).trim() !== '') return header.slice(7).trim();
+  return undefined;
+}
+
+function topicsOf(subs: unknown): Set<string> {
+  if (typeof subs !== 'string') return new Set();
+  return new Set(subs.split(',').map((s) => s.trim()).filter((s) => TOPICS.has(s)));
+}
+
+function idLastOf(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !/^\d{1,16}$/.test(value)) return undefined;
+  return Number(value);
+}
+
+/**
+ * The realtime feed: `GET /ws?access_token=...&subs=gchat[&id_last=N][&format=json]`
+ * upgraded to a WebSocket. The token is optional; with one, the connection also receives the
+ * events meant for its user, and the user counts as online while connected.
+ *
+ * ExtWS framing (the default, what the reference service's clients speak): `1{id,
+ * idle_timeout}` first, then for a signed-in connection `4auth{status: 1, user_data,
+ * counters}`, then `4status{status: {online, time}}`, then `4events{events: [{id, type,
+ * ...}], messages?, users_data?, item_protos?, id_last_given}` as things happen (with
+ * `id_last`, first every kept event after it). The server pings with `2` and expects `3`
+ * (or any frame) before the next heartbeat; a client may ping with `2` too. A client frame
+ * `4api[method, params]` calls a method with the connection's token and is answered by
+ * `4api{method, code, data?, description?}`.
+ *
+ * `format=json`: frames are `{event, data}`: `ready` ({subs, user_id?}) first, then
+ * `gchat.add`, `gchat.status`, `gchat.delete` and any user event; the heartbeat is a
+ * WebSocket ping; client frames are ignored.
+ */
+export async function registerRealtimeRoute(app: FastifyInstance, services: Services, dispatcher: MethodDispatcher): Promise<void> {
+  const hub = services.realtime;
+  const idleTimeout = services.config.ws.heartbeatSeconds * 2;
+  await app.register(websocket, {
+    options: { maxPayload: services.config.ws.maxFrameBytes },
+    // On shutdown every client is told why (the default closes without a code).
+    preClose(this: FastifyInstance, done: () => void) {
+      for (const client of this.websocketServer.clients) client.close(CloseCode.SHUTDOWN, 'server shutting down');
+      this.websocketServer.close();
+      done();
+    },
+    // Socket-level errors (an oversized frame, a reset connection) end that connection only.
+    errorHandler: (error: Error, socket: WebSocket, request: FastifyRequest) => {
+      request.log.debug({ err: error }, 'realtime connection error');
+      if (socket.readyState === socket.OPEN) socket.close(1011, 'internal error');
+    },
+  });
+
+  app.get<{ Querystring: FeedQuery }>('/ws', { websocket: true }, async (socket, request) => {
+    const format: FeedFormat = request.query.format === 'json' ? 'json' : 'extws';
+    const connection: Connection = { socket, format, subs: topicsOf(request.query.subs), alive: true, held: [] };
+    const token = tokenOf(request);
+    let calls: Promise<unknown> = Promise.resolve();
+    socket.on('message', (raw, isBinary) => {
+      connection.alive = true;
+      if (format !== 'extws' || isBinary) return;
+      const frame = parseClientFrame(raw.toString());
+      if (frame.kind === 'ping') hub.send(connection, PONG);
+      else if (frame.kind === 'event' && frame.event === 'api') {
+        // Calls run one after another, each answered before the next starts.
+        calls = calls.then(() => answerApi(frame.data)).catch((err) => request.log.error({ err }, 'realtime api call failed'));
+      }
+    });
+    socket.on('pong', () => (connection.alive = true));
+
+    const answerApi = async (data: unknown): Promise<void> => {
+      const [name, params] = Array.isArray(data) ? data : [];
+      const method = typeof name === 'string' ? name : '';
+      const raw = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+      let answer: string;
+      try {
+        const result = resultJson(
+          await dispatcher.invoke(dispatcher.method(method), {
+            name: method,
+            raw,
+            ip: request.ip,
+            requestId: randomUUID(),
+            log: request.log,
+            token: () => token,
+          }),
+        );
+        answer = `{"method":${JSON.stringify(method)},"code":0${result === undefined ? '' : `,"data":${result}`}}`;
+      } catch (error) {
+        const apiError = error instanceof ApiError ? error : new ApiError(Code.INTERNAL, 'internal server error');
+        if (!(error instanceof ApiError)) request.log.error({ err: error }, 'unexpected error in a realtime api call');
+        answer = JSON.stringify({ method, code: apiError.code, description: apiError.description, ...(apiError.data !== undefined ? { data: apiError.data } : {}) });
+      }
+      hub.send(connection, eventFrame('api', answer));
+    };
+
+    let caller: Caller | undefined;
+    if (token !== undefined) {
+      caller = (await services.tokens.resolve(token, request.ip)) ?? undefined;
+      if (!caller) {
+        socket.close(CloseCode.INVALID_TOKEN, 'invalid access token');
+        return;
+      }
+    }
+    if (socket.readyState !== socket.OPEN) return;
+    connection.caller = caller;
+    connection.userId = caller?.userId;
+    const userId = connection.userId;
+    // Events from now on are held until the first frames are out.
+    hub.add(connection);
+    if (userId !== undefined) services.presence.connection(userId, true);
+    socket.once('close', () => {
+      hub.remove(connection);
+      if (userId !== undefined) services.presence.connection(userId, false);
+    });
+
+    let after = 0;
+    try {
+      if (format === 'json') {
+        hub.send(connection, JSON.stringify({ event: 'ready', data: { subs: [...connection.subs], ...(userId !== undefined ? { user_id: userId } : {}) } }));
+      } else {
+        hub.send(connection, openFrame(randomUUID(), idleTimeout));
+        if (userId !== undefined) {
+          const [users, counters] = await Promise.all([loadUsers(services, [userId], { form: 'full' }), hub.authCounters(userId)]);
+          hub.send(connection, eventFrame('auth', JSON.stringify({ status: 1, user_data: users.get(userId), counters })));
+        }
+        hub.send(connection, eventFrame('status', JSON.stringify({ status: { online: await hub.onlineCount(), time: Math.floor(services.clock.now() / 1000) } })));
+        const idLast = idLastOf(request.query.id_last);
+        if (idLast !== undefined) {
+          const missed = hub.since(connection, idLast);
+          if (missed.length > 0) {
+            for (const frame of framesFor(format, missed)) hub.send(connection, frame);
+            after = missed[missed.length - 1].seq;
+          }
+        }
+      }
+    } finally {
+      hub.release(connection, after);
+    }
+  });
+}
