@@ -14,6 +14,8 @@ import { registerApi } from './api/transport.js';
 import { answerClientError } from './api/client-errors.js';
 import { registerDocs } from './api/docs.js';
 import { loggerOptions, registerRequestLog } from './operations/request-log.js';
+import { Metrics } from './operations/metrics.js';
+import { registerMetricsEndpoints } from './operations/metrics-endpoint.js';
 import { domains, allMethods } from './domains.js';
 import type { Services } from './services.js';
 
@@ -102,6 +104,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
       cache: invalidationsReachUs({ db, redis }),
     }),
     presence: new Presence(db, clock, config.onlineWindow),
+    metrics: new Metrics(allMethods().map((m) => m.name)),
     state: new Map(),
   };
 
@@ -112,6 +115,11 @@ export async function createServer(config: Config, options: CreateServerOptions 
   });
 
   registerRequestLog(app, config);
+  services.metrics.registerHooks(app);
+  services.metrics.watchDatabase(db);
+  services.metrics.watchWebSockets(app);
+  services.metrics.watchCache('sessions', () => services.tokens.cacheCounts());
+  registerMetricsEndpoints(app, services, services.metrics);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber]) connection?.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));
@@ -133,6 +141,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   app.addHook('onClose', async () => {
     for (const domain of [...domains].reverse()) await domain.stop?.(services);
     services.tokens.close();
+    db.onQuery(undefined);
     await counters.close();
     await bus.close();
     if (redis) {

@@ -146,6 +146,26 @@ export const REQUEST_LOG_SETTINGS: Setting[] = [
     },
   },
   {
+    flag: 'metrics-port',
+    env: 'METRICS_PORT',
+    value: 'PORT',
+    description: 'serve GET /metrics (Prometheus) without a key on a listener of its own; else only to the admin key on the API port',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.metricsPort = readInteger(input, origin, 0, 65535);
+    },
+  },
+  {
+    flag: 'metrics-host',
+    env: 'METRICS_HOST',
+    value: 'ADDRESS',
+    description: 'address of the metrics listener: one only your monitoring reaches',
+    shownDefault: defaults.metricsHost,
+    apply(config, input, origin) {
+      config.metricsHost = readText(input, origin);
+    },
+  },
+  {
     flag: 'slow-request-ms',
     env: 'SLOW_REQUEST_MS',
     value: 'MS',
