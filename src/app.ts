@@ -16,6 +16,7 @@ import { registerDocs } from './api/docs.js';
 import { loggerOptions, registerRequestLog } from './operations/request-log.js';
 import { Metrics } from './operations/metrics.js';
 import { registerMetricsEndpoints } from './operations/metrics-endpoint.js';
+import { readTlsFiles, tlsFilesOf } from './operations/tls.js';
 import { domains, allMethods } from './domains.js';
 import type { Services } from './services.js';
 
@@ -65,6 +66,14 @@ export async function createServer(config: Config, options: CreateServerOptions 
     counters = new MemoryCounterStore(clock);
   }
 
+  const tls = tlsFilesOf(config.tls);
+  // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
+  const nodeServerOptions = {
+    maxHeaderSize: config.http.maxHeaderBytes,
+    requestTimeout: config.http.requestTimeoutMs,
+    headersTimeout: config.http.requestTimeoutMs,
+    connectionsCheckingInterval: timeoutCheckInterval(config.http.requestTimeoutMs),
+  };
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     trustProxy: config.trustProxy,
@@ -74,13 +83,9 @@ export async function createServer(config: Config, options: CreateServerOptions 
     requestTimeout: config.http.requestTimeoutMs,
     routerOptions: { maxParamLength: 200 },
     genReqId: () => randomUUID(),
-    // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
-    http: {
-      maxHeaderSize: config.http.maxHeaderBytes,
-      requestTimeout: config.http.requestTimeoutMs,
-      headersTimeout: config.http.requestTimeoutMs,
-      connectionsCheckingInterval: timeoutCheckInterval(config.http.requestTimeoutMs),
-    },
+    http: nodeServerOptions,
+    // HTTPS (and WSS) with the same limits; SIGHUP reads the files again (reloadTls).
+    ...(tls ? { https: { ...nodeServerOptions, ...readTlsFiles(tls) } } : {}),
     clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle',
     // Access logs are registerRequestLog's: off unless asked for, slow requests always.

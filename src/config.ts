@@ -19,6 +19,8 @@ export interface Config {
   logLevel: string;
   /** Share of answered requests logged: 0 none, 1 every one, in between a random sample. */
   accessLog: number;
+  /** Serve HTTPS and WSS with this certificate and key (PEM files, read again on SIGHUP). */
+  tls?: { certFile?: string; keyFile?: string };
   /** A listener of its own serving GET /metrics to anyone reaching it (else only to the admin key). */
   metricsPort?: number;
   metricsHost: string;

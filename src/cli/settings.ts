@@ -146,6 +146,26 @@ export const REQUEST_LOG_SETTINGS: Setting[] = [
     },
   },
   {
+    flag: 'tls-cert',
+    env: 'TLS_CERT',
+    value: 'FILE',
+    description: 'serve HTTPS and WSS with this PEM certificate chain (with --tls-key); SIGHUP reads both files again',
+    shownDefault: 'none: plain HTTP',
+    apply(config, input, origin) {
+      config.tls = { ...config.tls, certFile: readText(input, origin) };
+    },
+  },
+  {
+    flag: 'tls-key',
+    env: 'TLS_KEY',
+    value: 'FILE',
+    description: 'PEM private key of --tls-cert',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.tls = { ...config.tls, keyFile: readText(input, origin) };
+    },
+  },
+  {
     flag: 'metrics-port',
     env: 'METRICS_PORT',
     value: 'PORT',
