@@ -59,6 +59,8 @@ export interface Config {
     /** Public messages a bot may post per hour. */
     botHourlyLimit: number;
   };
+  /** The lowest class of a drop (from an opened case or gift set) that the chat announces. */
+  announceDropsFromClass: number;
   ws: {
     heartbeatSeconds: number;
     /** Bytes queued for one subscriber before it is dropped as too slow. */
@@ -100,6 +102,7 @@ export function defaultConfig(): Config {
     onlineWindow: 300,
     captcha: { testVerifier: false },
     chat: { historySize: 100, slowmodeInterval: 10, emoticons: DEFAULT_EMOTICONS, botHourlyLimit: 5 },
+    announceDropsFromClass: 0,
     ws: { heartbeatSeconds: 30, maxQueueBytes: 1024 * 1024, maxFrameBytes: 16 * 1024 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };

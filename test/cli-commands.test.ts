@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../src/db/connection.js';
 import type { RedisBus } from '../src/infra/bus.js';
 import { DB_KIND, REDIS_URL, newDatabaseLocation, ok, startTestServer, type DatabaseLocation } from './helpers.js';
+import { missing } from './components.js';
 
 const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
 
@@ -222,7 +223,7 @@ describe('the game-platform command', () => {
   });
 
   // The time limit only keeps a missing announcement from hanging the suite.
-  test('import --redis makes running servers answer from the imported world at once', { timeout: 120_000 }, async () => {
+  test('import --redis makes running servers answer from the imported world at once', { timeout: 120_000, skip: missing.redis }, async () => {
     const shared = await newDatabaseLocation();
     const server = await startTestServer({ location: shared, redis: true, world });
     try {

@@ -407,6 +407,16 @@ export const SERVER_SETTINGS: Setting[] = [
     },
   },
   {
+    flag: 'chat-announce-from',
+    env: 'CHAT_ANNOUNCE_FROM',
+    value: 'CLASS',
+    description: 'the lowest class of an opened drop that the chat announces (0: every drop)',
+    shownDefault: String(defaults.announceDropsFromClass),
+    apply(config, input, origin) {
+      config.announceDropsFromClass = readInteger(input, origin, 0, 1000);
+    },
+  },
+  {
     flag: 'captcha-verify-url',
     env: 'CAPTCHA_VERIFY_URL',
     value: 'URL',
