@@ -10,6 +10,7 @@ import { connectRedis } from './infra/redis.js';
 import { TokenResolver } from './auth/tokens.js';
 import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
+import { createMailer } from './mail/mailer.js';
 import { registerApi } from './api/transport.js';
 import { answerClientError } from './api/client-errors.js';
 import { registerDocs } from './api/docs.js';
@@ -114,6 +115,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
       cache: invalidationsReachUs({ db, redis }),
     }),
     presence: new Presence(db, clock, config.onlineWindow),
+    mail: createMailer(config, app.log),
     state: new Map(),
   };
 
@@ -143,6 +145,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   app.addHook('onClose', async () => {
     for (const domain of [...domains].reverse()) await domain.stop?.(services);
     services.tokens.close();
+    await services.mail.close();
     await counters.close();
     await bus.close();
     if (redis) {

@@ -5,6 +5,7 @@ import { openDatabase, describeDatabaseUrl } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { importWorldIfEmpty, isEmptyWorld, WorldError } from '../world/import.js';
 import { readWorldFile } from './world-commands.js';
+import { publicUrl } from '../accounts/messages.js';
 
 /**
  * How much the JavaScript heap may grow past what the last full collection kept, percent.
@@ -85,7 +86,7 @@ export async function serve(config: Config): Promise<number> {
     throw error;
   }
 
-  const { app } = await createServer(config, { db });
+  const { app, services } = await createServer(config, { db });
 
   // Signals are handled from here on, so one arriving while the server starts also stops it cleanly.
   let closing = false;
@@ -146,6 +147,8 @@ export async function serve(config: Config): Promise<number> {
     `  API:      ${url}/api/<method>   (try ${url}/api/gchat.get)`,
     `  health:   ${url}/healthz   ${url}/readyz`,
     `  database: ${describeDatabaseUrl(config.databaseUrl)}${config.redisUrl ? `   redis: ${describeDatabaseUrl(config.redisUrl)}` : ''}`,
+    `  mail:     ${services.mail.destination}`,
+    `  sign-up:  ${config.accounts.signup === 'open' ? `open (auth.signup); links in e-mail point to ${publicUrl(services)}` : 'closed'}`,
   ];
   const accounts = world ? demoAccounts(world) : [];
   if (accounts.length > 0) {
