@@ -6,7 +6,8 @@ import { initialMigration } from './migrations/001_initial.js';
 import { bannedUsersMigration } from './migrations/002_banned_users.js';
 import { ownedItemIndexesMigration } from './migrations/003_owned_item_indexes.js';
 import { openingsPromocodesMigration } from './migrations/004_openings_promocodes.js';
-import { accountsMigration } from './migrations/005_accounts.js';
+import { rankFormsMigration } from './migrations/005_rank_forms.js';
+import { accountsMigration } from './migrations/006_accounts.js';
 
 /**
  * PostgreSQL advisory lock held while migrating. Kysely's migrator reads the catalogue of
@@ -22,7 +23,8 @@ function migrationsFor(db: Database): Record<string, Migration> {
     '002_banned_users': bannedUsersMigration(),
     '003_owned_item_indexes': ownedItemIndexesMigration(),
     '004_openings_promocodes': openingsPromocodesMigration(db.dialect),
-    '005_accounts': accountsMigration(),
+    '005_rank_forms': rankFormsMigration(),
+    '006_accounts': accountsMigration(),
   };
 }
 
