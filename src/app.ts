@@ -10,6 +10,7 @@ import { connectRedis } from './infra/redis.js';
 import { TokenResolver } from './auth/tokens.js';
 import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
+import { createMailer } from './mail/mailer.js';
 import { registerApi } from './api/transport.js';
 import { answerClientError } from './api/client-errors.js';
 import { registerDocs } from './api/docs.js';
@@ -109,6 +110,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
       cache: invalidationsReachUs({ db, redis }),
     }),
     presence: new Presence(db, clock, config.onlineWindow),
+    mail: createMailer(config, app.log),
     metrics: new Metrics(allMethods().map((m) => m.name)),
     state: new Map(),
   };
@@ -146,6 +148,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   app.addHook('onClose', async () => {
     for (const domain of [...domains].reverse()) await domain.stop?.(services);
     services.tokens.close();
+    await services.mail.close();
     db.onQuery(undefined);
     await counters.close();
     await bus.close();

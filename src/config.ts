@@ -67,6 +67,20 @@ export interface Config {
     maxQueueBytes: number;
     maxFrameBytes: number;
   };
+  accounts: {
+    /** open: anyone may sign up (auth.signup); closed: only operators create accounts. */
+    signup: 'open' | 'closed';
+    /** Where players reach the server, for the links in e-mail (default: http://host:port). */
+    publicUrl?: string;
+  };
+  mail: {
+    /** smtp://user:pass@host:port or smtps://...; without it messages are only written to the log. */
+    smtpUrl?: string;
+    /** The From address of every message. */
+    from: string;
+    /** Waits before each new try of a message whose delivery failed for a temporary reason. */
+    retryDelaysMs: number[];
+  };
   http: {
     connectionTimeoutMs: number;
     keepAliveTimeoutMs: number;
@@ -104,6 +118,8 @@ export function defaultConfig(): Config {
     chat: { historySize: 100, slowmodeInterval: 10, emoticons: DEFAULT_EMOTICONS, botHourlyLimit: 5 },
     announceDropsFromClass: 0,
     ws: { heartbeatSeconds: 30, maxQueueBytes: 1024 * 1024, maxFrameBytes: 16 * 1024 },
+    accounts: { signup: 'open' },
+    mail: { from: 'game-platform <no-reply@localhost>', retryDelaysMs: [5_000, 30_000, 120_000, 600_000, 1_800_000] },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }

@@ -7,6 +7,7 @@ import { bannedUsersMigration } from './migrations/002_banned_users.js';
 import { ownedItemIndexesMigration } from './migrations/003_owned_item_indexes.js';
 import { openingsPromocodesMigration } from './migrations/004_openings_promocodes.js';
 import { rankFormsMigration } from './migrations/005_rank_forms.js';
+import { accountsMigration } from './migrations/006_accounts.js';
 
 /**
  * PostgreSQL advisory lock held while migrating. Kysely's migrator reads the catalogue of
@@ -24,6 +25,7 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '003_owned_item_indexes': ownedItemIndexesMigration(),
     '004_openings_promocodes': openingsPromocodesMigration(db.dialect),
     '005_rank_forms': rankFormsMigration(),
+    '006_accounts': accountsMigration(),
   };
 }
 
