@@ -76,7 +76,7 @@ test('/docs lists every method, finds one by search, and "try it" calls the runn
     const wanted = 'data.searchItemProtos';
     assert.ok(methods.includes(wanted));
     // The search button carries role="search", so it is found by its text.
-    await page.locator('button').filter({ hasText: /Search/ }).first().click();
+    await page.locator('button').filter({ hasText: /Search/ }).first().click(WAIT);
     await page.keyboard.type(wanted);
     const hit = page.getByRole('option').filter({ hasText: `/api/${wanted}` }).first();
     await hit.waitFor(WAIT);
