@@ -12,6 +12,8 @@ import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
 import { registerApi } from './api/transport.js';
 import { answerClientError } from './api/client-errors.js';
+import { registerClientAddressCheck, trustFunction } from './api/client-address.js';
+import { registerAddressLimits } from './api/address-limits.js';
 import { registerDocs } from './api/docs.js';
 import { domains, allMethods } from './domains.js';
 import type { Services } from './services.js';
@@ -79,7 +81,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
 
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
-    trustProxy: config.trustProxy,
+    trustProxy: trustFunction(config.trustProxy),
     bodyLimit: config.bodyLimit,
     connectionTimeout: config.http.connectionTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
@@ -123,6 +125,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
     done();
   });
 
+  registerClientAddressCheck(app, config.trustProxy);
+  registerAddressLimits(app, services);
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber]) connection?.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));
   app.get('/readyz', async (_request, reply) => {

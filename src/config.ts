@@ -8,12 +8,19 @@ export interface Config {
   /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
   redisPrefix: string;
   adminKey?: string;
-  /** Take the client address from X-Forwarded-For. */
-  trustProxy: boolean;
+  /**
+   * Take the client address from X-Forwarded-For: the rightmost entry that is not one of our
+   * proxies, given as a hop count (`true` is one hop) or a list of addresses and CIDR ranges.
+   */
+  trustProxy: boolean | number | string[];
   /** General per-address and per-token request limits (sign-in protections stay on regardless). */
   rateLimit: boolean;
   rateLimitPerIp: { max: number; windowSeconds: number };
   rateLimitPerToken: { max: number; windowSeconds: number };
+  /** Open connections (HTTP and WebSocket) one client address may hold at once. */
+  maxConnectionsPerIp: number;
+  /** Entries of each per-address table (limits, failures), in memory and in Redis; see src/infra/address-keys.ts. */
+  addressSlots: number;
   /** A world file imported on start when the database is empty. */
   world?: string;
   logLevel: string;
@@ -79,6 +86,8 @@ export function defaultConfig(): Config {
     rateLimit: true,
     rateLimitPerIp: { max: 3000, windowSeconds: 60 },
     rateLimitPerToken: { max: 1200, windowSeconds: 60 },
+    maxConnectionsPerIp: 256,
+    addressSlots: 16_384,
     logLevel: 'info',
     bodyLimit: 64 * 1024,
     sessionTtl: 86400,

@@ -83,6 +83,8 @@ export interface StartOptions {
   location?: DatabaseLocation;
   /** Connect to the test Redis. */
   redis?: boolean;
+  /** Receives the server's log lines (JSON, level warn and above); logs are silent without it. */
+  logLines?: string[];
 }
 
 /** Starts a server on a fresh database (or a shared one) with a manual clock. */
@@ -105,7 +107,9 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     await migrateToLatest(db);
     await importWorld(db, options.world, { mode: 'merge', now: Math.floor(clock.now() / 1000) });
   }
-  const { app, services } = await createServer(config, { clock, db, logger: false });
+  const logLines = options.logLines;
+  const logger = logLines ? { level: 'warn', stream: { write: (line: string) => void logLines.push(line) } } : false;
+  const { app, services } = await createServer(config, { clock, db, logger });
   // Every /api answer is checked against the published schemas (test/response-check.ts).
   const responses = watchResponses(app, allMethods());
   await app.ready();

@@ -3,6 +3,7 @@ import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import { keyFingerprint } from '../api/admin-key.js';
 import { Code } from '../api/errors.js';
+import { hasValidClientAddress } from '../api/client-address.js';
 import { constantTimeEqual } from '../infra/secrets.js';
 
 /** Parameters never written to the audit log, whatever method they are sent to. */
@@ -122,7 +123,8 @@ export function registerAuditHook(app: FastifyInstance, services: Services, meth
     const action = (request.params as { method?: string } | undefined)?.method;
     if (action === undefined || !methodNames.has(action) || request.routeOptions.url !== '/api/:method') return done(null, payload);
     const code = envelopeCode(payload);
-    if (code === undefined || code === Code.RATE_LIMIT || !carriesAdminKey(services, request)) return done(null, payload);
+    if (code === undefined || code === Code.RATE_LIMIT || !carriesAdminKey(services, request) || !hasValidClientAddress(request.ip))
+      return done(null, payload);
     void recordCall(services, request, action, code).finally(() => done(null, payload));
   });
 }

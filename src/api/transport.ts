@@ -6,6 +6,7 @@ import { ApiError, Code, authError, httpStatusFor, rateLimited } from './errors.
 import { SerializedData, SerializedList, StreamedData, type AnyMethod, type CallContext } from './method.js';
 import { readParams } from './params.js';
 import { checkAdminKey } from './admin-key.js';
+import { chargeAddress } from './address-limits.js';
 
 export interface Envelope {
   code: number;
@@ -136,7 +137,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
   async function handle(request: FastifyRequest<{ Params: { method: string } }>, reply: FastifyReply) {
     const ip = request.ip;
     // Every call counts against its address, unknown methods included.
-    if (config.rateLimit) await limit(`rl:ip:${ip}`, config.rateLimitPerIp);
+    if (config.rateLimit) await chargeAddress(services, ip);
     const method = byName.get(request.params.method);
     if (!method) throw new ApiError(Code.UNKNOWN_METHOD, `unknown method ${request.params.method.slice(0, 100)}`);
     const raw = mergedParams(request);

@@ -16,6 +16,8 @@ export interface SessionData {
   /** the same value as expires_in (the reference service sends both) */
   expires: number;
   refresh_token?: string;
+  /** sign-in only: the device token to send with later sign-ins of this account */
+  device_token?: string;
 }
 
 const REUSED_REFRESH_TOKEN = 'the refresh token was already used: every session of this sign-in is revoked, sign in again';

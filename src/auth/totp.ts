@@ -2,7 +2,9 @@ import { Secret, TOTP } from 'otpauth';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { constantTimeEqual, newToken, sha256 } from '../infra/secrets.js';
 import { nowSeconds, type Services } from '../services.js';
+import { TOTP_LIMITS } from './defence.js';
 import { requestAddress } from './ip.js';
+import { rememberSource } from './known-sources.js';
 import { issueUserSessionIn, type SessionData } from './sessions.js';
 
 /** RFC 6238 as the reference service uses it. */
@@ -52,7 +54,13 @@ export function matchingSteps(secretBase32: string, code: string, nowMs: number)
  * time step of an accepted code is recorded on the user: no code of that step or an earlier
  * one is accepted again.
  */
-export async function completeTotpChallenge(services: Services, token: string, rawCode: string, ip: string): Promise<SessionData> {
+export async function completeTotpChallenge(
+  services: Services,
+  token: string,
+  rawCode: string,
+  ip: string,
+  deviceToken?: string,
+): Promise<SessionData> {
   const { kysely } = services.db;
   const hash = sha256(token);
   const now = nowSeconds(services);
@@ -88,13 +96,25 @@ export async function completeTotpChallenge(services: Services, token: string, r
   if (!user?.totp_secret) throw new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
   const code = rawCode.replace(/\s+/g, '');
   if (!/^\d{6}$/.test(code)) throw badParam('code', 'must be 6 digits');
+  // Wrong codes are counted per account too: a right password mints new challenges at will.
+  const accountKey = `auth:totp:user:${challenge.user_id}`;
+  const place = await services.counters.take(accountKey, TOTP_LIMITS.windowSeconds, TOTP_LIMITS.wrongCodes);
+  if (!place.taken) throw tooOften(place.resetIn);
   const lastStep = user.totp_last_step;
   const steps = matchingSteps(user.totp_secret, code, services.clock.now()).filter((s) => lastStep === null || s > lastStep);
-  if (steps.length === 0) throw new ApiError(Code.BAD_PARAM, WRONG_CODE);
+  if (steps.length === 0) {
+    if (place.count === TOTP_LIMITS.wrongCodes)
+      services.log.warn(
+        { event: 'totp_guessing', user_id: challenge.user_id, ip: requestAddress(ip) },
+        `${TOTP_LIMITS.wrongCodes} wrong TOTP codes for one account within ${TOTP_LIMITS.windowSeconds / 60} minutes: its second factor is being guessed; TOTP sign-in is refused until the window ends`,
+      );
+    throw new ApiError(Code.BAD_PARAM, WRONG_CODE);
+  }
+  await services.counters.hit(accountKey, TOTP_LIMITS.windowSeconds, -1);
   const step = Math.max(...steps);
   if (user.global_ban === 1) throw new ApiError(Code.GLOBAL_BAN, 'the account is globally blocked');
 
-  return kysely.transaction().execute(async (trx) => {
+  const session = await kysely.transaction().execute(async (trx) => {
     const recorded = await trx
       .updateTable('users')
       .set({ totp_last_step: step })
@@ -112,8 +132,11 @@ export async function completeTotpChallenge(services: Services, token: string, r
     if (Number(used.numUpdatedRows) === 0) throw new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
     return issueUserSessionIn(services, trx, challenge.user_id, ip);
   });
+  return { ...session, device_token: await rememberSource(services, challenge.user_id, { ip: requestAddress(ip), deviceToken }) };
 }
 
-function tooOften(): ApiError {
+function tooOften(retryAfter?: number): ApiError {
+  if (retryAfter !== undefined)
+    return new ApiError(Code.TOTP_TOO_OFTEN, `too many wrong codes for this account: try again in ${retryAfter} seconds`);
   return new ApiError(Code.TOTP_TOO_OFTEN, `too many wrong codes: this totp_session_token is spent, sign in again`);
 }

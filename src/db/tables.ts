@@ -208,6 +208,14 @@ export interface AuditLogTable {
   result_code: number;
 }
 
+/** An address or issued device token (its SHA-256) an account signed in from. */
+export interface SigninSourcesTable {
+  user_id: number;
+  kind: 'ip' | 'device';
+  value: string;
+  last_seen: number;
+}
+
 export interface Tables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -227,4 +235,5 @@ export interface Tables {
   chat_messages: ChatMessagesTable;
   chat_state: ChatStateTable;
   audit_log: AuditLogTable;
+  signin_sources: SigninSourcesTable;
 }
