@@ -98,6 +98,8 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     databaseUrl: location.url,
     logLevel: 'silent',
     captcha: { testVerifier: true },
+    // Every test client connects from loopback, often with many connections at once: the cap per address is tested where it is set.
+    maxConnectionsPerIp: 100_000,
     ...(options.redis ? { redisUrl: REDIS_URL, redisPrefix: location.redisPrefix } : {}),
     ...options.config,
   };

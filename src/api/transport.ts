@@ -7,6 +7,7 @@ import { SerializedData, SerializedList, StreamedData, type AnyMethod, type Call
 import { readParams } from './params.js';
 import { checkAdminKey } from './admin-key.js';
 import { chargeAddress } from './address-limits.js';
+import { TOO_DEEP, nestedDeeperThan } from './depth.js';
 
 export interface Envelope {
   code: number;
@@ -72,6 +73,7 @@ function registerBodyParsers(app: FastifyInstance): void {
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
       return done(new ApiError(Code.BAD_PARAM, 'the JSON body must be an object'), undefined);
+    if (nestedDeeperThan(parsed)) return done(new ApiError(Code.BAD_PARAM, `the JSON body ${TOO_DEEP}`), undefined);
     done(null, parsed);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
