@@ -12,8 +12,10 @@ import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
 import { registerApi } from './api/transport.js';
 import { answerClientError } from './api/client-errors.js';
+import { redactUrl } from './infra/redact.js';
 import { registerClientAddressCheck, trustFunction } from './api/client-address.js';
 import { registerAddressLimits } from './api/address-limits.js';
+import { registerEnvelopeAnswers } from './api/envelope-everywhere.js';
 import { registerDocs } from './api/docs.js';
 import { domains, allMethods } from './domains.js';
 import type { Services } from './services.js';
@@ -26,12 +28,7 @@ export interface CreateServerOptions {
   logger?: FastifyServerOptions['logger'];
 }
 
-const SECRET_PARAMS = /([?&](?:access_token|refresh_token|password|code|totp_session_token|captcha)=)[^&]*/gi;
-
-/** Request URLs as logged: secrets in the query string are replaced. */
-export function redactUrl(url: string): string {
-  return url.replace(SECRET_PARAMS, '$1[redacted]');
-}
+export { redactUrl };
 
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
@@ -127,6 +124,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
 
   registerClientAddressCheck(app, config.trustProxy);
   registerAddressLimits(app, services);
+  registerEnvelopeAnswers(app);
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber]) connection?.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));
   app.get('/readyz', async (_request, reply) => {

@@ -31,9 +31,9 @@ export interface Config {
   /** Lifetime of refresh tokens, seconds. */
   refreshTtl: number;
   /**
-   * Seconds after a rotation during which the old refresh token, presented again, is taken
-   * for a lost race between two refreshes of one client: it answers 1 and the sign-in stays.
-   * 0 (default): any reuse revokes the whole sign-in.
+   * Seconds after a rotation during which the old refresh token, presented again from the
+   * address the rotation was made for, is taken for a lost race between two refreshes of one
+   * client: it answers 1 and the sign-in stays. 0: any reuse revokes the whole sign-in.
    */
   refreshReuseGrace: number;
   /** Bind user tokens to the address they were issued for. */
@@ -92,7 +92,7 @@ export function defaultConfig(): Config {
     bodyLimit: 64 * 1024,
     sessionTtl: 86400,
     refreshTtl: 30 * 86400,
-    refreshReuseGrace: 0,
+    refreshReuseGrace: 10,
     bindTokensToIp: true,
     onlineWindow: 300,
     captcha: { testVerifier: false },

@@ -312,7 +312,7 @@ export const SERVER_SETTINGS: Setting[] = [
     flag: 'refresh-reuse-grace',
     env: 'REFRESH_REUSE_GRACE',
     value: 'SECONDS',
-    description: 'a used refresh token presented again within this time of its rotation answers 1 without revoking the sign-in (a client racing itself); 0: every reuse revokes it',
+    description: 'a used refresh token presented again within this time of its rotation, from the same address, answers 1 without revoking the sign-in (a client racing itself); 0: every reuse revokes it',
     shownDefault: String(defaults.refreshReuseGrace),
     apply(config, input, origin) {
       config.refreshReuseGrace = readInteger(input, origin, 0, 60);
