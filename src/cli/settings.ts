@@ -119,6 +119,87 @@ export const LOG_LEVEL_SETTING: Setting = {
   },
 };
 
+/** A share of requests: `0.01` or `1%`. */
+function readShare(input: string | true, origin: string): number {
+  const match = /^(\d+(?:\.\d+)?)(%?)$/.exec(String(input).trim());
+  const share = match ? Number(match[1]) / (match[2] ? 100 : 1) : NaN;
+  if (!(share > 0 && share <= 1)) throw new ConfigError(`${origin}: expected a share of requests such as 0.01 or 1%, got "${input}"`);
+  return share;
+}
+
+export const REQUEST_LOG_SETTINGS: Setting[] = [
+  {
+    flag: 'access-log',
+    env: 'ACCESS_LOG',
+    envValue: 'on',
+    description: 'log every answered request (info, one line each); slow requests and errors are logged regardless',
+    shownDefault: 'off',
+    apply(config, input, origin) {
+      config.accessLog = readSwitch(input, origin) ? 1 : 0;
+    },
+  },
+  {
+    flag: 'access-log-sample',
+    env: 'ACCESS_LOG_SAMPLE',
+    value: 'SHARE',
+    description: 'log a random sample of answered requests instead: 0.01 or 1% logs one in a hundred',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.accessLog = readShare(input, origin);
+    },
+  },
+  {
+    flag: 'tls-cert',
+    env: 'TLS_CERT',
+    value: 'FILE',
+    description: 'serve HTTPS and WSS with this PEM certificate chain (with --tls-key); SIGHUP reads both files again',
+    shownDefault: 'none: plain HTTP',
+    apply(config, input, origin) {
+      config.tls = { ...config.tls, certFile: readText(input, origin) };
+    },
+  },
+  {
+    flag: 'tls-key',
+    env: 'TLS_KEY',
+    value: 'FILE',
+    description: 'PEM private key of --tls-cert',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.tls = { ...config.tls, keyFile: readText(input, origin) };
+    },
+  },
+  {
+    flag: 'metrics-port',
+    env: 'METRICS_PORT',
+    value: 'PORT',
+    description: 'serve GET /metrics (Prometheus) without a key on a listener of its own; else only to the admin key on the API port',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.metricsPort = readInteger(input, origin, 0, 65535);
+    },
+  },
+  {
+    flag: 'metrics-host',
+    env: 'METRICS_HOST',
+    value: 'ADDRESS',
+    description: 'address of the metrics listener: one only your monitoring reaches',
+    shownDefault: defaults.metricsHost,
+    apply(config, input, origin) {
+      config.metricsHost = readText(input, origin);
+    },
+  },
+  {
+    flag: 'slow-request-ms',
+    env: 'SLOW_REQUEST_MS',
+    value: 'MS',
+    description: 'a request answered after this many milliseconds or more is logged (warn) with its request id',
+    shownDefault: String(defaults.slowRequestMs),
+    apply(config, input, origin) {
+      config.slowRequestMs = readInteger(input, origin, 1, 3_600_000);
+    },
+  },
+];
+
 /** Settings of the server itself (`serve`). */
 /** An HTTP timeout, given in seconds and kept in milliseconds. */
 /** A WebSocket size limit in bytes, from `min` to `max` (16 MiB unless given). */
@@ -261,6 +342,7 @@ export const SERVER_SETTINGS: Setting[] = [
     },
   },
   LOG_LEVEL_SETTING,
+  ...REQUEST_LOG_SETTINGS,
   {
     flag: 'body-limit',
     env: 'BODY_LIMIT',
@@ -349,6 +431,16 @@ export const SERVER_SETTINGS: Setting[] = [
     },
   },
   {
+    flag: 'chat-announce-from',
+    env: 'CHAT_ANNOUNCE_FROM',
+    value: 'CLASS',
+    description: 'the lowest class of an opened drop that the chat announces (0: every drop)',
+    shownDefault: String(defaults.announceDropsFromClass),
+    apply(config, input, origin) {
+      config.announceDropsFromClass = readInteger(input, origin, 0, 1000);
+    },
+  },
+  {
     flag: 'captcha-verify-url',
     env: 'CAPTCHA_VERIFY_URL',
     value: 'URL',
@@ -378,6 +470,54 @@ export const SERVER_SETTINGS: Setting[] = [
     shownDefault: 'off',
     apply(config, input, origin) {
       config.captcha = { ...config.captcha, testVerifier: readSwitch(input, origin) };
+    },
+  },
+  {
+    flag: 'signup',
+    env: 'SIGNUP',
+    value: 'MODE',
+    description: 'open: anyone may create an account with auth.signup; closed: only operators create accounts',
+    shownDefault: defaults.accounts.signup,
+    apply(config, input, origin) {
+      const value = readText(input, origin).toLowerCase();
+      if (value !== 'open' && value !== 'closed') throw new ConfigError(`${origin}: expected open or closed`);
+      config.accounts = { ...config.accounts, signup: value };
+    },
+  },
+  {
+    flag: 'public-url',
+    env: 'PUBLIC_URL',
+    value: 'URL',
+    description: 'the address players reach the server at, for links in e-mail',
+    shownDefault: 'http://HOST:PORT',
+    apply(config, input, origin) {
+      const url = readText(input, origin);
+      if (!/^https?:\/\/[^\s]+$/.test(url)) throw new ConfigError(`${origin}: expected an http(s) URL`);
+      config.accounts = { ...config.accounts, publicUrl: url.replace(/\/+$/, '') };
+    },
+  },
+  {
+    flag: 'smtp-url',
+    env: 'SMTP_URL',
+    value: 'URL',
+    description: 'mail server for account e-mail: smtp://user:password@host:587 (STARTTLS when offered) or smtps://...:465; prefer the variable',
+    shownDefault: 'none: messages go to the log',
+    apply(config, input, origin) {
+      const url = readText(input, origin);
+      if (!/^smtps?:\/\/[^\s]+$/.test(url)) throw new ConfigError(`${origin}: use smtp://host:port or smtps://host:port`);
+      config.mail = { ...config.mail, smtpUrl: url };
+    },
+  },
+  {
+    flag: 'mail-from',
+    env: 'MAIL_FROM',
+    value: 'ADDRESS',
+    description: 'From address of account e-mail',
+    shownDefault: defaults.mail.from,
+    apply(config, input, origin) {
+      const from = readText(input, origin);
+      if (!/@/.test(from) || /[\r\n]/.test(from)) throw new ConfigError(`${origin}: expected an e-mail address`);
+      config.mail = { ...config.mail, from };
     },
   },
 ];
