@@ -9,7 +9,7 @@ import { listen, transportWorld, wire } from './transport-support.js';
 describe('log redaction', () => {
   test('parameters whose decoded names are secrets are redacted from the log, however they are spelled', async () => {
     const logLines: string[] = [];
-    const server = await startTestServer({ world: transportWorld(), logLines, logLevel: 'info' });
+    const server = await startTestServer({ world: transportWorld(), logLines, logLevel: 'info', config: { accessLog: 1 } });
     try {
       const url = '/api/auth.signin?email=alice%40example.com&pass%77ord=hunter2-in-clear&access%5Ftoken=tok-in-clear-123&PASSWORD=upper-in-clear&my_secret=s3cr3t-in-clear';
       const answer = await server.app.inject({ method: 'POST', url });
