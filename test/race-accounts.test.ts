@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { hashPassword } from '../src/auth/passwords.js';
 import { wire, type WireAnswer } from './transport-support.js';
 import { startProcesses, type Processes } from './race-support.js';
@@ -50,8 +51,13 @@ describe('account changes racing sign-ins', () => {
   test('sign-ins with the old password racing a password change: none outlives it', async () => {
     const first = await call(0, 'auth.signin', { email: 'racer@example.com', password: PASSWORD });
     const token = first.body.data.access_token;
-    const signins = Array.from({ length: SIGNINS }, (_, i) => call(i + 1, 'auth.signin', { email: 'racer@example.com', password: PASSWORD, captcha: 'test-pass' }));
+    // The change first, and sign-ins arriving all through it (it hashes twice), so that some read
+    // the old password's hash before the change commits and check it after.
     const change = call(0, 'account.updatePassword', { access_token: token, password_current: PASSWORD, password_new: NEW_PASSWORD });
+    const signins = Array.from({ length: SIGNINS }, async (_, i) => {
+      await sleep(i * 10);
+      return call(i + 1, 'auth.signin', { email: 'racer@example.com', password: PASSWORD, captcha: 'test-pass' });
+    });
     const [changed, ...answers] = await Promise.all([change, ...signins]);
     assert.equal(changed.body.code, 0, JSON.stringify(changed.body));
     for (const [i, answer] of answers.entries()) {
