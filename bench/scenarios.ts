@@ -164,7 +164,25 @@ export function buildScenarios({ roles, tokens, viewers }: ScenarioSetup): Scena
       requests: signinRequests(roles, 2000),
       connections: 10,
     },
+    {
+      id: 'auth.signup',
+      title: 'auth.signup, a new account each',
+      requests: signupRequests(roles, 5000),
+      consumable: true,
+      connections: 10,
+    },
   ];
+}
+
+/** Sign-ups of new accounts, each address used once, each from its own documentation-range address (the twin of auth.signin). */
+export function signupRequests(roles: WorldRoles, count: number): LoadRequest[] {
+  return Array.from({ length: count }, (_, i) =>
+    post(
+      'auth.signup',
+      { email: `newcomer${i}@signup.bench.example`, password: BENCH_PASSWORD, nick: `Newcomer ${i}` },
+      { 'x-forwarded-for': `198.19.${(i >> 8) & 255}.${i & 255}` },
+    ),
+  );
 }
 
 /** Sign-ins of distinct ordinary accounts, each from its own documentation-range address. */
