@@ -13,6 +13,8 @@ const ACCOUNT_METHODS = [
   'account.totpDisable', 'account.sessionsGet', 'account.sessionsRevoke',
 ];
 
+const ADMIN_KEY = 'accounts-admin-key-0123456789';
+
 const codeAt = (secret: string, ms: number) =>
   new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: ms });
 
@@ -21,7 +23,7 @@ describe('managing one\'s own account', () => {
   let mail: MailCatcher;
   before(async () => {
     mail = await MailCatcher.start();
-    server = await startTestServer({ world: await authWorld(), config: mailConfig(mail) });
+    server = await startTestServer({ world: await authWorld(), config: { ...mailConfig(mail), adminKey: ADMIN_KEY } });
   });
   after(async () => {
     await server.close();
@@ -158,6 +160,21 @@ describe('managing one\'s own account', () => {
     assert.equal((await server.db.kysely.selectFrom('recovery_codes').select('code_hash').where('user_id', '=', BOB.user_id).execute()).length, 0);
     assert.ok('access_token' in (await signin(server, 'bob@new.example', PASSWORD + '?')).body.data);
     assert.equal((await server.call('account.totpDisable', { password: PASSWORD + '?', code: codes[4] }, { token: fresh })).body.code, 1606);
+  });
+
+  test('an operator clearing two-factor sign-in also ends a setup in progress and the recovery codes', async () => {
+    const token = await tokenFor(server, ALICE.user_id);
+    const setup = (await server.call('account.totpSetup', {}, { token })).body.data;
+    const enabled = await server.call('account.totpEnable', { code: codeAt(setup.secret, server.clock.now()) }, { token });
+    assert.equal(enabled.body.data.recovery_codes.length, 10);
+    const admin = { headers: { 'x-admin-key': ADMIN_KEY } };
+    assert.equal((await server.call('admin.clearTotp', { user_id: ALICE.user_id }, admin)).body.code, 0);
+    const left = await server.db.kysely.selectFrom('recovery_codes').select('code_hash').where('user_id', '=', ALICE.user_id).execute();
+    assert.equal(left.length, 0);
+    // A secret the operator sets later does not bring the old codes back.
+    assert.equal((await server.call('admin.setTotp', { user_id: ALICE.user_id }, admin)).body.code, 0);
+    const pending = (await server.call('auth.signin', { email: ALICE.email, password: PASSWORD + '!' })).body.data.totp_session_token;
+    assert.equal((await server.call('auth.totpVerify', { totp_session_token: pending, code: enabled.body.data.recovery_codes[0] })).body.code, 2);
   });
 
   test('sessions: listed with address, client and current; one or all others revoked at once', async () => {
