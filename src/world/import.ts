@@ -4,6 +4,7 @@ import type { Database, Executor } from '../db/connection.js';
 import type { Tables } from '../db/tables.js';
 import { hashPassword } from '../auth/passwords.js';
 import { newMessageId } from '../chat/message-id.js';
+import { rankColumn } from '../users/rank.js';
 import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
 
 const checkWorld = TypeCompiler.Compile(World);
@@ -206,7 +207,7 @@ async function insertBatched<T extends keyof Tables & string>(
 /** Everything a world replaces. The audit log is not part of the world and survives. */
 const WORLD_TABLES = [
   'promocode_uses', 'promocodes', 'chat_messages', 'blocks', 'friend_requests', 'friendships', 'revocations', 'crafts', 'equipped', 'items', 'inventory_counts',
-  'item_protos', 'item_types', 'qualities', 'collections', 'totp_challenges', 'sessions', 'users',
+  'item_protos', 'item_types', 'qualities', 'collections', 'totp_challenges', 'sessions', 'account_tokens', 'recovery_codes', 'users',
 ] as const;
 
 /** After explicit ids were inserted, PostgreSQL's sequences must move past them. */
@@ -357,7 +358,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           vip: bit(u.vip),
           moderator: bit(u.moderator),
           superadmin: bit(u.superadmin),
-          rank: json(u.rank === undefined ? undefined : { ...u.rank, ...(u.rank.hidden !== undefined ? { hidden: bit(u.rank.hidden) } : {}) }),
+          rank: rankColumn(u.rank),
           games: u.games ?? 0,
           games_wins: u.games_wins ?? 0,
           xp: u.xp ?? 0,
