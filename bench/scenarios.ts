@@ -46,6 +46,7 @@ export function usersToSignIn(roles: WorldRoles): { all: number[]; viewers: numb
     ...roles.craftUsers.map((r) => r.userId),
     ...roles.bigUsers.map((r) => r.userId),
     ...roles.hundredUsers.map((r) => r.userId),
+    ...roles.openUsers.map((r) => r.userId),
     ...roles.friendHeavyUsers,
     ...viewers,
   ];
@@ -73,6 +74,12 @@ export function buildScenarios({ roles, tokens, viewers }: ScenarioSetup): Scena
       const itemIds = Array.from({ length: 10 }, (_, i) => first + i).join(',');
       craftRequests.push(post('inventory.craft', { item_ids: itemIds, access_token: token(range.userId) }));
     }
+
+  // Opening: each opener's cases in turn, each with its own key.
+  const openRequests: LoadRequest[] = [];
+  for (let n = 0; n < roles.scale.openInventory; n++)
+    for (const range of roles.openUsers)
+      openRequests.push(post('inventory.open', { item_id: range.firstItemId + n, key_item_id: range.firstItemId + range.count + n, access_token: token(range.userId) }));
 
   return [
     {
@@ -157,6 +164,13 @@ export function buildScenarios({ roles, tokens, viewers }: ScenarioSetup): Scena
       consumable: true,
       connections: 10,
       target: { kind: 'rps', min: { sqlite: 500, postgres: 200 } },
+    },
+    {
+      id: 'inventory.open',
+      title: 'inventory.open, a fresh case and key each',
+      requests: openRequests,
+      consumable: true,
+      connections: 10,
     },
     {
       id: 'auth.signin',

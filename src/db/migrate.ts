@@ -17,7 +17,8 @@ import { accountsMigration } from './migrations/006_accounts.js';
  */
 export const SCHEMA_CHANGE_LOCK = 7_171_717;
 
-function migrationsFor(db: Database): Record<string, Migration> {
+/** Every migration, by name in the order they apply. */
+export function migrationsFor(db: Database): Record<string, Migration> {
   return {
     '001_initial': initialMigration(db.dialect),
     '002_banned_users': bannedUsersMigration(),
