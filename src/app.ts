@@ -14,7 +14,13 @@ import { registerApi } from './api/transport.js';
 import { answerClientError } from './api/client-errors.js';
 import { registerDocs } from './api/docs.js';
 import { domains, allMethods } from './domains.js';
-import type { Services } from './services.js';
+import type { Core, Services } from './services.js';
+import { startAuth } from './auth/index.js';
+import { startUsers } from './users/index.js';
+import { startFriends } from './friends/index.js';
+import { startCatalog } from './catalog/index.js';
+import { startInventory } from './inventory/index.js';
+import { ChatRuntime } from './chat/runtime.js';
 
 export interface CreateServerOptions {
   clock?: Clock;
@@ -97,7 +103,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
     forceCloseConnections: 'idle',
   });
 
-  const services: Services = {
+  const core: Core = {
     config,
     db,
     clock,
@@ -114,7 +120,6 @@ export async function createServer(config: Config, options: CreateServerOptions 
       cache: invalidationsReachUs({ db, redis }),
     }),
     presence: new Presence(db, clock, config.onlineWindow),
-    state: new Map(),
   };
 
   // A plain callback: this runs on every request, and an async hook costs a promise each time.
@@ -135,13 +140,13 @@ export async function createServer(config: Config, options: CreateServerOptions 
     }
   });
 
-  for (const domain of domains) await domain.start?.(services);
+  const services = await startCapabilities(core);
   await registerApi(app, services, allMethods());
   await registerDocs(app, allMethods());
   for (const domain of domains) await domain.routes?.(app, services);
 
   app.addHook('onClose', async () => {
-    for (const domain of [...domains].reverse()) await domain.stop?.(services);
+    await stopCapabilities(services);
     services.tokens.close();
     await counters.close();
     await bus.close();
@@ -152,4 +157,26 @@ export async function createServer(config: Config, options: CreateServerOptions 
   });
 
   return { app, services };
+}
+
+/**
+ * The composition root: starts every capability on the shared core, in dependency order, and
+ * assembles their runtimes into the one interface handlers use. The chat reads users and
+ * prototypes through the others, so it starts once they are all in place.
+ */
+async function startCapabilities(core: Core): Promise<Services> {
+  const auth = await startAuth(core);
+  const users = await startUsers(core);
+  const friends = await startFriends(core);
+  const catalog = startCatalog(core);
+  const inventory = await startInventory(core);
+  const chat = new ChatRuntime(core);
+  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat };
+  await chat.start(services);
+  return services;
+}
+
+/** Stops every capability, in the reverse of start order. */
+async function stopCapabilities(services: Services): Promise<void> {
+  for (const runtime of [services.chat, services.inventory, services.catalog, services.friends, services.users, services.auth]) await runtime.stop();
 }

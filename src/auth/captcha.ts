@@ -1,5 +1,4 @@
 import type { Config } from '../config.js';
-import type { Services } from '../services.js';
 
 /** Decides whether the `captcha` value a client sent was solved by a human. */
 export interface CaptchaVerifier {
@@ -60,16 +59,4 @@ export function captchaVerifierFor(config: Config['captcha']): CaptchaVerifier |
   if (config.verifyUrl && config.secret) verifiers.push(siteverifyCaptchaVerifier(config.verifyUrl, config.secret));
   if (verifiers.length === 0) return null;
   return verifiers.length === 1 ? verifiers[0]! : anyOf(verifiers);
-}
-
-const STATE_KEY = 'auth.captcha';
-
-/** Replaces the configured verifier (for an embedding application with its own captcha service). */
-export function setCaptchaVerifier(services: Services, verifier: CaptchaVerifier | null): void {
-  services.state.set(STATE_KEY, verifier);
-}
-
-export function captchaVerifier(services: Services): CaptchaVerifier | null {
-  if (!services.state.has(STATE_KEY)) services.state.set(STATE_KEY, captchaVerifierFor(services.config.captcha));
-  return services.state.get(STATE_KEY) as CaptchaVerifier | null;
 }

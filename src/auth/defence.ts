@@ -1,7 +1,6 @@
 import { ApiError, Code, rateLimited } from '../api/errors.js';
 import { sha256 } from '../infra/secrets.js';
 import type { Services } from '../services.js';
-import { captchaVerifier } from './captcha.js';
 
 /** Thresholds of the sign-in defence. */
 export const SIGNIN_LIMITS = {
@@ -69,6 +68,6 @@ export async function admitSignin(
 
 async function captchaSolved(services: Services, response: string | undefined, ip: string): Promise<boolean> {
   if (response === undefined || response === '') return false;
-  const verifier = captchaVerifier(services);
+  const verifier = services.auth.captcha;
   return verifier !== null && (await verifier.verify(response, ip));
 }

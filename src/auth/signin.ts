@@ -2,7 +2,7 @@ import { ApiError, Code, authError, badParam } from '../api/errors.js';
 import type { Services } from '../services.js';
 import { admitSignin } from './defence.js';
 import { requestAddress } from './ip.js';
-import { checkPassword, hashPassword, needsRehash } from './passwords.js';
+import { needsRehash } from './passwords.js';
 import { issueUserSession, type SessionData } from './sessions.js';
 import { startTotpChallenge } from './totp.js';
 
@@ -37,7 +37,7 @@ export async function signIn(services: Services, request: SigninRequest): Promis
           .executeTakeFirst();
 
   const attempt = await admitSignin(services, { email, ip, captcha: request.captcha, captchaAlways: user?.captcha_always === 1 });
-  const passwordRight = await checkPassword(user?.password_hash, request.password);
+  const passwordRight = await services.auth.passwords.check(user?.password_hash, request.password);
   // Bots get their tokens from bots.getToken; for sign-in they do not exist.
   if (!user || !passwordRight || user.bot_owner_id !== null) throw authError('wrong e-mail or password');
   await attempt.succeeded();
@@ -50,7 +50,7 @@ export async function signIn(services: Services, request: SigninRequest): Promis
 
 /** Re-hashes a password stored with weaker parameters, unless it was changed meanwhile. */
 async function upgradeHash(services: Services, userId: number, oldHash: string, password: string): Promise<void> {
-  const newHash = await hashPassword(password);
+  const newHash = await services.auth.passwords.hash(password);
   await services.db.kysely
     .updateTable('users')
     .set({ password_hash: newHash })

@@ -2,8 +2,8 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { sql } from 'kysely';
 import type { Database, Executor } from '../db/connection.js';
 import type { Tables } from '../db/tables.js';
-import { hashPassword } from '../auth/passwords.js';
-import { newMessageId } from '../chat/message-id.js';
+import { PasswordHasher } from '../auth/passwords.js';
+import { MessageIds } from '../chat/message-id.js';
 import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
 
 const checkWorld = TypeCompiler.Compile(World);
@@ -276,8 +276,9 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
 
   // Hash passwords before the transaction: hashing is slow and runs on the thread pool.
   const users = world.users ?? [];
+  const hasher = new PasswordHasher();
   const passwordHashes = await Promise.all(
-    users.map((u) => (u.password !== undefined ? hashPassword(u.password) : Promise.resolve(u.password_hash ?? null))),
+    users.map((u) => (u.password !== undefined ? hasher.hash(u.password) : Promise.resolve(u.password_hash ?? null))),
   );
 
   let itemCount = 0;
@@ -493,11 +494,12 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           .execute();
       }
       const messages = world.gchat?.messages ?? [];
+      const messageIds = new MessageIds();
       await insertBatched(
         trx,
         'chat_messages',
         messages.map((m, i) => ({
-          msg_id: m.msg_id ?? newMessageId((m.ts ?? now) * 1000 + i),
+          msg_id: m.msg_id ?? messageIds.next((m.ts ?? now) * 1000 + i),
           type: m.type,
           user_id: m.user_id,
           ts: m.ts ?? now,
