@@ -221,12 +221,13 @@ function makeProtos(): WorldItemProto[] {
   const caseNames = ['Neon Case', 'Winter Case', 'Space Case', 'Classic Case', 'Dice Case', 'Taunt Case', 'Mystery Case', 'Legend Case'];
   caseNames.forEach((name, n) => {
     const quality = 1 + (n % 4);
+    // Weights of 100 in all: each card 40%, each secondary drop 8%, the rare card 4%.
     const drops = [
-      { item_proto_id: PROTO.card(1 + n, 0, Math.min(quality, 4)) },
-      { item_proto_id: PROTO.card(1 + ((n + 1) % 8), 1, Math.min(quality, 4)) },
-      { item_proto_id: PROTO.dice(Math.min(quality + 1, 5), n % 3), is_secondary: 1 as const },
-      { item_proto_id: PROTO.taunt(Math.min(quality + 1, 5), n % 3), is_secondary: 1 as const },
-      { item_proto_id: PROTO.card(1 + n, 2, 5), is_rare: 1 as const },
+      { item_proto_id: PROTO.card(1 + n, 0, Math.min(quality, 4)), weight: 40 },
+      { item_proto_id: PROTO.card(1 + ((n + 1) % 8), 1, Math.min(quality, 4)), weight: 40 },
+      { item_proto_id: PROTO.dice(Math.min(quality + 1, 5), n % 3), is_secondary: 1 as const, weight: 8 },
+      { item_proto_id: PROTO.taunt(Math.min(quality + 1, 5), n % 3), is_secondary: 1 as const, weight: 8 },
+      { item_proto_id: PROTO.card(1 + n, 2, 5), is_rare: 1 as const, weight: 4 },
     ];
     protos.push({
       item_proto_id: PROTO.case(n),
@@ -483,6 +484,13 @@ function makeChat(): World['gchat'] {
   };
 }
 
+/** Promo codes: one any user may redeem, one limited to its first 100 users, one expired. */
+export const DEMO_PROMOCODES: NonNullable<World['promocodes']> = [
+  { code: 'WELCOME-2026', item_proto_ids: [PROTO.case(3), PROTO.key(3), PROTO.giftSet(0)] },
+  { code: 'FIRST-100', item_proto_ids: [PROTO.subscription(0)], max_uses: 100 },
+  { code: 'SUMMER-2025', item_proto_ids: [PROTO.pass(1)], ts_expires: DEMO_NOW - 120 * DAY },
+];
+
 /** The demo world, the same every time. */
 export function makeDemoWorld(): World {
   const random = seeded(20260101);
@@ -499,6 +507,7 @@ export function makeDemoWorld(): World {
     users,
     items,
     ...makeSocial(users),
+    promocodes: DEMO_PROMOCODES,
     gchat: makeChat(),
   };
 }

@@ -48,7 +48,11 @@ describe('data.getItemProtos', () => {
       collection_id: 2,
       prices: { quick_sell: 0.3 },
       key_item_proto_id: 502,
-      drop: [{ item_proto_id: 101 }, { item_proto_id: 201, is_secondary: 1 }, { item_proto_id: 301, is_rare: 1 }],
+      drop: [
+        { item_proto_id: 101, weight: 1, chance: 1 / 3 },
+        { item_proto_id: 201, is_secondary: 1, weight: 1, chance: 1 / 3 },
+        { item_proto_id: 301, is_rare: 1, weight: 1, chance: 1 / 3 },
+      ],
     });
     assert.deepEqual(key, {
       item_proto_id: 502,
@@ -146,7 +150,11 @@ describe('data.getItemProtos', () => {
       collection_id: 2,
       prices: { quick_sell: 0.3 },
       key_item_proto_id: 502,
-      drop: [{ item_proto_id: 101 }, { item_proto_id: 201, is_secondary: 1 }, { item_proto_id: 301, is_rare: 1 }],
+      drop: [
+        { item_proto_id: 101, weight: 1, chance: 1 / 3 },
+        { item_proto_id: 201, is_secondary: 1, weight: 1, chance: 1 / 3 },
+        { item_proto_id: 301, is_rare: 1, weight: 1, chance: 1 / 3 },
+      ],
       thing_prototype_id: 501,
       thing_prototype_status: 0,
       thing_type: 2,

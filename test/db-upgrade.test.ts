@@ -27,7 +27,8 @@ async function downgradeItemIndexes(server: TestServer): Promise<void> {
   await sql`create index items_by_time on items (user_id, state, ts_owned, item_id)`.execute(db);
   await sql`create index items_by_quality on items (user_id, state, quality_id, ts_owned, item_id)`.execute(db);
   await sql`create index items_craft on items (craft_id)`.execute(db);
-  await sql`delete from kysely_migration where name = '003_owned_item_indexes'`.execute(db);
+  // Later migrations are forgotten too (Kysely runs migrations in order); each creates what it makes only if missing.
+  await sql`delete from kysely_migration where name >= '003_owned_item_indexes'`.execute(db);
 }
 
 async function indexDefinition(server: TestServer, name: string): Promise<string> {

@@ -274,7 +274,11 @@ describe('inventory.get', () => {
       collection_id: 2,
       prices: { quick_sell: 0.3 },
       key_item_proto_id: 502,
-      drop: [{ item_proto_id: 101 }, { item_proto_id: 201, is_secondary: 1 }, { item_proto_id: 301, is_rare: 1 }],
+      drop: [
+        { item_proto_id: 101, weight: 1, chance: 1 / 3 },
+        { item_proto_id: 201, is_secondary: 1, weight: 1, chance: 1 / 3 },
+        { item_proto_id: 301, is_rare: 1, weight: 1, chance: 1 / 3 },
+      ],
       ts_owned: 1200,
     });
     assert.deepEqual(byId.get(18), {

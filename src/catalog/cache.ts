@@ -20,6 +20,8 @@ export interface ProtoEntry extends ProtoForms {
   stickerGroupId: number | null;
   canCraft: boolean;
   craftResult: boolean;
+  /** The key a case opens with. */
+  keyItemProtoId: number | null;
   /** Its JSON texts, made on first use. */
   texts: { plain?: string; legacy?: string };
 }
@@ -144,6 +146,7 @@ function protoEntry(row: ProtoRow): ProtoEntry {
     stickerGroupId: row.sticker_group_id,
     canCraft: row.can_craft === 1,
     craftResult: row.craft_result === 1,
+    keyItemProtoId: row.key_item_proto_id,
     texts: {},
     ...protoForms(row),
   };

@@ -2,11 +2,12 @@ import type { Domain } from '../api/method.js';
 import type { Core, Runtime } from '../services.js';
 import { inventoryCraft } from './craft.js';
 import { inventoryGet } from './get.js';
+import { inventoryOpen } from './open-method.js';
 import { attachInventoryAnswerCache, type InventoryAnswerCache } from './answer-cache.js';
 
 export const inventoryDomain: Domain = {
   name: 'inventory',
-  methods: [inventoryGet, inventoryCraft],
+  methods: [inventoryGet, inventoryCraft, inventoryOpen],
 };
 
 export interface InventoryRuntime extends Runtime {

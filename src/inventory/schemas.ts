@@ -46,3 +46,5 @@ export const InventoryResult = Type.Union([
 ]);
 
 export const CraftResult = Type.Object({ item: Item }, Strict);
+
+export const OpenResult = Type.Object({ items: Type.Array(Item, { description: 'the items received, in the add_legacy = 0 form' }) }, Strict);

@@ -38,7 +38,7 @@ export function itemProtoEntry(p: Selectable<ItemProtosTable>): WorldItemProto {
 /** Writes the current world in the import format (passwords as hashes, owned items only). */
 export async function exportWorld(db: Database): Promise<World> {
   const k = db.kysely;
-  const [collections, qualities, itemTypes, protos, users, items, equipped, friendships, requests, blocks, chatState, messages] =
+  const [collections, qualities, itemTypes, protos, users, items, equipped, friendships, requests, blocks, chatState, messages, promocodes] =
     await Promise.all([
       k.selectFrom('collections').selectAll().orderBy('collection_id').execute(),
       k.selectFrom('qualities').selectAll().orderBy('quality_id').execute(),
@@ -52,6 +52,7 @@ export async function exportWorld(db: Database): Promise<World> {
       k.selectFrom('blocks').selectAll().orderBy('user_id').orderBy('blocked_user_id').execute(),
       k.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst(),
       k.selectFrom('chat_messages').selectAll().where('deleted_at', 'is', null).orderBy('msg_seq').execute(),
+      k.selectFrom('promocodes').selectAll().orderBy('code').execute(),
     ]);
   const equipByItem = new Map(equipped.map((e) => [e.item_id, e]));
 
@@ -110,6 +111,15 @@ export async function exportWorld(db: Database): Promise<World> {
     friends: friendships.map((f) => ({ user_id: f.user_id, friend_id: f.friend_id, since: f.since })),
     friend_requests: requests.map((r) => ({ from: r.from_user_id, to: r.to_user_id, ts: r.ts })),
     blocks: blocks.map((b) => ({ user_id: b.user_id, blocked_user_id: b.blocked_user_id, ts: b.ts })),
+    promocodes: promocodes.map((p) =>
+      compact({
+        code: p.code,
+        item_proto_ids: JSON.parse(p.item_proto_ids) as number[],
+        max_uses: nn(p.max_uses),
+        ts_expires: nn(p.ts_expires),
+        disabled: flag(p.disabled),
+      }),
+    ),
     gchat: {
       status: {
         closed: chatState?.closed === 1,

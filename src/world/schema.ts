@@ -15,8 +15,17 @@ export const WorldQuality = Type.Object(
 
 export const WorldItemType = Type.Object({ type: Uint, title: Type.String() }, { additionalProperties: false });
 
+/** Largest drop weight: sums of a list's weights stay exact integers. */
+export const MAX_DROP_WEIGHT = 1_000_000_000;
+
 export const WorldDropEntry = Type.Object(
-  { item_proto_id: Id, is_secondary: Type.Optional(Bit), is_rare: Type.Optional(Bit) },
+  {
+    item_proto_id: Id,
+    is_secondary: Type.Optional(Bit),
+    is_rare: Type.Optional(Bit),
+    /** Cases: the entry's integer weight (default 1); its chance is weight over the sum of the case's weights. */
+    weight: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_DROP_WEIGHT })),
+  },
   { additionalProperties: false },
 );
 
@@ -141,6 +150,17 @@ export const WorldChatStatus = Type.Object(
   { additionalProperties: false },
 );
 
+export const WorldPromocode = Type.Object(
+  {
+    code: Type.String({ pattern: '^[A-Za-z0-9_-]{4,64}$', description: 'kept and matched in upper case' }),
+    item_proto_ids: Type.Array(Id, { minItems: 1, maxItems: 50 }),
+    max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    ts_expires: Type.Optional(Uint),
+    disabled: Type.Optional(Bit),
+  },
+  { additionalProperties: false },
+);
+
 export const World = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
@@ -153,6 +173,7 @@ export const World = Type.Object(
     friends: Type.Optional(Type.Array(WorldFriendship)),
     friend_requests: Type.Optional(Type.Array(WorldFriendRequest)),
     blocks: Type.Optional(Type.Array(WorldBlock)),
+    promocodes: Type.Optional(Type.Array(WorldPromocode)),
     gchat: Type.Optional(
       Type.Object(
         { status: Type.Optional(WorldChatStatus), messages: Type.Optional(Type.Array(WorldChatMessage)) },
