@@ -288,7 +288,7 @@ const NAMED_USERS: WorldUser[] = [
   {
     user_id: 1, email: 'alice@example.com', password: 'alice-demo-password', domain: 'alice', nick: 'Alice',
     nicks_old: ['alice_in_boardland', 'A.'], gender: 1, avatar: `${CDN}/avatars/alice.png`, avatar_key: 'alice-1',
-    profile_cover: `${CDN}/covers/alice.png`, approved: 1, vip: 1, rank: { hidden: 0 }, games: 1843, games_wins: 977,
+    profile_cover: `${CDN}/covers/alice.png`, approved: 1, vip: 1, rank: { id: 12, pts: 2480 }, games: 1843, games_wins: 977,
     xp: 185_400, xp_level: 61, created_at: DEMO_NOW - 900 * DAY,
   },
   {
@@ -298,12 +298,12 @@ const NAMED_USERS: WorldUser[] = [
   },
   {
     user_id: 3, email: 'carol@example.com', password: 'carol-demo-password', domain: 'carol', nick: 'Carol (mod)', gender: 1,
-    avatar: `${CDN}/avatars/carol.png`, approved: 1, moderator: 1, games: 2210, games_wins: 1300, xp: 260_000, xp_level: 70,
+    avatar: `${CDN}/avatars/carol.png`, approved: 1, moderator: 1, rank: { qual: 4 }, games: 2210, games_wins: 1300, xp: 260_000, xp_level: 70,
     created_at: DEMO_NOW - 1200 * DAY,
   },
   {
     user_id: 4, email: 'dave@example.com', password: 'dave-demo-password', domain: 'dave', nick: 'Dave', gender: 0,
-    avatar: `${CDN}/avatars/dave.png`, approved: 1, moderator: 1, superadmin: 1, vip: 1, games: 88, games_wins: 40,
+    avatar: `${CDN}/avatars/dave.png`, approved: 1, moderator: 1, superadmin: 1, vip: 1, rank: { expired: 1 }, games: 88, games_wins: 40,
     xp: 9_000, xp_level: 14, online: 1, created_at: DEMO_NOW - 1500 * DAY,
   },
   {
@@ -352,7 +352,7 @@ function makeUsers(random: ReturnType<typeof seeded>): WorldUser[] {
       ...(n % 4 === 3 ? {} : { domain: slug(nick) }),
       nick,
       ...(n % 5 === 0 ? { nicks_old: [`${nick.toLowerCase()}${random.int(1, 99)}`] } : {}),
-      gender: n % 2,
+      gender: (n % 2) as 0 | 1,
       avatar: `${CDN}/avatars/${slug(nick)}.png`,
       ...(n % 3 === 0 ? { approved: 1 as const } : {}),
       ...(n % 9 === 4 ? { vip: 1 as const } : {}),

@@ -14,6 +14,9 @@ import { registerApi } from './api/transport.js';
 import { answerClientError } from './api/client-errors.js';
 import { registerDocs } from './api/docs.js';
 import { loggerOptions, registerRequestLog } from './operations/request-log.js';
+import { Metrics } from './operations/metrics.js';
+import { registerMetricsEndpoints } from './operations/metrics-endpoint.js';
+import { readTlsFiles, tlsFilesOf } from './operations/tls.js';
 import { domains, allMethods } from './domains.js';
 import type { Core, Services } from './services.js';
 import { startAuth } from './auth/index.js';
@@ -69,6 +72,14 @@ export async function createServer(config: Config, options: CreateServerOptions 
     counters = new MemoryCounterStore(clock);
   }
 
+  const tls = tlsFilesOf(config.tls);
+  // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
+  const nodeServerOptions = {
+    maxHeaderSize: config.http.maxHeaderBytes,
+    requestTimeout: config.http.requestTimeoutMs,
+    headersTimeout: config.http.requestTimeoutMs,
+    connectionsCheckingInterval: timeoutCheckInterval(config.http.requestTimeoutMs),
+  };
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     trustProxy: config.trustProxy,
@@ -78,13 +89,9 @@ export async function createServer(config: Config, options: CreateServerOptions 
     requestTimeout: config.http.requestTimeoutMs,
     routerOptions: { maxParamLength: 200 },
     genReqId: () => randomUUID(),
-    // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
-    http: {
-      maxHeaderSize: config.http.maxHeaderBytes,
-      requestTimeout: config.http.requestTimeoutMs,
-      headersTimeout: config.http.requestTimeoutMs,
-      connectionsCheckingInterval: timeoutCheckInterval(config.http.requestTimeoutMs),
-    },
+    http: nodeServerOptions,
+    // HTTPS (and WSS) with the same limits; SIGHUP reads the files again (reloadTls).
+    ...(tls ? { https: { ...nodeServerOptions, ...readTlsFiles(tls) } } : {}),
     clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle',
     // Access logs are registerRequestLog's: off unless asked for, slow requests always.
@@ -108,6 +115,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
       cache: invalidationsReachUs({ db, redis }),
     }),
     presence: new Presence(db, clock, config.onlineWindow),
+    metrics: new Metrics(allMethods().map((m) => m.name)),
   };
 
   // A plain callback: this runs on every request, and an async hook costs a promise each time.
@@ -117,6 +125,11 @@ export async function createServer(config: Config, options: CreateServerOptions 
   });
 
   registerRequestLog(app, config);
+  core.metrics.registerHooks(app);
+  core.metrics.watchDatabase(db);
+  core.metrics.watchWebSockets(app);
+  core.metrics.watchCache('sessions', () => core.tokens.cacheCounts());
+  registerMetricsEndpoints(app, core, core.metrics);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber]) connection?.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));
@@ -138,6 +151,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   app.addHook('onClose', async () => {
     await stopCapabilities(services);
     services.tokens.close();
+    db.onQuery(undefined);
     await counters.close();
     await bus.close();
     if (redis) {

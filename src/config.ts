@@ -19,6 +19,11 @@ export interface Config {
   logLevel: string;
   /** Share of answered requests logged: 0 none, 1 every one, in between a random sample. */
   accessLog: number;
+  /** Serve HTTPS and WSS with this certificate and key (PEM files, read again on SIGHUP). */
+  tls?: { certFile?: string; keyFile?: string };
+  /** A listener of its own serving GET /metrics to anyone reaching it (else only to the admin key). */
+  metricsPort?: number;
+  metricsHost: string;
   /** Requests taking at least this long are logged (warn) whatever accessLog says, ms. */
   slowRequestMs: number;
   /** Largest request body in bytes. */
@@ -88,6 +93,7 @@ export function defaultConfig(): Config {
     logLevel: 'info',
     accessLog: 0,
     slowRequestMs: 1000,
+    metricsHost: '127.0.0.1',
     bodyLimit: 64 * 1024,
     sessionTtl: 86400,
     refreshTtl: 30 * 86400,

@@ -13,6 +13,7 @@ import type { FriendsRuntime } from './friends/index.js';
 import type { CatalogRuntime } from './catalog/index.js';
 import type { InventoryRuntime } from './inventory/index.js';
 import type { ChatRuntime } from './chat/runtime.js';
+import type { Metrics } from './operations/metrics.js';
 
 /** What the server shares between its capabilities, built before any of them starts. */
 export interface Core {
@@ -25,6 +26,8 @@ export interface Core {
   log: FastifyBaseLogger;
   tokens: TokenResolver;
   presence: Presence;
+  /** Counters of this process (Prometheus): domains count their events with metrics.count. */
+  metrics: Metrics;
 }
 
 /**

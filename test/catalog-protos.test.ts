@@ -57,15 +57,16 @@ describe('data.getItemProtos', () => {
     assert.deepEqual(key, {
       item_proto_id: 502,
       type: 3,
+      image: '',
       title: 'Key',
       description: '',
       quality_id: 1,
       prices: { buy: 33 },
       case_item_proto_ids: [501],
     });
-    assert.deepEqual(plain, { item_proto_id: 102, type: 0, title: 'Card B1', description: '', quality_id: 1, collection_id: 1, monopoly_id: 2, can_craft: 1 });
-    assert.deepEqual(subscription, { item_proto_id: 901, item_proto_status: 1, type: 7, title: 'Subscription', description: '', quality_id: 1 });
-    assert.deepEqual(sticker, { item_proto_id: 701, type: 9, title: 'Sticker', description: '', quality_id: 1, sticker_group_id: 1, can_craft: 1 });
+    assert.deepEqual(plain, { item_proto_id: 102, type: 0, image: '', title: 'Card B1', description: '', quality_id: 1, collection_id: 1, monopoly_id: 2, can_craft: 1 });
+    assert.deepEqual(subscription, { item_proto_id: 901, item_proto_status: 1, type: 7, image: '', title: 'Subscription', description: '', quality_id: 1 });
+    assert.deepEqual(sticker, { item_proto_id: 701, type: 9, image: '', title: 'Sticker', description: '', quality_id: 1, sticker_group_id: 1, can_craft: 1 });
   });
 
   test('add_legacy = 1 adds the Thing fields', async () => {
@@ -97,6 +98,7 @@ describe('data.getItemProtos', () => {
     assert.deepEqual(key, {
       item_proto_id: 502,
       type: 3,
+      image: '',
       title: 'Key',
       description: '',
       quality_id: 1,
@@ -114,6 +116,7 @@ describe('data.getItemProtos', () => {
       item_proto_id: 901,
       item_proto_status: 1,
       type: 7,
+      image: '',
       title: 'Subscription',
       description: '',
       quality_id: 1,
@@ -126,6 +129,7 @@ describe('data.getItemProtos', () => {
     assert.deepEqual(sticker, {
       item_proto_id: 701,
       type: 9,
+      image: '',
       title: 'Sticker',
       description: '',
       quality_id: 1,
@@ -297,7 +301,7 @@ describe('data.searchItemProtos', () => {
   test('add_legacy = 1 adds the Thing fields, default 0 does not', async () => {
     const plain = await search({ type: '3' });
     assert.deepEqual(plain.item_protos, [
-      { item_proto_id: 502, type: 3, title: 'Key', description: '', quality_id: 1, prices: { buy: 33 }, case_item_proto_ids: [501] },
+      { item_proto_id: 502, type: 3, image: '', title: 'Key', description: '', quality_id: 1, prices: { buy: 33 }, case_item_proto_ids: [501] },
     ]);
     const legacy = await search({ type: '3', add_legacy: 1 });
     assert.deepEqual(legacy.item_protos, [

@@ -65,7 +65,7 @@ async function api(server: ServerProcess, method: string, params: Record<string,
     req.on('error', reject);
     req.end(payload);
   });
-  assert.deepEqual(responseProblems(methodsByName.get(method), status, body), [], `${method} answered outside its schema`);
+  assert.deepEqual(responseProblems(methodsByName.get(method), status, body, params), [], `${method} answered outside its schema`);
   assert.equal(body.code, 0, JSON.stringify(body));
   return body.data;
 }

@@ -168,6 +168,7 @@ describe('inventory.get', () => {
       item_id: 17,
       item_proto_id: 102,
       type: 0,
+      image: '',
       title: 'Card B1',
       description: '',
       quality_id: 1,
@@ -217,6 +218,7 @@ describe('inventory.get', () => {
     const key = {
       item_proto_id: 502,
       type: 3,
+      image: '',
       title: 'Key',
       description: '',
       quality_id: 1,
@@ -286,6 +288,7 @@ describe('inventory.get', () => {
       item_proto_id: 901,
       item_proto_status: 1,
       type: 7,
+      image: '',
       title: 'Subscription',
       description: '',
       quality_id: 1,
@@ -325,7 +328,8 @@ describe('inventory.get', () => {
     assert.deepEqual(tree.equipped, {
       game: {
         classic: { cards: { 1: [15] }, generator: 16, joke: 25 },
-        quick: { cards: { 1: [12] } },
+        // A board with only cards: the generator and taunt slots hold 0.
+        quick: { cards: { 1: [12] }, generator: 0, joke: 0 },
       },
       profile: { badges: [20] },
     });

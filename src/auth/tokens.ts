@@ -50,6 +50,8 @@ export class TokenResolver {
   private readonly unsubscribe: (() => void)[];
   /** Counts revocation notices, so a database read that overlapped one is not cached. */
   private generation = 0;
+  private hits = 0;
+  private misses = 0;
 
   constructor(private readonly options: TokenResolverOptions) {
     this.unsubscribe = [
@@ -75,7 +77,10 @@ export class TokenResolver {
       this.cache.delete(hash);
       session = undefined;
     }
-    if (!session) {
+    if (session) {
+      this.hits++;
+    } else {
+      this.misses++;
       const generation = this.generation;
       const row = await this.options.db.kysely
         .selectFrom('sessions')
@@ -125,6 +130,11 @@ export class TokenResolver {
       )
         this.cache.delete(hash);
     }
+  }
+
+  /** Lookups of the session cache answered from memory and not, and sessions held (metrics). */
+  cacheCounts(): { hits: number; misses: number; size: number } {
+    return { hits: this.hits, misses: this.misses, size: this.cache.size };
   }
 
   close(): void {

@@ -40,7 +40,7 @@ const protoFields = {
   item_proto_id: Uint,
   item_proto_status: Type.Optional(Uint),
   type: Uint,
-  image: Type.Optional(Type.String()),
+  image: Type.String({ description: 'empty when the prototype has no picture' }),
   title: Type.String(),
   description: Type.String(),
   quality_id: Uint,

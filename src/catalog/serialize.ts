@@ -105,7 +105,8 @@ export function protoForms(row: Selectable<ItemProtosTable>): ProtoForms {
   const item: ItemObject = { item_proto_id: row.item_proto_id };
   if (row.item_proto_status !== null) item.item_proto_status = row.item_proto_status;
   item.type = row.type;
-  if (row.image !== null) item.image = row.image;
+  // Clients require a string: a prototype without a picture has an empty one.
+  item.image = row.image ?? '';
   item.title = row.title;
   item.description = row.description;
   item.quality_id = row.quality_id;

@@ -146,6 +146,46 @@ export const REQUEST_LOG_SETTINGS: Setting[] = [
     },
   },
   {
+    flag: 'tls-cert',
+    env: 'TLS_CERT',
+    value: 'FILE',
+    description: 'serve HTTPS and WSS with this PEM certificate chain (with --tls-key); SIGHUP reads both files again',
+    shownDefault: 'none: plain HTTP',
+    apply(config, input, origin) {
+      config.tls = { ...config.tls, certFile: readText(input, origin) };
+    },
+  },
+  {
+    flag: 'tls-key',
+    env: 'TLS_KEY',
+    value: 'FILE',
+    description: 'PEM private key of --tls-cert',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.tls = { ...config.tls, keyFile: readText(input, origin) };
+    },
+  },
+  {
+    flag: 'metrics-port',
+    env: 'METRICS_PORT',
+    value: 'PORT',
+    description: 'serve GET /metrics (Prometheus) without a key on a listener of its own; else only to the admin key on the API port',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.metricsPort = readInteger(input, origin, 0, 65535);
+    },
+  },
+  {
+    flag: 'metrics-host',
+    env: 'METRICS_HOST',
+    value: 'ADDRESS',
+    description: 'address of the metrics listener: one only your monitoring reaches',
+    shownDefault: defaults.metricsHost,
+    apply(config, input, origin) {
+      config.metricsHost = readText(input, origin);
+    },
+  },
+  {
     flag: 'slow-request-ms',
     env: 'SLOW_REQUEST_MS',
     value: 'MS',

@@ -6,6 +6,7 @@ import { initialMigration } from './migrations/001_initial.js';
 import { bannedUsersMigration } from './migrations/002_banned_users.js';
 import { ownedItemIndexesMigration } from './migrations/003_owned_item_indexes.js';
 import { openingsPromocodesMigration } from './migrations/004_openings_promocodes.js';
+import { rankFormsMigration } from './migrations/005_rank_forms.js';
 
 /**
  * PostgreSQL advisory lock held while migrating. Kysely's migrator reads the catalogue of
@@ -21,6 +22,7 @@ function migrationsFor(db: Database): Record<string, Migration> {
     '002_banned_users': bannedUsersMigration(),
     '003_owned_item_indexes': ownedItemIndexesMigration(),
     '004_openings_promocodes': openingsPromocodesMigration(db.dialect),
+    '005_rank_forms': rankFormsMigration(),
   };
 }
 

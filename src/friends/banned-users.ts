@@ -50,5 +50,5 @@ export class BannedUsers extends ChangeCache<ReadonlySet<number> | 'too_many'> {
 
 /** The set, kept where every announcement reaches this process (a world import or a lost connection empties it too). */
 export function attachBannedUsers(core: Core): Promise<AttachedCache<BannedUsers>> {
-  return attachCache(core, { channel: USERS_CHANGED, create: (now, usable) => new BannedUsers(now, usable) });
+  return attachCache(core, { name: 'friends.bannedUsers', channel: USERS_CHANGED, create: (now, usable) => new BannedUsers(now, usable) });
 }

@@ -23,6 +23,9 @@ export class ChangeCache<V> {
   private readonly entries = new Map<number, { value: V; loadedAt: number; weight: number }>();
   private generation = 0;
   private weight = 0;
+  /** Lookups answered from memory and not (metrics). */
+  hits = 0;
+  misses = 0;
 
   constructor(private readonly options: ChangeCacheOptions<V>) {}
 
@@ -51,11 +54,16 @@ export class ChangeCache<V> {
 
   private fresh(id: number, now: number): V | undefined {
     const entry = this.entries.get(id);
-    if (entry === undefined) return undefined;
-    if (now - entry.loadedAt >= this.options.lifetime) {
-      this.forget(id);
+    if (entry === undefined) {
+      this.misses++;
       return undefined;
     }
+    if (now - entry.loadedAt >= this.options.lifetime) {
+      this.forget(id);
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     return entry.value;
   }
 
@@ -186,6 +194,8 @@ export interface AttachedCache<C> {
 export async function attachCache<C extends ChangeCache<any>>(
   core: Core,
   definition: {
+    /** The cache's name in the metrics. */
+    name: string;
     channel: string;
     create: (now: () => number, usable: () => boolean) => C;
     more?: (cache: C) => Record<string, (message: unknown) => void>;
@@ -202,7 +212,14 @@ export async function attachCache<C extends ChangeCache<any>>(
     },
     ...definition.more?.(cache),
   });
-  return { cache, detach };
+  const unwatch = core.metrics.watchCache(definition.name, () => cache);
+  return {
+    cache,
+    detach() {
+      unwatch();
+      detach();
+    },
+  };
 }
 
 /**

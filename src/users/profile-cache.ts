@@ -54,6 +54,7 @@ export class ProfileCache extends ChangeCache<Profile> {
  */
 export function attachProfileCache(core: Core): Promise<AttachedCache<ProfileCache>> {
   return attachCache(core, {
+    name: 'users.profiles',
     channel: USERS_CHANGED,
     create: (now, usable) => new ProfileCache(now, usable),
     more: (cache) => ({

@@ -2,6 +2,7 @@ import type { Database } from '../db/connection.js';
 import type { Selectable } from 'kysely';
 import type { ItemProtosTable } from '../db/tables.js';
 import type { World, WorldItemProto } from './schema.js';
+import { storedRank } from '../users/rank.js';
 
 const parse = <T>(text: string | null): T | undefined => (text === null ? undefined : (JSON.parse(text) as T));
 /** Drops keys whose value is undefined, so the file carries only what is set. */
@@ -78,7 +79,7 @@ export async function exportWorld(db: Database): Promise<World> {
         vip: flag(u.vip),
         moderator: flag(u.moderator),
         superadmin: flag(u.superadmin),
-        rank: parse(u.rank),
+        rank: storedRank(u.rank),
         games: u.games,
         games_wins: u.games_wins,
         xp: u.xp,

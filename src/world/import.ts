@@ -4,6 +4,7 @@ import type { Database, Executor } from '../db/connection.js';
 import type { Tables } from '../db/tables.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
+import { rankColumn } from '../users/rank.js';
 import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
 
 const checkWorld = TypeCompiler.Compile(World);
@@ -358,7 +359,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           vip: bit(u.vip),
           moderator: bit(u.moderator),
           superadmin: bit(u.superadmin),
-          rank: json(u.rank === undefined ? undefined : { ...u.rank, ...(u.rank.hidden !== undefined ? { hidden: bit(u.rank.hidden) } : {}) }),
+          rank: rankColumn(u.rank),
           games: u.games ?? 0,
           games_wins: u.games_wins ?? 0,
           xp: u.xp ?? 0,

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { WorldRank } from '../users/rank.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Uint = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
@@ -65,7 +66,7 @@ export const WorldUser = Type.Object(
     domain: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^(?![0-9-]+$)[A-Za-z0-9_.-]+$' })),
     nick: Type.String(),
     nicks_old: Type.Optional(Type.Array(Type.String())),
-    gender: Type.Optional(Uint),
+    gender: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)], { description: 'the values clients know: 0 and 1' })),
     avatar: Type.Optional(Type.String()),
     avatar_key: Type.Optional(Type.String()),
     profile_cover: Type.Optional(Type.String()),
@@ -73,7 +74,7 @@ export const WorldUser = Type.Object(
     vip: Type.Optional(Bit),
     moderator: Type.Optional(Bit),
     superadmin: Type.Optional(Bit),
-    rank: Type.Optional(Type.Object({ hidden: Type.Optional(Bit) }, { additionalProperties: true })),
+    rank: Type.Optional(WorldRank),
     games: Type.Optional(Uint),
     games_wins: Type.Optional(Uint),
     xp: Type.Optional(Uint),
