@@ -10,8 +10,12 @@ import { connectRedis } from './infra/redis.js';
 import { TokenResolver } from './auth/tokens.js';
 import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
+import { createMailer } from './mail/mailer.js';
 import { registerApi } from './api/transport.js';
 import { answerClientError } from './api/client-errors.js';
+import { registerClientAddressCheck, trustFunction } from './api/client-address.js';
+import { registerAddressLimits } from './api/address-limits.js';
+import { registerEnvelopeAnswers } from './api/envelope-everywhere.js';
 import { registerDocs } from './api/docs.js';
 import { loggerOptions, registerRequestLog } from './operations/request-log.js';
 import { Metrics } from './operations/metrics.js';
@@ -82,7 +86,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   };
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
-    trustProxy: config.trustProxy,
+    trustProxy: trustFunction(config.trustProxy),
     bodyLimit: config.bodyLimit,
     connectionTimeout: config.http.connectionTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
@@ -115,6 +119,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
       cache: invalidationsReachUs({ db, redis }),
     }),
     presence: new Presence(db, clock, config.onlineWindow),
+    mail: createMailer(config, app.log),
     metrics: new Metrics(allMethods().map((m) => m.name)),
   };
 
@@ -124,6 +129,9 @@ export async function createServer(config: Config, options: CreateServerOptions 
     done();
   });
 
+  registerClientAddressCheck(app, config.trustProxy);
+  registerAddressLimits(app, core);
+  registerEnvelopeAnswers(app);
   registerRequestLog(app, config);
   core.metrics.registerHooks(app);
   core.metrics.watchDatabase(db);
@@ -151,6 +159,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   app.addHook('onClose', async () => {
     await stopCapabilities(services);
     services.tokens.close();
+    await services.mail.close();
     db.onQuery(undefined);
     await counters.close();
     await bus.close();

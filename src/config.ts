@@ -8,12 +8,19 @@ export interface Config {
   /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
   redisPrefix: string;
   adminKey?: string;
-  /** Take the client address from X-Forwarded-For. */
-  trustProxy: boolean;
+  /**
+   * Take the client address from X-Forwarded-For: the rightmost entry that is not one of our
+   * proxies, given as a hop count (`true` is one hop) or a list of addresses and CIDR ranges.
+   */
+  trustProxy: boolean | number | string[];
   /** General per-address and per-token request limits (sign-in protections stay on regardless). */
   rateLimit: boolean;
   rateLimitPerIp: { max: number; windowSeconds: number };
   rateLimitPerToken: { max: number; windowSeconds: number };
+  /** Open connections (HTTP and WebSocket) one client address may hold at once. */
+  maxConnectionsPerIp: number;
+  /** Entries of each per-address table (limits, failures), in memory and in Redis; see src/infra/address-keys.ts. */
+  addressSlots: number;
   /** A world file imported on start when the database is empty. */
   world?: string;
   logLevel: string;
@@ -33,9 +40,9 @@ export interface Config {
   /** Lifetime of refresh tokens, seconds. */
   refreshTtl: number;
   /**
-   * Seconds after a rotation during which the old refresh token, presented again, is taken
-   * for a lost race between two refreshes of one client: it answers 1 and the sign-in stays.
-   * 0 (default): any reuse revokes the whole sign-in.
+   * Seconds after a rotation during which the old refresh token, presented again from the
+   * address the rotation was made for, is taken for a lost race between two refreshes of one
+   * client: it answers 1 and the sign-in stays. 0: any reuse revokes the whole sign-in.
    */
   refreshReuseGrace: number;
   /** Bind user tokens to the address they were issued for. */
@@ -67,6 +74,20 @@ export interface Config {
     maxQueueBytes: number;
     maxFrameBytes: number;
   };
+  accounts: {
+    /** open: anyone may sign up (auth.signup); closed: only operators create accounts. */
+    signup: 'open' | 'closed';
+    /** Where players reach the server, for the links in e-mail (default: http://host:port). */
+    publicUrl?: string;
+  };
+  mail: {
+    /** smtp://user:pass@host:port or smtps://...; without it messages are only written to the log. */
+    smtpUrl?: string;
+    /** The From address of every message. */
+    from: string;
+    /** Waits before each new try of a message whose delivery failed for a temporary reason. */
+    retryDelaysMs: number[];
+  };
   http: {
     connectionTimeoutMs: number;
     keepAliveTimeoutMs: number;
@@ -90,6 +111,8 @@ export function defaultConfig(): Config {
     rateLimit: true,
     rateLimitPerIp: { max: 3000, windowSeconds: 60 },
     rateLimitPerToken: { max: 1200, windowSeconds: 60 },
+    maxConnectionsPerIp: 256,
+    addressSlots: 16_384,
     logLevel: 'info',
     accessLog: 0,
     slowRequestMs: 1000,
@@ -97,13 +120,15 @@ export function defaultConfig(): Config {
     bodyLimit: 64 * 1024,
     sessionTtl: 86400,
     refreshTtl: 30 * 86400,
-    refreshReuseGrace: 0,
+    refreshReuseGrace: 10,
     bindTokensToIp: true,
     onlineWindow: 300,
     captcha: { testVerifier: false },
     chat: { historySize: 100, slowmodeInterval: 10, emoticons: DEFAULT_EMOTICONS, botHourlyLimit: 5 },
     announceDropsFromClass: 0,
     ws: { heartbeatSeconds: 30, maxQueueBytes: 1024 * 1024, maxFrameBytes: 16 * 1024 },
+    accounts: { signup: 'open' },
+    mail: { from: 'game-platform <no-reply@localhost>', retryDelaysMs: [5_000, 30_000, 120_000, 600_000, 1_800_000] },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }

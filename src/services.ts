@@ -13,6 +13,7 @@ import type { FriendsRuntime } from './friends/index.js';
 import type { CatalogRuntime } from './catalog/index.js';
 import type { InventoryRuntime } from './inventory/index.js';
 import type { ChatRuntime } from './chat/runtime.js';
+import type { Mailer } from './mail/mailer.js';
 import type { Metrics } from './operations/metrics.js';
 
 /** What the server shares between its capabilities, built before any of them starts. */
@@ -26,6 +27,8 @@ export interface Core {
   log: FastifyBaseLogger;
   tokens: TokenResolver;
   presence: Presence;
+  /** Account e-mail (SMTP, or the log when none is configured). */
+  mail: Mailer;
   /** Counters of this process (Prometheus): domains count their events with metrics.count. */
   metrics: Metrics;
 }

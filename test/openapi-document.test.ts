@@ -41,8 +41,15 @@ const SPEC_METHODS = [
   'auth.signin', 'auth.totpVerify', 'bots.getToken', 'users.get', 'friends.add', 'friends.delete', 'friends.get',
   'inventory.get', 'inventory.craft', 'data.getItemProtos', 'data.searchItemProtos', 'gchat.get',
 ];
-const REFERENCE_METHODS = ['auth.refresh', 'friends.getRequests', 'gchat.send', 'wallet.promocodeActivate'];
-const OUR_METHODS = ['inventory.open', 'auth.signout', 'account.setPrivacy', 'account.getPrivacy', 'blacklist.add', 'blacklist.delete', 'blacklist.get'];
+const REFERENCE_METHODS = [
+  'auth.refresh', 'friends.getRequests', 'gchat.send', 'wallet.promocodeActivate', 'auth.signup', 'account.info', 'account.updateInfo',
+  'account.updatePassword', 'account.updateEmail',
+];
+const OUR_METHODS = [
+  'inventory.open', 'auth.signout', 'account.setPrivacy', 'account.getPrivacy', 'blacklist.add', 'blacklist.delete', 'blacklist.get',
+  'account.verifyEmail', 'auth.requestPasswordReset', 'auth.resetPassword', 'account.totpSetup', 'account.totpEnable',
+  'account.totpDisable', 'account.sessionsGet', 'account.sessionsRevoke',
+];
 const ADMIN_METHODS = [
   'admin.getUser', 'admin.createUser', 'admin.updateUser', 'admin.setTotp', 'admin.clearTotp', 'admin.banUser', 'admin.unbanUser',
   'admin.muteUser', 'admin.setPrivacy', 'admin.killSessions', 'admin.createBot', 'admin.upsertItemProto', 'admin.upsertCollection',

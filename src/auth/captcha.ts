@@ -1,3 +1,4 @@
+import type { Services } from '../services.js';
 import type { Config } from '../config.js';
 
 /** Decides whether the `captcha` value a client sent was solved by a human. */
@@ -59,4 +60,11 @@ export function captchaVerifierFor(config: Config['captcha']): CaptchaVerifier |
   if (config.verifyUrl && config.secret) verifiers.push(siteverifyCaptchaVerifier(config.verifyUrl, config.secret));
   if (verifiers.length === 0) return null;
   return verifiers.length === 1 ? verifiers[0]! : anyOf(verifiers);
+}
+
+/** Whether `response` is a captcha the configured verifier accepts (never, without a verifier). */
+export async function captchaSolved(services: Pick<Services, 'auth'>, response: string | undefined, ip: string): Promise<boolean> {
+  if (response === undefined || response === '') return false;
+  const verifier = services.auth.captcha;
+  return verifier !== null && (await verifier.verify(response, ip));
 }

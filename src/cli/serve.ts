@@ -5,6 +5,7 @@ import { openDatabase, describeDatabaseUrl } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { importWorldIfEmpty, isEmptyWorld, WorldError } from '../world/import.js';
 import { readWorldFile } from './world-commands.js';
+import { publicUrl } from '../accounts/messages.js';
 import { reloadTls, tlsFilesOf } from '../operations/tls.js';
 
 /**
@@ -153,6 +154,8 @@ export async function serve(config: Config): Promise<number> {
     `  health:   ${url}/healthz   ${url}/readyz`,
     ...(metricsAddress ? [`  metrics:  ${baseUrl(metricsAddress, 'http')}/metrics`] : []),
     `  database: ${describeDatabaseUrl(config.databaseUrl)}${config.redisUrl ? `   redis: ${describeDatabaseUrl(config.redisUrl)}` : ''}`,
+    `  mail:     ${services.mail.destination}`,
+    `  sign-up:  ${config.accounts.signup === 'open' ? `open (auth.signup); links in e-mail point to ${publicUrl(services)}` : 'closed'}`,
   ];
   const accounts = world ? demoAccounts(world) : [];
   if (accounts.length > 0) {

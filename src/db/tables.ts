@@ -35,6 +35,9 @@ export interface UsersTable {
   always_online: Defaulted<number>;
   last_seen: Defaulted<number>;
   created_at: number;
+  email_verified: Defaulted<number>;
+  /** A TOTP secret set up by account.totpSetup, active once account.totpEnable confirms it. */
+  totp_pending: Defaulted<string | null>;
 }
 
 export interface SessionsTable {
@@ -49,6 +52,25 @@ export interface SessionsTable {
   created_at: number;
   revoked_at: number | null;
   refreshed_at: number | null;
+  user_agent: Defaulted<string | null>;
+  /** Seconds; written at most once a minute per session. */
+  last_used: Defaulted<number | null>;
+}
+
+export interface AccountTokensTable {
+  token_hash: string;
+  user_id: number;
+  purpose: 'verify_email' | 'reset_password';
+  email: string | null;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+export interface RecoveryCodesTable {
+  user_id: number;
+  code_hash: string;
+  used_at: number | null;
 }
 
 export interface TotpChallengesTable {
@@ -208,6 +230,14 @@ export interface AuditLogTable {
   result_code: number;
 }
 
+/** An address or issued device token (its SHA-256) an account signed in from. */
+export interface SigninSourcesTable {
+  user_id: number;
+  kind: 'ip' | 'device';
+  value: string;
+  last_seen: number;
+}
+
 /** One opening of a case or gift set. */
 export interface DrawsTable {
   draw_id: Id;
@@ -276,4 +306,7 @@ export interface Tables {
   draws: DrawsTable;
   promocodes: PromocodesTable;
   promocode_uses: PromocodeUsesTable;
+  account_tokens: AccountTokensTable;
+  recovery_codes: RecoveryCodesTable;
+  signin_sources: SigninSourcesTable;
 }
