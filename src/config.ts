@@ -56,6 +56,16 @@ export interface Config {
     maxQueueBytes: number;
     maxFrameBytes: number;
   };
+  trades: {
+    /** Seconds an open trade lasts; then it expires (status 5). */
+    ttl: number;
+    /** Seconds a received item stays untradable (its ts_can_trade); 0: none. */
+    hold: number;
+    /** Open trades a user may have offered at once. */
+    maxOpenOutgoing: number;
+    /** Trades a user may create per minute. */
+    createsPerMinute: number;
+  };
   http: {
     connectionTimeoutMs: number;
     keepAliveTimeoutMs: number;
@@ -89,6 +99,7 @@ export function defaultConfig(): Config {
     captcha: { testVerifier: false },
     chat: { historySize: 100, slowmodeInterval: 10, emoticons: DEFAULT_EMOTICONS, botHourlyLimit: 5 },
     ws: { heartbeatSeconds: 30, maxQueueBytes: 1024 * 1024, maxFrameBytes: 16 * 1024 },
+    trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }

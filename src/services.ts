@@ -7,6 +7,7 @@ import type { CounterStore } from './infra/counters.js';
 import type { Bus } from './infra/bus.js';
 import type { TokenResolver } from './auth/tokens.js';
 import type { Presence } from './users/presence.js';
+import type { ExpirySweep } from './trades/expiry.js';
 
 /** Everything a method handler may use, built once per server process. */
 export interface Services {
@@ -19,6 +20,8 @@ export interface Services {
   log: FastifyBaseLogger;
   tokens: TokenResolver;
   presence: Presence;
+  /** Writes expiry into open trades past their time (started by the trades capability). */
+  tradeExpiry?: ExpirySweep;
   /** Per-capability state created by a domain's start hook, keyed by domain name. */
   state: Map<string, unknown>;
 }

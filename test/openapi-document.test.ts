@@ -41,7 +41,11 @@ const SPEC_METHODS = [
   'auth.signin', 'auth.totpVerify', 'bots.getToken', 'users.get', 'friends.add', 'friends.delete', 'friends.get',
   'inventory.get', 'inventory.craft', 'data.getItemProtos', 'data.searchItemProtos', 'gchat.get',
 ];
-const REFERENCE_METHODS = ['auth.refresh', 'friends.getRequests', 'gchat.send'];
+const REFERENCE_METHODS = [
+  'auth.refresh', 'friends.getRequests', 'gchat.send', 'privacy.get', 'privacy.update', 'trades.create', 'trades.accept', 'trades.decline',
+  'trades.revoke', 'trades.cancel', 'trades.getIncome', 'trades.getOutbound', 'trades.history', 'trades.historyWith', 'trades.getById',
+  'execute.prepareTrade',
+];
 const OUR_METHODS = ['auth.signout', 'account.setPrivacy', 'account.getPrivacy', 'blacklist.add', 'blacklist.delete', 'blacklist.get'];
 const ADMIN_METHODS = [
   'admin.getUser', 'admin.createUser', 'admin.updateUser', 'admin.setTotp', 'admin.clearTotp', 'admin.banUser', 'admin.unbanUser',
@@ -51,7 +55,10 @@ const ADMIN_METHODS = [
   'admin.exportWorld', 'admin.auditLog',
 ];
 /** Methods that need a token and that a bot's token may call; every other such method answers a bot 4. */
-const BOT_ALLOWED = ['friends.add', 'friends.delete', 'friends.getRequests', 'inventory.craft', 'gchat.send'];
+const BOT_ALLOWED = [
+  'friends.add', 'friends.delete', 'friends.getRequests', 'inventory.craft', 'gchat.send', 'trades.accept', 'trades.cancel', 'trades.create',
+  'trades.decline', 'trades.getIncome', 'trades.getOutbound', 'trades.history',
+];
 
 test('the document has every method: the spec\'s, the reference service\'s, ours and the admin API', async () => {
   const document = await servedDocument();

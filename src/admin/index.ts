@@ -6,6 +6,7 @@ import { chatMethods } from './chat-methods.js';
 import { socialMethods } from './social-methods.js';
 import { userMethods } from './user-methods.js';
 import { worldMethods } from './world-methods.js';
+import { tradeAdminMethods } from '../trades/admin-methods.js';
 
 /** Every admin.* method: operating the platform live, authorised by the admin key. */
 export const adminMethods: AnyMethod[] = [
@@ -14,6 +15,7 @@ export const adminMethods: AnyMethod[] = [
   ...socialMethods,
   ...chatMethods,
   ...worldMethods,
+  ...tradeAdminMethods,
   ...auditMethods,
 ];
 

@@ -84,7 +84,7 @@ export function errorEnvelopeSchemas(codes: number[]): TObject[] {
 /** The success envelope: `{ code: 0, data }`, or `{ code: 0 }` for methods without a result. */
 export function successEnvelopeSchema(method: AnyMethod): TObject {
   return method.result
-    ? Type.Object({ code: Type.Literal(0), data: method.result }, Strict)
+    ? Type.Object({ code: Type.Literal(0), [method.resultKey ?? 'data']: method.result }, Strict)
     : Type.Object({ code: Type.Literal(0) }, Strict);
 }
 

@@ -5,6 +5,7 @@ import type { Tables } from './tables.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { bannedUsersMigration } from './migrations/002_banned_users.js';
 import { ownedItemIndexesMigration } from './migrations/003_owned_item_indexes.js';
+import { tradesMigration } from './migrations/004_trades.js';
 
 /**
  * PostgreSQL advisory lock held while migrating. Kysely's migrator reads the catalogue of
@@ -19,6 +20,7 @@ function migrationsFor(db: Database): Record<string, Migration> {
     '001_initial': initialMigration(db.dialect),
     '002_banned_users': bannedUsersMigration(),
     '003_owned_item_indexes': ownedItemIndexesMigration(),
+    '004_trades': tradesMigration(db.dialect),
   };
 }
 

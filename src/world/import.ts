@@ -202,7 +202,7 @@ async function insertBatched<T extends keyof Tables & string>(
 
 /** Everything a world replaces. The audit log is not part of the world and survives. */
 const WORLD_TABLES = [
-  'chat_messages', 'blocks', 'friend_requests', 'friendships', 'revocations', 'crafts', 'equipped', 'items', 'inventory_counts',
+  'trade_moves', 'trade_items', 'trades', 'chat_messages', 'blocks', 'friend_requests', 'friendships', 'revocations', 'crafts', 'equipped', 'items', 'inventory_counts',
   'item_protos', 'item_types', 'qualities', 'collections', 'totp_challenges', 'sessions', 'users',
 ] as const;
 
