@@ -1,6 +1,6 @@
 /**
  * Crash safety (`npm run crash-test`): in each round the real server runs as a child process
- * on a fresh database; concurrent clients craft, revoke, change friendships and chat; the
+ * on a fresh database; concurrent clients craft, revoke, trade, change friendships and chat; the
  * server is killed with SIGKILL at a random moment and restarted on the same database; then
  * the invariants of test-crash/invariants.ts are checked against everything the clients saw
  * acknowledged. Twenty rounds on SQLite, and twenty on PostgreSQL when TEST_DATABASE_URL is set.
@@ -23,10 +23,14 @@ const ADMIN_KEY = 'crash-test-admin-key-0123456789';
 const CRAFTERS = [1, 2, 3, 4, 5, 6];
 const ITEMS_PER_CRAFTER = 600;
 const FRIENDS = Array.from({ length: 12 }, (_, i) => 11 + i);
+const TRADERS = [51, 52, 53, 54];
+const ITEMS_PER_TRADER = 40;
 const PAIRS = 20;
 const CHATTERS = [31, 32, 33, 34];
 /** Says one thing before the storm, so the first messages of the storm do not meet a cold chat. */
 const HERALD = 40;
+/** No request limits: the storm is as fast as the server. */
+const SERVE_ARGS = ['--no-rate-limit', '--trade-create-rate', '1000000', '--trade-open-max', '100000'];
 /** The kill comes this long after the storm starts (milliseconds, uniformly). */
 const KILL_AFTER = { min: 300, max: 3000 };
 
@@ -52,16 +56,22 @@ function seeded(seed: number): () => number {
 interface Setup {
   tokens: Map<number, string>;
   crafters: Map<number, number[]>;
+  traders: Map<number, number[]>;
   originalItemIds: number[];
+  /** The first owner of every item of the world. */
+  firstOwners: Map<number, number>;
 }
 
 /** The world of a round, and a session for every user, written before the server starts. */
 async function prepare(db: Database): Promise<Setup> {
   const crafters = new Map(CRAFTERS.map((userId) => [userId, Array.from({ length: ITEMS_PER_CRAFTER }, (_, i) => userId * 10_000 + i)]));
+  const traders = new Map(TRADERS.map((userId) => [userId, Array.from({ length: ITEMS_PER_TRADER }, (_, i) => userId * 10_000 + i)]));
   const world: World = {
     ...catalogWorld,
-    users: [...CRAFTERS, ...FRIENDS, ...CHATTERS, HERALD].map((userId) => ({ user_id: userId, nick: `user${userId}` })),
-    items: [...crafters].flatMap(([userId, ids]) => ids.map((item_id, i) => ({ item_id, user_id: userId, item_proto_id: i % 2 === 0 ? 101 : 102, ts_owned: 100 }))),
+    users: [...CRAFTERS, ...FRIENDS, ...CHATTERS, HERALD, ...TRADERS].map((userId) => ({ user_id: userId, nick: `user${userId}` })),
+    items: [...crafters, ...traders].flatMap(([userId, ids]) =>
+      ids.map((item_id, i) => ({ item_id, user_id: userId, item_proto_id: i % 2 === 0 ? 101 : 102, ts_owned: 100 })),
+    ),
   };
   await migrateToLatest(db);
   const now = Math.floor(Date.now() / 1000);
@@ -75,7 +85,8 @@ async function prepare(db: Database): Promise<Setup> {
       .values({ user_id, family_id: randomUUID(), access_hash: sha256(token), refresh_hash: null, ip: null, is_bot: 0, expires_at: now + 86400, created_at: now })
       .execute();
   }
-  return { tokens, crafters, originalItemIds: [...crafters.values()].flat() };
+  const firstOwners = new Map(world.items!.map((item) => [item.item_id!, item.user_id]));
+  return { tokens, crafters, traders, originalItemIds: [...firstOwners.keys()], firstOwners };
 }
 
 function choosePairs(random: () => number): [number, number][] {
@@ -130,7 +141,7 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
     const setupDb = await location.open();
     const setup = await prepare(setupDb).finally(() => setupDb.close());
 
-    const first = await startServerProcess({ databaseUrl: location.url, adminKey: ADMIN_KEY, args: ['--no-rate-limit'] });
+    const first = await startServerProcess({ databaseUrl: location.url, adminKey: ADMIN_KEY, args: SERVE_ARGS });
     servers.push(first);
     // One read of each kind first, so the storm meets a warm server rather than its first compilations.
     for (const path of ['gchat.get', `inventory.get?user_id=${CRAFTERS[0]}&count=1`, `friends.get?user_id=${FRIENDS[0]}`]) await (await fetch(`${first.url}/api/${path}`)).text();
@@ -138,7 +149,7 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
     const log = newStormLog();
     const killedAfterMs = Math.round(KILL_AFTER.min + random() * (KILL_AFTER.max - KILL_AFTER.min));
     const storm = runStorm(
-      { url: first.url, adminKey: ADMIN_KEY, tokens: setup.tokens, crafters: setup.crafters, pairs: choosePairs(random), chatters: CHATTERS, round: number, random },
+      { url: first.url, adminKey: ADMIN_KEY, tokens: setup.tokens, crafters: setup.crafters, traders: setup.traders, pairs: choosePairs(random), chatters: CHATTERS, round: number, random },
       log,
     );
     await new Promise((resolve) => setTimeout(resolve, killedAfterMs));
@@ -146,14 +157,14 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
     if (how !== 'SIGKILL') log.unexpected.push(`the server had already exited (${how}) before the kill:\n${first.output()}`);
     await storm;
 
-    const second = await startServerProcess({ databaseUrl: location.url, adminKey: ADMIN_KEY, args: ['--no-rate-limit'] });
+    const second = await startServerProcess({ databaseUrl: location.url, adminKey: ADMIN_KEY, args: SERVE_ARGS });
     servers.push(second);
     const db = await location.open();
     try {
       const problems = [...log.unexpected, ...(await checkRestartedServer(second, db, setup))];
       const stopped = await second.kill('SIGTERM');
       if (stopped !== 'exit 0') problems.push(`the restarted server did not stop cleanly on SIGTERM (${stopped}):\n${second.output()}`);
-      problems.push(...(await checkInvariants(db, log, setup.originalItemIds)));
+      problems.push(...(await checkInvariants(db, log, setup.originalItemIds, setup.firstOwners)));
       return { problems, log, killedAfterMs };
     } finally {
       await db.close();
@@ -179,7 +190,7 @@ async function main(): Promise<void> {
       const pending = log.pairs.filter((p) => p.pending).length;
       console.log(
         `${kind} round ${String(n).padStart(2)}: killed after ${killedAfterMs} ms; acknowledged ${log.crafts.length} crafts, ` +
-          `${log.revocations.length} revocations, ${log.pairs.reduce((s, p) => s + p.acked, 0)} friend changes (${pending} in flight), ` +
+          `${log.revocations.length} revocations, ${log.trades.filter((t) => t.accepted).length} of ${log.trades.length} trades accepted, ${log.pairs.reduce((s, p) => s + p.acked, 0)} friend changes (${pending} in flight), ` +
           `${log.messages.length} messages, ${log.deletions.size} deletions; ${log.requests} requests; ${Date.now() - started} ms` +
           (problems.length > 0 ? ` — ${problems.length} VIOLATIONS` : ' — ok'),
       );
