@@ -244,7 +244,7 @@ function generateUser(random: Random, id: number, passwordHash: string): WorldUs
     email: emailOf(id),
     password_hash: passwordHash,
     nick: `${word}_${id.toString(36)}`,
-    gender: random.int(0, 1),
+    gender: random.int(0, 1) as 0 | 1,
     avatar: `https://cdn.example.com/avatars/${id}.jpg`,
     games,
     games_wins: random.int(0, games),
@@ -258,7 +258,7 @@ function generateUser(random: Random, id: number, passwordHash: string): WorldUs
   if (random.chance(0.1)) user.profile_cover = `https://cdn.example.com/covers/${id}.jpg`;
   if (random.chance(0.05)) user.approved = 1;
   if (random.chance(0.08)) user.vip = 1;
-  if (random.chance(0.3)) user.rank = { hidden: random.chance(0.1) ? 1 : 0 };
+  if (random.chance(0.3)) user.rank = random.chance(0.1) ? { hidden: 1 } : { id: 1 + (id % 30), pts: id % 5000 };
   return user;
 }
 

@@ -221,12 +221,13 @@ function makeProtos(): WorldItemProto[] {
   const caseNames = ['Neon Case', 'Winter Case', 'Space Case', 'Classic Case', 'Dice Case', 'Taunt Case', 'Mystery Case', 'Legend Case'];
   caseNames.forEach((name, n) => {
     const quality = 1 + (n % 4);
+    // Weights of 100 in all: each card 40%, each secondary drop 8%, the rare card 4%.
     const drops = [
-      { item_proto_id: PROTO.card(1 + n, 0, Math.min(quality, 4)) },
-      { item_proto_id: PROTO.card(1 + ((n + 1) % 8), 1, Math.min(quality, 4)) },
-      { item_proto_id: PROTO.dice(Math.min(quality + 1, 5), n % 3), is_secondary: 1 as const },
-      { item_proto_id: PROTO.taunt(Math.min(quality + 1, 5), n % 3), is_secondary: 1 as const },
-      { item_proto_id: PROTO.card(1 + n, 2, 5), is_rare: 1 as const },
+      { item_proto_id: PROTO.card(1 + n, 0, Math.min(quality, 4)), weight: 40 },
+      { item_proto_id: PROTO.card(1 + ((n + 1) % 8), 1, Math.min(quality, 4)), weight: 40 },
+      { item_proto_id: PROTO.dice(Math.min(quality + 1, 5), n % 3), is_secondary: 1 as const, weight: 8 },
+      { item_proto_id: PROTO.taunt(Math.min(quality + 1, 5), n % 3), is_secondary: 1 as const, weight: 8 },
+      { item_proto_id: PROTO.card(1 + n, 2, 5), is_rare: 1 as const, weight: 4 },
     ];
     protos.push({
       item_proto_id: PROTO.case(n),
@@ -287,7 +288,7 @@ const NAMED_USERS: WorldUser[] = [
   {
     user_id: 1, email: 'alice@example.com', password: 'alice-demo-password', domain: 'alice', nick: 'Alice',
     nicks_old: ['alice_in_boardland', 'A.'], gender: 1, avatar: `${CDN}/avatars/alice.png`, avatar_key: 'alice-1',
-    profile_cover: `${CDN}/covers/alice.png`, approved: 1, vip: 1, rank: { hidden: 0 }, games: 1843, games_wins: 977,
+    profile_cover: `${CDN}/covers/alice.png`, approved: 1, vip: 1, rank: { id: 12, pts: 2480 }, games: 1843, games_wins: 977,
     xp: 185_400, xp_level: 61, created_at: DEMO_NOW - 900 * DAY,
   },
   {
@@ -297,12 +298,12 @@ const NAMED_USERS: WorldUser[] = [
   },
   {
     user_id: 3, email: 'carol@example.com', password: 'carol-demo-password', domain: 'carol', nick: 'Carol (mod)', gender: 1,
-    avatar: `${CDN}/avatars/carol.png`, approved: 1, moderator: 1, games: 2210, games_wins: 1300, xp: 260_000, xp_level: 70,
+    avatar: `${CDN}/avatars/carol.png`, approved: 1, moderator: 1, rank: { qual: 4 }, games: 2210, games_wins: 1300, xp: 260_000, xp_level: 70,
     created_at: DEMO_NOW - 1200 * DAY,
   },
   {
     user_id: 4, email: 'dave@example.com', password: 'dave-demo-password', domain: 'dave', nick: 'Dave', gender: 0,
-    avatar: `${CDN}/avatars/dave.png`, approved: 1, moderator: 1, superadmin: 1, vip: 1, games: 88, games_wins: 40,
+    avatar: `${CDN}/avatars/dave.png`, approved: 1, moderator: 1, superadmin: 1, vip: 1, rank: { expired: 1 }, games: 88, games_wins: 40,
     xp: 9_000, xp_level: 14, online: 1, created_at: DEMO_NOW - 1500 * DAY,
   },
   {
@@ -351,7 +352,7 @@ function makeUsers(random: ReturnType<typeof seeded>): WorldUser[] {
       ...(n % 4 === 3 ? {} : { domain: slug(nick) }),
       nick,
       ...(n % 5 === 0 ? { nicks_old: [`${nick.toLowerCase()}${random.int(1, 99)}`] } : {}),
-      gender: n % 2,
+      gender: (n % 2) as 0 | 1,
       avatar: `${CDN}/avatars/${slug(nick)}.png`,
       ...(n % 3 === 0 ? { approved: 1 as const } : {}),
       ...(n % 9 === 4 ? { vip: 1 as const } : {}),
@@ -483,6 +484,13 @@ function makeChat(): World['gchat'] {
   };
 }
 
+/** Promo codes: one any user may redeem, one limited to its first 100 users, one expired. */
+export const DEMO_PROMOCODES: NonNullable<World['promocodes']> = [
+  { code: 'WELCOME-2026', item_proto_ids: [PROTO.case(3), PROTO.key(3), PROTO.giftSet(0)] },
+  { code: 'FIRST-100', item_proto_ids: [PROTO.subscription(0)], max_uses: 100 },
+  { code: 'SUMMER-2025', item_proto_ids: [PROTO.pass(1)], ts_expires: DEMO_NOW - 120 * DAY },
+];
+
 /** The demo world, the same every time. */
 export function makeDemoWorld(): World {
   const random = seeded(20260101);
@@ -499,6 +507,7 @@ export function makeDemoWorld(): World {
     users,
     items,
     ...makeSocial(users),
+    promocodes: DEMO_PROMOCODES,
     gchat: makeChat(),
   };
 }

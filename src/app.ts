@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -13,6 +13,7 @@ import { Presence } from './users/presence.js';
 import { registerApi } from './api/transport.js';
 import { answerClientError } from './api/client-errors.js';
 import { registerDocs } from './api/docs.js';
+import { loggerOptions, registerRequestLog } from './operations/request-log.js';
 import { domains, allMethods } from './domains.js';
 import type { Services } from './services.js';
 
@@ -24,22 +25,7 @@ export interface CreateServerOptions {
   logger?: FastifyServerOptions['logger'];
 }
 
-const SECRET_PARAMS = /([?&](?:access_token|refresh_token|password|code|totp_session_token|captcha)=)[^&]*/gi;
-
-/** Request URLs as logged: secrets in the query string are replaced. */
-export function redactUrl(url: string): string {
-  return url.replace(SECRET_PARAMS, '$1[redacted]');
-}
-
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
-  return {
-    level,
-    redact: ['req.headers.authorization', 'req.headers["x-admin-key"]', 'req.headers.cookie'],
-    serializers: {
-      req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
-    },
-  };
-}
+export { redactUrl, loggerOptions } from './operations/request-log.js';
 
 const READY_TIMEOUT_MS = 2000;
 
@@ -95,6 +81,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
     },
     clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle',
+    // Access logs are registerRequestLog's: off unless asked for, slow requests always.
+    logController: new LogController({ disableRequestLogging: true }),
   });
 
   const services: Services = {
@@ -122,6 +110,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
     reply.header('x-request-id', request.id);
     done();
   });
+
+  registerRequestLog(app, config);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber]) connection?.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));

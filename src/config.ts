@@ -17,6 +17,10 @@ export interface Config {
   /** A world file imported on start when the database is empty. */
   world?: string;
   logLevel: string;
+  /** Share of answered requests logged: 0 none, 1 every one, in between a random sample. */
+  accessLog: number;
+  /** Requests taking at least this long are logged (warn) whatever accessLog says, ms. */
+  slowRequestMs: number;
   /** Largest request body in bytes. */
   bodyLimit: number;
   /** Lifetime of user access tokens, seconds. */
@@ -50,6 +54,8 @@ export interface Config {
     /** Public messages a bot may post per hour. */
     botHourlyLimit: number;
   };
+  /** The lowest class of a drop (from an opened case or gift set) that the chat announces. */
+  announceDropsFromClass: number;
   ws: {
     heartbeatSeconds: number;
     /** Bytes queued for one subscriber before it is dropped as too slow. */
@@ -90,6 +96,8 @@ export function defaultConfig(): Config {
     rateLimitPerIp: { max: 3000, windowSeconds: 60 },
     rateLimitPerToken: { max: 1200, windowSeconds: 60 },
     logLevel: 'info',
+    accessLog: 0,
+    slowRequestMs: 1000,
     bodyLimit: 64 * 1024,
     sessionTtl: 86400,
     refreshTtl: 30 * 86400,
@@ -98,6 +106,7 @@ export function defaultConfig(): Config {
     onlineWindow: 300,
     captcha: { testVerifier: false },
     chat: { historySize: 100, slowmodeInterval: 10, emoticons: DEFAULT_EMOTICONS, botHourlyLimit: 5 },
+    announceDropsFromClass: 0,
     ws: { heartbeatSeconds: 30, maxQueueBytes: 1024 * 1024, maxFrameBytes: 16 * 1024 },
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },

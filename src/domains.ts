@@ -6,9 +6,10 @@ import { catalogDomain } from './catalog/index.js';
 import { inventoryDomain } from './inventory/index.js';
 import { chatDomain } from './chat/index.js';
 import { tradesDomain } from './trades/index.js';
+import { walletDomain } from './promocodes/index.js';
 import { adminDomain } from './admin/index.js';
 
 /** Every capability of the server, in start order. */
-export const domains: Domain[] = [authDomain, usersDomain, friendsDomain, catalogDomain, inventoryDomain, tradesDomain, chatDomain, adminDomain];
+export const domains: Domain[] = [authDomain, usersDomain, friendsDomain, catalogDomain, inventoryDomain, tradesDomain, chatDomain, walletDomain, adminDomain];
 
 export const allMethods = () => domains.flatMap((d) => d.methods);

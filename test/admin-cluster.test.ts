@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { BUS_LEASE_MS } from '../src/infra/bus.js';
 import { REDIS_URL, busCurrent, heard, ok, type TestServer } from './helpers.js';
 import { admin, fails, publicUser, signIn, signInAnswer, smallWorld, startAdminServer } from './admin-support.js';
+import { missing } from './components.js';
 
 /** Two server processes on one database, joined by Redis: the admin API is called on the first, the public API on the second. */
 async function withTwoServers(run: (first: TestServer, second: TestServer) => Promise<void>): Promise<void> {
@@ -20,7 +21,7 @@ async function withTwoServers(run: (first: TestServer, second: TestServer) => Pr
   }
 }
 
-test('a ban on one process stops the user\'s token on another at once', () =>
+test('a ban on one process stops the user\'s token on another at once', { skip: missing.redis }, () =>
   withTwoServers(async (first, second) => {
     const token = await signIn(second, 'bob@example.com');
     ok(await second.call('users.get', {}, { token, http: 'GET' }));
@@ -39,7 +40,7 @@ test('a ban on one process stops the user\'s token on another at once', () =>
     fails(await second.call('users.get', {}, { token: fresh, http: 'GET' }), 1);
   }));
 
-test('a token held in memory on another process stops working there before the revoking call answers', () =>
+test('a token held in memory on another process stops working there before the revoking call answers', { skip: missing.redis }, () =>
   withTwoServers(async (first, second) => {
     const token = await signIn(second, 'bob@example.com');
     await busCurrent(second.services.bus);
@@ -54,7 +55,7 @@ test('a token held in memory on another process stops working there before the r
     fails(await second.call('users.get', {}, { token, http: 'GET' }), 1);
   }));
 
-test('a process that never confirms a revocation holds the revoking call for one lease at most', () =>
+test('a process that never confirms a revocation holds the revoking call for one lease at most', { skip: missing.redis }, () =>
   withTwoServers(async (first, second) => {
     // A subscriber that receives revocation notices and never confirms them, as a process
     // cut off without knowing it yet would.
@@ -71,7 +72,7 @@ test('a process that never confirms a revocation holds the revoking call for one
     }
   }));
 
-test('chat status and mutes set on one process apply on another at once', () =>
+test('chat status and mutes set on one process apply on another at once', { skip: missing.redis }, () =>
   withTwoServers(async (first, second) => {
     const token = await signIn(second, 'alice@example.com');
     ok(await second.call('gchat.send', { message: 'before' }, { token }));
@@ -91,7 +92,7 @@ test('chat status and mutes set on one process apply on another at once', () =>
     assert.equal((await publicUser(second, 1)).muted, 1);
   }));
 
-test('profile and catalogue changes on one process show on another', () =>
+test('profile and catalogue changes on one process show on another', { skip: missing.redis }, () =>
   withTwoServers(async (first, second) => {
     assert.equal((await publicUser(second, 3)).nick, 'Carol');
     const userChanged = heard(second, 'users.changed', (m) => m?.user_ids?.includes(3));
@@ -109,7 +110,7 @@ test('profile and catalogue changes on one process show on another', () =>
     assert.equal(protos.item_protos[0].title, 'Renamed everywhere');
   }));
 
-test('an inventory read on one process follows grants, revocations and prototype changes made on another', () =>
+test('an inventory read on one process follows grants, revocations and prototype changes made on another', { skip: missing.redis }, () =>
   withTwoServers(async (first, second) => {
     const items = async () => ok(await second.call('inventory.get', { user_id: 1, add_legacy: 0 }, { http: 'GET' }));
     assert.deepEqual(await items(), { count: 0, items: [], collections: [] });

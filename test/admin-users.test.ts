@@ -32,7 +32,7 @@ test('admin.createUser creates an account that signs in and shows in users.get a
       avatar: '/a/dana.png',
       vip: 1,
       approved: 1,
-      rank_hidden: 1,
+      rank: 'hidden',
       xp: 120,
     });
     assert.equal(user.email, 'dana@example.com');
@@ -106,6 +106,40 @@ test('admin.updateUser changes the given fields only, keeps old nicks and clears
     fails(await adminCall(server, 'updateUser', { user_id: 999, nick: 'Nobody' }), 101);
     fails(await adminCall(server, 'updateUser', { user_id: 'nobody', nick: 'Nobody' }), 101);
     fails(await adminCall(server, 'updateUser', { user_id: 2, password: 'short' }), 2);
+  }));
+
+test('admin.updateUser sets each of the four rank forms, or none, and names a missing or misplaced rank parameter', () =>
+  withServer(async (server) => {
+    const forms: [Record<string, unknown>, unknown][] = [
+      [{ rank: 'visible', rank_id: 7, rank_pts: 1250 }, { id: 7, pts: 1250 }],
+      [{ rank: 'qual', rank_qual: 5 }, { qual: 5 }],
+      [{ rank: 'expired' }, { expired: 1 }],
+      [{ rank: 'hidden' }, { hidden: 1 }],
+      [{ nick: 'Alice' }, { hidden: 1 }],
+      [{ rank: 'none' }, undefined],
+    ];
+    for (const [params, rank] of forms) {
+      const { user } = await admin(server, 'updateUser', { user_id: 1, ...params });
+      assert.deepEqual(user.rank, rank, JSON.stringify(params));
+      const seen = await publicUser(server, 1);
+      assert.deepEqual(seen.rank, rank, JSON.stringify(params));
+      assert.equal('rank' in seen, rank !== undefined);
+    }
+    const refused: [Record<string, unknown>, RegExp][] = [
+      [{ rank: 'visible', rank_id: 7 }, /rank_pts.*required with rank=visible/],
+      [{ rank: 'visible', rank_pts: 7 }, /rank_id.*required with rank=visible/],
+      [{ rank: 'qual' }, /rank_qual.*required with rank=qual/],
+      [{ rank: 'hidden', rank_qual: 2 }, /rank_qual.*only with rank=qual/],
+      [{ rank_id: 3, rank_pts: 4 }, /rank_id.*only with rank=visible/],
+      [{ rank: 'shown' }, /rank/],
+      [{ rank: 'visible', rank_id: -1, rank_pts: 1 }, /rank_id/],
+    ];
+    for (const [params, description] of refused) {
+      const answer = await adminCall(server, 'updateUser', { user_id: 1, ...params });
+      fails(answer, 2);
+      assert.match(answer.body.description!, description, JSON.stringify(params));
+    }
+    assert.equal('rank' in (await publicUser(server, 1)), false, 'a refused call changes nothing');
   }));
 
 test('concurrent nick changes each keep their predecessor in nicks_old', () =>

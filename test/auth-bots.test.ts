@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { allMethods } from '../src/domains.js';
 import { startTestServer, type TestServer } from './helpers.js';
 import { ALICE, ALICE_BOT, TOTP_USER_BOT, assertSession, authWorld, probe, sessionOf } from './auth-fixtures.js';
+import { missing } from './components.js';
 
 /** Methods a bot's token may call besides the open ones (compatibility.md). */
 const BOT_METHODS = [
@@ -125,7 +126,7 @@ describe('bots.getToken', () => {
   });
 });
 
-describe('bot tokens across processes', () => {
+describe('bot tokens across processes', { skip: missing.redis }, () => {
   test('a reissue revokes earlier tokens in every process sharing the database and Redis', async () => {
     const first = await startTestServer({ world: await authWorld(), redis: true });
     const second = await startTestServer({ redis: true, location: first.location });

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { startTestServer, type TestServer } from './helpers.js';
 import { ALICE, BOB, CAPTCHA_ALWAYS, PASSWORD, assertSession, authWorld, signin } from './auth-fixtures.js';
+import { missing } from './components.js';
 
 const WRONG = 'definitely the wrong password';
 
@@ -193,7 +194,7 @@ describe('captcha verifiers', () => {
   });
 });
 
-describe('sign-in counters with Redis', () => {
+describe('sign-in counters with Redis', { skip: missing.redis }, () => {
   test('failures counted in one process require a captcha in another', async () => {
     const first = await startTestServer({ world: await authWorld(), redis: true });
     const second = await startTestServer({ redis: true, location: first.location });

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { BUS_LOST, RedisBus } from '../src/infra/bus.js';
 import { connectRedis } from '../src/infra/redis.js';
 import { REDIS_URL, busCurrent } from './helpers.js';
+import { missing } from './components.js';
 
 /** A bus of its own prefix on the test Redis, as one server process holds it; `subscriberId` is its subscribed connection's. */
 async function withBus(run: (bus: RedisBus, subscriberId: number, publisher: ReturnType<typeof connectRedis>) => Promise<void>): Promise<void> {
@@ -19,7 +20,7 @@ async function withBus(run: (bus: RedisBus, subscriberId: number, publisher: Ret
   }
 }
 
-test('a confirmed message has been handled by every receiver when publishing resolves', () =>
+test('a confirmed message has been handled by every receiver when publishing resolves', { skip: missing.redis }, () =>
   withBus(async (bus) => {
     const handled: unknown[] = [];
     bus.subscribe('thing.changed', (message) => handled.push(message));
@@ -33,7 +34,7 @@ test('a confirmed message has been handled by every receiver when publishing res
     assert.deepEqual(handled, [{ id: 7 }, { id: 8 }]);
   }));
 
-test('the bus stops believing itself current when its connection drops, and says so', () =>
+test('the bus stops believing itself current when its connection drops, and says so', { skip: missing.redis }, () =>
   withBus(async (bus, subscriberId, publisher) => {
     await bus.ready(['thing.changed']);
     await busCurrent(bus);

@@ -48,20 +48,25 @@ describe('data.getItemProtos', () => {
       collection_id: 2,
       prices: { quick_sell: 0.3 },
       key_item_proto_id: 502,
-      drop: [{ item_proto_id: 101 }, { item_proto_id: 201, is_secondary: 1 }, { item_proto_id: 301, is_rare: 1 }],
+      drop: [
+        { item_proto_id: 101, weight: 1, chance: 1 / 3 },
+        { item_proto_id: 201, is_secondary: 1, weight: 1, chance: 1 / 3 },
+        { item_proto_id: 301, is_rare: 1, weight: 1, chance: 1 / 3 },
+      ],
     });
     assert.deepEqual(key, {
       item_proto_id: 502,
       type: 3,
+      image: '',
       title: 'Key',
       description: '',
       quality_id: 1,
       prices: { buy: 33 },
       case_item_proto_ids: [501],
     });
-    assert.deepEqual(plain, { item_proto_id: 102, type: 0, title: 'Card B1', description: '', quality_id: 1, collection_id: 1, monopoly_id: 2, can_craft: 1 });
-    assert.deepEqual(subscription, { item_proto_id: 901, item_proto_status: 1, type: 7, title: 'Subscription', description: '', quality_id: 1 });
-    assert.deepEqual(sticker, { item_proto_id: 701, type: 9, title: 'Sticker', description: '', quality_id: 1, sticker_group_id: 1, can_craft: 1 });
+    assert.deepEqual(plain, { item_proto_id: 102, type: 0, image: '', title: 'Card B1', description: '', quality_id: 1, collection_id: 1, monopoly_id: 2, can_craft: 1 });
+    assert.deepEqual(subscription, { item_proto_id: 901, item_proto_status: 1, type: 7, image: '', title: 'Subscription', description: '', quality_id: 1 });
+    assert.deepEqual(sticker, { item_proto_id: 701, type: 9, image: '', title: 'Sticker', description: '', quality_id: 1, sticker_group_id: 1, can_craft: 1 });
   });
 
   test('add_legacy = 1 adds the Thing fields', async () => {
@@ -93,6 +98,7 @@ describe('data.getItemProtos', () => {
     assert.deepEqual(key, {
       item_proto_id: 502,
       type: 3,
+      image: '',
       title: 'Key',
       description: '',
       quality_id: 1,
@@ -110,6 +116,7 @@ describe('data.getItemProtos', () => {
       item_proto_id: 901,
       item_proto_status: 1,
       type: 7,
+      image: '',
       title: 'Subscription',
       description: '',
       quality_id: 1,
@@ -122,6 +129,7 @@ describe('data.getItemProtos', () => {
     assert.deepEqual(sticker, {
       item_proto_id: 701,
       type: 9,
+      image: '',
       title: 'Sticker',
       description: '',
       quality_id: 1,
@@ -146,7 +154,11 @@ describe('data.getItemProtos', () => {
       collection_id: 2,
       prices: { quick_sell: 0.3 },
       key_item_proto_id: 502,
-      drop: [{ item_proto_id: 101 }, { item_proto_id: 201, is_secondary: 1 }, { item_proto_id: 301, is_rare: 1 }],
+      drop: [
+        { item_proto_id: 101, weight: 1, chance: 1 / 3 },
+        { item_proto_id: 201, is_secondary: 1, weight: 1, chance: 1 / 3 },
+        { item_proto_id: 301, is_rare: 1, weight: 1, chance: 1 / 3 },
+      ],
       thing_prototype_id: 501,
       thing_prototype_status: 0,
       thing_type: 2,
@@ -289,7 +301,7 @@ describe('data.searchItemProtos', () => {
   test('add_legacy = 1 adds the Thing fields, default 0 does not', async () => {
     const plain = await search({ type: '3' });
     assert.deepEqual(plain.item_protos, [
-      { item_proto_id: 502, type: 3, title: 'Key', description: '', quality_id: 1, prices: { buy: 33 }, case_item_proto_ids: [501] },
+      { item_proto_id: 502, type: 3, image: '', title: 'Key', description: '', quality_id: 1, prices: { buy: 33 }, case_item_proto_ids: [501] },
     ]);
     const legacy = await search({ type: '3', add_legacy: 1 });
     assert.deepEqual(legacy.item_protos, [

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers.js';
 import { deleteMessage, postSystemMessage, setChatStatus } from '../src/chat/moderation.js';
 import { ALICE, BOB, BOT, CARD, CAROL, assertPushedOnceInOrder, botToken, chat, chatWorld, connect, fails, say, send, signIn } from './chat-support.js';
+import { missing } from './components.js';
 
 /** Two server processes on one database and one Redis, as a deployment behind a load balancer runs them. */
 async function withCluster(run: (first: TestServer, second: TestServer) => Promise<void>): Promise<void> {
@@ -19,7 +20,7 @@ async function withCluster(run: (first: TestServer, second: TestServer) => Promi
   }
 }
 
-test('a message sent through one process reaches the subscribers and gchat.get of the other', () =>
+test('a message sent through one process reaches the subscribers and gchat.get of the other', { skip: missing.redis }, () =>
   withCluster(async (first, second) => {
     const alice = await signIn(first, ALICE);
     const bob = await signIn(second, BOB);
@@ -42,7 +43,7 @@ test('a message sent through one process reaches the subscribers and gchat.get o
     onSecond.close();
   }));
 
-test('status changes and deletions made in one process apply in the other', () =>
+test('status changes and deletions made in one process apply in the other', { skip: missing.redis }, () =>
   withCluster(async (first, second) => {
     const alice = await signIn(second, ALICE);
     const onSecond = await connect(second);
@@ -60,7 +61,7 @@ test('status changes and deletions made in one process apply in the other', () =
     onSecond.close();
   }));
 
-test('slow mode and bot quotas are counted across processes', () =>
+test('slow mode and bot quotas are counted across processes', { skip: missing.redis }, () =>
   withCluster(async (first, second) => {
     const alice = await signIn(first, ALICE);
     const bot = await botToken(first, alice, BOT);
@@ -79,7 +80,7 @@ test('slow mode and bot quotas are counted across processes', () =>
     onSecond.close();
   }));
 
-test("a bot's message for one user reaches that user's connection on the other process only", () =>
+test("a bot's message for one user reaches that user's connection on the other process only", { skip: missing.redis }, () =>
   withCluster(async (first, second) => {
     const alice = await signIn(first, ALICE);
     const bot = await botToken(first, alice, BOT);
@@ -96,7 +97,7 @@ test("a bot's message for one user reaches that user's connection on the other p
     carolOnSecond.close();
   }));
 
-test('deployments sharing one Redis under different prefixes do not see each other', () =>
+test('deployments sharing one Redis under different prefixes do not see each other', { skip: missing.redis }, () =>
   withCluster(async (first) => {
     const elsewhere = await startTestServer({ world: await chatWorld(), redis: true });
     try {
@@ -112,7 +113,7 @@ test('deployments sharing one Redis under different prefixes do not see each oth
     }
   }));
 
-test('many concurrent sends through three processes: each message once in gchat.get and in every feed, in msg_id order', async () => {
+test('many concurrent sends through three processes: each message once in gchat.get and in every feed, in msg_id order', { skip: missing.redis }, async () => {
   const config = { chat: { historySize: 500, slowmodeInterval: 10, emoticons: ['smile'], botHourlyLimit: 5 } };
   const first = await startTestServer({ world: await chatWorld(), redis: true, config });
   const others: TestServer[] = [];

@@ -63,7 +63,7 @@ const methodsByName = new Map(allMethods().map((m) => [m.name, m]));
 /** Calls a method and asserts that the answer matches its published schema. */
 export async function call(server: TestServer, method: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Answer> {
   const answer = await server.call(method, params, options);
-  const problems = responseProblems(methodsByName.get(method), answer.status, answer.body);
+  const problems = responseProblems(methodsByName.get(method), answer.status, answer.body, params);
   assert.deepEqual(problems, [], `${method} answered outside its schema`);
   return answer;
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../src/db/connection.js';
 import type { RedisBus } from '../src/infra/bus.js';
 import { DB_KIND, REDIS_URL, newDatabaseLocation, ok, startTestServer, type DatabaseLocation } from './helpers.js';
+import { missing } from './components.js';
 
 const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
 
@@ -168,7 +169,8 @@ describe('the game-platform command', () => {
       url = withPath.toString();
     }
     try {
-      const server = start(['serve', '--port', '0', '--world', join(dir, 'world.json')], { DATABASE_URL: url });
+      // At debug level the server logs each request as it arrives.
+      const server = start(['serve', '--port', '0', '--world', join(dir, 'world.json'), '--log-level', 'debug'], { DATABASE_URL: url });
       const [, base] = await server.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
       await server.waitFor(/cli@example\.com\s+password cli-test-password .*owns bot 2/);
 
@@ -221,7 +223,7 @@ describe('the game-platform command', () => {
   });
 
   // The time limit only keeps a missing announcement from hanging the suite.
-  test('import --redis makes running servers answer from the imported world at once', { timeout: 120_000 }, async () => {
+  test('import --redis makes running servers answer from the imported world at once', { timeout: 120_000, skip: missing.redis }, async () => {
     const shared = await newDatabaseLocation();
     const server = await startTestServer({ location: shared, redis: true, world });
     try {

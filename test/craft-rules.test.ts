@@ -121,8 +121,8 @@ describe('inventory.craft', () => {
     const item = answer.body.data.item;
     assert.ok([201, 202].includes(item.item_proto_id), `a craft result of class 2 (got ${item.item_proto_id})`);
     const expected = item.item_proto_id === 201
-      ? { item_proto_id: 201, type: 0, title: 'Card A2', description: '', quality_id: 2, collection_id: 2, monopoly_id: 1, can_craft: 1 }
-      : { item_proto_id: 202, type: 0, title: 'Card B2', description: '', quality_id: 2, monopoly_id: 2, can_craft: 1 };
+      ? { item_proto_id: 201, type: 0, image: '', title: 'Card A2', description: '', quality_id: 2, collection_id: 2, monopoly_id: 1, can_craft: 1 }
+      : { item_proto_id: 202, type: 0, image: '', title: 'Card B2', description: '', quality_id: 2, monopoly_id: 2, can_craft: 1 };
     assert.deepEqual(item, { item_id: item.item_id, ...expected, ts_owned: now });
     assert.ok(item.item_id > OTHERS_CARD);
 

@@ -4,8 +4,9 @@ import { sql } from 'kysely';
 import { DB_KIND, newDatabaseLocation, startTestServer, type TestServer } from './helpers.js';
 import { callOk, catalogWorld, tokenFor, user } from './item-fixtures.js';
 import { revokeItem } from '../src/inventory/grants.js';
-import { tradesMigration } from '../src/db/migrations/004_trades.js';
 import type { World } from '../src/world/schema.js';
+import { ownedItemIndexesMigration } from '../src/db/migrations/003_owned_item_indexes.js';
+import { rankFormsMigration } from '../src/db/migrations/005_rank_forms.js';
 
 const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
 const CARDS = range(100, 30); // proto 101, class 1
@@ -21,21 +22,13 @@ const world: World = {
   ],
 };
 
-/** Takes away what the migrations after 003_owned_item_indexes made, and forgets that they ran (once the server is done writing). */
-async function downgradeLaterMigrations(server: TestServer): Promise<void> {
-  const db = server.db.kysely;
-  await tradesMigration(server.db.dialect).down(db);
-  await sql`delete from kysely_migration where name = '004_trades'`.execute(db);
-}
-
-/** Puts back the item indexes as they were before 003_owned_item_indexes, and forgets that it ran. */
+/** Puts back the item indexes as they were before 003_owned_item_indexes. */
 async function downgradeItemIndexes(server: TestServer): Promise<void> {
   const db = server.db.kysely;
   for (const index of ['items_by_time', 'items_by_quality', 'items_craft']) await sql`drop index ${sql.id(index)}`.execute(db);
   await sql`create index items_by_time on items (user_id, state, ts_owned, item_id)`.execute(db);
   await sql`create index items_by_quality on items (user_id, state, quality_id, ts_owned, item_id)`.execute(db);
   await sql`create index items_craft on items (craft_id)`.execute(db);
-  await sql`delete from kysely_migration where name = '003_owned_item_indexes'`.execute(db);
 }
 
 async function indexDefinition(server: TestServer, name: string): Promise<string> {
@@ -58,7 +51,8 @@ test('a database from before the indexes of owned items answers the same after t
       await callOk(before, 'inventory.craft', { item_ids: CARDS.slice(0, 10).join(',') }, { token });
       assert.equal(await revokeItem(before.services, CARDS[10], null), true);
       answers = await inventoryAnswers(before, token);
-      await downgradeLaterMigrations(before);
+      // The upgrade, as `migrate` runs it on the stored database (later migrations have run already).
+      await ownedItemIndexesMigration().up(before.db.kysely);
     } finally {
       await before.close();
     }
@@ -91,3 +85,43 @@ async function inventoryAnswers(server: TestServer, token: string): Promise<unkn
   answers.push(await callOk(server, 'inventory.get', { user_id: 2 }, { http: 'GET' }));
   return answers;
 }
+
+test('a database from before the four rank forms shows each stored rank in the form it means, and no rank for the rest', async () => {
+  const location = await newDatabaseLocation();
+  try {
+    const stored: [number, string | null][] = [
+      [1, '{"hidden":0}'],
+      [2, '{"hidden":1,"season":3}'],
+      [3, '{"hidden":0,"id":4,"pts":900}'],
+      [4, '{"qual":2}'],
+      [5, '{"expired":true}'],
+      [6, 'not json'],
+      [7, null],
+    ];
+    const before = await startTestServer({ world: { users: stored.map(([id]) => user(id)) }, location });
+    try {
+      for (const [id, rank] of stored) await before.db.kysely.updateTable('users').set({ rank }).where('user_id', '=', id).execute();
+      await rankFormsMigration().up(before.db.kysely);
+    } finally {
+      await before.close();
+    }
+
+    const after = await startTestServer({ location });
+    try {
+      const rows = await after.db.kysely.selectFrom('users').select(['user_id', 'rank']).orderBy('user_id').execute();
+      assert.deepEqual(
+        rows.map((r) => r.rank),
+        [null, '{"hidden":1}', '{"id":4,"pts":900}', '{"qual":2}', '{"expired":1}', null, null],
+      );
+      const users = await callOk(after, 'users.get', { user_ids: stored.map(([id]) => id).join(',') }, { http: 'GET' });
+      assert.deepEqual(
+        users.map((u: { rank?: unknown }) => u.rank),
+        [undefined, { hidden: 1 }, { id: 4, pts: 900 }, { qual: 2 }, { expired: 1 }, undefined, undefined],
+      );
+    } finally {
+      await after.close();
+    }
+  } finally {
+    await location.dispose();
+  }
+});

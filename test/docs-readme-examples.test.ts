@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { startTestServer } from './helpers.js';
 import type { World } from '../src/world/schema.js';
+import { missing } from './components.js';
 
 /** The README's "API reference" section: its links, and its curl examples run as written against the demo world. */
 
@@ -25,13 +26,15 @@ test('the README links to /docs and /openapi.json', () => {
   assert.match(section, /http:\/\/127\.0\.0\.1:8080\/openapi\.json\b/);
 });
 
-test('the README curl examples (a read, a sign-in, a craft) answer code 0 against the demo world', async () => {
+test('the README curl examples (a read, a sign-in, a craft, an opening, a promo code) answer code 0 against the demo world', { skip: missing.curl }, async () => {
   const blocks = [...apiReferenceSection().matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
   assert.equal(blocks.length, 1, 'one shell block of examples');
   const script = blocks[0];
   assert.match(script, /\/api\/users\.get/);
   assert.match(script, /\/api\/auth\.signin/);
   assert.match(script, /\/api\/inventory\.craft/);
+  assert.match(script, /\/api\/inventory\.open/);
+  assert.match(script, /\/api\/wallet\.promocodeActivate/);
 
   const server = await startTestServer({ world: demo });
   try {
@@ -42,7 +45,7 @@ test('the README curl examples (a read, a sign-in, a craft) answer code 0 agains
     const prelude = 'set -eu\ncurl() { command curl -sS "$@"; echo; }\n';
     const { stdout } = await promisify(execFile)('bash', ['-c', prelude + examples], { timeout: 60_000 });
     const lines = stdout.trim().split('\n');
-    assert.equal(lines.length, 3, stdout);
+    assert.equal(lines.length, 5, stdout);
 
     const read = JSON.parse(lines[0]);
     assert.equal(read.code, 0, lines[0]);
@@ -61,6 +64,23 @@ test('the README curl examples (a read, a sign-in, a craft) answer code 0 agains
     const crafted = /item_ids=([\d,]+)/.exec(script)?.[1].split(',').map(Number) ?? [];
     assert.equal(crafted.length, 10);
     for (const used of crafted) assert.ok(!ids.has(used), `item ${used} was used up`);
+
+    const opened = JSON.parse(lines[3]);
+    assert.equal(opened.code, 0, lines[3]);
+    const [caseId, keyId] = [/item_id=(\d+)/.exec(script)![1], /key_item_id=(\d+)/.exec(script)![1]].map(Number);
+    const box = demo.items!.find((i) => i.item_id === caseId)!;
+    const caseProto = demo.item_protos!.find((p) => p.item_proto_id === box.item_proto_id)!;
+    assert.equal(demo.items!.find((i) => i.item_id === keyId)!.item_proto_id, caseProto.key_item_proto_id);
+    assert.equal(opened.data.items.length, 1);
+    assert.ok(caseProto.drop!.some((d) => d.item_proto_id === opened.data.items[0].item_proto_id));
+    const afterOpening = await server.call('inventory.get', { add_legacy: 0 }, { token });
+    const owned = new Set(afterOpening.body.data.items.map((item: { item_id: number }) => item.item_id));
+    assert.ok(owned.has(opened.data.items[0].item_id) && !owned.has(caseId) && !owned.has(keyId));
+
+    const redeemed = JSON.parse(lines[4]);
+    assert.equal(redeemed.code, 0, lines[4]);
+    const code = demo.promocodes!.find((p) => p.code === /promocode=([\w-]+)/.exec(script)![1])!;
+    assert.deepEqual(redeemed.data.items.map((i: { item_proto_id: number }) => i.item_proto_id), code.item_proto_ids);
   } finally {
     await server.close();
   }

@@ -13,10 +13,11 @@ import type { World } from '../src/world/schema.js';
 import type { Services } from '../src/services.js';
 import { allMethods } from '../src/domains.js';
 import { watchResponses } from './response-check.js';
+import { missing, REDIS_URL } from './components.js';
 
 /** Which database the suite runs on: `sqlite` (default) or `postgres` (TEST_DATABASE_URL). */
 export const DB_KIND: 'sqlite' | 'postgres' = process.env.TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
-export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export { REDIS_URL } from './components.js';
 
 export interface CallOptions {
   token?: string;
@@ -87,6 +88,7 @@ export interface StartOptions {
 
 /** Starts a server on a fresh database (or a shared one) with a manual clock. */
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
+  if (options.redis && missing.redis) throw new Error(`${missing.redis}. Declare the test with { skip: missing.redis } (test/components.ts)`);
   const location = options.location ?? (await newDatabaseLocation());
   const ownsLocation = !options.location;
   const db = await openDatabase(location.url, { schema: location.schema, poolSize: 5 });

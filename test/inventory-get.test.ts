@@ -168,6 +168,7 @@ describe('inventory.get', () => {
       item_id: 17,
       item_proto_id: 102,
       type: 0,
+      image: '',
       title: 'Card B1',
       description: '',
       quality_id: 1,
@@ -217,6 +218,7 @@ describe('inventory.get', () => {
     const key = {
       item_proto_id: 502,
       type: 3,
+      image: '',
       title: 'Key',
       description: '',
       quality_id: 1,
@@ -274,7 +276,11 @@ describe('inventory.get', () => {
       collection_id: 2,
       prices: { quick_sell: 0.3 },
       key_item_proto_id: 502,
-      drop: [{ item_proto_id: 101 }, { item_proto_id: 201, is_secondary: 1 }, { item_proto_id: 301, is_rare: 1 }],
+      drop: [
+        { item_proto_id: 101, weight: 1, chance: 1 / 3 },
+        { item_proto_id: 201, is_secondary: 1, weight: 1, chance: 1 / 3 },
+        { item_proto_id: 301, is_rare: 1, weight: 1, chance: 1 / 3 },
+      ],
       ts_owned: 1200,
     });
     assert.deepEqual(byId.get(18), {
@@ -282,6 +288,7 @@ describe('inventory.get', () => {
       item_proto_id: 901,
       item_proto_status: 1,
       type: 7,
+      image: '',
       title: 'Subscription',
       description: '',
       quality_id: 1,
@@ -321,7 +328,8 @@ describe('inventory.get', () => {
     assert.deepEqual(tree.equipped, {
       game: {
         classic: { cards: { 1: [15] }, generator: 16, joke: 25 },
-        quick: { cards: { 1: [12] } },
+        // A board with only cards: the generator and taunt slots hold 0.
+        quick: { cards: { 1: [12] }, generator: 0, joke: 0 },
       },
       profile: { badges: [20] },
     });

@@ -42,16 +42,16 @@ const SPEC_METHODS = [
   'inventory.get', 'inventory.craft', 'data.getItemProtos', 'data.searchItemProtos', 'gchat.get',
 ];
 const REFERENCE_METHODS = [
-  'auth.refresh', 'friends.getRequests', 'gchat.send', 'privacy.get', 'privacy.update', 'trades.create', 'trades.accept', 'trades.decline',
-  'trades.revoke', 'trades.cancel', 'trades.getIncome', 'trades.getOutbound', 'trades.history', 'trades.historyWith', 'trades.getById',
-  'execute.prepareTrade',
+  'auth.refresh', 'friends.getRequests', 'gchat.send', 'wallet.promocodeActivate', 'privacy.get', 'privacy.update', 'trades.create',
+  'trades.accept', 'trades.decline', 'trades.revoke', 'trades.cancel', 'trades.getIncome', 'trades.getOutbound', 'trades.history',
+  'trades.historyWith', 'trades.getById', 'execute.prepareTrade',
 ];
-const OUR_METHODS = ['auth.signout', 'account.setPrivacy', 'account.getPrivacy', 'blacklist.add', 'blacklist.delete', 'blacklist.get'];
+const OUR_METHODS = ['inventory.open', 'auth.signout', 'account.setPrivacy', 'account.getPrivacy', 'blacklist.add', 'blacklist.delete', 'blacklist.get'];
 const ADMIN_METHODS = [
   'admin.getUser', 'admin.createUser', 'admin.updateUser', 'admin.setTotp', 'admin.clearTotp', 'admin.banUser', 'admin.unbanUser',
   'admin.muteUser', 'admin.setPrivacy', 'admin.killSessions', 'admin.createBot', 'admin.upsertItemProto', 'admin.upsertCollection',
   'admin.grantItems', 'admin.revokeItem', 'admin.makeFriends', 'admin.endFriendship', 'admin.addFriendRequest', 'admin.block',
-  'admin.unblock', 'admin.setChatStatus', 'admin.deleteMessage', 'admin.postSystemMessage', 'admin.importWorld',
+  'admin.unblock', 'admin.setChatStatus', 'admin.deleteMessage', 'admin.postSystemMessage', 'admin.listDraws', 'admin.exportDraws', 'admin.createPromocode', 'admin.listPromocodes', 'admin.disablePromocode', 'admin.importWorld',
   'admin.exportWorld', 'admin.auditLog', 'admin.listTrades', 'admin.getTrade', 'admin.cancelTrade',
 ];
 /** Methods that need a token and that a bot's token may call; every other such method answers a bot 4. */

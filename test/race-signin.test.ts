@@ -4,6 +4,7 @@ import { SIGNIN_LIMITS } from '../src/auth/defence.js';
 import { ALICE, BOB, PASSWORD, assertSession, authWorld } from './auth-fixtures.js';
 import { wire, type WireAnswer } from './transport-support.js';
 import { startProcesses, type Processes } from './race-support.js';
+import { missing } from './components.js';
 
 /**
  * Sign-in brute force from many connections at once (on PostgreSQL spread over two processes
@@ -13,7 +14,7 @@ import { startProcesses, type Processes } from './race-support.js';
 
 const WRONG = 'definitely the wrong password';
 
-describe('sign-in brute force from many connections', () => {
+describe('sign-in brute force from many connections', { skip: missing.redis }, () => {
   let processes: Processes;
   let urls: string[];
 

@@ -7,6 +7,7 @@ import { startProcesses, type Processes } from './race-support.js';
 import { checkInvariants } from '../test-crash/invariants.js';
 import { newStormLog } from '../test-crash/storm.js';
 import type { World } from '../src/world/schema.js';
+import { missing } from './components.js';
 
 /**
  * Overlapping crafts and concurrent refreshes over real connections (on PostgreSQL to two
@@ -17,7 +18,7 @@ const CRAFTERS = [1, 2];
 const ITEMS = 200;
 const itemsOf = (userId: number) => Array.from({ length: ITEMS }, (_, i) => userId * 1000 + i);
 
-describe('overlapping crafts over real connections', () => {
+describe('overlapping crafts over real connections', { skip: missing.redis }, () => {
   let processes: Processes;
   let urls: string[];
   const tokens = new Map<number, string>();
@@ -64,7 +65,7 @@ describe('overlapping crafts over real connections', () => {
   });
 });
 
-describe('concurrent refreshes of one token over real connections', () => {
+describe('concurrent refreshes of one token over real connections', { skip: missing.redis }, () => {
   const GRACE = 5;
   let strict: Processes;
   let lenient: Processes;

@@ -11,7 +11,7 @@ import { watchResponses } from './response-check.js';
  * the watch must name each one.
  */
 
-const proto = { item_proto_id: 5, type: 0, title: 'Card', description: 'A card', quality_id: 1 };
+const proto = { item_proto_id: 5, type: 0, image: '', title: 'Card', description: 'A card', quality_id: 1 };
 
 /** Bodies for data.getItemProtos and gchat.get, by name: one right answer, then wrong ones. */
 const bodies: Record<string, { status?: number; body: unknown }> = {

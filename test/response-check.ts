@@ -7,12 +7,14 @@ import type { AnyMethod } from '../src/api/method.js';
 import { anyErrorSchema, errorCodesOf, errorEnvelopeSchemas, successEnvelopeSchema } from '../src/api/openapi.js';
 import { httpStatusFor } from '../src/api/errors.js';
 import { noteAnswer } from './response-coverage.js';
+import { sdkRuleProblems } from './sdk-rules/index.js';
 
 /**
  * Checks /api answers against the published schemas (src/api/openapi.ts): success `data`
  * against the method's `result`, errors against its error envelopes. Objects are checked
  * strictly: a field the schema does not name is a failure, even where a schema forgot to
- * say `additionalProperties: false`.
+ * say `additionalProperties: false`. Each answer is also held to the reference client's
+ * rules for its method and parameters (test/sdk-rules/).
  */
 
 /** Makes every plain object schema reject unknown fields (intersections are left alone). */
@@ -66,8 +68,8 @@ function explain(errors: Iterable<ValueError>): string[] {
   return out;
 }
 
-/** Problems with one answer (empty when it matches the schema). */
-export function responseProblems(method: AnyMethod | undefined, status: number, body: unknown): string[] {
+/** Problems with one answer (empty when it matches the schema and the reference client's rules). */
+export function responseProblems(method: AnyMethod | undefined, status: number, body: unknown, params?: Record<string, unknown>): string[] {
   const problems: string[] = [];
   const code = (body as { code?: unknown } | null)?.code;
   if (typeof code !== 'number') return [`the body has no numeric code: ${JSON.stringify(body)?.slice(0, 300)}`];
@@ -92,7 +94,16 @@ export function responseProblems(method: AnyMethod | undefined, status: number, 
     const what = method ? method.name : 'an answer naming no method';
     problems.push(`${what} answered a body its published schema does not allow (${errors.join('; ')}): ${JSON.stringify(body).slice(0, 500)}`);
   }
+  // The reference client's rules depend on the parameters: without them, only the published schema is checked.
+  if (method && params) problems.push(...sdkRuleProblems(method.name, params, body));
   return problems;
+}
+
+/** A request's parameters as the transport merges them: the query string, then the body's fields. */
+function paramsOf(request: { query?: unknown; body?: unknown }): Record<string, unknown> {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const body = request.body;
+  return body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...query, ...(body as Record<string, unknown>) } : { ...query };
 }
 
 export interface ResponseWatch {
@@ -128,8 +139,8 @@ export function watchResponses(app: FastifyInstance, methods: AnyMethod[]): Resp
       }
       const name = (request.params as { method?: string } | undefined)?.method;
       const method = name === undefined ? undefined : byName.get(name);
-      problems = responseProblems(method, reply.statusCode, body);
-      if (method && problems.length === 0) noteAnswer(method, body as { code: number });
+      problems = responseProblems(method, reply.statusCode, body, paramsOf(request));
+      if (method && problems.length === 0) noteAnswer(method, body as { code: number }, paramsOf(request));
     }
     if (problems.length > 0) found.set(String(request.id), problems.map((p) => `${request.method} ${request.url.split('?')[0]}: ${p}`));
     return payload;

@@ -70,9 +70,15 @@ export function alternativesTaken(schema: TSchema, value: unknown, path = '', ou
   return out;
 }
 
-/** Notes one checked answer (only when RESPONSE_COVERAGE_DIR is set). */
-export function noteAnswer(method: AnyMethod, body: { code: number; data?: unknown }): void {
+/**
+ * Notes one checked answer (only when RESPONSE_COVERAGE_DIR is set). With RESPONSE_BODIES=1
+ * too, each answer is also written whole with its parameters (`bodies-<pid>.jsonl`), for
+ * checking the suite's answers with other tools, such as a client's own validation.
+ */
+export function noteAnswer(method: AnyMethod, body: { code: number; data?: unknown }, params: Record<string, unknown> = {}): void {
   if (!DIR) return;
+  if (process.env.RESPONSE_BODIES === '1')
+    appendFileSync(join(DIR, `bodies-${process.pid}.jsonl`), `${JSON.stringify({ method: method.name, params, body })}\n`);
   const alternatives = body.code === 0 && method.result ? [...alternativesTaken(method.result, body.data)] : [];
   const noted: Noted = { method: method.name, code: body.code, alternatives };
   appendFileSync(join(DIR, `answers-${process.pid}.jsonl`), `${JSON.stringify(noted)}\n`);
@@ -81,7 +87,7 @@ export function noteAnswer(method: AnyMethod, body: { code: number; data?: unkno
 /** What no answer in the directory showed: per method, success, declared codes and union alternatives. */
 export function missingAnswers(methods: AnyMethod[], dir: string): string[] {
   const seen = new Map<string, { codes: Set<number>; alternatives: Set<string> }>();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.jsonl')))
+  for (const file of readdirSync(dir).filter((f) => f.startsWith('answers-') && f.endsWith('.jsonl')))
     for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
       if (!line) continue;
       const noted = JSON.parse(line) as Noted;

@@ -75,9 +75,9 @@ async function things(userId: number): Promise<Map<number, any>> {
   return new Map(data.things.map((t: any) => [t.thing_id, t]));
 }
 
-/** The short form of users as users.get answers them (the trade lists show partners so). */
-async function shortUsers(ids: number[]): Promise<any[]> {
-  return (await callOk(server, 'users.get', { user_ids: ids.join(','), type: 'short' }, as(1))).map((u: any) => u);
+/** Users as users.get answers them to `viewer` in the full form (the trade lists show partners so). */
+async function fullUsers(ids: number[], viewer: number): Promise<any[]> {
+  return callOk(server, 'users.get', { user_ids: ids.join(',') }, as(viewer));
 }
 
 async function owner(itemId: number): Promise<{ user_id: number; state: string }> {
@@ -184,7 +184,7 @@ describe('a trade from offer to acceptance', () => {
       things_from: [mine.get(10), mine.get(11)],
       things_to: [theirs.get(20)],
     };
-    const [one, two] = [await shortUsers([1]), await shortUsers([2])];
+    const [one, two] = [await fullUsers([1], 2), await fullUsers([2], 1)];
     const metadata = { collections: [1, 2], qualities: [1, 2], thing_types: [0] };
     assert.deepEqual(await callOk(server, 'trades.getIncome', {}, as(2)), {
       count: 1,

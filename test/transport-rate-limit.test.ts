@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { startTestServer, type Answer } from './helpers.js';
 import { listen, signIn, transportWorld, wire } from './transport-support.js';
+import { missing } from './components.js';
 
 const assertLimited = (answer: Answer) => {
   assert.equal(answer.status, 429);
@@ -17,7 +18,7 @@ const someAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1,
 
 describe('general request limits', () => {
   for (const store of ['in process', 'in Redis'] as const) {
-    test(`per address, kept ${store}: code 7, HTTP 429, retry_after and Retry-After`, async () => {
+    test(`per address, kept ${store}: code 7, HTTP 429, retry_after and Retry-After`, { skip: store === 'in Redis' && missing.redis }, async () => {
       const server = await startTestServer({
         redis: store === 'in Redis',
         config: { rateLimitPerIp: { max: 5, windowSeconds: 60 } },
@@ -40,7 +41,7 @@ describe('general request limits', () => {
     });
   }
 
-  test('several processes on one Redis share the limit', async () => {
+  test('several processes on one Redis share the limit', { skip: missing.redis }, async () => {
     const config = { rateLimitPerIp: { max: 4, windowSeconds: 60 } };
     const first = await startTestServer({ redis: true, config });
     const second = await startTestServer({ redis: true, config, location: first.location });

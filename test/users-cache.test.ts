@@ -4,6 +4,7 @@ import { DB_KIND, heard, ok, startTestServer, type StartOptions, type TestServer
 import { ProfileCache, profileCacheOf } from '../src/users/profile-cache.js';
 import { Profile, type ProfileRow } from '../src/users/profiles.js';
 import { sessionFor } from './social-fixtures.js';
+import { missing } from './components.js';
 
 const ADMIN_KEY = 'users-cache-test-admin-key';
 const world = {
@@ -25,7 +26,7 @@ async function profile(server: TestServer, key: number | string): Promise<any> {
   return ok(await server.call('users.get', { user_id: key }, { http: 'GET' }))[0];
 }
 
-test('profiles are cached where every change is heard: SQLite, or any database with Redis', async () => {
+test('profiles are cached where every change is heard: SQLite, or any database with Redis', { skip: missing.redis }, async () => {
   const server = await start();
   try {
     await profile(server, 1);
@@ -76,7 +77,7 @@ test('changes made through the admin API show at once: nick, domain, ban, mute, 
   }
 });
 
-test('with Redis, a change made by another process shows once it is announced', async () => {
+test('with Redis, a change made by another process shows once it is announced', { skip: missing.redis }, async () => {
   const first = await start({ redis: true });
   try {
     const second = await start({ redis: true, location: first.location, world: undefined });
@@ -150,7 +151,7 @@ test('cached rows expire after 30 seconds and are not used while Redis is unreac
   assert.equal(cache.get(1), undefined);
 });
 
-test('with Redis, a relation changed on another process shows in friendship once announced', async () => {
+test('with Redis, a relation changed on another process shows in friendship once announced', { skip: missing.redis }, async () => {
   const first = await start({ redis: true });
   try {
     const second = await start({ redis: true, location: first.location, world: undefined });

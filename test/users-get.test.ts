@@ -32,8 +32,11 @@ const world: World = {
     { user_id: 2, nick: 'Bob' },
     { user_id: 3, nick: 'Robo', bot_owner: 2, domain: 'robo' },
     { user_id: 4, nick: 'Banned', domain: 'banned', global_ban: 1 },
-    { user_id: 5, nick: 'Eve', rank: { hidden: 0 } },
+    { user_id: 5, nick: 'Eve' },
     { user_id: 6, nick: 'Blank', avatar_key: '', profile_cover: '' },
+    { user_id: 7, nick: 'Quinn', rank: { qual: 3 } },
+    { user_id: 8, nick: 'Exa', rank: { expired: 1 } },
+    { user_id: 9, nick: 'Vera', rank: { id: 14, pts: 2310 } },
   ],
 };
 
@@ -93,9 +96,20 @@ test('the short form carries exactly the short fields', async () => {
 test('flags that are 0 are omitted; nicks_old and the game counters stay in the full form', async () => {
   const [bob, eve] = ok(await get({ user_ids: '2,5' }));
   assert.deepEqual(bob, { user_id: 2, nick: 'Bob', gender: 0, avatar: '', nicks_old: [], games: 0, games_wins: 0, xp: 0, xp_level: 0 });
-  assert.deepEqual(eve.rank, { hidden: 0 });
+  assert.equal('rank' in eve, false, 'no rank set: no rank key');
   const [bobShort] = ok(await get({ user_id: 2, type: 'short' }));
   assert.deepEqual(bobShort, { user_id: 2, nick: 'Bob', gender: 0, avatar: '' });
+});
+
+test('a rank shows in the form it was set, in both forms', async () => {
+  for (const type of ['full', 'short']) {
+    const users = ok(await get({ user_ids: '1,7,8,9,5', type }));
+    assert.deepEqual(
+      users.map((u: { rank?: unknown }) => u.rank),
+      [{ hidden: 1 }, { qual: 3 }, { expired: 1 }, { id: 14, pts: 2310 }, undefined],
+      type,
+    );
+  }
 });
 
 test('an empty avatar_key or profile_cover is omitted', async () => {
@@ -120,24 +134,24 @@ test('any type other than short gives the full form', async () => {
 test('unknown ids and domains and globally blocked accounts give placeholders in place', async () => {
   const users = ok(await get({ user_ids: '999,2,nobody-here,banned,4' }));
   assert.deepEqual(users, [
-    { user_id: 999, nick: 'Unknown user', avatar: '', inactive: 'not_exists' },
+    { user_id: 999, nick: 'Unknown user', avatar: '', avatar_key: '', inactive: 'not_exists' },
     { user_id: 2, nick: 'Bob', gender: 0, avatar: '', nicks_old: [], games: 0, games_wins: 0, xp: 0, xp_level: 0 },
-    { domain: 'nobody-here', nick: 'Unknown user', avatar: '', inactive: 'not_exists' },
-    { user_id: 4, domain: 'banned', nick: 'Blocked account', avatar: '', inactive: 'global_ban' },
+    { domain: 'nobody-here', nick: 'Unknown user', avatar: '', avatar_key: '', inactive: 'not_exists' },
+    { user_id: 4, domain: 'banned', nick: 'Blocked account', avatar: '', avatar_key: '', inactive: 'global_ban' },
   ]);
   const short = ok(await get({ user_ids: '4,999', type: 'short' }));
   assert.deepEqual(short, [
-    { user_id: 4, domain: 'banned', nick: 'Blocked account', avatar: '', inactive: 'global_ban' },
-    { user_id: 999, nick: 'Unknown user', avatar: '', inactive: 'not_exists' },
+    { user_id: 4, domain: 'banned', nick: 'Blocked account', avatar: '', avatar_key: '', inactive: 'global_ban' },
+    { user_id: 999, nick: 'Unknown user', avatar: '', avatar_key: '', inactive: 'not_exists' },
   ]);
 });
 
 test('a placeholder is given once however often its id or domain is repeated', async () => {
   const users = ok(await get({ user_id: 999, user_ids: '999,nobody-here,4,999,nobody-here,banned,4' }));
   assert.deepEqual(users, [
-    { user_id: 999, nick: 'Unknown user', avatar: '', inactive: 'not_exists' },
-    { domain: 'nobody-here', nick: 'Unknown user', avatar: '', inactive: 'not_exists' },
-    { user_id: 4, domain: 'banned', nick: 'Blocked account', avatar: '', inactive: 'global_ban' },
+    { user_id: 999, nick: 'Unknown user', avatar: '', avatar_key: '', inactive: 'not_exists' },
+    { domain: 'nobody-here', nick: 'Unknown user', avatar: '', avatar_key: '', inactive: 'not_exists' },
+    { user_id: 4, domain: 'banned', nick: 'Blocked account', avatar: '', avatar_key: '', inactive: 'global_ban' },
   ]);
 });
 

@@ -93,3 +93,16 @@ test('serve prints every demo account with its password and what it shows', () =
   assert.ok(notes(demo.users!.find((u) => u.global_ban === 1)!.email!).includes('globally blocked'));
   assert.ok(notes(demo.users!.find((u) => u.inventory_privacy === 'nobody')!.email!).includes('inventory: nobody'));
 });
+
+test('the demo world has weighted cases, gift sets and promo codes, one of them open to every user', () => {
+  const protos = new Map(demo.item_protos!.map((p) => [p.item_proto_id, p]));
+  const cases = demo.item_protos!.filter((p) => p.type === 2);
+  for (const c of cases) assert.equal(c.drop!.reduce((sum, d) => sum + (d.weight ?? 1), 0), 100, `weights of case ${c.item_proto_id}`);
+  assert.ok(demo.item_protos!.some((p) => p.type === 1 && (p.drop ?? []).length > 1), 'a gift set');
+  const alice = demo.items!.filter((i) => i.user_id === 1);
+  const ownsKeyOf = (c: number) => alice.some((i) => i.item_proto_id === protos.get(c)!.key_item_proto_id);
+  assert.ok(alice.some((i) => protos.get(i.item_proto_id)!.type === 2 && ownsKeyOf(i.item_proto_id)), 'Alice owns a case and its key');
+  const open = demo.promocodes!.filter((p) => p.max_uses === undefined && p.ts_expires === undefined && !p.disabled);
+  assert.ok(open.length >= 1, 'a code any new user can redeem');
+  for (const code of demo.promocodes!) for (const id of code.item_proto_ids) assert.ok(protos.has(id));
+});

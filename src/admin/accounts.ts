@@ -10,6 +10,7 @@ import { revokeAllSessions } from '../auth/sessions.js';
 import { findUserId } from '../users/profiles.js';
 import { WorldUser } from '../world/schema.js';
 import { announceUsersChanged } from '../users/profile-cache.js';
+import { rankColumn, storedRank, type Rank } from '../users/rank.js';
 
 export type InventoryPrivacy = 'everyone' | 'friends' | 'nobody';
 
@@ -28,7 +29,8 @@ export interface ProfileChanges {
   vip?: 0 | 1;
   moderator?: 0 | 1;
   superadmin?: 0 | 1;
-  rank_hidden?: 0 | 1;
+  /** One of the four forms; null clears it. */
+  rank?: Rank | null;
   games?: number;
   games_wins?: number;
   xp?: number;
@@ -67,7 +69,8 @@ export function accountObject(row: AccountRow): Record<string, unknown> {
   account.vip = row.vip === 1 ? 1 : 0;
   account.moderator = row.moderator === 1 ? 1 : 0;
   account.superadmin = row.superadmin === 1 ? 1 : 0;
-  account.rank_hidden = rankHidden(row.rank);
+  const rank = storedRank(row.rank);
+  if (rank !== undefined) account.rank = rank;
   account.games = row.games;
   account.games_wins = row.games_wins;
   account.xp = row.xp;
@@ -80,12 +83,6 @@ export function accountObject(row: AccountRow): Record<string, unknown> {
   account.created_at = row.created_at;
   account.last_seen = row.last_seen;
   return account;
-}
-
-function rankHidden(rank: string | null): 0 | 1 {
-  if (rank === null) return 0;
-  const parsed = JSON.parse(rank) as { hidden?: unknown };
-  return parsed.hidden === 1 || parsed.hidden === true ? 1 : 0;
 }
 
 export async function loadAccount(executor: Executor, userId: number): Promise<AccountRow | undefined> {
@@ -120,17 +117,14 @@ function checkDomain(domain: string): void {
     throw badParam('domain', 'may hold letters, digits, "_", "." and "-", and must not be all digits');
 }
 
-/** The columns a set of profile changes writes; `rank` needs the current value to keep its other keys. */
-function profileColumns(changes: ProfileChanges, currentRank: string | null): Partial<Selectable<UsersTable>> {
+/** The columns a set of profile changes writes. */
+function profileColumns(changes: ProfileChanges): Partial<Selectable<UsersTable>> {
   const columns: Record<string, unknown> = {};
   const copy = ['nick', 'gender', 'avatar', 'approved', 'vip', 'moderator', 'superadmin', 'games', 'games_wins', 'xp', 'xp_level'] as const;
   for (const name of copy) if (changes[name] !== undefined) columns[name] = changes[name];
   for (const name of ['domain', 'avatar_key', 'profile_cover'] as const)
     if (changes[name] !== undefined) columns[name] = changes[name] === '' ? null : changes[name];
-  if (changes.rank_hidden !== undefined) {
-    const rank = currentRank === null ? {} : (JSON.parse(currentRank) as Record<string, unknown>);
-    columns.rank = JSON.stringify({ ...rank, hidden: changes.rank_hidden });
-  }
+  if (changes.rank !== undefined) columns.rank = rankColumn(changes.rank ?? undefined);
   return columns as Partial<Selectable<UsersTable>>;
 }
 
@@ -182,7 +176,7 @@ export async function createAccount(services: Services, account: NewAccount): Pr
         bot_owner_id: account.botOwnerId ?? null,
         created_at: nowSeconds(services),
         nick: account.nick,
-        ...profileColumns(account, null),
+        ...profileColumns(account),
       })
       .returning('user_id')
       .executeTakeFirstOrThrow();
@@ -213,7 +207,7 @@ export async function updateAccount(services: Services, userId: number, changes:
       await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
       const current = await loadAccount(trx, userId);
       if (!current) throw new ApiError(Code.USER_NOT_FOUND, `user ${userId} does not exist`);
-      const columns: Record<string, unknown> = profileColumns(changes, current.rank);
+      const columns: Record<string, unknown> = profileColumns(changes);
       if (changes.nick !== undefined && changes.nick !== current.nick) {
         const old = JSON.parse(current.nicks_old) as string[];
         columns.nicks_old = JSON.stringify([...old, current.nick]);

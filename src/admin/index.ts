@@ -3,6 +3,8 @@ import { registerAuditHook } from './audit.js';
 import { auditMethods } from './audit-methods.js';
 import { catalogMethods } from './catalog-methods.js';
 import { chatMethods } from './chat-methods.js';
+import { drawMethods } from './draw-methods.js';
+import { promocodeMethods } from './promocode-methods.js';
 import { socialMethods } from './social-methods.js';
 import { userMethods } from './user-methods.js';
 import { worldMethods } from './world-methods.js';
@@ -14,6 +16,8 @@ export const adminMethods: AnyMethod[] = [
   ...catalogMethods,
   ...socialMethods,
   ...chatMethods,
+  ...drawMethods,
+  ...promocodeMethods,
   ...worldMethods,
   ...tradeAdminMethods,
   ...auditMethods,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Bit, Strict, Ts, Uint } from '../api/schema-types.js';
+import { Rank } from '../users/rank.js';
 
 /** An account as the admin API shows it. */
 export const AdminAccount = Type.Object(
@@ -17,7 +18,7 @@ export const AdminAccount = Type.Object(
     vip: Bit,
     moderator: Bit,
     superadmin: Bit,
-    rank_hidden: Bit,
+    rank: Type.Optional(Rank),
     games: Uint,
     games_wins: Uint,
     xp: Uint,

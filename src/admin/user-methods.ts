@@ -14,12 +14,13 @@ import {
   type ProfileChanges,
 } from './accounts.js';
 import { AccountResult, TotpResult, UserIdResult } from './schemas.js';
+import { RANK_KINDS, type Rank, type RankKind } from '../users/rank.js';
 
 const TOTP_ISSUER = 'game-platform';
 
 const profileParams = {
   domain: P.optional(P.string({ maxLength: 100, description: 'short name usable in place of the id; an empty value clears it' })),
-  gender: P.optional(P.uint({ maximum: 255, description: 'as users.get shows it' })),
+  gender: P.optional(P.uint({ maximum: 1, description: 'as users.get shows it: 0 or 1, the values clients know' })),
   avatar: P.optional(P.string({ maxLength: 2000, description: 'image URL' })),
   avatar_key: P.optional(P.string({ maxLength: 200, description: 'an empty value clears it' })),
   profile_cover: P.optional(P.string({ maxLength: 2000, description: 'image URL; an empty value clears it' })),
@@ -27,7 +28,14 @@ const profileParams = {
   vip: P.optional(P.bit({ description: 'VIP mark' })),
   moderator: P.optional(P.bit({ description: 'moderator mark' })),
   superadmin: P.optional(P.bit({ description: 'superadmin mark' })),
-  rank_hidden: P.optional(P.bit({ description: 'hide the rank (rank.hidden)' })),
+  rank: P.optional(
+    P.enum(RANK_KINDS, {
+      description: 'the rank users.get shows: none (no rank), hidden ({hidden: 1}), qual ({qual: rank_qual}), expired ({expired: 1}), visible ({id: rank_id, pts: rank_pts})',
+    }),
+  ),
+  rank_id: P.optional(P.uint({ description: 'rank = visible: the rank id' })),
+  rank_pts: P.optional(P.uint({ description: 'rank = visible: the rank points' })),
+  rank_qual: P.optional(P.uint({ description: 'rank = qual: qualifying games still to play' })),
   games: P.optional(P.uint({ description: 'games played' })),
   games_wins: P.optional(P.uint({ description: 'games won' })),
   xp: P.optional(P.uint({ description: 'experience points' })),
@@ -37,10 +45,46 @@ const profileParams = {
 const userParam = P.idOrDomain({ description: 'id or domain of the user' });
 const nick = (description: string) => P.string({ minLength: 1, maxLength: 100, description });
 
-function profileOf(params: ProfileChanges): ProfileChanges {
-  const { domain, gender, avatar, avatar_key, profile_cover, approved, vip, moderator, superadmin, rank_hidden, games, games_wins, xp, xp_level } =
-    params;
-  return { domain, gender, avatar, avatar_key, profile_cover, approved, vip, moderator, superadmin, rank_hidden, games, games_wins, xp, xp_level };
+interface RankParams {
+  rank?: RankKind;
+  rank_id?: number;
+  rank_pts?: number;
+  rank_qual?: number;
+}
+
+/** The rank the rank parameters set: undefined leaves it, null clears it. */
+function rankOf({ rank, rank_id, rank_pts, rank_qual }: RankParams): Rank | null | undefined {
+  const needs = (name: string, value: number | undefined): number => {
+    if (value === undefined) throw badParam(name, `is required with rank=${rank}`);
+    return value;
+  };
+  const unused = (name: string, value: number | undefined, kinds: string): void => {
+    if (value !== undefined) throw badParam(name, `applies only with rank=${kinds}`);
+  };
+  if (rank !== 'visible') {
+    unused('rank_id', rank_id, 'visible');
+    unused('rank_pts', rank_pts, 'visible');
+  }
+  if (rank !== 'qual') unused('rank_qual', rank_qual, 'qual');
+  switch (rank) {
+    case undefined:
+      return undefined;
+    case 'none':
+      return null;
+    case 'hidden':
+      return { hidden: 1 };
+    case 'expired':
+      return { expired: 1 };
+    case 'qual':
+      return { qual: needs('rank_qual', rank_qual) };
+    case 'visible':
+      return { id: needs('rank_id', rank_id), pts: needs('rank_pts', rank_pts) };
+  }
+}
+
+function profileOf(params: Omit<ProfileChanges, 'rank'> & RankParams): ProfileChanges {
+  const { domain, gender, avatar, avatar_key, profile_cover, approved, vip, moderator, superadmin, games, games_wins, xp, xp_level } = params;
+  return { domain, gender, avatar, avatar_key, profile_cover, approved, vip, moderator, superadmin, rank: rankOf(params), games, games_wins, xp, xp_level };
 }
 
 const common = { auth: 'admin', extension: true } as const;

@@ -28,6 +28,7 @@ export const Code = {
   /** The trade is no longer open. */
   TRADE_CLOSED: 802,
   CHAT_RESTRICTED: 1203,
+  PROMOCODE_REFUSED: 1501,
   BOT_NOT_FOUND: 1801,
 } as const;
 

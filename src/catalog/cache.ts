@@ -17,6 +17,8 @@ export interface ProtoEntry extends ProtoForms {
   stickerGroupId: number | null;
   canCraft: boolean;
   craftResult: boolean;
+  /** The key a case opens with. */
+  keyItemProtoId: number | null;
 }
 
 export interface CollectionEntry {
@@ -149,6 +151,7 @@ function protoEntry(row: ProtoRow): ProtoEntry {
     stickerGroupId: row.sticker_group_id,
     canCraft: row.can_craft === 1,
     craftResult: row.craft_result === 1,
+    keyItemProtoId: row.key_item_proto_id,
     ...protoForms(row),
   };
 }

@@ -21,7 +21,17 @@ const Bit = Type.Union([Type.Literal(0), Type.Literal(1)]);
 const Lock = Type.Integer({ minimum: -1, description: 'Unix time from which the action is allowed; -1 = never' });
 
 export const DropEntry = Type.Object(
-  { item_proto_id: Uint, is_secondary: Type.Optional(Bit), is_rare: Type.Optional(Bit) },
+  {
+    item_proto_id: Uint,
+    is_secondary: Type.Optional(Bit),
+    is_rare: Type.Optional(Bit),
+    weight: Type.Optional(Type.Integer({ minimum: 1, description: 'cases: the entry\'s integer weight; its chance is weight over the sum of the case\'s weights' })),
+    chance: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: 'the probability of receiving this entry when the item is opened: weight over the sum of weights for a case (the chances of a case add up to 1), 1 for every entry of a gift set',
+    }),
+  },
   Strict,
 );
 
@@ -30,7 +40,7 @@ const protoFields = {
   item_proto_id: Uint,
   item_proto_status: Type.Optional(Uint),
   type: Uint,
-  image: Type.Optional(Type.String()),
+  image: Type.String({ description: 'empty when the prototype has no picture' }),
   title: Type.String(),
   description: Type.String(),
   quality_id: Uint,

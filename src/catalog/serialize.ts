@@ -17,6 +17,40 @@ export interface ProtoForms {
   thingJson: string;
   /** Uses of a subscription prototype, for items that carry none of their own. */
   uses?: Uses;
+  /** The drop list as published: what a case draws from (by weight) or a gift set gives. */
+  drops?: readonly DropWeight[];
+}
+
+export interface DropWeight {
+  item_proto_id: number;
+  /** A positive integer: the entry's chance is its weight over the sum of the list's weights. */
+  weight: number;
+}
+
+export const GIFT_SET_TYPE = 1;
+export const CASE_TYPE = 2;
+/** Weight of a drop entry that names none. */
+export const DEFAULT_DROP_WEIGHT = 1;
+
+interface StoredDrop extends DropWeight {
+  is_secondary?: 0 | 1;
+  is_rare?: 0 | 1;
+}
+
+/** The usable entries of a stored drop list; weights default to 1, and a list whose weights cannot be used is none. */
+function dropEntries(type: number, value: unknown): StoredDrop[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const entries: StoredDrop[] = [];
+  for (const d of value) {
+    if (!isObject(d) || !isUint(d.item_proto_id)) continue;
+    const weight = d.weight === undefined ? DEFAULT_DROP_WEIGHT : d.weight;
+    if (type !== GIFT_SET_TYPE && (!Number.isSafeInteger(weight) || (weight as number) < 1)) return undefined;
+    const entry: StoredDrop = { item_proto_id: d.item_proto_id, weight: weight as number };
+    if (d.is_secondary === 0 || d.is_secondary === 1) entry.is_secondary = d.is_secondary;
+    if (d.is_rare === 0 || d.is_rare === 1) entry.is_rare = d.is_rare;
+    entries.push(entry);
+  }
+  return entries;
 }
 
 interface Uses {
@@ -71,7 +105,8 @@ export function protoForms(row: Selectable<ItemProtosTable>): ProtoForms {
   const item: ItemObject = { item_proto_id: row.item_proto_id };
   if (row.item_proto_status !== null) item.item_proto_status = row.item_proto_status;
   item.type = row.type;
-  if (row.image !== null) item.image = row.image;
+  // Clients require a string: a prototype without a picture has an empty one.
+  item.image = row.image ?? '';
   item.title = row.title;
   item.description = row.description;
   item.quality_id = row.quality_id;
@@ -89,14 +124,20 @@ export function protoForms(row: Selectable<ItemProtosTable>): ProtoForms {
   if (row.key_item_proto_id !== null) item.key_item_proto_id = row.key_item_proto_id;
   const cases = idList(row.case_item_proto_ids);
   if (cases) item.case_item_proto_ids = cases;
-  const drop = parseJson(row.drop_list);
-  if (Array.isArray(drop))
-    item.drop = drop.filter((d) => isObject(d) && isUint(d.item_proto_id)).map((d: Record<string, unknown>) => {
+  const drops = dropEntries(row.type, parseJson(row.drop_list));
+  if (drops) {
+    const total = drops.reduce((sum, d) => sum + d.weight, 0);
+    const gift = row.type === GIFT_SET_TYPE;
+    item.drop = drops.map((d) => {
       const entry: ItemObject = { item_proto_id: d.item_proto_id };
-      if (d.is_secondary === 0 || d.is_secondary === 1) entry.is_secondary = d.is_secondary;
-      if (d.is_rare === 0 || d.is_rare === 1) entry.is_rare = d.is_rare;
+      if (d.is_secondary !== undefined) entry.is_secondary = d.is_secondary;
+      if (d.is_rare !== undefined) entry.is_rare = d.is_rare;
+      // A gift set gives every entry; a case one entry, drawn by weight.
+      if (!gift) entry.weight = d.weight;
+      entry.chance = gift ? 1 : d.weight / total;
       return entry;
     });
+  }
   const twins = idList(row.twin_item_proto_ids);
   if (twins) item.twin_item_proto_ids = twins;
   if (row.can_craft === 1) item.can_craft = 1;
@@ -129,6 +170,7 @@ export function protoForms(row: Selectable<ItemProtosTable>): ProtoForms {
   };
   const uses = readUses(extras.uses);
   if (uses) forms.uses = uses;
+  if (drops) forms.drops = drops.map((d) => ({ item_proto_id: d.item_proto_id, weight: d.weight }));
   return forms;
 }
 

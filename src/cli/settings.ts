@@ -116,6 +116,47 @@ export const LOG_LEVEL_SETTING: Setting = {
   },
 };
 
+/** A share of requests: `0.01` or `1%`. */
+function readShare(input: string | true, origin: string): number {
+  const match = /^(\d+(?:\.\d+)?)(%?)$/.exec(String(input).trim());
+  const share = match ? Number(match[1]) / (match[2] ? 100 : 1) : NaN;
+  if (!(share > 0 && share <= 1)) throw new ConfigError(`${origin}: expected a share of requests such as 0.01 or 1%, got "${input}"`);
+  return share;
+}
+
+export const REQUEST_LOG_SETTINGS: Setting[] = [
+  {
+    flag: 'access-log',
+    env: 'ACCESS_LOG',
+    envValue: 'on',
+    description: 'log every answered request (info, one line each); slow requests and errors are logged regardless',
+    shownDefault: 'off',
+    apply(config, input, origin) {
+      config.accessLog = readSwitch(input, origin) ? 1 : 0;
+    },
+  },
+  {
+    flag: 'access-log-sample',
+    env: 'ACCESS_LOG_SAMPLE',
+    value: 'SHARE',
+    description: 'log a random sample of answered requests instead: 0.01 or 1% logs one in a hundred',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.accessLog = readShare(input, origin);
+    },
+  },
+  {
+    flag: 'slow-request-ms',
+    env: 'SLOW_REQUEST_MS',
+    value: 'MS',
+    description: 'a request answered after this many milliseconds or more is logged (warn) with its request id',
+    shownDefault: String(defaults.slowRequestMs),
+    apply(config, input, origin) {
+      config.slowRequestMs = readInteger(input, origin, 1, 3_600_000);
+    },
+  },
+];
+
 /** Settings of the server itself (`serve`). */
 /** An HTTP timeout, given in seconds and kept in milliseconds. */
 /** A WebSocket size limit in bytes, from `min` to `max` (16 MiB unless given). */
@@ -237,6 +278,7 @@ export const SERVER_SETTINGS: Setting[] = [
     },
   },
   LOG_LEVEL_SETTING,
+  ...REQUEST_LOG_SETTINGS,
   {
     flag: 'body-limit',
     env: 'BODY_LIMIT',
@@ -362,6 +404,16 @@ export const SERVER_SETTINGS: Setting[] = [
     shownDefault: String(defaults.chat.historySize),
     apply(config, input, origin) {
       config.chat = { ...config.chat, historySize: readInteger(input, origin, 1, 10_000) };
+    },
+  },
+  {
+    flag: 'chat-announce-from',
+    env: 'CHAT_ANNOUNCE_FROM',
+    value: 'CLASS',
+    description: 'the lowest class of an opened drop that the chat announces (0: every drop)',
+    shownDefault: String(defaults.announceDropsFromClass),
+    apply(config, input, origin) {
+      config.announceDropsFromClass = readInteger(input, origin, 0, 1000);
     },
   },
   {

@@ -5,7 +5,9 @@ import type { Tables } from './tables.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { bannedUsersMigration } from './migrations/002_banned_users.js';
 import { ownedItemIndexesMigration } from './migrations/003_owned_item_indexes.js';
-import { tradesMigration } from './migrations/004_trades.js';
+import { openingsPromocodesMigration } from './migrations/004_openings_promocodes.js';
+import { rankFormsMigration } from './migrations/005_rank_forms.js';
+import { tradesMigration } from './migrations/006_trades.js';
 
 /**
  * PostgreSQL advisory lock held while migrating. Kysely's migrator reads the catalogue of
@@ -20,7 +22,9 @@ function migrationsFor(db: Database): Record<string, Migration> {
     '001_initial': initialMigration(db.dialect),
     '002_banned_users': bannedUsersMigration(),
     '003_owned_item_indexes': ownedItemIndexesMigration(),
-    '004_trades': tradesMigration(db.dialect),
+    '004_openings_promocodes': openingsPromocodesMigration(db.dialect),
+    '005_rank_forms': rankFormsMigration(),
+    '006_trades': tradesMigration(db.dialect),
   };
 }
 

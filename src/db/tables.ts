@@ -249,6 +249,52 @@ export interface TradeMovesTable {
   ts: number;
 }
 
+/** One opening of a case or gift set. */
+export interface DrawsTable {
+  draw_id: Id;
+  ts: number;
+  /** who opened it */
+  user_id: number;
+  /** who received the items: the opener, or the friend a gift set was opened for */
+  receiver_user_id: number;
+  /** case | gift */
+  kind: string;
+  case_item_id: number;
+  case_item_proto_id: number;
+  key_item_id: number | null;
+  key_item_proto_id: number | null;
+  /** JSON array */
+  result_item_ids: string;
+  /** JSON array */
+  result_item_proto_ids: string;
+  /** SHA-256 (hex, 16 characters) of `odds` */
+  odds_version: string;
+  /** JSON array of the published entries the draw used: `[{item_proto_id, weight}]` */
+  odds: string;
+  request_id: string | null;
+  /** JSON text of the answer's items, given again for a retry with the same request_id */
+  answer: string;
+}
+
+export interface PromocodesTable {
+  code: string;
+  /** JSON array */
+  item_proto_ids: string;
+  max_uses: number | null;
+  uses: Defaulted<number>;
+  ts_expires: number | null;
+  disabled: Defaulted<number>;
+  created_at: number;
+}
+
+export interface PromocodeUsesTable {
+  code: string;
+  user_id: number;
+  ts: number;
+  /** JSON array of the items granted */
+  item_ids: string;
+}
+
 export interface Tables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -271,4 +317,7 @@ export interface Tables {
   trades: TradesTable;
   trade_items: TradeItemsTable;
   trade_moves: TradeMovesTable;
+  draws: DrawsTable;
+  promocodes: PromocodesTable;
+  promocode_uses: PromocodeUsesTable;
 }

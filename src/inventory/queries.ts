@@ -137,12 +137,22 @@ export async function loadEquipped(services: Services, userId: number): Promise<
     .execute();
 }
 
+export interface EquippedBoard {
+  cards: Record<string, number[]>;
+  generator: number;
+  joke: number;
+}
+
 export interface EquippedTree {
-  game: Record<string, { cards?: Record<string, number[]>; generator?: number; joke?: number }>;
+  game: Record<string, EquippedBoard>;
   profile?: { badges: number[] };
 }
 
-/** `{ game: { <board>: { cards: { <monopoly_id>: [ids] }, generator, joke } }, profile?: { badges } }` */
+/**
+ * `{ game: { <board>: { cards: { <monopoly_id>: [ids] }, generator, joke } }, profile?: { badges } }`.
+ * Every board carries all three slots, as clients expect: no card is `{}`, no generator or
+ * taunt is 0 (no item has that id).
+ */
 export function equippedTree(rows: EquippedRow[]): EquippedTree {
   const tree: EquippedTree = { game: {} };
   for (const row of rows) {
@@ -151,10 +161,9 @@ export function equippedTree(rows: EquippedRow[]): EquippedTree {
       continue;
     }
     if (row.game === null) continue;
-    const board = (tree.game[row.game] ??= {});
+    const board = (tree.game[row.game] ??= { cards: {}, generator: 0, joke: 0 });
     if (row.slot === 'cards') {
-      const cards = (board.cards ??= {});
-      (cards[String(row.monopoly_id ?? 0)] ??= []).push(row.item_id);
+      (board.cards[String(row.monopoly_id ?? 0)] ??= []).push(row.item_id);
     } else if (row.slot === 'generator') board.generator = row.item_id;
     else if (row.slot === 'joke') board.joke = row.item_id;
   }

@@ -10,11 +10,11 @@ export const EquippedTree = Type.Object(
       Type.String(),
       Type.Object(
         {
-          cards: Type.Optional(Type.Record(Type.String({ description: 'monopoly_id' }), Type.Array(Uint))),
-          generator: Type.Optional(Uint),
-          joke: Type.Optional(Uint),
+          cards: Type.Record(Type.String({ description: 'monopoly_id' }), Type.Array(Uint), { description: 'card ids by monopoly; {} when no card is equipped' }),
+          generator: Type.Integer({ minimum: 0, description: 'item_id of the number generator; 0 when none is equipped' }),
+          joke: Type.Integer({ minimum: 0, description: 'item_id of the taunt; 0 when none is equipped' }),
         },
-        Strict,
+        { ...Strict, description: 'every board carries all three slots' },
       ),
       { description: 'by board name' },
     ),
@@ -46,3 +46,5 @@ export const InventoryResult = Type.Union([
 ]);
 
 export const CraftResult = Type.Object({ item: Item }, Strict);
+
+export const OpenResult = Type.Object({ items: Type.Array(Item, { description: 'the items received, in the add_legacy = 0 form' }) }, Strict);

@@ -41,7 +41,7 @@ function listCondition(kind: TradeListKind, userId: number, cutoff: number, part
  * Trades as the lists answer them, JSON text: `{count, trades, users_data, user_data,
  * collections, qualities, thing_types}`. Each trade shows its items in the legacy form as
  * they were when it was made; the partners (the other party of each trade; without a viewer
- * both parties) come in the short form, under both names; the metadata lists are the ids the items' prototypes name.
+ * both parties) come in the full form (the reference client reads it so), under both names; the metadata lists are the ids the items' prototypes name.
  */
 export async function tradeListJson(services: Services, viewerId: number | undefined, trades: TradeRow[], count: number): Promise<SerializedData> {
   const catalog = await getCatalog(services);
@@ -78,7 +78,7 @@ export async function tradeListJson(services: Services, viewerId: number | undef
     const shown = viewerId === undefined ? [trade.user_id_from, trade.user_id_to] : [trade.user_id_from === viewerId ? trade.user_id_to : trade.user_id_from];
     for (const id of shown) if (!partners.includes(id)) partners.push(id);
   }
-  const users = `[${(await profileTextsInOrder(services, partners, 'short', viewerId)).join(',')}]`;
+  const users = `[${(await profileTextsInOrder(services, partners, 'full', viewerId)).join(',')}]`;
   const ttl = services.config.trades.ttl;
   const tradeTexts = trades.map((trade) => {
     const status = shownStatus(trade, cutoff);

@@ -21,7 +21,7 @@ const side = (description: string) => P.optional(P.uintSet({ tooMany: MAX_SIDE_I
 const party = { 801: 'no such trade, or you take no part in it', 802: 'the trade is no longer open' };
 const itemErrors = { 603: 'an item of the trade is no longer available: the trade is now invalid (4)' };
 const listDescription =
-  'Newest first. Each trade shows its items in the legacy form as they were when it was made; `users_data` and `user_data` both list the partners in the short form; ' +
+  'Newest first. Each trade shows its items in the legacy form as they were when it was made; `users_data` and `user_data` both list the partners in the full form; ' +
   '`collections`, `qualities` and `thing_types` list the ids the items name. Status: 0 open, 1 accepted, 2 declined, 3 revoked, 4 invalid, 5 expired.';
 
 export const tradeMethods: AnyMethod[] = [

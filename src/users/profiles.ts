@@ -4,6 +4,7 @@ import type { UsersTable } from '../db/tables.js';
 import { friendshipLookup, friendshipValues } from '../friends/relations.js';
 import { profileCacheOf } from './profile-cache.js';
 import { flatText } from '../infra/text.js';
+import { storedRank, type Rank } from './rank.js';
 
 export type UserForm = 'short' | 'full';
 export type UserRow = Selectable<UsersTable>;
@@ -14,9 +15,9 @@ export type InactiveReason = 'not_exists' | 'global_ban';
  * What users.get shows in place of an account it cannot show. The avatar is empty, as for
  * any user without a picture, so clients draw their default one; the nick says why.
  */
-export const INACTIVE_PLACEHOLDERS: Record<InactiveReason, { nick: string; avatar: string }> = {
-  not_exists: { nick: 'Unknown user', avatar: '' },
-  global_ban: { nick: 'Blocked account', avatar: '' },
+export const INACTIVE_PLACEHOLDERS: Record<InactiveReason, { nick: string; avatar: string; avatar_key: string }> = {
+  not_exists: { nick: 'Unknown user', avatar: '', avatar_key: '' },
+  global_ban: { nick: 'Blocked account', avatar: '', avatar_key: '' },
 };
 
 const PROFILE_COLUMNS = [
@@ -69,8 +70,8 @@ export class Profile implements ProfileRow {
   readonly moderator: number;
   readonly superadmin: number;
   readonly bot_owner_id: number | null;
-  /** `rank` as shown: only `hidden`. */
-  readonly rankShown: Readonly<{ hidden: 0 | 1 }> | undefined;
+  /** `rank` as shown: one of its four forms, or undefined when none is set. */
+  readonly rankShown: Readonly<Rank> | undefined;
   readonly nicksOldShown: readonly unknown[];
 
   constructor(row: ProfileRow) {
@@ -96,7 +97,8 @@ export class Profile implements ProfileRow {
     this.bot_owner_id = row.bot_owner_id;
     this.always_online = row.always_online;
     this.last_seen = row.last_seen;
-    this.rankShown = row.rank === null ? undefined : Object.freeze(rankObject(row.rank));
+    const rank = storedRank(row.rank);
+    this.rankShown = rank === undefined ? undefined : Object.freeze(rank);
     this.nicksOldShown = Object.freeze(JSON.parse(row.nicks_old) as unknown[]);
   }
 
@@ -167,11 +169,6 @@ export async function loadProfiles(services: Services, ids: number[]): Promise<M
   const byId = new Map<number, Profile>();
   for (const profile of ofIds) if (profile !== undefined) byId.set(profile.user_id, profile);
   return byId;
-}
-
-function rankObject(rank: string): { hidden: 0 | 1 } {
-  const parsed = JSON.parse(rank) as { hidden?: unknown } | null;
-  return { hidden: parsed?.hidden === 1 || parsed?.hidden === true ? 1 : 0 };
 }
 
 /**

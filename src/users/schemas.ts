@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { Bit, One, Strict, Uint } from '../api/schema-types.js';
+import { One, Strict, Uint } from '../api/schema-types.js';
+import { Rank } from './rank.js';
 
 const FriendshipValue = Type.Integer({
   minimum: 0,
@@ -12,11 +13,11 @@ const shortFields = {
   domain: Type.Optional(Type.String()),
   approved: Type.Optional(One),
   nick: Type.String(),
-  gender: Uint,
+  gender: Type.Union([Type.Literal(0), Type.Literal(1)]),
   avatar: Type.String(),
   avatar_key: Type.Optional(Type.String()),
   online: Type.Optional(One),
-  rank: Type.Optional(Type.Object({ hidden: Bit }, Strict)),
+  rank: Type.Optional(Rank),
   vip: Type.Optional(One),
   bot: Type.Optional(One),
   bot_owner: Type.Optional(Uint),
@@ -48,6 +49,7 @@ export const UserInactive = Type.Object(
     domain: Type.Optional(Type.String()),
     nick: Type.String(),
     avatar: Type.String(),
+    avatar_key: Type.String({ description: 'empty: the default picture, as avatar' }),
     inactive: Type.Union([Type.Literal('not_exists'), Type.Literal('global_ban')]),
   },
   { ...Strict, $id: 'UserInactive' },

@@ -2,6 +2,7 @@ import type { Database } from '../db/connection.js';
 import type { Selectable } from 'kysely';
 import type { ItemProtosTable } from '../db/tables.js';
 import type { World, WorldItemProto } from './schema.js';
+import { storedRank } from '../users/rank.js';
 
 const parse = <T>(text: string | null): T | undefined => (text === null ? undefined : (JSON.parse(text) as T));
 /** Drops keys whose value is undefined, so the file carries only what is set. */
@@ -38,7 +39,7 @@ export function itemProtoEntry(p: Selectable<ItemProtosTable>): WorldItemProto {
 /** Writes the current world in the import format (passwords as hashes, owned items only, every trade and its moves). */
 export async function exportWorld(db: Database): Promise<World> {
   const k = db.kysely;
-  const [collections, qualities, itemTypes, protos, users, items, equipped, friendships, requests, blocks, chatState, messages, trades, tradeItems, moves] =
+  const [collections, qualities, itemTypes, protos, users, items, equipped, friendships, requests, blocks, chatState, messages, promocodes, trades, tradeItems, moves] =
     await Promise.all([
       k.selectFrom('collections').selectAll().orderBy('collection_id').execute(),
       k.selectFrom('qualities').selectAll().orderBy('quality_id').execute(),
@@ -52,6 +53,7 @@ export async function exportWorld(db: Database): Promise<World> {
       k.selectFrom('blocks').selectAll().orderBy('user_id').orderBy('blocked_user_id').execute(),
       k.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst(),
       k.selectFrom('chat_messages').selectAll().where('deleted_at', 'is', null).orderBy('msg_seq').execute(),
+      k.selectFrom('promocodes').selectAll().orderBy('code').execute(),
       k.selectFrom('trades').selectAll().orderBy('trade_id').execute(),
       k.selectFrom('trade_items').selectAll().orderBy('trade_id').orderBy('item_id').execute(),
       k.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
@@ -84,7 +86,7 @@ export async function exportWorld(db: Database): Promise<World> {
         vip: flag(u.vip),
         moderator: flag(u.moderator),
         superadmin: flag(u.superadmin),
-        rank: parse(u.rank),
+        rank: storedRank(u.rank),
         games: u.games,
         games_wins: u.games_wins,
         xp: u.xp,
@@ -117,6 +119,15 @@ export async function exportWorld(db: Database): Promise<World> {
     friends: friendships.map((f) => ({ user_id: f.user_id, friend_id: f.friend_id, since: f.since })),
     friend_requests: requests.map((r) => ({ from: r.from_user_id, to: r.to_user_id, ts: r.ts })),
     blocks: blocks.map((b) => ({ user_id: b.user_id, blocked_user_id: b.blocked_user_id, ts: b.ts })),
+    promocodes: promocodes.map((p) =>
+      compact({
+        code: p.code,
+        item_proto_ids: JSON.parse(p.item_proto_ids) as number[],
+        max_uses: nn(p.max_uses),
+        ts_expires: nn(p.ts_expires),
+        disabled: flag(p.disabled),
+      }),
+    ),
     trades: trades.map((t) =>
       compact({
         trade_id: t.trade_id,

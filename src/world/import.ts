@@ -4,6 +4,7 @@ import type { Database, Executor } from '../db/connection.js';
 import type { Tables } from '../db/tables.js';
 import { hashPassword } from '../auth/passwords.js';
 import { newMessageId } from '../chat/message-id.js';
+import { rankColumn } from '../users/rank.js';
 import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
 import { invalidateTradesHoldingAt } from '../trades/invalidate.js';
 
@@ -33,6 +34,7 @@ export interface ImportSummary {
   items: number;
   friendships: number;
   messages: number;
+  promocodes: number;
   /** Users whose open sessions the import ended (banned ones, or everyone on replace): running servers must forget them. */
   endedSessionsOf: number[];
 }
@@ -108,6 +110,7 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
   unique(world.item_types, (t) => t.type, 'item_types', 'type');
   unique(world.items, (i) => i.item_id, 'items', 'item_id');
   unique(world.gchat?.messages, (m) => m.msg_id, 'gchat.messages', 'msg_id');
+  unique(world.promocodes, (p) => p.code.toUpperCase(), 'promocodes', 'code');
   const user = (id: number, where: string) => users.has(id) || outside.users.has(id) || outside.users.set(id, where);
   const proto = (id: number, where: string) => protos.has(id) || outside.item_protos.has(id) || outside.item_protos.set(id, where);
   (world.users ?? []).forEach((u, i) => {
@@ -195,6 +198,7 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
     for (const id of [m.case_item_proto_id, m.drop_item_proto_id, m.item_proto_id, ...(m.item_proto_ids ?? [])])
       if (id !== undefined) proto(id, where);
   });
+  (world.promocodes ?? []).forEach((p, i) => p.item_proto_ids.forEach((id, j) => proto(id, `promocodes[${i}].item_proto_ids[${j}]`)));
   return { problems, outside };
 }
 
@@ -224,7 +228,7 @@ async function insertBatched<T extends keyof Tables & string>(
 
 /** Everything a world replaces. The audit log is not part of the world and survives. */
 const WORLD_TABLES = [
-  'trade_moves', 'trade_items', 'trades', 'chat_messages', 'blocks', 'friend_requests', 'friendships', 'revocations', 'crafts', 'equipped', 'items', 'inventory_counts',
+  'trade_moves', 'trade_items', 'trades', 'promocode_uses', 'promocodes', 'chat_messages', 'blocks', 'friend_requests', 'friendships', 'revocations', 'crafts', 'equipped', 'items', 'inventory_counts',
   'item_protos', 'item_types', 'qualities', 'collections', 'totp_challenges', 'sessions', 'users',
 ] as const;
 
@@ -397,7 +401,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           prices: json(p.prices),
           key_item_proto_id: p.key_item_proto_id ?? null,
           case_item_proto_ids: json(p.case_item_proto_ids),
-          drop_list: json(p.drop?.map((d) => ({ item_proto_id: d.item_proto_id, ...(d.is_secondary !== undefined ? { is_secondary: bit(d.is_secondary) } : {}), ...(d.is_rare !== undefined ? { is_rare: bit(d.is_rare) } : {}) }))),
+          drop_list: json(p.drop?.map((d) => ({ item_proto_id: d.item_proto_id, ...(d.is_secondary !== undefined ? { is_secondary: bit(d.is_secondary) } : {}), ...(d.is_rare !== undefined ? { is_rare: bit(d.is_rare) } : {}), ...(d.weight !== undefined ? { weight: d.weight } : {}) }))),
           twin_item_proto_ids: json(p.twin_item_proto_ids),
           can_craft: p.can_craft === undefined ? 1 : bit(p.can_craft),
           craft_result: p.craft_result === undefined ? 1 : bit(p.craft_result),
@@ -427,7 +431,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           vip: bit(u.vip),
           moderator: bit(u.moderator),
           superadmin: bit(u.superadmin),
-          rank: json(u.rank === undefined ? undefined : { ...u.rank, ...(u.rank.hidden !== undefined ? { hidden: bit(u.rank.hidden) } : {}) }),
+          rank: rankColumn(u.rank),
           games: u.games ?? 0,
           games_wins: u.games_wins ?? 0,
           xp: u.xp ?? 0,
@@ -554,6 +558,21 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
         upsert(['user_id', 'blocked_user_id']),
       );
 
+      // A code's uses stay when a merge replaces its definition.
+      await insertBatched(
+        trx,
+        'promocodes',
+        (world.promocodes ?? []).map((p) => ({
+          code: p.code.toUpperCase(),
+          item_proto_ids: JSON.stringify(p.item_proto_ids),
+          max_uses: p.max_uses ?? null,
+          ts_expires: p.ts_expires ?? null,
+          disabled: bit(p.disabled),
+          created_at: now,
+        })),
+        { keys: ['code'] },
+      );
+
       await importTrades(trx, world, now);
 
       const status = world.gchat?.status;
@@ -603,6 +622,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
     items: itemCount,
     friendships: (world.friends ?? []).length,
     messages: (world.gchat?.messages ?? []).length,
+    promocodes: (world.promocodes ?? []).length,
     endedSessionsOf: [...endedSessionsOf].sort((a, b) => a - b),
   };
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { WorldRank } from '../users/rank.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Uint = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
@@ -15,8 +16,17 @@ export const WorldQuality = Type.Object(
 
 export const WorldItemType = Type.Object({ type: Uint, title: Type.String() }, { additionalProperties: false });
 
+/** Largest drop weight: sums of a list's weights stay exact integers. */
+export const MAX_DROP_WEIGHT = 1_000_000_000;
+
 export const WorldDropEntry = Type.Object(
-  { item_proto_id: Id, is_secondary: Type.Optional(Bit), is_rare: Type.Optional(Bit) },
+  {
+    item_proto_id: Id,
+    is_secondary: Type.Optional(Bit),
+    is_rare: Type.Optional(Bit),
+    /** Cases: the entry's integer weight (default 1); its chance is weight over the sum of the case's weights. */
+    weight: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_DROP_WEIGHT })),
+  },
   { additionalProperties: false },
 );
 
@@ -56,7 +66,7 @@ export const WorldUser = Type.Object(
     domain: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^(?![0-9-]+$)[A-Za-z0-9_.-]+$' })),
     nick: Type.String(),
     nicks_old: Type.Optional(Type.Array(Type.String())),
-    gender: Type.Optional(Uint),
+    gender: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)], { description: 'the values clients know: 0 and 1' })),
     avatar: Type.Optional(Type.String()),
     avatar_key: Type.Optional(Type.String()),
     profile_cover: Type.Optional(Type.String()),
@@ -64,7 +74,7 @@ export const WorldUser = Type.Object(
     vip: Type.Optional(Bit),
     moderator: Type.Optional(Bit),
     superadmin: Type.Optional(Bit),
-    rank: Type.Optional(Type.Object({ hidden: Type.Optional(Bit) }, { additionalProperties: true })),
+    rank: Type.Optional(WorldRank),
     games: Type.Optional(Uint),
     games_wins: Type.Optional(Uint),
     xp: Type.Optional(Uint),
@@ -176,6 +186,17 @@ export const WorldChatStatus = Type.Object(
   { additionalProperties: false },
 );
 
+export const WorldPromocode = Type.Object(
+  {
+    code: Type.String({ pattern: '^[A-Za-z0-9_-]{4,64}$', description: 'kept and matched in upper case' }),
+    item_proto_ids: Type.Array(Id, { minItems: 1, maxItems: 50 }),
+    max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    ts_expires: Type.Optional(Uint),
+    disabled: Type.Optional(Bit),
+  },
+  { additionalProperties: false },
+);
+
 export const World = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
@@ -190,6 +211,7 @@ export const World = Type.Object(
     blocks: Type.Optional(Type.Array(WorldBlock)),
     trades: Type.Optional(Type.Array(WorldTrade)),
     trade_moves: Type.Optional(Type.Array(WorldTradeMove)),
+    promocodes: Type.Optional(Type.Array(WorldPromocode)),
     gchat: Type.Optional(
       Type.Object(
         { status: Type.Optional(WorldChatStatus), messages: Type.Optional(Type.Array(WorldChatMessage)) },

@@ -56,10 +56,5 @@ export function tradesMigration(dialect: DialectName) {
         .execute();
       await db.schema.createIndex('trade_moves_trade').on('trade_moves').column('trade_id').execute();
     },
-    async down(db: Kysely<any>): Promise<void> {
-      for (const table of ['trade_moves', 'trade_items', 'trades']) await db.schema.dropTable(table).execute();
-      for (const column of ['trades_income', 'trades_income_from_friends', 'trades_income_gifts', 'trades_income_gifts_autoaccept'])
-        await db.schema.alterTable('users').dropColumn(column).execute();
-    },
   };
 }

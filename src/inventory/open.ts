@@ -1,0 +1,214 @@
+import { createHash, randomInt } from 'node:crypto';
+import { sql } from 'kysely';
+import { ApiError, Code, badParam } from '../api/errors.js';
+import type { Executor } from '../db/connection.js';
+import { nowSeconds, type Services } from '../services.js';
+import { getCatalog, type Catalog, type ProtoEntry } from '../catalog/cache.js';
+import { CASE_TYPE, GIFT_SET_TYPE, ownedItemJson, type DropWeight, type OwnedRow } from '../catalog/serialize.js';
+import { postSystemMessage } from '../chat/moderation.js';
+import type { SystemMessageFields } from '../chat/messages.js';
+import { announceInventoriesChanged } from './answer-cache.js';
+import { OWNED } from './queries.js';
+
+export interface OpenRequest {
+  userId: number;
+  itemId: number;
+  keyItemId?: number;
+  /** A gift set opened for a friend: the friend receives its items. */
+  receiverId?: number;
+  /** The caller's idempotency key: a second request with it answers the first result. */
+  requestId?: string;
+}
+
+export interface Opened {
+  /** JSON text of the received items, `[Item, ...]` in the add_legacy = 0 form. */
+  itemsJson: string;
+}
+
+const notYours = (description = 'the item is not in your inventory') => new ApiError(Code.CRAFT_ITEM_UNUSABLE, description);
+const wrongKey = () => notYours('the key is not in your inventory or does not open this case');
+
+/**
+ * One entry of a case's published drop list, drawn with `crypto` randomness in proportion to
+ * the integer weights: an entry of weight w among weights summing to W is drawn with
+ * probability exactly w / W (randomInt draws uniformly, without modulo bias).
+ */
+export function drawEntry(drops: readonly DropWeight[]): DropWeight {
+  const total = drops.reduce((sum, d) => sum + d.weight, 0);
+  let ticket = randomInt(total);
+  for (const entry of drops) {
+    if (ticket < entry.weight) return entry;
+    ticket -= entry.weight;
+  }
+  throw new Error('a draw fell outside its weights');
+}
+
+/** The version of a list of odds: the first 16 hex digits of the SHA-256 of its JSON text. */
+export const oddsVersion = (oddsJson: string) => createHash('sha256').update(oddsJson).digest('hex').slice(0, 16);
+
+interface ItemRow {
+  item_id: number;
+  user_id: number;
+  item_proto_id: number;
+  state: string;
+}
+
+/** What an opening consumes and gives, once the items are checked. */
+interface Plan {
+  container: ProtoEntry;
+  key?: ItemRow;
+  received: ProtoEntry[];
+  odds: DropWeight[];
+}
+
+/**
+ * Checks the item and key and decides what is received: 603 when an item is not the caller's
+ * owned item or the key is not the case's; 624 when the item is neither a case nor a gift
+ * set (or has nothing inside); 2 when a case needs a key and none was sent.
+ */
+function plan(catalog: Catalog, request: OpenRequest, rows: ItemRow[]): Plan {
+  const owned = (id: number | undefined) => rows.find((r) => r.item_id === id && r.user_id === request.userId && r.state === 'owned');
+  const item = owned(request.itemId);
+  if (!item) throw notYours();
+  const container = catalog.protos.get(item.item_proto_id);
+  const drops = container?.drops ?? [];
+  const contents = drops.map((d) => catalog.protos.get(d.item_proto_id));
+  if (!container || (container.type !== CASE_TYPE && container.type !== GIFT_SET_TYPE) || drops.length === 0 || contents.some((p) => !p))
+    throw new ApiError(Code.ITEM_NOT_APPLICABLE, 'the item cannot be opened');
+  const isCase = container.type === CASE_TYPE;
+  if (request.receiverId !== undefined && isCase) throw badParam('user_id_receiver', 'only a gift set may be opened for someone else');
+  let key: ItemRow | undefined;
+  if (isCase && container.keyItemProtoId !== null) {
+    if (request.keyItemId === undefined) throw badParam('key_item_id', 'this case opens with a key');
+    key = owned(request.keyItemId);
+    if (!key || key.item_id === item.item_id || key.item_proto_id !== container.keyItemProtoId) throw wrongKey();
+  } else if (request.keyItemId !== undefined) {
+    throw badParam('key_item_id', 'this item opens without a key');
+  }
+  if (!isCase) return { container, received: contents as ProtoEntry[], odds: [...drops] };
+  const drawn = drawEntry(drops);
+  return { container, key, received: [catalog.protos.get(drawn.item_proto_id)!], odds: [...drops] };
+}
+
+/** A retry's stored answer: the first opening with this caller and request id. */
+async function storedAnswer(k: Executor, userId: number, requestId: string): Promise<Opened | undefined> {
+  const row = await k.selectFrom('draws').select('answer').where('user_id', '=', userId).where('request_id', '=', requestId).executeTakeFirst();
+  return row ? { itemsJson: row.answer } : undefined;
+}
+
+/** Who received what, for the chat once the opening is committed. */
+interface Announcement {
+  message: SystemMessageFields;
+  quality: number;
+}
+
+/**
+ * Opens a case (with its key) or a gift set, exactly once: in one transaction the case and
+ * key are consumed by a conditional update that must change every one of their rows (so of
+ * concurrent opens of one case one wins and the others answer 603), the items are received,
+ * and the draw is recorded with the odds it used. The chat hears of it after the commit.
+ */
+export async function openItem(services: Services, request: OpenRequest): Promise<Opened> {
+  const k = services.db.kysely;
+  const { userId, requestId } = request;
+  if (requestId !== undefined) {
+    const stored = await storedAnswer(k, userId, requestId);
+    if (stored) return stored;
+  }
+  const receiverId = request.receiverId === userId ? undefined : request.receiverId;
+  if (receiverId !== undefined) {
+    const friendship = await k.selectFrom('friendships').select('friend_id').where('user_id', '=', userId).where('friend_id', '=', receiverId).executeTakeFirst();
+    if (!friendship) {
+      const exists = await k.selectFrom('users').select('user_id').where('user_id', '=', receiverId).executeTakeFirst();
+      if (!exists) throw new ApiError(Code.USER_NOT_FOUND, 'user does not exist');
+      throw badParam('user_id_receiver', 'a gift set may be opened only for a friend');
+    }
+  }
+  const catalog = await getCatalog(services);
+  const now = nowSeconds(services);
+  const ids = [request.itemId, ...(request.keyItemId !== undefined && request.keyItemId !== request.itemId ? [request.keyItemId] : [])].sort((a, b) => a - b);
+  const postgres = services.db.dialect === 'postgres';
+  // As in crafting: SQLite would otherwise pick an index of owned items over the primary key.
+  const notIndexed = (column: 'user_id' | 'state') => (postgres ? sql.ref(column) : sql`+${sql.ref(column)}`);
+  const owner = receiverId ?? userId;
+
+  let announcement: Announcement | undefined;
+  let opened: Opened;
+  try {
+    opened = await k.transaction().execute(async (trx) => {
+      let select = trx.selectFrom('items').select(['item_id', 'user_id', 'item_proto_id', 'state']).where('item_id', 'in', ids).orderBy('item_id');
+      if (postgres) select = select.forUpdate();
+      const chosen = plan(catalog, { ...request, receiverId }, await select.execute());
+      const consumed = [request.itemId, ...(chosen.key ? [chosen.key.item_id] : [])];
+      const update = await trx
+        .updateTable('items')
+        .set({ state: 'consumed', ended_at: now })
+        .where('item_id', 'in', consumed)
+        .where(notIndexed('user_id'), '=', userId)
+        .where(notIndexed('state'), '=', OWNED)
+        .executeTakeFirst();
+      // Another opening took the case or key first: roll everything back.
+      if (update.numUpdatedRows !== BigInt(consumed.length)) throw notYours('the item is no longer in your inventory');
+      await trx.deleteFrom('equipped').where('item_id', 'in', consumed).execute();
+
+      const rows: OwnedRow[] = await trx
+        .insertInto('items')
+        .values(chosen.received.map((proto) => ({ user_id: owner, item_proto_id: proto.id, type: proto.type, quality_id: proto.qualityId, ts_owned: now, ts_can_trade: 0, state: 'owned' })))
+        .returning(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
+        .execute();
+      rows.sort((a, b) => a.item_id - b.item_id);
+      const protoOf = new Map(chosen.received.map((p) => [p.id, p]));
+      const itemsJson = `[${rows.map((row) => ownedItemJson(protoOf.get(row.item_proto_id)!, row, false)).join(',')}]`;
+      const odds = JSON.stringify(chosen.odds);
+      await trx
+        .insertInto('draws')
+        .values({
+          ts: now,
+          user_id: userId,
+          receiver_user_id: owner,
+          kind: chosen.container.type === CASE_TYPE ? 'case' : 'gift',
+          case_item_id: request.itemId,
+          case_item_proto_id: chosen.container.id,
+          key_item_id: chosen.key?.item_id ?? null,
+          key_item_proto_id: chosen.key?.item_proto_id ?? null,
+          result_item_ids: JSON.stringify(rows.map((r) => r.item_id)),
+          result_item_proto_ids: JSON.stringify(rows.map((r) => r.item_proto_id)),
+          odds_version: oddsVersion(odds),
+          odds,
+          request_id: requestId ?? null,
+          answer: itemsJson,
+        })
+        .execute();
+      announcement = announcementOf(userId, receiverId, chosen);
+      return { itemsJson };
+    });
+  } catch (error) {
+    // A concurrent request with the same request id may have won: answer its result.
+    if (requestId !== undefined) {
+      const stored = await storedAnswer(k, userId, requestId);
+      if (stored) return stored;
+    }
+    throw error;
+  }
+  await announceInventoriesChanged(services, receiverId === undefined ? [userId] : [userId, receiverId]);
+  if (announcement && announcement.quality >= services.config.announceDropsFromClass) {
+    // The opening stands whatever happens to its announcement.
+    await postSystemMessage(services, announcement.message).catch((error: unknown) =>
+      services.log.error({ err: error }, 'could not announce an opening in the chat'),
+    );
+  }
+  return opened;
+}
+
+/**
+ * A case's drop, or the best item of a gift set opened for oneself: message 2; a gift set
+ * opened for a friend: message 3. Announced from the class of the best item received.
+ */
+function announcementOf(userId: number, receiverId: number | undefined, chosen: Plan): Announcement {
+  const best = chosen.received.reduce((top, proto) => (proto.qualityId > top.qualityId ? proto : top));
+  const message: SystemMessageFields =
+    receiverId === undefined
+      ? { type: 2, user_id: userId, case_item_proto_id: chosen.container.id, drop_item_proto_id: best.id }
+      : { type: 3, user_id: userId, user_id_receiver: receiverId, item_proto_id: chosen.container.id };
+  return { message, quality: best.qualityId };
+}

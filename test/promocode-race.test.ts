@@ -1,0 +1,96 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { DB_KIND, startTestServer, type TestServer } from './helpers.js';
+import { catalogWorld, tokenFor, user } from './item-fixtures.js';
+import type { World } from '../src/world/schema.js';
+
+/*
+ * Activations racing for the same promo code, with real concurrent HTTP requests over
+ * sockets. On PostgreSQL two servers share the database and Redis, as two processes of one
+ * deployment do, and requests alternate between them; SQLite runs as one process.
+ */
+
+const USERS = Array.from({ length: 20 }, (_, i) => i + 1);
+const ROUNDS = 3;
+const LIMIT = 3;
+const ITEMS = [101, 601];
+
+const world: World = {
+  ...catalogWorld,
+  users: USERS.map((id) => user(id)),
+  promocodes: [
+    ...Array.from({ length: ROUNDS }, (_, round) => ({ code: `LIMITED-${round}`, item_proto_ids: ITEMS, max_uses: LIMIT })),
+    { code: 'EVERYONE', item_proto_ids: ITEMS },
+  ],
+};
+
+const servers: TestServer[] = [];
+const bases: string[] = [];
+const tokens = new Map<number, string>();
+let sent = 0;
+
+before(async () => {
+  const clustered = DB_KIND === 'postgres';
+  const config = { rateLimit: false };
+  const first = await startTestServer({ world, config, redis: clustered });
+  servers.push(first);
+  if (clustered) servers.push(await startTestServer({ location: first.location, clock: first.clock, config, redis: true }));
+  for (const server of servers) {
+    await server.app.listen({ host: '127.0.0.1', port: 0 });
+    bases.push(`http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`);
+  }
+  for (const id of USERS) tokens.set(id, await tokenFor(first, id));
+});
+after(async () => {
+  for (const server of [...servers].reverse()) await server.close();
+});
+
+/** One POST over a socket, to each server in turn. */
+async function activate(userId: number, promocode: string): Promise<any> {
+  const base = bases[sent++ % bases.length];
+  const response = await fetch(`${base}/api/wallet.promocodeActivate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.get(userId)}` },
+    body: JSON.stringify({ promocode }),
+  });
+  return response.json();
+}
+
+/** The code's count of uses, its use rows and the items granted agree. */
+async function assertConserved(code: string, winners: number[]): Promise<void> {
+  const k = servers[0].db.kysely;
+  const row = await k.selectFrom('promocodes').select('uses').where('code', '=', code).executeTakeFirstOrThrow();
+  assert.equal(Number(row.uses), winners.length);
+  const uses = await k.selectFrom('promocode_uses').selectAll().where('code', '=', code).orderBy('user_id').execute();
+  assert.deepEqual(uses.map((u) => u.user_id), [...winners].sort((a, b) => a - b));
+  for (const use of uses) {
+    const ids = JSON.parse(use.item_ids) as number[];
+    const items = await k.selectFrom('items').select(['user_id', 'item_proto_id']).where('item_id', 'in', ids).orderBy('item_id').execute();
+    assert.deepEqual(items, ITEMS.map((item_proto_id) => ({ user_id: use.user_id, item_proto_id })));
+  }
+}
+
+describe('wallet.promocodeActivate under concurrency', () => {
+  test(`${USERS.length} users racing for a code with ${LIMIT} uses: exactly ${LIMIT} succeed`, async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const code = `LIMITED-${round}`;
+      const answers = await Promise.all(USERS.map((id) => activate(id, code)));
+      const codes = answers.map((a) => a.code).sort((a, b) => a - b);
+      assert.deepEqual(codes, [...Array(LIMIT).fill(0), ...Array(USERS.length - LIMIT).fill(1501)], `round ${round}: ${JSON.stringify(answers.filter((a) => a.code !== 1501))}`);
+      await assertConserved(code, USERS.filter((_, i) => answers[i].code === 0));
+    }
+    const items = await servers[0].db.kysely.selectFrom('items').select('item_id').execute();
+    assert.equal(items.length, ROUNDS * LIMIT * ITEMS.length, 'no item appeared from nowhere');
+  });
+
+  test('each user sending one code four times at once redeems it once', async () => {
+    const requests = USERS.flatMap((id) => [id, id, id, id]);
+    const answers = await Promise.all(requests.map((id) => activate(id, 'EVERYONE')));
+    for (const id of USERS) {
+      const codes = answers.filter((_, i) => requests[i] === id).map((a) => a.code).sort((a, b) => a - b);
+      assert.deepEqual(codes, [0, 1501, 1501, 1501], `user ${id}`);
+    }
+    await assertConserved('EVERYONE', USERS);
+  });
+});
