@@ -10,10 +10,14 @@ import { connectRedis } from './infra/redis.js';
 import { TokenResolver } from './auth/tokens.js';
 import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
+import { createMailer } from './mail/mailer.js';
 import { registerApi } from './api/transport.js';
 import { answerClientError } from './api/client-errors.js';
 import { registerDocs } from './api/docs.js';
 import { loggerOptions, registerRequestLog } from './operations/request-log.js';
+import { Metrics } from './operations/metrics.js';
+import { registerMetricsEndpoints } from './operations/metrics-endpoint.js';
+import { readTlsFiles, tlsFilesOf } from './operations/tls.js';
 import { domains, allMethods } from './domains.js';
 import type { Services } from './services.js';
 
@@ -63,6 +67,14 @@ export async function createServer(config: Config, options: CreateServerOptions 
     counters = new MemoryCounterStore(clock);
   }
 
+  const tls = tlsFilesOf(config.tls);
+  // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
+  const nodeServerOptions = {
+    maxHeaderSize: config.http.maxHeaderBytes,
+    requestTimeout: config.http.requestTimeoutMs,
+    headersTimeout: config.http.requestTimeoutMs,
+    connectionsCheckingInterval: timeoutCheckInterval(config.http.requestTimeoutMs),
+  };
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     trustProxy: config.trustProxy,
@@ -72,13 +84,9 @@ export async function createServer(config: Config, options: CreateServerOptions 
     requestTimeout: config.http.requestTimeoutMs,
     routerOptions: { maxParamLength: 200 },
     genReqId: () => randomUUID(),
-    // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
-    http: {
-      maxHeaderSize: config.http.maxHeaderBytes,
-      requestTimeout: config.http.requestTimeoutMs,
-      headersTimeout: config.http.requestTimeoutMs,
-      connectionsCheckingInterval: timeoutCheckInterval(config.http.requestTimeoutMs),
-    },
+    http: nodeServerOptions,
+    // HTTPS (and WSS) with the same limits; SIGHUP reads the files again (reloadTls).
+    ...(tls ? { https: { ...nodeServerOptions, ...readTlsFiles(tls) } } : {}),
     clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle',
     // Access logs are registerRequestLog's: off unless asked for, slow requests always.
@@ -102,6 +110,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
       cache: invalidationsReachUs({ db, redis }),
     }),
     presence: new Presence(db, clock, config.onlineWindow),
+    mail: createMailer(config, app.log),
+    metrics: new Metrics(allMethods().map((m) => m.name)),
     state: new Map(),
   };
 
@@ -112,6 +122,11 @@ export async function createServer(config: Config, options: CreateServerOptions 
   });
 
   registerRequestLog(app, config);
+  services.metrics.registerHooks(app);
+  services.metrics.watchDatabase(db);
+  services.metrics.watchWebSockets(app);
+  services.metrics.watchCache('sessions', () => services.tokens.cacheCounts());
+  registerMetricsEndpoints(app, services, services.metrics);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber]) connection?.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));
@@ -133,6 +148,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
   app.addHook('onClose', async () => {
     for (const domain of [...domains].reverse()) await domain.stop?.(services);
     services.tokens.close();
+    await services.mail.close();
+    db.onQuery(undefined);
     await counters.close();
     await bus.close();
     if (redis) {

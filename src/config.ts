@@ -19,6 +19,11 @@ export interface Config {
   logLevel: string;
   /** Share of answered requests logged: 0 none, 1 every one, in between a random sample. */
   accessLog: number;
+  /** Serve HTTPS and WSS with this certificate and key (PEM files, read again on SIGHUP). */
+  tls?: { certFile?: string; keyFile?: string };
+  /** A listener of its own serving GET /metrics to anyone reaching it (else only to the admin key). */
+  metricsPort?: number;
+  metricsHost: string;
   /** Requests taking at least this long are logged (warn) whatever accessLog says, ms. */
   slowRequestMs: number;
   /** Largest request body in bytes. */
@@ -62,6 +67,20 @@ export interface Config {
     maxQueueBytes: number;
     maxFrameBytes: number;
   };
+  accounts: {
+    /** open: anyone may sign up (auth.signup); closed: only operators create accounts. */
+    signup: 'open' | 'closed';
+    /** Where players reach the server, for the links in e-mail (default: http://host:port). */
+    publicUrl?: string;
+  };
+  mail: {
+    /** smtp://user:pass@host:port or smtps://...; without it messages are only written to the log. */
+    smtpUrl?: string;
+    /** The From address of every message. */
+    from: string;
+    /** Waits before each new try of a message whose delivery failed for a temporary reason. */
+    retryDelaysMs: number[];
+  };
   trades: {
     /** Seconds an open trade lasts; then it expires (status 5). */
     ttl: number;
@@ -98,6 +117,7 @@ export function defaultConfig(): Config {
     logLevel: 'info',
     accessLog: 0,
     slowRequestMs: 1000,
+    metricsHost: '127.0.0.1',
     bodyLimit: 64 * 1024,
     sessionTtl: 86400,
     refreshTtl: 30 * 86400,
@@ -108,6 +128,8 @@ export function defaultConfig(): Config {
     chat: { historySize: 100, slowmodeInterval: 10, emoticons: DEFAULT_EMOTICONS, botHourlyLimit: 5 },
     announceDropsFromClass: 0,
     ws: { heartbeatSeconds: 30, maxQueueBytes: 1024 * 1024, maxFrameBytes: 16 * 1024 },
+    accounts: { signup: 'open' },
+    mail: { from: 'game-platform <no-reply@localhost>', retryDelaysMs: [5_000, 30_000, 120_000, 600_000, 1_800_000] },
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };

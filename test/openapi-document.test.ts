@@ -42,11 +42,16 @@ const SPEC_METHODS = [
   'inventory.get', 'inventory.craft', 'data.getItemProtos', 'data.searchItemProtos', 'gchat.get',
 ];
 const REFERENCE_METHODS = [
-  'auth.refresh', 'friends.getRequests', 'gchat.send', 'wallet.promocodeActivate', 'privacy.get', 'privacy.update', 'trades.create',
-  'trades.accept', 'trades.decline', 'trades.revoke', 'trades.cancel', 'trades.getIncome', 'trades.getOutbound', 'trades.history',
-  'trades.historyWith', 'trades.getById', 'execute.prepareTrade',
+  'auth.refresh', 'friends.getRequests', 'gchat.send', 'wallet.promocodeActivate', 'auth.signup', 'account.info', 'account.updateInfo',
+  'account.updatePassword', 'account.updateEmail', 'privacy.get', 'privacy.update', 'trades.create', 'trades.accept', 'trades.decline',
+  'trades.revoke', 'trades.cancel', 'trades.getIncome', 'trades.getOutbound', 'trades.history', 'trades.historyWith', 'trades.getById',
+  'execute.prepareTrade',
 ];
-const OUR_METHODS = ['inventory.open', 'auth.signout', 'account.setPrivacy', 'account.getPrivacy', 'blacklist.add', 'blacklist.delete', 'blacklist.get'];
+const OUR_METHODS = [
+  'inventory.open', 'auth.signout', 'account.setPrivacy', 'account.getPrivacy', 'blacklist.add', 'blacklist.delete', 'blacklist.get',
+  'account.verifyEmail', 'auth.requestPasswordReset', 'auth.resetPassword', 'account.totpSetup', 'account.totpEnable',
+  'account.totpDisable', 'account.sessionsGet', 'account.sessionsRevoke',
+];
 const ADMIN_METHODS = [
   'admin.getUser', 'admin.createUser', 'admin.updateUser', 'admin.setTotp', 'admin.clearTotp', 'admin.banUser', 'admin.unbanUser',
   'admin.muteUser', 'admin.setPrivacy', 'admin.killSessions', 'admin.createBot', 'admin.upsertItemProto', 'admin.upsertCollection',

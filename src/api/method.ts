@@ -18,6 +18,8 @@ export interface CallContext {
   accessToken?: string;
   /** Client address (from X-Forwarded-For with trust-proxy). */
   ip: string;
+  /** The client's User-Agent header, when it sent one. */
+  userAgent?: string;
   requestId: string;
   log: FastifyBaseLogger;
   /** X-Admin-Key header as sent (admin methods only). */

@@ -143,7 +143,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     if (!method) throw new ApiError(Code.UNKNOWN_METHOD, `unknown method ${request.params.method.slice(0, 100)}`);
     const raw = mergedParams(request);
 
-    const ctx: CallContext = { services, ip, requestId: String(request.id), log: request.log };
+    const ctx: CallContext = { services, ip, userAgent: request.headers['user-agent'], requestId: String(request.id), log: request.log };
     if (method.auth === 'admin') {
       ctx.adminKey = await checkAdminKey(services, request.headers['x-admin-key'], ip);
     } else if (method.auth !== 'none') {

@@ -32,7 +32,7 @@ export const authSignin = defineMethod({
     412: 'account is globally blocked',
   },
   handler: async (ctx, params) =>
-    signIn(ctx.services, { email: params.email, password: params.password, captcha: params.captcha, ip: ctx.ip }),
+    signIn(ctx.services, { email: params.email, password: params.password, captcha: params.captcha, ip: ctx.ip, userAgent: ctx.userAgent }),
 });
 
 export const authTotpVerify = defineMethod({
@@ -40,11 +40,11 @@ export const authTotpVerify = defineMethod({
   summary: 'Complete a sign-in with the TOTP code',
   description:
     'RFC 6238 (SHA-1, 6 digits, 30 s, one step of drift either way). A code once accepted is never accepted again ' +
-    'for the account. A totp_session_token survives 5 wrong codes; the next attempt answers 414.',
+    'for the account. One of the account\'s recovery codes (account.totpEnable) is accepted once in place of `code`. A totp_session_token survives 5 wrong codes; the next attempt answers 414.',
   auth: 'none',
   params: P.object({
     totp_session_token: P.string({ ...TOKEN_PARAM, description: 'from the auth.signin answer' }),
-    code: P.string({ maxLength: 32, description: 'the 6-digit code of the authenticator' }),
+    code: P.string({ maxLength: 32, description: 'the 6-digit code of the authenticator, or a recovery code' }),
   }),
   result: Session,
   errors: {
@@ -53,7 +53,7 @@ export const authTotpVerify = defineMethod({
     413: 'wrong TOTP session token (unknown, used or expired)',
     414: 'TOTP sign-in attempted too often: the token is spent',
   },
-  handler: async (ctx, params) => completeTotpChallenge(ctx.services, params.totp_session_token, params.code, ctx.ip),
+  handler: async (ctx, params) => completeTotpChallenge(ctx.services, params.totp_session_token, params.code, ctx.ip, ctx.userAgent),
 });
 
 export const authRefresh = defineMethod({
@@ -67,7 +67,7 @@ export const authRefresh = defineMethod({
   params: P.object({ refresh_token: P.string({ ...TOKEN_PARAM, description: 'refresh_token of the latest Session; each one works once' }) }),
   result: Session,
   errors: { 1: 'refresh token unknown, expired, revoked or already used' },
-  handler: async (ctx, params) => refreshSession(ctx.services, params.refresh_token, ctx.ip),
+  handler: async (ctx, params) => refreshSession(ctx.services, params.refresh_token, ctx.ip, ctx.userAgent),
 });
 
 export const botsGetToken = defineMethod({

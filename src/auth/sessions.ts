@@ -18,6 +18,9 @@ export interface SessionData {
   refresh_token?: string;
 }
 
+/** Characters of a client's User-Agent kept for the sessions list. */
+const USER_AGENT_MAX = 256;
+
 const REUSED_REFRESH_TOKEN = 'the refresh token was already used: every session of this sign-in is revoked, sign in again';
 const INVALID_REFRESH_TOKEN = 'the refresh token is unknown, expired or revoked';
 
@@ -32,6 +35,7 @@ export async function issueUserSessionIn(
   userId: number,
   ip: string,
   familyId: string = randomUUID(),
+  userAgent?: string,
 ): Promise<SessionData> {
   await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
   const user = await trx.selectFrom('users').select(['global_ban', 'bot_owner_id']).where('user_id', '=', userId).executeTakeFirst();
@@ -53,14 +57,16 @@ export async function issueUserSessionIn(
       is_bot: 0,
       expires_at: now + ttl,
       created_at: now,
+      user_agent: userAgent === undefined ? null : userAgent.slice(0, USER_AGENT_MAX),
+      last_used: now,
     })
     .execute();
   return { user_id: userId, access_token: accessToken, expires_in: ttl, expires: ttl, refresh_token: refreshToken };
 }
 
 /** Starts a new sign-in (a new session family) for a user whose credentials were checked. */
-export async function issueUserSession(services: Services, userId: number, ip: string): Promise<SessionData> {
-  return services.db.kysely.transaction().execute((trx) => issueUserSessionIn(services, trx, userId, ip));
+export async function issueUserSession(services: Services, userId: number, ip: string, userAgent?: string): Promise<SessionData> {
+  return services.db.kysely.transaction().execute((trx) => issueUserSessionIn(services, trx, userId, ip, undefined, userAgent));
 }
 
 /**
@@ -103,7 +109,7 @@ export async function issueBotSession(services: Services, botId: number, ip: str
  * the others are reuses. Within `refreshReuseGrace` seconds of the rotation (0 by default) a
  * reuse is taken for such a race by one client: it answers 1 and the winner's Session stays.
  */
-export async function refreshSession(services: Services, refreshToken: string, ip: string): Promise<SessionData> {
+export async function refreshSession(services: Services, refreshToken: string, ip: string, userAgent?: string): Promise<SessionData> {
   const { kysely } = services.db;
   const refreshHash = sha256(refreshToken);
   const row = await kysely
@@ -117,6 +123,9 @@ export async function refreshSession(services: Services, refreshToken: string, i
   if (row.revoked_at !== null || row.created_at + services.config.refreshTtl <= now) throw authError(INVALID_REFRESH_TOKEN);
 
   const session = await kysely.transaction().execute(async (trx) => {
+    // The user's row first, as every writer of a user's sessions locks it: a password change
+    // ending all sessions meanwhile either comes before (this finds the session revoked) or after.
+    await dialectAdapter.lockUsers(trx, services.db.dialect, [row.user_id]);
     const used = await trx
       .updateTable('sessions')
       .set({ refreshed_at: now, revoked_at: now })
@@ -127,7 +136,7 @@ export async function refreshSession(services: Services, refreshToken: string, i
     // Another request rotated (or revoked) this token between our read and this update.
     if (Number(used.numUpdatedRows) === 0) return null;
     try {
-      return await issueUserSessionIn(services, trx, row.user_id, ip, row.family_id);
+      return await issueUserSessionIn(services, trx, row.user_id, ip, row.family_id, userAgent);
     } catch (error) {
       if (error instanceof ApiError && error.code === Code.GLOBAL_BAN) throw authError(INVALID_REFRESH_TOKEN);
       throw error;

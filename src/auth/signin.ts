@@ -3,7 +3,9 @@ import type { Services } from '../services.js';
 import { admitSignin } from './defence.js';
 import { requestAddress } from './ip.js';
 import { checkPassword, hashPassword, needsRehash } from './passwords.js';
-import { issueUserSession, type SessionData } from './sessions.js';
+import type { Executor } from '../db/connection.js';
+import { dialectAdapter } from '../db/dialect.js';
+import { issueUserSessionIn, type SessionData } from './sessions.js';
 import { startTotpChallenge } from './totp.js';
 
 export const MIN_PASSWORD_LENGTH = 10;
@@ -13,6 +15,7 @@ export interface SigninRequest {
   password: string;
   captcha?: string;
   ip: string;
+  userAgent?: string;
 }
 
 export type SigninOutcome = SessionData | { totp_session_token: string };
@@ -42,19 +45,41 @@ export async function signIn(services: Services, request: SigninRequest): Promis
   if (!user || !passwordRight || user.bot_owner_id !== null) throw authError('wrong e-mail or password');
   await attempt.succeeded();
 
-  if (needsRehash(user.password_hash!)) await upgradeHash(services, user.user_id, user.password_hash!, request.password);
+  let passwordHash = user.password_hash!;
+  if (needsRehash(passwordHash)) passwordHash = await upgradeHash(services, user.user_id, passwordHash, request.password);
   if (user.global_ban === 1) throw new ApiError(Code.GLOBAL_BAN, 'the account is globally blocked');
-  if (user.totp_secret) return { totp_session_token: await startTotpChallenge(services, user.user_id, ip) };
-  return issueUserSession(services, user.user_id, ip);
+  const checked = { email, passwordHash };
+  return services.db.kysely.transaction().execute(async (trx) => {
+    await requireUnchangedCredentials(services, trx, user.user_id, checked);
+    if (user.totp_secret) return { totp_session_token: await startTotpChallenge(services, user.user_id, ip, trx) };
+    return issueUserSessionIn(services, trx, user.user_id, ip, undefined, request.userAgent);
+  });
 }
 
-/** Re-hashes a password stored with weaker parameters, unless it was changed meanwhile. */
-async function upgradeHash(services: Services, userId: number, oldHash: string, password: string): Promise<void> {
+/**
+ * Locks the user's row and checks that the e-mail and password just verified are still the
+ * account's: a password or address change that committed while the password was being
+ * checked (and ended every session) must not be outlived by a session it never saw.
+ */
+async function requireUnchangedCredentials(
+  services: Services,
+  trx: Executor,
+  userId: number,
+  checked: { email: string; passwordHash: string },
+): Promise<void> {
+  await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
+  const now = await trx.selectFrom('users').select(['email', 'password_hash']).where('user_id', '=', userId).executeTakeFirst();
+  if (!now || now.email !== checked.email || now.password_hash !== checked.passwordHash) throw authError('wrong e-mail or password');
+}
+
+/** Re-hashes a password stored with weaker parameters, unless it was changed meanwhile; answers the hash now stored. */
+async function upgradeHash(services: Services, userId: number, oldHash: string, password: string): Promise<string> {
   const newHash = await hashPassword(password);
-  await services.db.kysely
+  const upgraded = await services.db.kysely
     .updateTable('users')
     .set({ password_hash: newHash })
     .where('user_id', '=', userId)
     .where('password_hash', '=', oldHash)
-    .execute();
+    .executeTakeFirst();
+  return Number(upgraded.numUpdatedRows) === 1 ? newHash : oldHash;
 }

@@ -1,8 +1,10 @@
 import { Secret, TOTP } from 'otpauth';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { constantTimeEqual, newToken, sha256 } from '../infra/secrets.js';
+import type { Executor } from '../db/connection.js';
 import { nowSeconds, type Services } from '../services.js';
 import { requestAddress } from './ip.js';
+import { recoveryCodeForm, spendSecondFactor, type SecondFactor } from './second-factor.js';
 import { issueUserSessionIn, type SessionData } from './sessions.js';
 
 /** RFC 6238 as the reference service uses it. */
@@ -18,10 +20,10 @@ const WRONG_CODE = 'parameter code: wrong code';
 const BAD_CHALLENGE = 'the totp_session_token is unknown, used or expired';
 
 /** Issues the token of the second sign-in step for a user whose password was right. */
-export async function startTotpChallenge(services: Services, userId: number, ip: string): Promise<string> {
+export async function startTotpChallenge(services: Services, userId: number, ip: string, executor: Executor = services.db.kysely): Promise<string> {
   const token = newToken();
   const now = nowSeconds(services);
-  await services.db.kysely
+  await executor
     .insertInto('totp_challenges')
     .values({
       challenge_hash: sha256(token),
@@ -52,7 +54,13 @@ export function matchingSteps(secretBase32: string, code: string, nowMs: number)
  * time step of an accepted code is recorded on the user: no code of that step or an earlier
  * one is accepted again.
  */
-export async function completeTotpChallenge(services: Services, token: string, rawCode: string, ip: string): Promise<SessionData> {
+export async function completeTotpChallenge(
+  services: Services,
+  token: string,
+  rawCode: string,
+  ip: string,
+  userAgent?: string,
+): Promise<SessionData> {
   const { kysely } = services.db;
   const hash = sha256(token);
   const now = nowSeconds(services);
@@ -86,23 +94,23 @@ export async function completeTotpChallenge(services: Services, token: string, r
     .executeTakeFirst();
   // The account lost its TOTP secret (or was deleted) since the password step.
   if (!user?.totp_secret) throw new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
-  const code = rawCode.replace(/\s+/g, '');
-  if (!/^\d{6}$/.test(code)) throw badParam('code', 'must be 6 digits');
-  const lastStep = user.totp_last_step;
-  const steps = matchingSteps(user.totp_secret, code, services.clock.now()).filter((s) => lastStep === null || s > lastStep);
-  if (steps.length === 0) throw new ApiError(Code.BAD_PARAM, WRONG_CODE);
-  const step = Math.max(...steps);
+  // A recovery code stands in for the authenticator's code, once.
+  const recovery = recoveryCodeForm(rawCode);
+  let factor: SecondFactor;
+  if (recovery !== null) factor = { kind: 'recovery', code: recovery };
+  else {
+    const code = rawCode.replace(/\s+/g, '');
+    if (!/^\d{6}$/.test(code)) throw badParam('code', 'must be 6 digits (or a recovery code)');
+    const lastStep = user.totp_last_step;
+    const steps = matchingSteps(user.totp_secret, code, services.clock.now()).filter((s) => lastStep === null || s > lastStep);
+    if (steps.length === 0) throw new ApiError(Code.BAD_PARAM, WRONG_CODE);
+    factor = { kind: 'totp', step: Math.max(...steps) };
+  }
   if (user.global_ban === 1) throw new ApiError(Code.GLOBAL_BAN, 'the account is globally blocked');
 
   return kysely.transaction().execute(async (trx) => {
-    const recorded = await trx
-      .updateTable('users')
-      .set({ totp_last_step: step })
-      .where('user_id', '=', challenge.user_id)
-      .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
-      .executeTakeFirst();
-    // A concurrent sign-in accepted this code (or a later one) first.
-    if (Number(recorded.numUpdatedRows) === 0) throw new ApiError(Code.BAD_PARAM, WRONG_CODE);
+    // A concurrent sign-in accepted this code (or a later one, or used this recovery code) first: 2.
+    await spendSecondFactor(trx, challenge.user_id, factor, now);
     const used = await trx
       .updateTable('totp_challenges')
       .set({ used_at: now })
@@ -110,7 +118,7 @@ export async function completeTotpChallenge(services: Services, token: string, r
       .where('used_at', 'is', null)
       .executeTakeFirst();
     if (Number(used.numUpdatedRows) === 0) throw new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
-    return issueUserSessionIn(services, trx, challenge.user_id, ip);
+    return issueUserSessionIn(services, trx, challenge.user_id, ip, undefined, userAgent);
   });
 }
 

@@ -6,6 +6,7 @@ import { ConfigError, DATABASE_SETTING, REDIS_PREFIX_SETTING, REDIS_SETTING, SER
 // Commands load their modules when run, so help and the light commands start fast.
 const serveModule = () => import('./serve.js');
 const worldCommands = () => import('./world-commands.js');
+const backupCommands = () => import('./backup-commands.js');
 
 /** A command of the `game-platform` program. */
 interface Command {
@@ -54,6 +55,22 @@ const COMMANDS: Command[] = [
     ],
     maxPositionals: 1,
     run: async ({ config, positionals, values }) => (await worldCommands()).importCommand(config, positionals[0], values.mode as string | undefined),
+  },
+  {
+    name: 'backup',
+    usage: 'game-platform backup FILE [--database URL]',
+    summary: 'copy a SQLite database to FILE while servers run and write (on PostgreSQL: says how with pg_dump)',
+    settings: [DATABASE_SETTING],
+    maxPositionals: 1,
+    run: async ({ config, positionals }) => (await backupCommands()).backupCommand(config, positionals[0]),
+  },
+  {
+    name: 'restore',
+    usage: 'game-platform restore FILE [--database URL]',
+    summary: 'replace a SQLite database by a backup (stop the servers first)',
+    settings: [DATABASE_SETTING],
+    maxPositionals: 1,
+    run: async ({ config, positionals }) => (await backupCommands()).restoreCommand(config, positionals[0]),
   },
   {
     name: 'export',

@@ -146,6 +146,46 @@ export const REQUEST_LOG_SETTINGS: Setting[] = [
     },
   },
   {
+    flag: 'tls-cert',
+    env: 'TLS_CERT',
+    value: 'FILE',
+    description: 'serve HTTPS and WSS with this PEM certificate chain (with --tls-key); SIGHUP reads both files again',
+    shownDefault: 'none: plain HTTP',
+    apply(config, input, origin) {
+      config.tls = { ...config.tls, certFile: readText(input, origin) };
+    },
+  },
+  {
+    flag: 'tls-key',
+    env: 'TLS_KEY',
+    value: 'FILE',
+    description: 'PEM private key of --tls-cert',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.tls = { ...config.tls, keyFile: readText(input, origin) };
+    },
+  },
+  {
+    flag: 'metrics-port',
+    env: 'METRICS_PORT',
+    value: 'PORT',
+    description: 'serve GET /metrics (Prometheus) without a key on a listener of its own; else only to the admin key on the API port',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.metricsPort = readInteger(input, origin, 0, 65535);
+    },
+  },
+  {
+    flag: 'metrics-host',
+    env: 'METRICS_HOST',
+    value: 'ADDRESS',
+    description: 'address of the metrics listener: one only your monitoring reaches',
+    shownDefault: defaults.metricsHost,
+    apply(config, input, origin) {
+      config.metricsHost = readText(input, origin);
+    },
+  },
+  {
     flag: 'slow-request-ms',
     env: 'SLOW_REQUEST_MS',
     value: 'MS',
@@ -446,6 +486,54 @@ export const SERVER_SETTINGS: Setting[] = [
     shownDefault: 'off',
     apply(config, input, origin) {
       config.captcha = { ...config.captcha, testVerifier: readSwitch(input, origin) };
+    },
+  },
+  {
+    flag: 'signup',
+    env: 'SIGNUP',
+    value: 'MODE',
+    description: 'open: anyone may create an account with auth.signup; closed: only operators create accounts',
+    shownDefault: defaults.accounts.signup,
+    apply(config, input, origin) {
+      const value = readText(input, origin).toLowerCase();
+      if (value !== 'open' && value !== 'closed') throw new ConfigError(`${origin}: expected open or closed`);
+      config.accounts = { ...config.accounts, signup: value };
+    },
+  },
+  {
+    flag: 'public-url',
+    env: 'PUBLIC_URL',
+    value: 'URL',
+    description: 'the address players reach the server at, for links in e-mail',
+    shownDefault: 'http://HOST:PORT',
+    apply(config, input, origin) {
+      const url = readText(input, origin);
+      if (!/^https?:\/\/[^\s]+$/.test(url)) throw new ConfigError(`${origin}: expected an http(s) URL`);
+      config.accounts = { ...config.accounts, publicUrl: url.replace(/\/+$/, '') };
+    },
+  },
+  {
+    flag: 'smtp-url',
+    env: 'SMTP_URL',
+    value: 'URL',
+    description: 'mail server for account e-mail: smtp://user:password@host:587 (STARTTLS when offered) or smtps://...:465; prefer the variable',
+    shownDefault: 'none: messages go to the log',
+    apply(config, input, origin) {
+      const url = readText(input, origin);
+      if (!/^smtps?:\/\/[^\s]+$/.test(url)) throw new ConfigError(`${origin}: use smtp://host:port or smtps://host:port`);
+      config.mail = { ...config.mail, smtpUrl: url };
+    },
+  },
+  {
+    flag: 'mail-from',
+    env: 'MAIL_FROM',
+    value: 'ADDRESS',
+    description: 'From address of account e-mail',
+    shownDefault: defaults.mail.from,
+    apply(config, input, origin) {
+      const from = readText(input, origin);
+      if (!/@/.test(from) || /[\r\n]/.test(from)) throw new ConfigError(`${origin}: expected an e-mail address`);
+      config.mail = { ...config.mail, from };
     },
   },
 ];

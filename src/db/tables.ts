@@ -43,6 +43,9 @@ export interface UsersTable {
   always_online: Defaulted<number>;
   last_seen: Defaulted<number>;
   created_at: number;
+  email_verified: Defaulted<number>;
+  /** A TOTP secret set up by account.totpSetup, active once account.totpEnable confirms it. */
+  totp_pending: Defaulted<string | null>;
 }
 
 export interface SessionsTable {
@@ -57,6 +60,25 @@ export interface SessionsTable {
   created_at: number;
   revoked_at: number | null;
   refreshed_at: number | null;
+  user_agent: Defaulted<string | null>;
+  /** Seconds; written at most once a minute per session. */
+  last_used: Defaulted<number | null>;
+}
+
+export interface AccountTokensTable {
+  token_hash: string;
+  user_id: number;
+  purpose: 'verify_email' | 'reset_password';
+  email: string | null;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+export interface RecoveryCodesTable {
+  user_id: number;
+  code_hash: string;
+  used_at: number | null;
 }
 
 export interface TotpChallengesTable {
@@ -320,4 +342,6 @@ export interface Tables {
   draws: DrawsTable;
   promocodes: PromocodesTable;
   promocode_uses: PromocodeUsesTable;
+  account_tokens: AccountTokensTable;
+  recovery_codes: RecoveryCodesTable;
 }

@@ -23,6 +23,9 @@ export class ChangeCache<V> {
   private readonly entries = new Map<number, { value: V; loadedAt: number; weight: number }>();
   private generation = 0;
   private weight = 0;
+  /** Lookups answered from memory and not (metrics). */
+  hits = 0;
+  misses = 0;
 
   constructor(private readonly options: ChangeCacheOptions<V>) {}
 
@@ -51,11 +54,16 @@ export class ChangeCache<V> {
 
   private fresh(id: number, now: number): V | undefined {
     const entry = this.entries.get(id);
-    if (entry === undefined) return undefined;
-    if (now - entry.loadedAt >= this.options.lifetime) {
-      this.forget(id);
+    if (entry === undefined) {
+      this.misses++;
       return undefined;
     }
+    if (now - entry.loadedAt >= this.options.lifetime) {
+      this.forget(id);
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     return entry.value;
   }
 
@@ -210,7 +218,9 @@ export function perUserCache<C extends ChangeCache<any>>(definition: {
         ...definition.more?.(cache),
       });
       services.state.set(key, cache);
+      const unwatch = services.metrics.watchCache(key, () => cache);
       return () => {
+        unwatch();
         services.state.delete(key);
         detach();
       };

@@ -108,6 +108,7 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
     await trx.updateTable('crafts').set({ result_item_id: row.item_id }).where('craft_id', '=', craft.craft_id).execute();
     return { row, proto: result };
   });
+  services.metrics.count('craft', 'made');
   await announceInventoriesChanged(services, [userId]);
   return crafted;
 }

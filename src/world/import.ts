@@ -229,7 +229,7 @@ async function insertBatched<T extends keyof Tables & string>(
 /** Everything a world replaces. The audit log is not part of the world and survives. */
 const WORLD_TABLES = [
   'trade_moves', 'trade_items', 'trades', 'promocode_uses', 'promocodes', 'chat_messages', 'blocks', 'friend_requests', 'friendships', 'revocations', 'crafts', 'equipped', 'items', 'inventory_counts',
-  'item_protos', 'item_types', 'qualities', 'collections', 'totp_challenges', 'sessions', 'users',
+  'item_protos', 'item_types', 'qualities', 'collections', 'totp_challenges', 'sessions', 'account_tokens', 'recovery_codes', 'users',
 ] as const;
 
 /** After explicit ids were inserted, PostgreSQL's sequences must move past them. */
