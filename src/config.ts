@@ -8,12 +8,19 @@ export interface Config {
   /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
   redisPrefix: string;
   adminKey?: string;
-  /** Take the client address from X-Forwarded-For. */
-  trustProxy: boolean;
+  /**
+   * Take the client address from X-Forwarded-For: the rightmost entry that is not one of our
+   * proxies, given as a hop count (`true` is one hop) or a list of addresses and CIDR ranges.
+   */
+  trustProxy: boolean | number | string[];
   /** General per-address and per-token request limits (sign-in protections stay on regardless). */
   rateLimit: boolean;
   rateLimitPerIp: { max: number; windowSeconds: number };
   rateLimitPerToken: { max: number; windowSeconds: number };
+  /** Open connections (HTTP and WebSocket) one client address may hold at once. */
+  maxConnectionsPerIp: number;
+  /** Entries of each per-address table (limits, failures), in memory and in Redis; see src/infra/address-keys.ts. */
+  addressSlots: number;
   /** A world file imported on start when the database is empty. */
   world?: string;
   logLevel: string;
@@ -33,9 +40,9 @@ export interface Config {
   /** Lifetime of refresh tokens, seconds. */
   refreshTtl: number;
   /**
-   * Seconds after a rotation during which the old refresh token, presented again, is taken
-   * for a lost race between two refreshes of one client: it answers 1 and the sign-in stays.
-   * 0 (default): any reuse revokes the whole sign-in.
+   * Seconds after a rotation during which the old refresh token, presented again from the
+   * address the rotation was made for, is taken for a lost race between two refreshes of one
+   * client: it answers 1 and the sign-in stays. 0: any reuse revokes the whole sign-in.
    */
   refreshReuseGrace: number;
   /** Bind user tokens to the address they were issued for. */
@@ -114,6 +121,8 @@ export function defaultConfig(): Config {
     rateLimit: true,
     rateLimitPerIp: { max: 3000, windowSeconds: 60 },
     rateLimitPerToken: { max: 1200, windowSeconds: 60 },
+    maxConnectionsPerIp: 256,
+    addressSlots: 16_384,
     logLevel: 'info',
     accessLog: 0,
     slowRequestMs: 1000,
@@ -121,7 +130,7 @@ export function defaultConfig(): Config {
     bodyLimit: 64 * 1024,
     sessionTtl: 86400,
     refreshTtl: 30 * 86400,
-    refreshReuseGrace: 0,
+    refreshReuseGrace: 10,
     bindTokensToIp: true,
     onlineWindow: 300,
     captcha: { testVerifier: false },

@@ -6,6 +6,8 @@ import { ApiError, Code, authError, httpStatusFor, rateLimited } from './errors.
 import { SerializedData, SerializedList, StreamedData, type AnyMethod, type CallContext } from './method.js';
 import { readParams } from './params.js';
 import { checkAdminKey } from './admin-key.js';
+import { chargeAddress } from './address-limits.js';
+import { TOO_DEEP, nestedDeeperThan } from './depth.js';
 
 export interface Envelope {
   code: number;
@@ -73,6 +75,7 @@ function registerBodyParsers(app: FastifyInstance): void {
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
       return done(new ApiError(Code.BAD_PARAM, 'the JSON body must be an object'), undefined);
+    if (nestedDeeperThan(parsed)) return done(new ApiError(Code.BAD_PARAM, `the JSON body ${TOO_DEEP}`), undefined);
     done(null, parsed);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
@@ -138,7 +141,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
   async function handle(request: FastifyRequest<{ Params: { method: string } }>, reply: FastifyReply) {
     const ip = request.ip;
     // Every call counts against its address, unknown methods included.
-    if (config.rateLimit) await limit(`rl:ip:${ip}`, config.rateLimitPerIp);
+    if (config.rateLimit) await chargeAddress(services, ip);
     const method = byName.get(request.params.method);
     if (!method) throw new ApiError(Code.UNKNOWN_METHOD, `unknown method ${request.params.method.slice(0, 100)}`);
     const raw = mergedParams(request);

@@ -271,6 +271,14 @@ export interface TradeMovesTable {
   ts: number;
 }
 
+/** An address or issued device token (its SHA-256) an account signed in from. */
+export interface SigninSourcesTable {
+  user_id: number;
+  kind: 'ip' | 'device';
+  value: string;
+  last_seen: number;
+}
+
 /** One opening of a case or gift set. */
 export interface DrawsTable {
   draw_id: Id;
@@ -344,4 +352,5 @@ export interface Tables {
   promocode_uses: PromocodeUsesTable;
   account_tokens: AccountTokensTable;
   recovery_codes: RecoveryCodesTable;
+  signin_sources: SigninSourcesTable;
 }

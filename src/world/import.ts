@@ -1,4 +1,5 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
 import { sql } from 'kysely';
 import type { Database, Executor } from '../db/connection.js';
 import type { Tables } from '../db/tables.js';
@@ -49,6 +50,12 @@ interface OutsideReferences {
   collections: Map<number, string>;
 }
 
+/** A unique, foreign-key or check constraint refused a write (SQLite and PostgreSQL). */
+function isConstraintViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT') || /^23\d{3}$/.test(code));
+}
+
 function invalid(problems: string[]): WorldError {
   const shown = problems.slice(0, 20);
   const more = problems.length > shown.length ? `\n  ... and ${problems.length - shown.length} more` : '';
@@ -57,6 +64,8 @@ function invalid(problems: string[]): WorldError {
 
 /** Checks a world's shape and inner consistency; references to entries outside it are returned, not judged. */
 function validateWorld(input: unknown): { world: World; outside: OutsideReferences } {
+  // Checked first and without recursion: the schema check would run out of stack on such a value.
+  if (nestedDeeperThan(input)) throw invalid([`(root): ${TOO_DEEP}`]);
   if (!checkWorld.Check(input)) {
     const problems = [...checkWorld.Errors(input)].slice(0, 10).map((e) => {
       const where = e.path.replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.') || '(root)';
@@ -229,7 +238,7 @@ async function insertBatched<T extends keyof Tables & string>(
 /** Everything a world replaces. The audit log is not part of the world and survives. */
 const WORLD_TABLES = [
   'trade_moves', 'trade_items', 'trades', 'promocode_uses', 'promocodes', 'chat_messages', 'blocks', 'friend_requests', 'friendships', 'revocations', 'crafts', 'equipped', 'items', 'inventory_counts',
-  'item_protos', 'item_types', 'qualities', 'collections', 'totp_challenges', 'sessions', 'account_tokens', 'recovery_codes', 'users',
+  'item_protos', 'item_types', 'qualities', 'collections', 'totp_challenges', 'sessions', 'signin_sources', 'account_tokens', 'recovery_codes', 'users',
 ] as const;
 
 /** After explicit ids were inserted, PostgreSQL's sequences must move past them. */
@@ -612,7 +621,10 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
     });
   } catch (error) {
     if (error instanceof WorldError) throw error;
-    throw new WorldError(`world import failed, nothing was changed: ${(error as Error).message}`, { cause: error });
+    // What the database refused says which stored entries conflict; anything else is ours, and its text stays in the log.
+    if (isConstraintViolation(error))
+      throw new WorldError('world import failed, nothing was changed: its entries conflict with the stored world (a reference or a unique value)', { cause: error });
+    throw error;
   }
   if (!imported) return null;
 
