@@ -29,6 +29,7 @@ import { startFriends } from './friends/index.js';
 import { startCatalog } from './catalog/index.js';
 import { startInventory } from './inventory/index.js';
 import { ChatRuntime } from './chat/runtime.js';
+import { createTrades } from './trades/index.js';
 
 export interface CreateServerOptions {
   clock?: Clock;
@@ -184,12 +185,14 @@ async function startCapabilities(core: Core): Promise<Services> {
   const catalog = startCatalog(core);
   const inventory = await startInventory(core);
   const chat = new ChatRuntime(core);
-  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat };
+  const trades = createTrades();
+  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades };
   await chat.start(services);
+  trades.start(services);
   return services;
 }
 
 /** Stops every capability, in the reverse of start order. */
 async function stopCapabilities(services: Services): Promise<void> {
-  for (const runtime of [services.chat, services.inventory, services.catalog, services.friends, services.users, services.auth]) await runtime.stop();
+  for (const runtime of [services.trades, services.chat, services.inventory, services.catalog, services.friends, services.users, services.auth]) await runtime.stop();
 }

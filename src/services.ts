@@ -15,6 +15,7 @@ import type { InventoryRuntime } from './inventory/index.js';
 import type { ChatRuntime } from './chat/runtime.js';
 import type { Mailer } from './mail/mailer.js';
 import type { Metrics } from './operations/metrics.js';
+import type { TradesRuntime } from './trades/index.js';
 
 /** What the server shares between its capabilities, built before any of them starts. */
 export interface Core {
@@ -45,6 +46,7 @@ export interface Services extends Core {
   catalog: CatalogRuntime;
   inventory: InventoryRuntime;
   chat: ChatRuntime;
+  trades: TradesRuntime;
 }
 
 /** What a capability's start returns: its per-process state, and how to end it. */

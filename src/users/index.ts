@@ -1,12 +1,12 @@
 import type { Domain } from '../api/method.js';
 import type { Core, Runtime } from '../services.js';
 import { usersGet } from './users-get.js';
-import { accountGetPrivacy, accountSetPrivacy } from './privacy.js';
+import { privacyMethods } from './privacy.js';
 import { attachProfileCache, type ProfileCache } from './profile-cache.js';
 
 export const usersDomain: Domain = {
   name: 'users',
-  methods: [usersGet, accountSetPrivacy, accountGetPrivacy],
+  methods: [usersGet, ...privacyMethods],
 };
 
 export interface UsersRuntime extends Runtime {
