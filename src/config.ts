@@ -88,6 +88,16 @@ export interface Config {
     /** Waits before each new try of a message whose delivery failed for a temporary reason. */
     retryDelaysMs: number[];
   };
+  trades: {
+    /** Seconds an open trade lasts; then it expires (status 5). */
+    ttl: number;
+    /** Seconds a received item stays untradable (its ts_can_trade); 0: none. */
+    hold: number;
+    /** Open trades a user may have offered at once. */
+    maxOpenOutgoing: number;
+    /** Trades a user may create per minute. */
+    createsPerMinute: number;
+  };
   http: {
     connectionTimeoutMs: number;
     keepAliveTimeoutMs: number;
@@ -129,6 +139,7 @@ export function defaultConfig(): Config {
     ws: { heartbeatSeconds: 30, maxQueueBytes: 1024 * 1024, maxFrameBytes: 16 * 1024 },
     accounts: { signup: 'open' },
     mail: { from: 'game-platform <no-reply@localhost>', retryDelaysMs: [5_000, 30_000, 120_000, 600_000, 1_800_000] },
+    trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }

@@ -13,6 +13,8 @@ export interface Envelope {
   code: number;
   description?: string;
   data?: unknown;
+  /** execute.* methods: their result (see MethodDefinition.resultKey) */
+  result?: unknown;
 }
 
 /** The access token of a call: the `access_token` parameter, else an `Authorization: Bearer` header. */
@@ -169,6 +171,8 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     const data = await method.handler(ctx as never, params as never);
     if (data instanceof StreamedData) return reply.type('application/json; charset=utf-8').send(Readable.from(envelopePieces(data), { objectMode: false, encoding: 'utf8' }));
     const admin = method.auth === 'admin';
+    if (data instanceof SerializedData && method.resultKey === 'result')
+      return reply.type('application/json; charset=utf-8').send(`{"code":0,"result":${data.json}}`);
     if (data instanceof SerializedData) {
       // A kept answer's bytes are made once for every caller it is sent to.
       const answer = data.kept && !admin ? (data.kept.envelope ??= Buffer.from(envelopeText(data.json))) : sendable(envelopeText(data.json), admin);
@@ -178,7 +182,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     // Plain JSON.stringify, not serialisers compiled from the response schemas: for these
     // answers (unions of shapes, many optional fields) fast-json-stringify measured slower, and
     // the large lists (inventories, prototypes) are already assembled from cached JSON text.
-    const envelope: Envelope = data === undefined ? { code: Code.OK } : { code: Code.OK, data };
+    const envelope: Envelope = data === undefined ? { code: Code.OK } : { code: Code.OK, [method.resultKey ?? 'data']: data };
     return reply.send(envelope);
   }
 

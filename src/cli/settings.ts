@@ -421,6 +421,46 @@ export const SERVER_SETTINGS: Setting[] = [
     },
   },
   {
+    flag: 'trade-ttl',
+    env: 'TRADE_TTL',
+    value: 'SECONDS',
+    description: 'an open trade expires (status 5) this long after it was offered',
+    shownDefault: String(defaults.trades.ttl),
+    apply(config, input, origin) {
+      config.trades.ttl = readInteger(input, origin, 60, 365 * 86400);
+    },
+  },
+  {
+    flag: 'trade-hold',
+    env: 'TRADE_HOLD',
+    value: 'SECONDS',
+    description: 'items received in a trade cannot be traded or crafted for this long (0: at once)',
+    shownDefault: String(defaults.trades.hold),
+    apply(config, input, origin) {
+      config.trades.hold = readInteger(input, origin, 0, 365 * 86400);
+    },
+  },
+  {
+    flag: 'trade-open-max',
+    env: 'TRADE_OPEN_MAX',
+    value: 'N',
+    description: 'open trades a user may have offered at once (more answers 7)',
+    shownDefault: String(defaults.trades.maxOpenOutgoing),
+    apply(config, input, origin) {
+      config.trades.maxOpenOutgoing = readInteger(input, origin, 1, 100_000);
+    },
+  },
+  {
+    flag: 'trade-create-rate',
+    env: 'TRADE_CREATE_RATE',
+    value: 'N',
+    description: 'trades a user may offer per minute (more answers 7)',
+    shownDefault: String(defaults.trades.createsPerMinute),
+    apply(config, input, origin) {
+      config.trades.createsPerMinute = readInteger(input, origin, 1, 1_000_000);
+    },
+  },
+  {
     flag: 'chat-history',
     env: 'CHAT_HISTORY',
     value: 'N',
