@@ -5,7 +5,6 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ok } from './helpers.js';
 import { defaultConfig } from '../src/config.js';
 import { deleteMessage, postSystemMessage, setChatStatus } from '../src/chat/moderation.js';
-import { chatRuntime } from '../src/chat/runtime.js';
 import { ChatAddEvent, ChatStatus } from '../src/chat/schemas.js';
 import { ADMIN_KEY, admin } from './admin-support.js';
 import {
@@ -92,9 +91,10 @@ test('the token is optional; an invalid one closes the connection with a reason;
     assert.deepEqual(spaced.frames[0].data, { subs: ['gchat'] });
     spaced.close();
 
-    // A plain HTTP request to /ws is not a WebSocket.
+    // A plain HTTP request to /ws is not a WebSocket: 426, in the envelope.
     const plain = await server.app.inject({ method: 'GET', url: '/ws' });
-    assert.equal(plain.statusCode, 404);
+    assert.equal(plain.statusCode, 426);
+    assert.equal(plain.json().code, 2);
   }));
 
 test('signing out closes the connections of that session with 4003', () =>
@@ -141,7 +141,7 @@ test('a subscriber that does not read is dropped once its queue passes maxQueueB
     const stalled = await connect(server);
     (stalled.socket as unknown as { _socket: { pause(): void } })._socket.pause();
 
-    const feed = chatRuntime(server.services).feed;
+    const feed = server.services.chat.feed;
     assert.equal(feed.size, 2);
     const filler = (i: number) => ({
       message: { type: 1, user_id: ALICE, msg_id: `filler-${i}`, ts: 0, text: 'x'.repeat(256 * 1024), user_ids_mentioned: [] },

@@ -2,7 +2,6 @@ import { badParam } from '../api/errors.js';
 import type { Executor } from '../db/connection.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { requestAddress } from '../auth/ip.js';
-import { hashPassword } from '../auth/passwords.js';
 import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
 import { nowSeconds, type Services } from '../services.js';
 import { issueAccountToken, retireAccountTokens, useAccountToken } from './account-tokens.js';
@@ -31,7 +30,7 @@ export async function updatePassword(
 ): Promise<SessionData> {
   checkNewPassword(request.next, 'password_new');
   const checkedHash = await confirmPassword(services, request.userId, request.current);
-  const newHash = await hashPassword(request.next);
+  const newHash = await services.auth.passwords.hash(request.next);
   const now = nowSeconds(services);
   const session = await services.db.kysely.transaction().execute(async (trx) => {
     await dialectAdapter.lockUsers(trx, services.db.dialect, [request.userId]);
@@ -59,7 +58,11 @@ export async function updateEmail(services: Services, request: { userId: number;
   const email = normaliseEmail(request.email);
   await confirmPassword(services, request.userId, request.password);
   const { kysely } = services.db;
-  const user = await kysely.selectFrom('users').select(['email', 'email_verified']).where('user_id', '=', request.userId).executeTakeFirstOrThrow();
+  const user = await kysely
+    .selectFrom('users')
+    .select(['email', 'email_verified'])
+    .where('user_id', '=', request.userId)
+    .executeTakeFirstOrThrow();
   if (user.email === email && user.email_verified === 1) throw badParam('email', 'is already the confirmed address of the account');
   const owner = await kysely.selectFrom('users').select('user_id').where('email', '=', email).executeTakeFirst();
   if (owner && owner.user_id !== request.userId) throw emailTaken();
@@ -92,5 +95,6 @@ export async function verifyEmail(services: Services, token: string): Promise<vo
   } catch (error) {
     explainCollision(error);
   }
-  if (previous.email !== null && previous.email !== previous.confirmed) services.mail.send(emailChangedMessage(previous.email, previous.confirmed));
+  if (previous.email !== null && previous.email !== previous.confirmed)
+    services.mail.send(emailChangedMessage(previous.email, previous.confirmed));
 }

@@ -1,6 +1,5 @@
 import { ApiError, Code } from '../api/errors.js';
 import { requestAddress } from '../auth/ip.js';
-import { hashPassword } from '../auth/passwords.js';
 import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
 import { sha256 } from '../infra/secrets.js';
 import { nowSeconds, type Services } from '../services.js';
@@ -43,11 +42,15 @@ export async function signUp(services: Services, request: SignupRequest): Promis
   const taken = await kysely.selectFrom('users').select('user_id').where('email', '=', email).executeTakeFirst();
   if (taken) return refuseTakenAddress(services, email);
   if (domain !== undefined) {
-    const owner = await kysely.selectFrom('users').select('user_id').where((eb) => eb(eb.fn('lower', ['domain']), '=', domain)).executeTakeFirst();
+    const owner = await kysely
+      .selectFrom('users')
+      .select('user_id')
+      .where((eb) => eb(eb.fn('lower', ['domain']), '=', domain))
+      .executeTakeFirst();
     if (owner) throw domainTaken();
   }
 
-  const passwordHash = await hashPassword(request.password);
+  const passwordHash = await services.auth.passwords.hash(request.password);
   const now = nowSeconds(services);
   let created: { session: SessionData; token: string };
   try {
