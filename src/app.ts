@@ -18,6 +18,7 @@ import { loggerOptions, registerRequestLog } from './operations/request-log.js';
 import { Metrics } from './operations/metrics.js';
 import { registerMetricsEndpoints } from './operations/metrics-endpoint.js';
 import { readTlsFiles, tlsFilesOf } from './operations/tls.js';
+import { registerFrontPage } from './operations/front-page.js';
 import { domains, allMethods } from './domains.js';
 import type { Services } from './services.js';
 
@@ -127,6 +128,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   services.metrics.watchWebSockets(app);
   services.metrics.watchCache('sessions', () => services.tokens.cacheCounts());
   registerMetricsEndpoints(app, services, services.metrics);
+  registerFrontPage(app, services);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber]) connection?.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));
