@@ -13,6 +13,9 @@ import { Presence } from './users/presence.js';
 import { createMailer } from './mail/mailer.js';
 import { registerApi } from './api/transport.js';
 import { answerClientError } from './api/client-errors.js';
+import { registerClientAddressCheck, trustFunction } from './api/client-address.js';
+import { registerAddressLimits } from './api/address-limits.js';
+import { registerEnvelopeAnswers } from './api/envelope-everywhere.js';
 import { registerDocs } from './api/docs.js';
 import { loggerOptions, registerRequestLog } from './operations/request-log.js';
 import { Metrics } from './operations/metrics.js';
@@ -78,7 +81,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   };
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
-    trustProxy: config.trustProxy,
+    trustProxy: trustFunction(config.trustProxy),
     bodyLimit: config.bodyLimit,
     connectionTimeout: config.http.connectionTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
@@ -122,6 +125,9 @@ export async function createServer(config: Config, options: CreateServerOptions 
     done();
   });
 
+  registerClientAddressCheck(app, config.trustProxy);
+  registerAddressLimits(app, services);
+  registerEnvelopeAnswers(app);
   registerRequestLog(app, config);
   services.metrics.registerHooks(app);
   services.metrics.watchDatabase(db);

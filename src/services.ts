@@ -9,6 +9,7 @@ import type { TokenResolver } from './auth/tokens.js';
 import type { Presence } from './users/presence.js';
 import type { Mailer } from './mail/mailer.js';
 import type { Metrics } from './operations/metrics.js';
+import type { ExpirySweep } from './trades/expiry.js';
 
 /** Everything a method handler may use, built once per server process. */
 export interface Services {
@@ -25,6 +26,8 @@ export interface Services {
   mail: Mailer;
   /** Counters of this process (Prometheus): domains count their events with metrics.count. */
   metrics: Metrics;
+  /** Writes expiry into open trades past their time (started by the trades capability). */
+  tradeExpiry?: ExpirySweep;
   /** Per-capability state created by a domain's start hook, keyed by domain name. */
   state: Map<string, unknown>;
 }

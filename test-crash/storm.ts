@@ -1,6 +1,6 @@
 /**
- * The traffic of one crash round: concurrent clients crafting, revoking, changing friendships
- * and chatting against a server that is about to be killed. Every acknowledged (code 0)
+ * The traffic of one crash round: concurrent clients crafting, opening cases, redeeming promo
+ * codes, revoking, changing friendships and chatting against a server that is about to be killed. Every acknowledged (code 0)
  * operation is recorded, and so is the one each client had in flight when the server died.
  */
 
@@ -43,8 +43,30 @@ export interface ChatRecord {
   kept: boolean;
 }
 
+export interface OpenRecord {
+  userId: number;
+  caseItemId: number;
+  keyItemId: number;
+  requestId: string;
+  /** The items received, once acknowledged. */
+  resultItemIds?: number[];
+}
+
+export interface RedemptionRecord {
+  userId: number;
+  code: string;
+  /** The items received, once acknowledged. */
+  itemIds?: number[];
+}
+
 export interface StormLog {
   crafts: AckedCraft[];
+  /** Acknowledged openings. */
+  openings: OpenRecord[];
+  /** Openings sent and not answered when the server died (retried after the restart). */
+  pendingOpenings: OpenRecord[];
+  redemptions: RedemptionRecord[];
+  pendingRedemptions: RedemptionRecord[];
   revocations: number[];
   pairs: PairRecord[];
   messages: ChatRecord[];
@@ -66,6 +88,11 @@ export interface StormPlan {
   crafters: Map<number, number[]>;
   pairs: [number, number][];
   chatters: number[];
+  /** Per opening user: the ids of their cases (prototype 501) and of their keys (502). */
+  openers: Map<number, { cases: number[]; keys: number[] }>;
+  redeemers: number[];
+  /** Promo codes, in the order every redeemer tries them. */
+  promocodes: string[];
   round: number;
   random: () => number;
 }
@@ -173,6 +200,55 @@ async function revoker(plan: StormPlan, log: StormLog, pools: Pools): Promise<vo
   }
 }
 
+/**
+ * An opening client: a random case and key from the user's shared pools (two clients per
+ * user, so they race for the same cases and keys), each request with its own request_id.
+ */
+async function opener(plan: StormPlan, log: StormLog, userId: number, pools: { cases: Set<number>; keys: Set<number> }, client: number): Promise<void> {
+  const token = plan.tokens.get(userId)!;
+  for (let n = 0; pools.cases.size > 0 && pools.keys.size > 0; n++) {
+    const [caseItemId] = pickFrom(plan.random, [...pools.cases], 1);
+    const [keyItemId] = pickFrom(plan.random, [...pools.keys], 1);
+    const record: OpenRecord = { userId, caseItemId: caseItemId!, keyItemId: keyItemId!, requestId: `r${plan.round}-u${userId}-c${client}-${n}` };
+    log.pendingOpenings.push(record);
+    const answer = await call(plan, log, 'inventory.open', { item_id: caseItemId, key_item_id: keyItemId, request_id: record.requestId }, { token });
+    log.pendingOpenings.splice(log.pendingOpenings.indexOf(record), 1);
+    if (answer.code === 0) {
+      record.resultItemIds = answer.data.items.map((item: { item_id: number }) => item.item_id);
+      log.openings.push(record);
+      pools.cases.delete(caseItemId!);
+      pools.keys.delete(keyItemId!);
+    } else if (answer.code === 603) {
+      // The other client took the case or the key: forget both, one of them is stale.
+      pools.cases.delete(caseItemId!);
+      pools.keys.delete(keyItemId!);
+    } else {
+      log.unexpected.push(`inventory.open answered ${JSON.stringify(answer)}`);
+      return;
+    }
+  }
+}
+
+/** A user redeeming every promo code in turn, racing the other redeemers for the limited ones. */
+async function redeemer(plan: StormPlan, log: StormLog, userId: number): Promise<void> {
+  const token = plan.tokens.get(userId)!;
+  for (const code of plan.promocodes) {
+    const record: RedemptionRecord = { userId, code };
+    log.pendingRedemptions.push(record);
+    const answer = await call(plan, log, 'wallet.promocodeActivate', { promocode: code }, { token });
+    log.pendingRedemptions.splice(log.pendingRedemptions.indexOf(record), 1);
+    if (answer.code === 0) {
+      record.itemIds = answer.data.items.map((item: { item_id: number }) => item.item_id);
+      log.redemptions.push(record);
+    } else if (answer.code === 7) {
+      return;
+    } else if (answer.code !== 1501) {
+      log.unexpected.push(`wallet.promocodeActivate answered ${JSON.stringify(answer)}`);
+      return;
+    }
+  }
+}
+
 /** One client per pair of users, asking, accepting, withdrawing and unfriending in random order. */
 async function friendPair(plan: StormPlan, log: StormLog, record: PairRecord): Promise<void> {
   const ops: FriendOp[] = ['add_ab', 'add_ba', 'delete_ab', 'delete_ba'];
@@ -237,6 +313,11 @@ export async function runStorm(plan: StormPlan, log: StormLog): Promise<void> {
     ...log.pairs.map((record) => friendPair(plan, log, record)),
     ...plan.chatters.map((userId) => chatter(plan, log, userId)),
     deleter(plan, log),
+    ...[...plan.openers].flatMap(([userId, owned]) => {
+      const shared = { cases: new Set(owned.cases), keys: new Set(owned.keys) };
+      return [opener(plan, log, userId, shared, 0), opener(plan, log, userId, shared, 1)];
+    }),
+    ...plan.redeemers.map((userId) => redeemer(plan, log, userId)),
   ];
   await Promise.all(
     clients.map((client) =>
@@ -248,5 +329,5 @@ export async function runStorm(plan: StormPlan, log: StormLog): Promise<void> {
 }
 
 export function newStormLog(): StormLog {
-  return { crafts: [], revocations: [], pairs: [], messages: [], deletions: new Set(), pendingDeletions: new Set(), unexpected: [], requests: 0, gone: false };
+  return { crafts: [], openings: [], pendingOpenings: [], redemptions: [], pendingRedemptions: [], revocations: [], pairs: [], messages: [], deletions: new Set(), pendingDeletions: new Set(), unexpected: [], requests: 0, gone: false };
 }

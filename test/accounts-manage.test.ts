@@ -9,19 +9,28 @@ import { tokenFor } from './item-fixtures.js';
 import { MailCatcher, mailConfig, tokenIn } from './mail-support.js';
 
 const ACCOUNT_METHODS = [
-  'account.info', 'account.updateInfo', 'account.updatePassword', 'account.updateEmail', 'account.totpSetup', 'account.totpEnable',
-  'account.totpDisable', 'account.sessionsGet', 'account.sessionsRevoke',
+  'account.info',
+  'account.updateInfo',
+  'account.updatePassword',
+  'account.updateEmail',
+  'account.totpSetup',
+  'account.totpEnable',
+  'account.totpDisable',
+  'account.sessionsGet',
+  'account.sessionsRevoke',
 ];
+
+const ADMIN_KEY = 'accounts-admin-key-0123456789';
 
 const codeAt = (secret: string, ms: number) =>
   new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: ms });
 
-describe('managing one\'s own account', () => {
+describe("managing one's own account", () => {
   let server: TestServer;
   let mail: MailCatcher;
   before(async () => {
     mail = await MailCatcher.start();
-    server = await startTestServer({ world: await authWorld(), config: mailConfig(mail) });
+    server = await startTestServer({ world: await authWorld(), config: { ...mailConfig(mail), adminKey: ADMIN_KEY } });
   });
   after(async () => {
     await server.close();
@@ -47,7 +56,10 @@ describe('managing one\'s own account', () => {
     const token = await tokenFor(server, CAPTCHA_ALWAYS.user_id);
     // Warm the profile cache, then change.
     await server.call('users.get', { user_ids: String(CAPTCHA_ALWAYS.user_id) });
-    assert.deepEqual((await server.call('account.updateInfo', { nick: '  Very   Careful ', gender: 1, domain: 'Careful.One' }, { token })).body, { code: 0 });
+    assert.deepEqual(
+      (await server.call('account.updateInfo', { nick: '  Very   Careful ', gender: 1, domain: 'Careful.One' }, { token })).body,
+      { code: 0 },
+    );
     const shown = (await server.call('users.get', { user_ids: 'careful.one' })).body.data[0];
     assert.equal(shown.user_id, CAPTCHA_ALWAYS.user_id);
     assert.equal(shown.nick, 'Very Careful');
@@ -56,9 +68,14 @@ describe('managing one\'s own account', () => {
     // Unchanged nick: nothing is added; the limit counts changes only.
     assert.equal((await server.call('account.updateInfo', { nick: 'Very Careful' }, { token })).body.code, 0);
     const codes: number[] = [];
-    for (let i = 0; i < NICK_CHANGE_LIMIT.max; i++) codes.push((await server.call('account.updateInfo', { nick: `Careful ${i}` }, { token })).body.code);
+    for (let i = 0; i < NICK_CHANGE_LIMIT.max; i++)
+      codes.push((await server.call('account.updateInfo', { nick: `Careful ${i}` }, { token })).body.code);
     assert.deepEqual(codes, [0, 0, 7]);
-    assert.deepEqual((await server.call('users.get', { user_ids: String(CAPTCHA_ALWAYS.user_id) })).body.data[0].nicks_old, ['Careful', 'Very Careful', 'Careful 0']);
+    assert.deepEqual((await server.call('users.get', { user_ids: String(CAPTCHA_ALWAYS.user_id) })).body.data[0].nicks_old, [
+      'Careful',
+      'Very Careful',
+      'Careful 0',
+    ]);
     server.clock.advance(NICK_CHANGE_LIMIT.windowSeconds);
     assert.equal((await server.call('account.updateInfo', { nick: 'Careful again' }, { token })).body.code, 0);
     // Domains: taken whatever the case, rules as at sign-up.
@@ -71,11 +88,23 @@ describe('managing one\'s own account', () => {
   test('account.updatePassword: a new Session; every other session ends; wrong current password 1605, then 7', async () => {
     const first = await sessionOf(server, ALICE.email);
     const second = await sessionOf(server, ALICE.email);
-    const wrong = await server.call('account.updatePassword', { password_current: 'not the password', password_new: 'fresh secret 1' }, { token: first.access_token });
+    const wrong = await server.call(
+      'account.updatePassword',
+      { password_current: 'not the password', password_new: 'fresh secret 1' },
+      { token: first.access_token },
+    );
     assert.deepEqual(wrong.body, { code: 1605, description: 'the password is wrong' });
-    const weak = await server.call('account.updatePassword', { password_current: PASSWORD, password_new: 'qwertyuiop' }, { token: first.access_token });
+    const weak = await server.call(
+      'account.updatePassword',
+      { password_current: PASSWORD, password_new: 'qwertyuiop' },
+      { token: first.access_token },
+    );
     assert.equal(weak.body.code, 2);
-    const changed = await server.call('account.updatePassword', { password_current: PASSWORD, password_new: 'fresh secret 1' }, { token: first.access_token });
+    const changed = await server.call(
+      'account.updatePassword',
+      { password_current: PASSWORD, password_new: 'fresh secret 1' },
+      { token: first.access_token },
+    );
     assert.equal(changed.body.code, 0, JSON.stringify(changed.body));
     assert.equal(await probe(server, changed.body.data.access_token), 1801);
     assert.equal(await probe(server, first.access_token), 1);
@@ -85,18 +114,34 @@ describe('managing one\'s own account', () => {
     const token = changed.body.data.access_token;
     const codes: number[] = [];
     for (let i = 0; i < CONFIRM_PASSWORD_LIMIT.max; i++)
-      codes.push((await server.call('account.updatePassword', { password_current: `wrong ${i} guess`, password_new: 'fresh secret 2' }, { token })).body.code);
+      codes.push(
+        (await server.call('account.updatePassword', { password_current: `wrong ${i} guess`, password_new: 'fresh secret 2' }, { token }))
+          .body.code,
+      );
     assert.deepEqual(codes, [...Array(CONFIRM_PASSWORD_LIMIT.max - 1).fill(1605), 7], 'the first wrong guess of this test counted too');
-    assert.equal((await server.call('account.updatePassword', { password_current: 'fresh secret 1', password_new: 'fresh secret 2' }, { token })).body.code, 7);
+    assert.equal(
+      (await server.call('account.updatePassword', { password_current: 'fresh secret 1', password_new: 'fresh secret 2' }, { token })).body
+        .code,
+      7,
+    );
     server.clock.advance(CONFIRM_PASSWORD_LIMIT.windowSeconds);
-    assert.equal((await server.call('account.updatePassword', { password_current: 'fresh secret 1', password_new: PASSWORD + '!' }, { token })).body.code, 0);
+    assert.equal(
+      (await server.call('account.updatePassword', { password_current: 'fresh secret 1', password_new: PASSWORD + '!' }, { token })).body
+        .code,
+      0,
+    );
   });
 
   test('account.updateEmail: confirmed through the new address, the old one told; taken 1601', async () => {
     const { access_token: token } = await sessionOf(server, BOB.email);
     assert.equal((await server.call('account.updateEmail', { email: ALICE.email, password: PASSWORD }, { token })).body.code, 1601);
-    assert.equal((await server.call('account.updateEmail', { email: 'bob@new.example', password: 'wrong password' }, { token })).body.code, 1605);
-    assert.deepEqual((await server.call('account.updateEmail', { email: 'Bob@New.Example', password: PASSWORD }, { token })).body, { code: 0 });
+    assert.equal(
+      (await server.call('account.updateEmail', { email: 'bob@new.example', password: 'wrong password' }, { token })).body.code,
+      1605,
+    );
+    assert.deepEqual((await server.call('account.updateEmail', { email: 'Bob@New.Example', password: PASSWORD }, { token })).body, {
+      code: 0,
+    });
     const notice = await mail.next(BOB.email);
     assert.equal(notice.subject, 'Your account e-mail address is being changed');
     const confirmation = tokenIn(await mail.next('bob@new.example'));
@@ -147,17 +192,50 @@ describe('managing one\'s own account', () => {
     assert.equal((await server.call('auth.resetPassword', { token: reset, password: PASSWORD + '?' })).body.code, 12);
     assert.equal((await server.call('auth.resetPassword', { token: reset, password: PASSWORD + '?', code: codes[1] })).body.code, 0);
 
-    const fresh = (await server.call('auth.totpVerify', {
-      totp_session_token: (await signin(server, 'bob@new.example', PASSWORD + '?')).body.data.totp_session_token,
-      code: codes[2],
-    })).body.data.access_token;
-    assert.equal((await server.call('account.totpDisable', { password: 'wrong password', code: codes[3] }, { token: fresh })).body.code, 1605);
-    assert.equal((await server.call('account.totpDisable', { password: PASSWORD + '?', code: codes[1] }, { token: fresh })).body.code, 2, 'used');
+    const fresh = (
+      await server.call('auth.totpVerify', {
+        totp_session_token: (await signin(server, 'bob@new.example', PASSWORD + '?')).body.data.totp_session_token,
+        code: codes[2],
+      })
+    ).body.data.access_token;
+    assert.equal(
+      (await server.call('account.totpDisable', { password: 'wrong password', code: codes[3] }, { token: fresh })).body.code,
+      1605,
+    );
+    assert.equal(
+      (await server.call('account.totpDisable', { password: PASSWORD + '?', code: codes[1] }, { token: fresh })).body.code,
+      2,
+      'used',
+    );
     assert.equal((await server.call('account.totpDisable', { password: PASSWORD + '?', code: codes[3] }, { token: fresh })).body.code, 0);
     assert.equal((await server.call('account.info', {}, { token: fresh })).body.data.hasTotp, 0);
-    assert.equal((await server.db.kysely.selectFrom('recovery_codes').select('code_hash').where('user_id', '=', BOB.user_id).execute()).length, 0);
+    assert.equal(
+      (await server.db.kysely.selectFrom('recovery_codes').select('code_hash').where('user_id', '=', BOB.user_id).execute()).length,
+      0,
+    );
     assert.ok('access_token' in (await signin(server, 'bob@new.example', PASSWORD + '?')).body.data);
-    assert.equal((await server.call('account.totpDisable', { password: PASSWORD + '?', code: codes[4] }, { token: fresh })).body.code, 1606);
+    assert.equal(
+      (await server.call('account.totpDisable', { password: PASSWORD + '?', code: codes[4] }, { token: fresh })).body.code,
+      1606,
+    );
+  });
+
+  test('an operator clearing two-factor sign-in also ends a setup in progress and the recovery codes', async () => {
+    const token = await tokenFor(server, ALICE.user_id);
+    const setup = (await server.call('account.totpSetup', {}, { token })).body.data;
+    const enabled = await server.call('account.totpEnable', { code: codeAt(setup.secret, server.clock.now()) }, { token });
+    assert.equal(enabled.body.data.recovery_codes.length, 10);
+    const admin = { headers: { 'x-admin-key': ADMIN_KEY } };
+    assert.equal((await server.call('admin.clearTotp', { user_id: ALICE.user_id }, admin)).body.code, 0);
+    const left = await server.db.kysely.selectFrom('recovery_codes').select('code_hash').where('user_id', '=', ALICE.user_id).execute();
+    assert.equal(left.length, 0);
+    // A secret the operator sets later does not bring the old codes back.
+    assert.equal((await server.call('admin.setTotp', { user_id: ALICE.user_id }, admin)).body.code, 0);
+    const pending = (await server.call('auth.signin', { email: ALICE.email, password: PASSWORD + '!' })).body.data.totp_session_token;
+    assert.equal(
+      (await server.call('auth.totpVerify', { totp_session_token: pending, code: enabled.body.data.recovery_codes[0] })).body.code,
+      2,
+    );
   });
 
   test('sessions: listed with address, client and current; one or all others revoked at once', async () => {
@@ -170,29 +248,49 @@ describe('managing one\'s own account', () => {
     // A refresh keeps the sign-in one entry, from the new address.
     const c0 = (await signin(server, email, password, {}, { ip: '10.6.0.3' })).body.data;
     server.clock.advance(5);
-    const c = (await server.call('auth.refresh', { refresh_token: c0.refresh_token }, { ip: '10.6.0.4', headers: { 'user-agent': 'Tab/3' } })).body.data;
+    const c = (
+      await server.call('auth.refresh', { refresh_token: c0.refresh_token }, { ip: '10.6.0.4', headers: { 'user-agent': 'Tab/3' } })
+    ).body.data;
     const list = (await server.call('account.sessionsGet', {}, { token: b.access_token, ip: '10.6.0.2' })).body.data.sessions;
     const mine = list.filter((s: any) => ['10.6.0.1', '10.6.0.2', '10.6.0.4'].includes(s.ip));
     assert.deepEqual(
       mine.map((s: any) => [s.ip, s.user_agent, s.current]),
-      [['10.6.0.4', 'Tab/3', 0], ['10.6.0.2', 'Desk/2', 1], ['10.6.0.1', 'Phone/1', 0]],
+      [
+        ['10.6.0.4', 'Tab/3', 0],
+        ['10.6.0.2', 'Desk/2', 1],
+        ['10.6.0.1', 'Phone/1', 0],
+      ],
     );
     assert.equal(mine[0].created, mine[1].created + 5, 'a refreshed sign-in keeps its start');
     assert.equal(list.filter((s: any) => s.ip === '10.6.0.3').length, 0);
 
     const phone = mine[2].session_id;
-    assert.equal((await server.call('account.sessionsRevoke', { session_id: phone }, { token: b.access_token, ip: '10.6.0.2' })).body.code, 0);
+    assert.equal(
+      (await server.call('account.sessionsRevoke', { session_id: phone }, { token: b.access_token, ip: '10.6.0.2' })).body.code,
+      0,
+    );
     assert.equal(await probe(server, a.access_token, '10.6.0.1'), 1);
     assert.equal((await server.call('auth.refresh', { refresh_token: a.refresh_token }, { ip: '10.6.0.1' })).body.code, 1);
     assert.equal(await probe(server, c.access_token, '10.6.0.4'), 1801);
-    assert.equal((await server.call('account.sessionsRevoke', { session_id: phone }, { token: b.access_token, ip: '10.6.0.2' })).body.code, 0, 'already ended: still the caller\'s');
+    assert.equal(
+      (await server.call('account.sessionsRevoke', { session_id: phone }, { token: b.access_token, ip: '10.6.0.2' })).body.code,
+      0,
+      "already ended: still the caller's",
+    );
     const alice = await tokenFor(server, ALICE.user_id);
-    assert.equal((await server.call('account.sessionsRevoke', { session_id: phone }, { token: alice })).body.code, 1607, 'not the caller\'s');
+    assert.equal(
+      (await server.call('account.sessionsRevoke', { session_id: phone }, { token: alice })).body.code,
+      1607,
+      "not the caller's",
+    );
     assert.equal((await server.call('account.sessionsRevoke', {}, { token: b.access_token, ip: '10.6.0.2' })).body.code, 2);
     assert.equal((await server.call('account.sessionsRevoke', { all_others: 1 }, { token: b.access_token, ip: '10.6.0.2' })).body.code, 0);
     assert.equal(await probe(server, c.access_token, '10.6.0.4'), 1);
     assert.equal(await probe(server, b.access_token, '10.6.0.2'), 1801);
     const left = (await server.call('account.sessionsGet', {}, { token: b.access_token, ip: '10.6.0.2' })).body.data.sessions;
-    assert.deepEqual(left.map((s: any) => s.current), [1]);
+    assert.deepEqual(
+      left.map((s: any) => s.current),
+      [1],
+    );
   });
 });

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RESET_ANSWER_MS, RESET_REQUEST_LIMITS } from '../src/accounts/reset.js';
 import { startTestServer, type TestServer } from './helpers.js';
-import { ALICE, BOB, PASSWORD, TOTP_USER, authWorld, probe, sessionOf, signin, totpCode } from './auth-fixtures.js';
+import { ALICE, BOB, TOTP_USER, authWorld, probe, sessionOf, signin, totpCode } from './auth-fixtures.js';
 import { MailCatcher, mailConfig, tokenIn } from './mail-support.js';
 
 const NEW_PASSWORD = 'a brand new secret';
@@ -87,7 +87,8 @@ describe('auth.requestPasswordReset and auth.resetPassword', () => {
       assert.deepEqual(codes, [...Array(RESET_REQUEST_LIMITS.perEmail).fill(0), 7], email);
     }
     const codes: number[] = [];
-    for (let i = 0; i <= RESET_REQUEST_LIMITS.perAddress; i++) codes.push((await request(`someone${i}@example.com`, '10.4.0.1')).answer.body.code);
+    for (let i = 0; i <= RESET_REQUEST_LIMITS.perAddress; i++)
+      codes.push((await request(`someone${i}@example.com`, '10.4.0.1')).answer.body.code);
     assert.deepEqual(codes, [...Array(RESET_REQUEST_LIMITS.perAddress).fill(0), 7]);
   });
 });

@@ -1,7 +1,7 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import pino from 'pino';
+import Fastify from 'fastify';
 import { SIGNUP_LIMITS } from '../src/accounts/signup-defence.js';
 import { createMailer } from '../src/mail/mailer.js';
 import { defaultConfig } from '../src/config.js';
@@ -22,7 +22,9 @@ describe('auth.signup and account.verifyEmail', () => {
   let mail: MailCatcher;
   before(async () => {
     mail = await MailCatcher.start();
-    server = await startTestServer({ config: { ...mailConfig(mail), accounts: { signup: 'open', publicUrl: 'https://play.example.org' } } });
+    server = await startTestServer({
+      config: { ...mailConfig(mail), accounts: { signup: 'open', publicUrl: 'https://play.example.org' } },
+    });
   });
   after(async () => {
     await server.close();
@@ -175,7 +177,7 @@ describe('auth.signup and account.verifyEmail', () => {
     assert.equal(mail.to(refused.email).length, 0);
   });
 
-  test('the client\'s User-Agent is kept with the session', async () => {
+  test("the client's User-Agent is kept with the session", async () => {
     const { email, ip } = fresh();
     const answer = await signup({ email }, ip, { 'user-agent': 'DiceClient/2.1' });
     const list = await server.call('account.sessionsGet', {}, { token: answer.body.data.access_token, ip });
@@ -215,7 +217,8 @@ describe('sign-up settings', () => {
         done();
       },
     });
-    const mailer = createMailer(defaultConfig(), pino({ level: 'info' }, sink) as never);
+    const app = Fastify({ logger: { level: 'info', stream: sink } });
+    const mailer = createMailer(defaultConfig(), app.log);
     mailer.send({ to: 'dev@example.com', subject: 'Confirm your e-mail address', text: 'token TOKEN123' });
     await mailer.drained();
     assert.equal(lines[0].level, 40);
@@ -223,5 +226,6 @@ describe('sign-up settings', () => {
     assert.equal(lines[1].level, 30);
     assert.deepEqual(lines[1].mail, { to: 'dev@example.com', subject: 'Confirm your e-mail address', text: 'token TOKEN123' });
     assert.match(mailer.destination, /no SMTP server is configured/);
+    await app.close();
   });
 });

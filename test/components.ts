@@ -69,7 +69,9 @@ export const missing = {
   /** A Redis server at TEST_REDIS_URL (default redis://127.0.0.1:6379). */
   redis: await redisAbsence(REDIS_URL),
   /** The redis-server program. */
-  redisServer: REDIS_SERVER ? false : `needs the redis-server program: ${redisServerNames[0]} was not found; install Redis or set TEST_REDIS_SERVER`,
+  redisServer: REDIS_SERVER
+    ? false
+    : `needs the redis-server program: ${redisServerNames[0]} was not found; install Redis or set TEST_REDIS_SERVER`,
   chromium: CHROMIUM
     ? false
     : `needs Chromium: ${chromiumNames.join(', ')} ${chromiumNames.length > 1 ? 'were' : 'was'} not found; install it or set TEST_CHROMIUM`,

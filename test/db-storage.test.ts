@@ -13,7 +13,7 @@ const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
 const TABLES = [
   'account_tokens', 'audit_log', 'blocks', 'chat_messages', 'chat_state', 'collections', 'crafts', 'draws', 'equipped', 'friend_requests',
   'friendships', 'inventory_counts', 'item_protos', 'item_types', 'items', 'promocode_uses', 'promocodes', 'qualities', 'recovery_codes',
-  'revocations', 'sessions', 'totp_challenges', 'users',
+  'revocations', 'sessions', 'signin_sources', 'totp_challenges', 'trade_items', 'trade_moves', 'trades', 'users',
 ];
 
 /** DATABASE_URL for another process: the SQLite file, or the PostgreSQL schema chosen by search_path. */

@@ -23,10 +23,13 @@ export class MailCatcher {
   private taken = new Set<ReceivedMail>();
   private listeners: (() => void)[] = [];
 
-  private constructor(private readonly server: SMTPServer, readonly url: string) {}
+  private constructor(
+    private readonly server: SMTPServer,
+    readonly url: string,
+  ) {}
 
   static async start(): Promise<MailCatcher> {
-    let catcher: MailCatcher | undefined;
+    const holder: { catcher?: MailCatcher } = {};
     const server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS', 'AUTH'],
@@ -34,13 +37,21 @@ export class MailCatcher {
       onData(stream, session, callback) {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        stream.on('end', () => void catcher!.accept(Buffer.concat(chunks), session.envelope.rcptTo.map((r) => r.address), callback));
+        stream.on(
+          'end',
+          () =>
+            void holder.catcher!.accept(
+              Buffer.concat(chunks),
+              session.envelope.rcptTo.map((r) => r.address),
+              callback,
+            ),
+        );
       },
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.server.address() as AddressInfo;
-    catcher = new MailCatcher(server, `smtp://127.0.0.1:${port}`);
-    return catcher;
+    holder.catcher = new MailCatcher(server, `smtp://127.0.0.1:${port}`);
+    return holder.catcher;
   }
 
   private async accept(raw: Buffer, to: string[], callback: (error?: Error | null) => void): Promise<void> {
@@ -67,7 +78,10 @@ export class MailCatcher {
         return mail;
       }
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no mail to ${to} within ${timeoutMs} ms (received: ${this.received.map((m) => `${m.to} ${m.subject}`).join('; ')})`);
+      if (left <= 0)
+        throw new Error(
+          `no mail to ${to} within ${timeoutMs} ms (received: ${this.received.map((m) => `${m.to} ${m.subject}`).join('; ')})`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.listeners.push(() => {

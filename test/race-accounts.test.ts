@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { hashPassword } from '../src/auth/passwords.js';
 import { wire, type WireAnswer } from './transport-support.js';
 import { startProcesses, type Processes } from './race-support.js';
@@ -45,13 +46,19 @@ describe('account changes racing sign-ins', () => {
       body: JSON.stringify(params),
     });
   /** 1801: the token works (checked through a bot that does not exist); 1: it does not. */
-  const probe = async (index: number, token: string) => (await call(index, 'bots.getToken', { user_id: 999_999, access_token: token })).body.code;
+  const probe = async (index: number, token: string) =>
+    (await call(index, 'bots.getToken', { user_id: 999_999, access_token: token })).body.code;
 
   test('sign-ins with the old password racing a password change: none outlives it', async () => {
     const first = await call(0, 'auth.signin', { email: 'racer@example.com', password: PASSWORD });
     const token = first.body.data.access_token;
-    const signins = Array.from({ length: SIGNINS }, (_, i) => call(i + 1, 'auth.signin', { email: 'racer@example.com', password: PASSWORD, captcha: 'test-pass' }));
+    // The change first, and sign-ins arriving all through it (it hashes twice), so that some read
+    // the old password's hash before the change commits and check it after.
     const change = call(0, 'account.updatePassword', { access_token: token, password_current: PASSWORD, password_new: NEW_PASSWORD });
+    const signins = Array.from({ length: SIGNINS }, async (_, i) => {
+      await sleep(i * 10);
+      return call(i + 1, 'auth.signin', { email: 'racer@example.com', password: PASSWORD, captcha: 'test-pass' });
+    });
     const [changed, ...answers] = await Promise.all([change, ...signins]);
     assert.equal(changed.body.code, 0, JSON.stringify(changed.body));
     for (const [i, answer] of answers.entries()) {
@@ -68,13 +75,21 @@ describe('account changes racing sign-ins', () => {
     for (const [index, email] of ['racer@example.com', 'rival@example.com'].entries()) {
       const password = email === 'racer@example.com' ? NEW_PASSWORD : PASSWORD;
       const session = (await call(index, 'auth.signin', { email, password })).body.data;
-      assert.equal((await call(index, 'account.updateEmail', { access_token: session.access_token, email: 'prize@example.com', password })).body.code, 0);
+      assert.equal(
+        (await call(index, 'account.updateEmail', { access_token: session.access_token, email: 'prize@example.com', password })).body.code,
+        0,
+      );
       tokens.push(tokenIn(await mail.next('prize@example.com')));
     }
     const verifies = tokens.map((token, i) => call(i, 'account.verifyEmail', { token }));
-    const signins = Array.from({ length: SIGNINS }, (_, i) => call(i + 2, 'auth.signin', { email: 'prize@example.com', password: PASSWORD, captcha: 'test-pass' }));
+    const signins = Array.from({ length: SIGNINS }, (_, i) =>
+      call(i + 2, 'auth.signin', { email: 'prize@example.com', password: PASSWORD, captcha: 'test-pass' }),
+    );
     const [a, b, ...answers] = await Promise.all([...verifies, ...signins]);
-    assert.deepEqual([a!.body.code, b!.body.code].sort((x, y) => x - y), [0, 1601]);
+    assert.deepEqual(
+      [a!.body.code, b!.body.code].sort((x, y) => x - y),
+      [0, 1601],
+    );
     const { kysely } = processes.servers[0]!.db;
     const owners = await kysely.selectFrom('users').select(['user_id']).where('email', '=', 'prize@example.com').execute();
     assert.equal(owners.length, 1);

@@ -46,7 +46,9 @@ describe('sign-ups racing for one address or one domain', () => {
 
   test(`${CLIENTS} clients signing up with one domain at once: one account holds it`, async () => {
     const answers = await Promise.all(
-      Array.from({ length: CLIENTS }, (_, i) => signup(i, { email: `domain-racer-${i}@example.com`, domain: i % 2 ? 'Fast.Lane' : 'fast.lane' })),
+      Array.from({ length: CLIENTS }, (_, i) =>
+        signup(i, { email: `domain-racer-${i}@example.com`, domain: i % 2 ? 'Fast.Lane' : 'fast.lane' }),
+      ),
     );
     assert.deepEqual(tally(answers), { 0: 1, 1602: CLIENTS - 1 });
     const { kysely } = processes.servers[0]!.db;

@@ -59,7 +59,11 @@ export async function updateEmail(services: Services, request: { userId: number;
   const email = normaliseEmail(request.email);
   await confirmPassword(services, request.userId, request.password);
   const { kysely } = services.db;
-  const user = await kysely.selectFrom('users').select(['email', 'email_verified']).where('user_id', '=', request.userId).executeTakeFirstOrThrow();
+  const user = await kysely
+    .selectFrom('users')
+    .select(['email', 'email_verified'])
+    .where('user_id', '=', request.userId)
+    .executeTakeFirstOrThrow();
   if (user.email === email && user.email_verified === 1) throw badParam('email', 'is already the confirmed address of the account');
   const owner = await kysely.selectFrom('users').select('user_id').where('email', '=', email).executeTakeFirst();
   if (owner && owner.user_id !== request.userId) throw emailTaken();
@@ -92,5 +96,6 @@ export async function verifyEmail(services: Services, token: string): Promise<vo
   } catch (error) {
     explainCollision(error);
   }
-  if (previous.email !== null && previous.email !== previous.confirmed) services.mail.send(emailChangedMessage(previous.email, previous.confirmed));
+  if (previous.email !== null && previous.email !== previous.confirmed)
+    services.mail.send(emailChangedMessage(previous.email, previous.confirmed));
 }

@@ -1,7 +1,17 @@
 import type { Domain } from '../api/method.js';
 import {
-  accountInfoMethod, accountSessionsGet, accountSessionsRevoke, accountTotpDisable, accountTotpEnable, accountTotpSetup,
-  accountUpdateEmail, accountUpdateInfo, accountUpdatePassword, accountVerifyEmail, authRequestPasswordReset, authResetPassword,
+  accountInfoMethod,
+  accountSessionsGet,
+  accountSessionsRevoke,
+  accountTotpDisable,
+  accountTotpEnable,
+  accountTotpSetup,
+  accountUpdateEmail,
+  accountUpdateInfo,
+  accountUpdatePassword,
+  accountVerifyEmail,
+  authRequestPasswordReset,
+  authResetPassword,
   authSignup,
 } from './methods.js';
 
@@ -9,8 +19,18 @@ import {
 export const accountsDomain: Domain = {
   name: 'accounts',
   methods: [
-    authSignup, accountVerifyEmail, authRequestPasswordReset, authResetPassword, accountInfoMethod, accountUpdateInfo,
-    accountUpdatePassword, accountUpdateEmail, accountTotpSetup, accountTotpEnable, accountTotpDisable, accountSessionsGet,
+    authSignup,
+    accountVerifyEmail,
+    authRequestPasswordReset,
+    authResetPassword,
+    accountInfoMethod,
+    accountUpdateInfo,
+    accountUpdatePassword,
+    accountUpdateEmail,
+    accountTotpSetup,
+    accountTotpEnable,
+    accountTotpDisable,
+    accountSessionsGet,
     accountSessionsRevoke,
   ],
 };

@@ -21,13 +21,13 @@ const DOMAIN_RULE =
   'unique whatever the case';
 const TOKEN = P.string({ minLength: 1, maxLength: 512, description: `the token from the e-mail (single use, valid ${HOURS} hours)` });
 const PASSWORD_PARAM = (description: string) => P.string({ maxLength: 1024, description });
-const CODE_PARAM = P.string({ maxLength: 64, description: 'the authenticator\'s 6-digit code, or one of the recovery codes' });
+const CODE_PARAM = P.string({ maxLength: 64, description: "the authenticator's 6-digit code, or one of the recovery codes" });
 
 export const authSignup = defineMethod({
   name: 'auth.signup',
   summary: 'Create an account',
   description:
-    'Answers the new account\'s first Session and sends the address a confirmation token (account.verifyEmail). ' +
+    "Answers the new account's first Session and sends the address a confirmation token (account.verifyEmail). " +
     `Password: ${PASSWORD_RULE}. Nick: ${NICK_RULE}. Domain (optional): ${DOMAIN_RULE}. A taken e-mail address answers ` +
     '1601 and creates nothing (the owner of the address is told by e-mail, at most once an hour); a taken domain 1602. ' +
     `From one address: past ${SIGNUP_LIMITS.captchaAfterAddressAttempts} sign-ups within an hour, code 8 unless \`captcha\` ` +
@@ -49,8 +49,7 @@ export const authSignup = defineMethod({
     1602: 'the domain belongs to another account',
     1603: 'sign-up is closed on this server',
   },
-  handler: async (ctx, params) =>
-    signUp(ctx.services, { ...params, ip: ctx.ip, userAgent: ctx.userAgent }),
+  handler: async (ctx, params) => signUp(ctx.services, { ...params, ip: ctx.ip, userAgent: ctx.userAgent }),
 });
 
 export const accountVerifyEmail = defineMethod({
@@ -58,7 +57,7 @@ export const accountVerifyEmail = defineMethod({
   summary: 'Confirm an e-mail address with the token sent to it',
   description:
     'The token (from the message auth.signup or account.updateEmail sent) confirms its address and makes it the ' +
-    'account\'s: `email_verified` becomes 1. Needs no access token, so the link in the message works in a browser. ' +
+    "account's: `email_verified` becomes 1. Needs no access token, so the link in the message works in a browser. " +
     'Password-reset tokens sent to an earlier address stop working.',
   auth: 'none',
   extension: true,
@@ -111,7 +110,7 @@ export const authResetPassword = defineMethod({
 
 export const accountInfoMethod = defineMethod({
   name: 'account.info',
-  summary: 'The caller\'s own account',
+  summary: "The caller's own account",
   description: 'The full user (as users.get shows it) plus `email`, `email_verified`, `hasTotp` and `hasPassword`.',
   auth: 'required',
   params: P.object({}),
@@ -121,7 +120,7 @@ export const accountInfoMethod = defineMethod({
 
 export const accountUpdateInfo = defineMethod({
   name: 'account.updateInfo',
-  summary: 'Change the caller\'s nick, gender or domain',
+  summary: "Change the caller's nick, gender or domain",
   description:
     `Only the given fields change. Nick: ${NICK_RULE}; a changed nick goes into \`nicks_old\` (the last 20 are kept), ` +
     `at most ${NICK_CHANGE_LIMIT.max} changes a day (then 7). Domain: ${DOMAIN_RULE}. Every server process shows the ` +
@@ -143,7 +142,7 @@ const CONFIRM_RULE = `past ${CONFIRM_PASSWORD_LIMIT.max} wrong passwords within 
 
 export const accountUpdatePassword = defineMethod({
   name: 'account.updatePassword',
-  summary: 'Change the caller\'s password',
+  summary: "Change the caller's password",
   description:
     `The new password: ${PASSWORD_RULE}. Answers a new Session; every other session of the account (the calling one ` +
     `included) ends in every process before this answers. A wrong current password answers 1605; ${CONFIRM_RULE}.`,
@@ -166,7 +165,7 @@ export const accountUpdatePassword = defineMethod({
 
 export const accountUpdateEmail = defineMethod({
   name: 'account.updateEmail',
-  summary: 'Change the caller\'s e-mail address',
+  summary: "Change the caller's e-mail address",
   description:
     `Sends a confirmation token (${HOURS} hours) to the new address and a notice to the old one; the address changes ` +
     'once the token comes back through account.verifyEmail. Given the current, unconfirmed address, sends a new ' +
@@ -174,7 +173,7 @@ export const accountUpdateEmail = defineMethod({
   auth: 'required',
   params: P.object({
     email: P.string({ maxLength: 254, description: 'the new address' }),
-    password: PASSWORD_PARAM('the account\'s password'),
+    password: PASSWORD_PARAM("the account's password"),
   }),
   errors: { 1601: 'the address belongs to another account', 1605: 'the password is wrong' },
   handler: async (ctx, params) => {
@@ -201,12 +200,12 @@ export const accountTotpEnable = defineMethod({
   name: 'account.totpEnable',
   summary: 'Switch two-factor sign-in on',
   description:
-    'The authenticator\'s current code for the secret of account.totpSetup. Answers ten recovery codes, shown only ' +
+    "The authenticator's current code for the secret of account.totpSetup. Answers ten recovery codes, shown only " +
     'now: each is accepted once in place of a code (auth.totpVerify, account.totpDisable, auth.resetPassword). Past 5 ' +
     'wrong codes within 15 minutes, 7.',
   auth: 'required',
   extension: true,
-  params: P.object({ code: P.string({ maxLength: 32, description: 'the authenticator\'s 6-digit code' }) }),
+  params: P.object({ code: P.string({ maxLength: 32, description: "the authenticator's 6-digit code" }) }),
   result: RecoveryCodes,
   errors: { 1606: 'two-factor sign-in is on already, or account.totpSetup was not called (or called again meanwhile)' },
   handler: async (ctx, params) => totpEnable(ctx.services, ctx.caller.userId, params.code),
@@ -218,7 +217,7 @@ export const accountTotpDisable = defineMethod({
   description: `The password and a code (authenticator or recovery). The recovery codes stop working. ${CONFIRM_RULE}.`,
   auth: 'required',
   extension: true,
-  params: P.object({ password: PASSWORD_PARAM('the account\'s password'), code: CODE_PARAM }),
+  params: P.object({ password: PASSWORD_PARAM("the account's password"), code: CODE_PARAM }),
   errors: { 12: 'no code was sent', 1605: 'the password is wrong', 1606: 'two-factor sign-in is off' },
   handler: async (ctx, params) => {
     await totpDisable(ctx.services, ctx.caller.userId, params);
@@ -228,7 +227,7 @@ export const accountTotpDisable = defineMethod({
 
 export const accountSessionsGet = defineMethod({
   name: 'account.sessionsGet',
-  summary: 'The caller\'s sessions',
+  summary: "The caller's sessions",
   description:
     'Every sign-in of the caller that can still be used (its refresh token has not expired), newest first; ' +
     '`current` marks the calling one. Refreshing keeps a sign-in one entry; its `session_id` is that of the latest refresh.',

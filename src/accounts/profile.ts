@@ -71,7 +71,11 @@ export async function updateInfo(services: Services, userId: number, changes: In
   try {
     await kysely.transaction().execute(async (trx) => {
       await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
-      const row = await trx.selectFrom('users').select(['nick', 'nicks_old', 'domain']).where('user_id', '=', userId).executeTakeFirstOrThrow();
+      const row = await trx
+        .selectFrom('users')
+        .select(['nick', 'nicks_old', 'domain'])
+        .where('user_id', '=', userId)
+        .executeTakeFirstOrThrow();
       const columns: { nick?: string; nicks_old?: string; gender?: number; domain?: string } = {};
       if (nick !== undefined && nick !== row.nick) {
         columns.nick = nick;

@@ -24,9 +24,42 @@ const COMMON_PASSWORDS = new Set(dictionary['passwords-common'].slice(0, COMMON_
  * for a page of it.
  */
 export const RESERVED_NAMES = new Set([
-  'admin', 'administrator', 'api', 'app', 'auth', 'bot', 'bots', 'docs', 'help', 'healthz', 'info', 'login', 'logout', 'mod',
-  'moderator', 'moderators', 'news', 'null', 'official', 'openapi', 'owner', 'readyz', 'register', 'root', 'security', 'settings',
-  'signin', 'signup', 'staff', 'superadmin', 'support', 'system', 'undefined', 'user', 'users', 'www',
+  'admin',
+  'administrator',
+  'api',
+  'app',
+  'auth',
+  'bot',
+  'bots',
+  'docs',
+  'help',
+  'healthz',
+  'info',
+  'login',
+  'logout',
+  'mod',
+  'moderator',
+  'moderators',
+  'news',
+  'null',
+  'official',
+  'openapi',
+  'owner',
+  'readyz',
+  'register',
+  'root',
+  'security',
+  'settings',
+  'signin',
+  'signup',
+  'staff',
+  'superadmin',
+  'support',
+  'system',
+  'undefined',
+  'user',
+  'users',
+  'www',
 ]);
 
 /** Characters, not UTF-16 units. */
@@ -53,7 +86,8 @@ export function checkNick(raw: string): string {
 /** The domain as stored: lower case; 3 to 32 of a-z 0-9 _ . and not all digits (that would be an id). */
 export function checkDomain(raw: string): string {
   const domain = raw.trim().toLowerCase();
-  if (domain.length < DOMAIN_MIN || domain.length > DOMAIN_MAX) throw badParam('domain', `must be ${DOMAIN_MIN} to ${DOMAIN_MAX} characters`);
+  if (domain.length < DOMAIN_MIN || domain.length > DOMAIN_MAX)
+    throw badParam('domain', `must be ${DOMAIN_MIN} to ${DOMAIN_MAX} characters`);
   if (!/^[a-z0-9_.]+$/.test(domain)) throw badParam('domain', 'may hold only a-z, 0-9, "_" and "."');
   if (/^\d+$/.test(domain)) throw badParam('domain', 'must not be all digits (that would be a user id)');
   if (RESERVED_NAMES.has(domain)) throw badParam('domain', 'is reserved');

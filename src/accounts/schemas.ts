@@ -12,7 +12,7 @@ export const AccountInfo = Type.Object(
     hasTotp: bit('1 when two-factor sign-in is on'),
     hasPassword: bit('1 when the account has a password'),
   },
-  { ...Strict, $id: 'AccountInfo', description: 'The caller\'s own account: the full user plus what only they see' },
+  { ...Strict, $id: 'AccountInfo', description: "The caller's own account: the full user plus what only they see" },
 );
 
 export const TotpSetupResult = Type.Object(

@@ -56,7 +56,11 @@ const noSuchSession = () => new ApiError(Code.NO_SUCH_SESSION, 'the caller has n
  * account.sessionsGet; the current one too) or every other one (`all_others`). Every process
  * stops accepting them before this answers.
  */
-export async function revokeSessions(services: Services, caller: Caller, request: { sessionId?: number; allOthers?: 0 | 1 }): Promise<void> {
+export async function revokeSessions(
+  services: Services,
+  caller: Caller,
+  request: { sessionId?: number; allOthers?: 0 | 1 },
+): Promise<void> {
   const { kysely } = services.db;
   if ((request.sessionId === undefined) === (request.allOthers !== 1))
     throw badParam('session_id', 'give either session_id or all_others=1');
@@ -72,7 +76,12 @@ export async function revokeSessions(services: Services, caller: Caller, request
     const now = nowSeconds(services);
     await kysely.transaction().execute(async (trx) => {
       await dialectAdapter.lockUsers(trx, services.db.dialect, [caller.userId]);
-      await trx.updateTable('sessions').set({ revoked_at: now }).where('family_id', '=', row.family_id).where('revoked_at', 'is', null).execute();
+      await trx
+        .updateTable('sessions')
+        .set({ revoked_at: now })
+        .where('family_id', '=', row.family_id)
+        .where('revoked_at', 'is', null)
+        .execute();
     });
     await services.tokens.announce({ familyId: row.family_id });
     return;
@@ -91,9 +100,15 @@ export async function revokeSessions(services: Services, caller: Caller, request
       .where('family_id', '!=', caller.familyId)
       .execute();
     const ids = others.map((s) => s.session_id);
-    if (ids.length > 0) await trx.updateTable('sessions').set({ revoked_at: now }).where('session_id', 'in', ids).where('revoked_at', 'is', null).execute();
+    if (ids.length > 0)
+      await trx.updateTable('sessions').set({ revoked_at: now }).where('session_id', 'in', ids).where('revoked_at', 'is', null).execute();
     // A sign-in waiting for its TOTP code would become another session.
-    await trx.updateTable('totp_challenges').set({ used_at: now }).where('user_id', '=', caller.userId).where('used_at', 'is', null).execute();
+    await trx
+      .updateTable('totp_challenges')
+      .set({ used_at: now })
+      .where('user_id', '=', caller.userId)
+      .where('used_at', 'is', null)
+      .execute();
     return ids;
   });
   if (ended.length > 0) await services.tokens.announce({ sessionIds: ended });

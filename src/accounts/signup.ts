@@ -43,7 +43,11 @@ export async function signUp(services: Services, request: SignupRequest): Promis
   const taken = await kysely.selectFrom('users').select('user_id').where('email', '=', email).executeTakeFirst();
   if (taken) return refuseTakenAddress(services, email);
   if (domain !== undefined) {
-    const owner = await kysely.selectFrom('users').select('user_id').where((eb) => eb(eb.fn('lower', ['domain']), '=', domain)).executeTakeFirst();
+    const owner = await kysely
+      .selectFrom('users')
+      .select('user_id')
+      .where((eb) => eb(eb.fn('lower', ['domain']), '=', domain))
+      .executeTakeFirst();
     if (owner) throw domainTaken();
   }
 

@@ -16,10 +16,19 @@ const totpState = (description: string) => new ApiError(Code.TOTP_STATE, descrip
  */
 export async function totpSetup(services: Services, userId: number): Promise<{ secret: string; otpauth_uri: string }> {
   const { kysely } = services.db;
-  const user = await kysely.selectFrom('users').select(['totp_secret', 'email', 'nick']).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const user = await kysely
+    .selectFrom('users')
+    .select(['totp_secret', 'email', 'nick'])
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
   if (user.totp_secret !== null) throw totpState('two-factor sign-in is on already: switch it off first (account.totpDisable)');
   const secret = new Secret({ size: 20 });
-  await kysely.updateTable('users').set({ totp_pending: secret.base32 }).where('user_id', '=', userId).where('totp_secret', 'is', null).execute();
+  await kysely
+    .updateTable('users')
+    .set({ totp_pending: secret.base32 })
+    .where('user_id', '=', userId)
+    .where('totp_secret', 'is', null)
+    .execute();
   const uri = new TOTP({ issuer: TOTP_ISSUER, label: user.email ?? user.nick, ...TOTP_PARAMETERS, secret }).toString();
   return { secret: secret.base32, otpauth_uri: uri };
 }
@@ -31,7 +40,11 @@ export async function totpSetup(services: Services, userId: number): Promise<{ s
  */
 export async function totpEnable(services: Services, userId: number, rawCode: string): Promise<{ recovery_codes: string[] }> {
   const { kysely } = services.db;
-  const user = await kysely.selectFrom('users').select(['totp_secret', 'totp_pending']).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const user = await kysely
+    .selectFrom('users')
+    .select(['totp_secret', 'totp_pending'])
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
   if (user.totp_secret !== null) throw totpState('two-factor sign-in is on already');
   if (user.totp_pending === null) throw totpState('no secret to confirm: call account.totpSetup first');
   const pending = user.totp_pending;
@@ -64,10 +77,18 @@ export async function totpEnable(services: Services, userId: number, rawCode: st
 export async function totpDisable(services: Services, userId: number, request: { password: string; code: string }): Promise<void> {
   await confirmPassword(services, userId, request.password);
   const { kysely } = services.db;
-  const user = await kysely.selectFrom('users').select(['totp_secret', 'totp_last_step']).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const user = await kysely
+    .selectFrom('users')
+    .select(['totp_secret', 'totp_last_step'])
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
   if (user.totp_secret === null) throw totpState('two-factor sign-in is off');
   const attempt = await admitSecondFactorCheck(services, userId);
-  const factor = readSecondFactor({ totp_secret: user.totp_secret, totp_last_step: user.totp_last_step }, request.code, services.clock.now());
+  const factor = readSecondFactor(
+    { totp_secret: user.totp_secret, totp_last_step: user.totp_last_step },
+    request.code,
+    services.clock.now(),
+  );
   const now = nowSeconds(services);
   await kysely.transaction().execute(async (trx) => {
     await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);

@@ -233,7 +233,13 @@ export async function setAccountState(
   const columns: Record<string, unknown> = { ...state };
   // A new secret starts with no code used yet.
   if ('totp_secret' in state) columns.totp_last_step = null;
-  const result = await services.db.kysely.updateTable('users').set(columns).where('user_id', '=', userId).executeTakeFirst();
+  // A new secret (or none) also ends a setup in progress and the recovery codes of the old one.
+  if ('totp_secret' in state) columns.totp_pending = null;
+  const result = await services.db.kysely.transaction().execute(async (trx) => {
+    const updated = await trx.updateTable('users').set(columns).where('user_id', '=', userId).executeTakeFirst();
+    if ('totp_secret' in state) await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+    return updated;
+  });
   if (Number(result.numUpdatedRows) === 0) throw new ApiError(Code.USER_NOT_FOUND, `user ${userId} does not exist`);
   if (state.global_ban === 1) await revokeAllSessions(services, userId);
   await announceUsersChanged(services, [userId]);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
+import { parseJsonParam } from '../api/depth.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import type { Services } from '../services.js';
@@ -38,12 +39,7 @@ async function refuseIfItemsExist(services: Services, itemProtoId: number): Prom
 }
 
 function parseJsonObject(name: string, text: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw badParam(name, 'is not valid JSON');
-  }
+  const value = parseJsonParam(name, text);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badParam(name, 'must be a JSON object');
   return value as Record<string, unknown>;
 }

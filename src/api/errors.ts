@@ -23,6 +23,10 @@ export const Code = {
   CRAFT_MIXED: 605,
   ITEM_NOT_APPLICABLE: 624,
   PRIVACY: 701,
+  /** No such trade, or the caller takes no part in it. */
+  NO_SUCH_TRADE: 801,
+  /** The trade is no longer open. */
+  TRADE_CLOSED: 802,
   CHAT_RESTRICTED: 1203,
   PROMOCODE_REFUSED: 1501,
   EMAIL_TAKEN: 1601,

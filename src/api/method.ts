@@ -50,6 +50,8 @@ export interface MethodDefinition<P extends TObject = TObject, A extends AuthReq
   errors?: Record<number, string>;
   /** Ours, not the reference service's. */
   extension?: boolean;
+  /** Where success puts the result: `data` (default), or `result` as the reference's execute.* methods answer. */
+  resultKey?: 'data' | 'result';
   handler: (ctx: A extends 'required' ? SignedInContext : CallContext, params: Static<P>) => Promise<unknown>;
 }
 

@@ -6,11 +6,15 @@ import { ApiError, Code, authError, httpStatusFor, rateLimited } from './errors.
 import { SerializedData, SerializedList, StreamedData, type AnyMethod, type CallContext } from './method.js';
 import { readParams } from './params.js';
 import { checkAdminKey } from './admin-key.js';
+import { chargeAddress } from './address-limits.js';
+import { TOO_DEEP, nestedDeeperThan } from './depth.js';
 
 export interface Envelope {
   code: number;
   description?: string;
   data?: unknown;
+  /** execute.* methods: their result (see MethodDefinition.resultKey) */
+  result?: unknown;
 }
 
 /** The access token of a call: the `access_token` parameter, else an `Authorization: Bearer` header. */
@@ -71,6 +75,7 @@ function registerBodyParsers(app: FastifyInstance): void {
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
       return done(new ApiError(Code.BAD_PARAM, 'the JSON body must be an object'), undefined);
+    if (nestedDeeperThan(parsed)) return done(new ApiError(Code.BAD_PARAM, `the JSON body ${TOO_DEEP}`), undefined);
     done(null, parsed);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
@@ -136,7 +141,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
   async function handle(request: FastifyRequest<{ Params: { method: string } }>, reply: FastifyReply) {
     const ip = request.ip;
     // Every call counts against its address, unknown methods included.
-    if (config.rateLimit) await limit(`rl:ip:${ip}`, config.rateLimitPerIp);
+    if (config.rateLimit) await chargeAddress(services, ip);
     const method = byName.get(request.params.method);
     if (!method) throw new ApiError(Code.UNKNOWN_METHOD, `unknown method ${request.params.method.slice(0, 100)}`);
     const raw = mergedParams(request);
@@ -166,6 +171,8 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     const data = await method.handler(ctx as never, params as never);
     if (data instanceof StreamedData) return reply.type('application/json; charset=utf-8').send(Readable.from(envelopePieces(data), { objectMode: false, encoding: 'utf8' }));
     const admin = method.auth === 'admin';
+    if (data instanceof SerializedData && method.resultKey === 'result')
+      return reply.type('application/json; charset=utf-8').send(`{"code":0,"result":${data.json}}`);
     if (data instanceof SerializedData) {
       // A kept answer's bytes are made once for every caller it is sent to.
       const answer = data.kept && !admin ? (data.kept.envelope ??= Buffer.from(envelopeText(data.json))) : sendable(envelopeText(data.json), admin);
@@ -175,7 +182,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     // Plain JSON.stringify, not serialisers compiled from the response schemas: for these
     // answers (unions of shapes, many optional fields) fast-json-stringify measured slower, and
     // the large lists (inventories, prototypes) are already assembled from cached JSON text.
-    const envelope: Envelope = data === undefined ? { code: Code.OK } : { code: Code.OK, data };
+    const envelope: Envelope = data === undefined ? { code: Code.OK } : { code: Code.OK, [method.resultKey ?? 'data']: data };
     return reply.send(envelope);
   }
 

@@ -73,3 +73,10 @@ export function captchaVerifier(services: Services): CaptchaVerifier | null {
   if (!services.state.has(STATE_KEY)) services.state.set(STATE_KEY, captchaVerifierFor(services.config.captcha));
   return services.state.get(STATE_KEY) as CaptchaVerifier | null;
 }
+
+/** Whether `response` is a captcha the configured verifier accepts (never, without a verifier). */
+export async function captchaSolved(services: Services, response: string | undefined, ip: string): Promise<boolean> {
+  if (response === undefined || response === '') return false;
+  const verifier = captchaVerifier(services);
+  return verifier !== null && (await verifier.verify(response, ip));
+}

@@ -56,7 +56,11 @@ const wrongCode = () => new ApiError(Code.BAD_PARAM, 'parameter code: wrong code
  * Reads the code sent for an account with two-factor sign-in: 12 when none was sent, 2 when
  * an authenticator code is wrong. A recovery code is checked when it is spent.
  */
-export function readSecondFactor(user: { totp_secret: string; totp_last_step: number | null }, raw: string | undefined, nowMs: number): SecondFactor {
+export function readSecondFactor(
+  user: { totp_secret: string; totp_last_step: number | null },
+  raw: string | undefined,
+  nowMs: number,
+): SecondFactor {
   const text = (raw ?? '').replace(/\s+/g, '');
   if (text === '') throw new ApiError(Code.TOTP_REQUIRED, 'an authenticator code (or a recovery code) is required in the code parameter');
   const recovery = recoveryCodeForm(text);

@@ -16,6 +16,8 @@ export interface SessionData {
   /** the same value as expires_in (the reference service sends both) */
   expires: number;
   refresh_token?: string;
+  /** sign-in only: the device token to send with later sign-ins of this account */
+  device_token?: string;
 }
 
 /** Characters of a client's User-Agent kept for the sessions list. */
@@ -106,8 +108,9 @@ export async function issueBotSession(services: Services, botId: number, ip: str
  *
  * A refresh token presented after it was rotated was in two hands (RFC 9700, 4.14.2): the
  * whole family is revoked. Of concurrent refreshes with one token exactly one gets a Session;
- * the others are reuses. Within `refreshReuseGrace` seconds of the rotation (0 by default) a
- * reuse is taken for such a race by one client: it answers 1 and the winner's Session stays.
+ * the others are reuses. Within `refreshReuseGrace` seconds of the rotation (10 by default) and
+ * from the same address, a reuse is taken for such a race by one client: it answers 1 and the
+ * winner's Session stays.
  */
 export async function refreshSession(services: Services, refreshToken: string, ip: string, userAgent?: string): Promise<SessionData> {
   const { kysely } = services.db;
@@ -118,7 +121,7 @@ export async function refreshSession(services: Services, refreshToken: string, i
     .where('refresh_hash', '=', refreshHash)
     .executeTakeFirst();
   if (!row) throw authError(INVALID_REFRESH_TOKEN);
-  if (row.refreshed_at !== null) return reused(services, row.family_id, row.refreshed_at);
+  if (row.refreshed_at !== null) return reused(services, row.family_id, row.refreshed_at, ip);
   const now = nowSeconds(services);
   if (row.revoked_at !== null || row.created_at + services.config.refreshTtl <= now) throw authError(INVALID_REFRESH_TOKEN);
 
@@ -144,16 +147,32 @@ export async function refreshSession(services: Services, refreshToken: string, i
   });
   if (session === null) {
     const after = await kysely.selectFrom('sessions').select(['refreshed_at']).where('session_id', '=', row.session_id).executeTakeFirst();
-    if (after?.refreshed_at != null) return reused(services, row.family_id, after.refreshed_at);
+    if (after?.refreshed_at != null) return reused(services, row.family_id, after.refreshed_at, ip);
     throw authError(INVALID_REFRESH_TOKEN);
   }
   await services.tokens.announce({ sessionIds: [row.session_id] });
   return session;
 }
 
-async function reused(services: Services, familyId: string, refreshedAt: number): Promise<never> {
+/**
+ * A rotated refresh token presented again. Within the grace period and from the address the
+ * rotation was made for, it is the same client racing itself (two refreshes at once): it
+ * answers 1 and the winner's session stays. Anything else is theft: the sign-in ends.
+ */
+async function reused(services: Services, familyId: string, refreshedAt: number, ip: string): Promise<never> {
   const grace = services.config.refreshReuseGrace;
-  if (grace === 0 || nowSeconds(services) - refreshedAt >= grace) await revokeFamily(services, familyId);
+  let racingItself = false;
+  if (grace > 0 && nowSeconds(services) - refreshedAt < grace) {
+    const latest = await services.db.kysely
+      .selectFrom('sessions')
+      .select('ip')
+      .where('family_id', '=', familyId)
+      .orderBy('session_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    racingItself = latest?.ip === requestAddress(ip);
+  }
+  if (!racingItself) await revokeFamily(services, familyId);
   throw authError(REUSED_REFRESH_TOKEN);
 }
 

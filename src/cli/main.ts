@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { ConfigError, DATABASE_SETTING, REDIS_PREFIX_SETTING, REDIS_SETTING, SERVER_SETTINGS, describeSettings, loadConfig, parseArgsOptions, type Setting } from './settings.js';
+import { ConfigError, DATABASE_SETTING, REDIS_PREFIX_SETTING, REDIS_SETTING, SERVER_SETTINGS, describeSettings, loadConfig, parseArgsOptions, withOptionalValues, type Setting } from './settings.js';
 
 // Commands load their modules when run, so help and the light commands start fast.
 const serveModule = () => import('./serve.js');
@@ -139,7 +139,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: rest,
+      args: withOptionalValues(command.settings, rest),
       options: { ...parseArgsOptions(command.settings), ...command.options, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       strict: true,

@@ -8,6 +8,8 @@ import { ownedItemIndexesMigration } from './migrations/003_owned_item_indexes.j
 import { openingsPromocodesMigration } from './migrations/004_openings_promocodes.js';
 import { rankFormsMigration } from './migrations/005_rank_forms.js';
 import { accountsMigration } from './migrations/006_accounts.js';
+import { signinSourcesMigration } from './migrations/007_signin_sources.js';
+import { tradesMigration } from './migrations/008_trades.js';
 
 /**
  * PostgreSQL advisory lock held while migrating. Kysely's migrator reads the catalogue of
@@ -26,6 +28,8 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '004_openings_promocodes': openingsPromocodesMigration(db.dialect),
     '005_rank_forms': rankFormsMigration(),
     '006_accounts': accountsMigration(),
+    '007_signin_sources': signinSourcesMigration(),
+    '008_trades': tradesMigration(db.dialect),
   };
 }
 

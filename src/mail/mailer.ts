@@ -26,7 +26,10 @@ export interface Mailer {
 export function isTemporaryFailure(error: unknown): boolean {
   const e = error as { responseCode?: unknown; code?: unknown };
   if (typeof e.responseCode === 'number') return e.responseCode >= 400 && e.responseCode < 500;
-  return typeof e.code === 'string' && ['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'ETLS', 'EPROTOCOL'].includes(e.code);
+  return (
+    typeof e.code === 'string' &&
+    ['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'ETLS', 'EPROTOCOL'].includes(e.code)
+  );
 }
 
 /** The SMTP URL without its password, for logs and the banner. */
@@ -127,7 +130,9 @@ class LogMailer implements Mailer {
 
 export function createMailer(config: Config, log: FastifyBaseLogger): Mailer {
   if (!config.mail.smtpUrl) {
-    log.warn('no SMTP server configured (--smtp-url): account e-mail, one-time tokens included, is written to the log instead; development only');
+    log.warn(
+      'no SMTP server configured (--smtp-url): account e-mail, one-time tokens included, is written to the log instead; development only',
+    );
     return new LogMailer(log);
   }
   return new SmtpMailer(config.mail.smtpUrl, config.mail.from, config.mail.retryDelaysMs, log);

@@ -1,14 +1,14 @@
 import type { Domain } from '../api/method.js';
 import type { Services } from '../services.js';
 import { usersGet } from './users-get.js';
-import { accountGetPrivacy, accountSetPrivacy } from './privacy.js';
+import { privacyMethods } from './privacy.js';
 import { attachProfileCache } from './profile-cache.js';
 
 const STATE_KEY = 'users';
 
 export const usersDomain: Domain = {
   name: 'users',
-  methods: [usersGet, accountSetPrivacy, accountGetPrivacy],
+  methods: [usersGet, ...privacyMethods],
   async start(services: Services) {
     const detachProfiles = await attachProfileCache(services);
     const presence = services.presence;

@@ -10,7 +10,10 @@ export function accountsMigration() {
   const big = 'bigint' as const;
   return {
     async up(db: Kysely<any>): Promise<void> {
-      await db.schema.alterTable('users').addColumn('email_verified', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('users')
+        .addColumn('email_verified', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema.alterTable('users').addColumn('totp_pending', 'text').execute();
       await sql`create unique index users_domain_lower on users (lower(domain))`.execute(db);
       await db.schema.alterTable('sessions').addColumn('user_agent', 'text').execute();
