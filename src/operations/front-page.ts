@@ -25,7 +25,7 @@ function demoEmails(worldFile: string | undefined): string[] {
  * health checks are and, when the world it started with has demo accounts that are in the
  * database, their e-mails (never their passwords: those are printed on the console at start).
  */
-export function registerFrontPage(app: FastifyInstance, services: Services): void {
+export function registerFrontPage(app: FastifyInstance, services: Pick<Services, 'config' | 'db'>): void {
   const version = escapeHtml(packageVersion());
   const candidates = demoEmails(services.config.world);
   app.get('/', async (_request, reply) => {
