@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestServer } from './helpers.js';
 import type { World } from '../src/world/schema.js';
+import { CHROMIUM, missing } from './components.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** Generous waits for a loaded machine; nothing here measures speed. */
 const WAIT = { timeout: 60_000 };
@@ -15,7 +15,7 @@ const root = join(import.meta.dirname, '..');
 const demoFile = join(root, 'worlds/demo.json');
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 
-test('GET / in a browser: what the server is, its version, links that work, and the demo accounts without passwords', { timeout: 240_000 }, async () => {
+test('GET / in a browser: what the server is, its version, links that work, and the demo accounts without passwords', { timeout: 240_000, skip: missing.chromium }, async () => {
   const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as World & { users: { email?: string; password?: string }[] };
   const accounts = demo.users.filter((u) => u.email && u.password);
   assert.ok(accounts.length >= 5);
@@ -25,7 +25,7 @@ test('GET / in a browser: what the server is, its version, links that work, and 
     await server.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = server.app.server.address() as AddressInfo;
     const origin = `http://127.0.0.1:${port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM!, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
     const outside: string[] = [];
     await page.route('**/*', (route) => {
