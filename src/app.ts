@@ -22,7 +22,14 @@ import { Metrics } from './operations/metrics.js';
 import { registerMetricsEndpoints } from './operations/metrics-endpoint.js';
 import { readTlsFiles, tlsFilesOf } from './operations/tls.js';
 import { domains, allMethods } from './domains.js';
-import type { Services } from './services.js';
+import type { Core, Services } from './services.js';
+import { startAuth } from './auth/index.js';
+import { startUsers } from './users/index.js';
+import { startFriends } from './friends/index.js';
+import { startCatalog } from './catalog/index.js';
+import { startInventory } from './inventory/index.js';
+import { ChatRuntime } from './chat/runtime.js';
+import { createTrades } from './trades/index.js';
 
 export interface CreateServerOptions {
   clock?: Clock;
@@ -96,7 +103,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
     logController: new LogController({ disableRequestLogging: true }),
   });
 
-  const services: Services = {
+  const core: Core = {
     config,
     db,
     clock,
@@ -115,7 +122,6 @@ export async function createServer(config: Config, options: CreateServerOptions 
     presence: new Presence(db, clock, config.onlineWindow),
     mail: createMailer(config, app.log),
     metrics: new Metrics(allMethods().map((m) => m.name)),
-    state: new Map(),
   };
 
   // A plain callback: this runs on every request, and an async hook costs a promise each time.
@@ -125,14 +131,14 @@ export async function createServer(config: Config, options: CreateServerOptions 
   });
 
   registerClientAddressCheck(app, config.trustProxy);
-  registerAddressLimits(app, services);
+  registerAddressLimits(app, core);
   registerEnvelopeAnswers(app);
   registerRequestLog(app, config);
-  services.metrics.registerHooks(app);
-  services.metrics.watchDatabase(db);
-  services.metrics.watchWebSockets(app);
-  services.metrics.watchCache('sessions', () => services.tokens.cacheCounts());
-  registerMetricsEndpoints(app, services, services.metrics);
+  core.metrics.registerHooks(app);
+  core.metrics.watchDatabase(db);
+  core.metrics.watchWebSockets(app);
+  core.metrics.watchCache('sessions', () => core.tokens.cacheCounts());
+  registerMetricsEndpoints(app, core, core.metrics);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber]) connection?.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));
@@ -146,13 +152,13 @@ export async function createServer(config: Config, options: CreateServerOptions 
     }
   });
 
-  for (const domain of domains) await domain.start?.(services);
+  const services = await startCapabilities(core);
   await registerApi(app, services, allMethods());
   await registerDocs(app, allMethods());
   for (const domain of domains) await domain.routes?.(app, services);
 
   app.addHook('onClose', async () => {
-    for (const domain of [...domains].reverse()) await domain.stop?.(services);
+    await stopCapabilities(services);
     services.tokens.close();
     await services.mail.close();
     db.onQuery(undefined);
@@ -165,4 +171,28 @@ export async function createServer(config: Config, options: CreateServerOptions 
   });
 
   return { app, services };
+}
+
+/**
+ * The composition root: starts every capability on the shared core, in dependency order, and
+ * assembles their runtimes into the one interface handlers use. The chat reads users and
+ * prototypes through the others, so it starts once they are all in place.
+ */
+async function startCapabilities(core: Core): Promise<Services> {
+  const auth = await startAuth(core);
+  const users = await startUsers(core);
+  const friends = await startFriends(core);
+  const catalog = startCatalog(core);
+  const inventory = await startInventory(core);
+  const chat = new ChatRuntime(core);
+  const trades = createTrades();
+  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades };
+  await chat.start(services);
+  trades.start(services);
+  return services;
+}
+
+/** Stops every capability, in the reverse of start order. */
+async function stopCapabilities(services: Services): Promise<void> {
+  for (const runtime of [services.trades, services.chat, services.inventory, services.catalog, services.friends, services.users, services.auth]) await runtime.stop();
 }

@@ -5,7 +5,6 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ok } from './helpers.js';
 import { defaultConfig } from '../src/config.js';
 import { deleteMessage, postSystemMessage, setChatStatus } from '../src/chat/moderation.js';
-import { chatRuntime } from '../src/chat/runtime.js';
 import { ChatAddEvent, ChatStatus } from '../src/chat/schemas.js';
 import { ADMIN_KEY, admin } from './admin-support.js';
 import {
@@ -142,7 +141,7 @@ test('a subscriber that does not read is dropped once its queue passes maxQueueB
     const stalled = await connect(server);
     (stalled.socket as unknown as { _socket: { pause(): void } })._socket.pause();
 
-    const feed = chatRuntime(server.services).feed;
+    const feed = server.services.chat.feed;
     assert.equal(feed.size, 2);
     const filler = (i: number) => ({
       message: { type: 1, user_id: ALICE, msg_id: `filler-${i}`, ts: 0, text: 'x'.repeat(256 * 1024), user_ids_mentioned: [] },

@@ -1,5 +1,4 @@
 import { ApiError, Code, rateLimited } from '../api/errors.js';
-import { checkPassword } from '../auth/passwords.js';
 import type { Services } from '../services.js';
 
 /** Wrong passwords a signed-in user may send to the methods that ask for one, per window. */
@@ -23,7 +22,7 @@ export async function confirmPassword(services: Services, userId: number, passwo
     throw rateLimited(hit.resetIn);
   }
   const row = await services.db.kysely.selectFrom('users').select('password_hash').where('user_id', '=', userId).executeTakeFirst();
-  if (!(await checkPassword(row?.password_hash, password)) || !row?.password_hash) throw wrongPassword();
+  if (!(await services.auth.passwords.check(row?.password_hash, password)) || !row?.password_hash) throw wrongPassword();
   await release();
   return row.password_hash;
 }

@@ -2,7 +2,6 @@ import { badParam } from '../api/errors.js';
 import type { Executor } from '../db/connection.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { requestAddress } from '../auth/ip.js';
-import { hashPassword } from '../auth/passwords.js';
 import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
 import { nowSeconds, type Services } from '../services.js';
 import { issueAccountToken, retireAccountTokens, useAccountToken } from './account-tokens.js';
@@ -31,7 +30,7 @@ export async function updatePassword(
 ): Promise<SessionData> {
   checkNewPassword(request.next, 'password_new');
   const checkedHash = await confirmPassword(services, request.userId, request.current);
-  const newHash = await hashPassword(request.next);
+  const newHash = await services.auth.passwords.hash(request.next);
   const now = nowSeconds(services);
   const session = await services.db.kysely.transaction().execute(async (trx) => {
     await dialectAdapter.lockUsers(trx, services.db.dialect, [request.userId]);

@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { rateLimited } from '../api/errors.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { requestAddress } from '../auth/ip.js';
-import { hashPassword } from '../auth/passwords.js';
 import { admitSecondFactorCheck, readSecondFactor, spendSecondFactor } from '../auth/second-factor.js';
 import { sha256 } from '../infra/secrets.js';
 import { nowSeconds, type Services } from '../services.js';
@@ -76,7 +75,7 @@ export async function resetPassword(services: Services, request: { token: string
     attempt = await admitSecondFactorCheck(services, target.user_id);
     factor = readSecondFactor({ totp_secret: user.totp_secret, totp_last_step: user.totp_last_step }, request.code, services.clock.now());
   }
-  const passwordHash = await hashPassword(request.password);
+  const passwordHash = await services.auth.passwords.hash(request.password);
   await kysely.transaction().execute(async (trx) => {
     const used = await useAccountToken(trx, request.token, 'reset_password', now);
     await dialectAdapter.lockUsers(trx, services.db.dialect, [used.user_id]);

@@ -1,5 +1,4 @@
 import { ApiError, Code, rateLimited } from '../api/errors.js';
-import { captchaVerifier } from '../auth/captcha.js';
 import { sha256 } from '../infra/secrets.js';
 import type { Services } from '../services.js';
 
@@ -29,7 +28,7 @@ export async function admitSignup(services: Services, attempt: { email: string; 
   ]);
   if (address.count > SIGNUP_LIMITS.ceilingAddressAttempts) throw rateLimited(address.resetIn);
   if (email.count > SIGNUP_LIMITS.ceilingEmailAttempts) throw rateLimited(email.resetIn);
-  const verifier = captchaVerifier(services);
+  const verifier = services.auth.captcha;
   if (verifier === null || address.count <= SIGNUP_LIMITS.captchaAfterAddressAttempts) return;
   const solved = attempt.captcha !== undefined && attempt.captcha !== '' && (await verifier.verify(attempt.captcha, attempt.ip));
   if (!solved) throw new ApiError(Code.CAPTCHA, 'captcha required: solve it and send the answer in the captcha parameter');

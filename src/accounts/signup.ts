@@ -1,6 +1,5 @@
 import { ApiError, Code } from '../api/errors.js';
 import { requestAddress } from '../auth/ip.js';
-import { hashPassword } from '../auth/passwords.js';
 import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
 import { sha256 } from '../infra/secrets.js';
 import { nowSeconds, type Services } from '../services.js';
@@ -51,7 +50,7 @@ export async function signUp(services: Services, request: SignupRequest): Promis
     if (owner) throw domainTaken();
   }
 
-  const passwordHash = await hashPassword(request.password);
+  const passwordHash = await services.auth.passwords.hash(request.password);
   const now = nowSeconds(services);
   let created: { session: SessionData; token: string };
   try {

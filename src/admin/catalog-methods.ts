@@ -10,7 +10,7 @@ import { importWorld, WorldError } from '../world/import.js';
 import { itemProtoEntry } from '../world/export.js';
 import { WorldItemProto, type World } from '../world/schema.js';
 import { grantItems, revokeItem } from '../inventory/grants.js';
-import { requireUser } from './accounts.js';
+import { requireUser } from '../users/profiles.js';
 
 /** Largest prototype entry accepted, as JSON text. */
 const MAX_PROTO_JSON = 60_000;

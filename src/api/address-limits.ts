@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { requestAddress } from '../auth/ip.js';
 import { addressKey, networkOf } from '../infra/address-keys.js';
-import type { Services } from '../services.js';
+import type { Core, Services } from '../services.js';
 import { trustFunction } from './client-address.js';
 import { Code, rateLimited } from './errors.js';
 
@@ -16,12 +16,12 @@ import { Code, rateLimited } from './errors.js';
 export const ANSWER_BYTES_PER_REQUEST = 64 * 1024;
 
 /** The counter of an address's requests (see src/infra/address-keys.ts for its bounds). */
-export function addressLimitKey(services: Services, ip: string): string {
+export function addressLimitKey(services: Pick<Services, 'config'>, ip: string): string {
   return addressKey('rl:ip', requestAddress(ip), services.config.addressSlots);
 }
 
 /** Counts `units` requests against the address; past its limit, code 7. */
-export async function chargeAddress(services: Services, ip: string, units = 1): Promise<void> {
+export async function chargeAddress(services: Pick<Services, 'config' | 'counters'>, ip: string, units = 1): Promise<void> {
   const { max, windowSeconds } = services.config.rateLimitPerIp;
   const hit = await services.counters.hit(addressLimitKey(services, ip), windowSeconds, units);
   if (hit.count > max) throw rateLimited(hit.resetIn);
@@ -34,7 +34,7 @@ const START_BYTES = Symbol('startBytes');
  * code 7 refusal past it), WebSocket connects counted as requests, and the cost of answers
  * charged to their address once sent.
  */
-export function registerAddressLimits(app: FastifyInstance, services: Services): void {
+export function registerAddressLimits(app: FastifyInstance, services: Core): void {
   const { config } = services;
   const open = new Map<string, number>();
   const acquire = (address: string): boolean => {

@@ -101,13 +101,13 @@ export function defineMethod<P extends TObject, A extends AuthRequirement>(defin
   return definition as unknown as AnyMethod;
 }
 
-/** Everything a capability contributes to the server. */
+/**
+ * Everything a capability contributes to the server's routes. Its per-process state (caches,
+ * timers) is the runtime its start function returns, assembled into `Services` by `createServer`.
+ */
 export interface Domain {
   name: string;
   methods: AnyMethod[];
-  /** Runs once the database is migrated, before the server listens. */
-  start?: (services: Services) => Promise<void> | void;
   /** Extra HTTP routes (the WebSocket feed, for example). */
   routes?: (app: import('fastify').FastifyInstance, services: Services) => Promise<void> | void;
-  stop?: (services: Services) => Promise<void> | void;
 }

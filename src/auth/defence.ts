@@ -1,6 +1,6 @@
 import { ApiError, Code, rateLimited } from '../api/errors.js';
 import type { Services } from '../services.js';
-import { captchaSolved, captchaVerifier } from './captcha.js';
+import { captchaSolved } from './captcha.js';
 
 /**
  * Guessing defence for any form that checks a secret (sign-in, sign-up, ...): a budget of
@@ -94,7 +94,7 @@ export async function admitAttempt(services: Services, request: DefenceRequest):
   if (exhausted.length > 0) {
     await giveBack();
     held.length = 0;
-    if (captchaVerifier(services)) {
+    if (services.auth.captcha) {
       if (!(await captchaSolved(services, request.captcha, request.ip))) throw new ApiError(Code.CAPTCHA, CAPTCHA_NEEDED);
     } else {
       for (const budget of exhausted) {

@@ -6,7 +6,7 @@ import { knownSource, rememberSource } from './known-sources.js';
 import { sha256 } from '../infra/secrets.js';
 import { addressKey } from '../infra/address-keys.js';
 import { captchaSolved } from './captcha.js';
-import { checkPassword, hashPassword, needsRehash } from './passwords.js';
+import { needsRehash } from './passwords.js';
 import type { Executor } from '../db/connection.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { issueUserSessionIn, type SessionData } from './sessions.js';
@@ -71,7 +71,7 @@ export async function signIn(services: Services, request: SigninRequest): Promis
   const source = { ip, deviceToken: request.deviceToken };
   const known = user ? await knownSource(services, user.user_id, source) : null;
   const attempt = await admitAttempt(services, { ...signinDefence(email, ip, known, services.config.addressSlots), captcha: request.captcha });
-  const passwordRight = await checkPassword(user?.password_hash, request.password);
+  const passwordRight = await services.auth.passwords.check(user?.password_hash, request.password);
   // Bots get their tokens from bots.getToken; for sign-in they do not exist.
   if (!user || !passwordRight || user.bot_owner_id !== null) {
     await attempt.failed();
@@ -113,7 +113,7 @@ async function requireUnchangedCredentials(
 
 /** Re-hashes a password stored with weaker parameters, unless it was changed meanwhile; answers the hash now stored. */
 async function upgradeHash(services: Services, userId: number, oldHash: string, password: string): Promise<string> {
-  const newHash = await hashPassword(password);
+  const newHash = await services.auth.passwords.hash(password);
   const upgraded = await services.db.kysely
     .updateTable('users')
     .set({ password_hash: newHash })

@@ -4,7 +4,6 @@ import type { WebSocket } from 'ws';
 import type { Caller } from '../api/method.js';
 import type { Services } from '../services.js';
 import { CloseCode, type Subscriber } from './feed.js';
-import { chatRuntime } from './runtime.js';
 
 /** Topics a connection may subscribe to with `subs`; others are ignored. */
 const TOPICS = new Set(['gchat']);
@@ -52,7 +51,7 @@ export async function registerFeedRoute(app: FastifyInstance, services: Services
   });
 
   app.get<{ Querystring: FeedQuery }>('/ws', { websocket: true }, async (socket, request) => {
-    const feed = chatRuntime(services).feed;
+    const feed = services.chat.feed;
     // Until the token is resolved, incoming frames are ignored like all client frames.
     socket.on('message', () => undefined);
     const token = tokenOf(request);

@@ -1,13 +1,13 @@
 import type { SerializedData } from '../api/method.js';
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../services.js';
+import type { Core, Runtime, Services } from '../services.js';
 import { RedisBus, WORLD_CHANGED } from '../infra/bus.js';
 import { loadUsers, type UserObject } from '../users/profiles.js';
 import { loadProtoShorts, type ItemObject } from '../catalog/protos.js';
 import { ChatHistory, type ChatSettings, type GchatAnswer } from './history.js';
 import { ChatFeed, CloseCode } from './feed.js';
 import { REVOCATION_CHANNEL, type Revocation } from '../auth/tokens.js';
-import { loadNewestMessages, protosNamedBy, usersNamedBy } from './messages.js';
+import { MessageWriter, loadNewestMessages, protosNamedBy, usersNamedBy } from './messages.js';
 import type { ChatMessage } from './schemas.js';
 
 /** Bus channel of chat events; every process, the sender's included, applies them. */
@@ -49,7 +49,7 @@ class RecentSet {
   }
 }
 
-export async function readChatSettings(services: Services): Promise<ChatSettings> {
+export async function readChatSettings(services: Pick<Services, 'db' | 'config'>): Promise<ChatSettings> {
   const row = await services.db.kysely.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst();
   return {
     closed: row?.closed === 1,
@@ -65,9 +65,14 @@ export async function readChatSettings(services: Services): Promise<ChatSettings
  * so a reload never interleaves with an event, and is applied once even though the sending
  * process applies its own events at once (read-your-writes) and again hears them on the bus.
  */
-export class ChatRuntime {
+export class ChatRuntime implements Runtime {
   readonly history: ChatHistory;
   readonly feed: ChatFeed;
+  readonly writer = new MessageWriter();
+  /** The configured emoticons: an emote-only chat accepts only these. */
+  readonly emoticons: ReadonlySet<string>;
+  /** Set by `start`, before anything reads or changes the chat. */
+  private services!: Services;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly appliedEvents = new RecentSet(10_000);
   private readonly deletedIds = new RecentSet(10_000);
@@ -75,17 +80,20 @@ export class ChatRuntime {
   private resyncing?: Promise<void>;
   private readonly unsubscribes: (() => void)[] = [];
 
-  constructor(private readonly services: Services) {
-    this.history = new ChatHistory(services.config.chat.historySize);
-    this.feed = new ChatFeed(services.config.ws, () => {
-      void services.presence.touchConnected().catch(() => undefined);
+  /** Nothing is read yet: `start` does it, once every capability's runtime exists. */
+  constructor(core: Core) {
+    this.history = new ChatHistory(core.config.chat.historySize);
+    this.emoticons = new Set(core.config.chat.emoticons);
+    this.feed = new ChatFeed(core.config.ws, () => {
+      void core.presence.touchConnected().catch(() => undefined);
       // Subscribers also hear of changes whose bus event was lost, even when nobody polls gchat.get.
       void this.settle().catch((err) => this.logFailure(err));
     });
   }
 
-  async start(): Promise<void> {
-    const { bus } = this.services;
+  async start(services: Services): Promise<void> {
+    this.services = services;
+    const { bus } = services;
     const channels = [CHAT_CHANNEL, WORLD_CHANGED, 'users.changed', 'catalog.changed', REVOCATION_CHANNEL];
     // Subscribed in Redis before the server listens, so no event sent after start is missed.
     if (bus instanceof RedisBus) await bus.ready(channels);
@@ -266,12 +274,4 @@ export async function enrichmentOf(services: Services, message: ChatMessage): Pr
     users: userIds.map((id) => users.get(id)).filter((v) => v !== undefined),
     item_protos: protoIds.map((id) => protos.get(id)).filter((v) => v !== undefined),
   };
-}
-
-export const CHAT_STATE_KEY = 'chat';
-
-export function chatRuntime(services: Services): ChatRuntime {
-  const runtime = services.state.get(CHAT_STATE_KEY) as ChatRuntime | undefined;
-  if (!runtime) throw new Error('the chat is not started');
-  return runtime;
 }

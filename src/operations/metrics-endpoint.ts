@@ -18,7 +18,7 @@ function presentedKey(request: FastifyRequest): string | string[] | undefined {
  * `--metrics-port`, to anyone who reaches a listener of its own (bound to `--metrics-host`,
  * an address only the monitoring network reaches). The listener opens and closes with the server.
  */
-export function registerMetricsEndpoints(app: FastifyInstance, services: Services, metrics: Metrics): void {
+export function registerMetricsEndpoints(app: FastifyInstance, services: Pick<Services, 'config' | 'counters' | 'log'>, metrics: Metrics): void {
   app.get('/metrics', async (request, reply) => {
     try {
       await checkAdminKey(services, presentedKey(request), request.ip);

@@ -3,8 +3,8 @@ import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
 import { sql } from 'kysely';
 import type { Database, Executor } from '../db/connection.js';
 import type { Tables } from '../db/tables.js';
-import { hashPassword } from '../auth/passwords.js';
-import { newMessageId } from '../chat/message-id.js';
+import { PasswordHasher } from '../auth/passwords.js';
+import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
 import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
 import { invalidateTradesHoldingAt } from '../trades/invalidate.js';
@@ -362,8 +362,9 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
 
   // Hash passwords before the transaction: hashing is slow and runs on the thread pool.
   const users = world.users ?? [];
+  const hasher = new PasswordHasher();
   const passwordHashes = await Promise.all(
-    users.map((u) => (u.password !== undefined ? hashPassword(u.password) : Promise.resolve(u.password_hash ?? null))),
+    users.map((u) => (u.password !== undefined ? hasher.hash(u.password) : Promise.resolve(u.password_hash ?? null))),
   );
 
   let itemCount = 0;
@@ -598,11 +599,12 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           .execute();
       }
       const messages = world.gchat?.messages ?? [];
+      const messageIds = new MessageIds();
       await insertBatched(
         trx,
         'chat_messages',
         messages.map((m, i) => ({
-          msg_id: m.msg_id ?? newMessageId((m.ts ?? now) * 1000 + i),
+          msg_id: m.msg_id ?? messageIds.next((m.ts ?? now) * 1000 + i),
           type: m.type,
           user_id: m.user_id,
           ts: m.ts ?? now,
