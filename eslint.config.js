@@ -16,6 +16,11 @@ export default defineConfig(
     },
   },
   {
+    // Migrations take `Kysely<any>`: each must keep working whatever the schema's type becomes later.
+    files: ['src/db/migrations/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
     // Tests read answers as the JSON they are, whatever their shape.
     files: ['test/**', 'test-crash/**', 'soak/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

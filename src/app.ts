@@ -21,6 +21,7 @@ import { loggerOptions, registerRequestLog } from './operations/request-log.js';
 import { Metrics } from './operations/metrics.js';
 import { registerMetricsEndpoints } from './operations/metrics-endpoint.js';
 import { readTlsFiles, tlsFilesOf } from './operations/tls.js';
+import { registerFrontPage } from './operations/front-page.js';
 import { domains, allMethods } from './domains.js';
 import type { Core, Services } from './services.js';
 import { startAuth } from './auth/index.js';
@@ -139,6 +140,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   core.metrics.watchWebSockets(app);
   core.metrics.watchCache('sessions', () => core.tokens.cacheCounts());
   registerMetricsEndpoints(app, core, core.metrics);
+  registerFrontPage(app, core);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber]) connection?.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));

@@ -10,9 +10,11 @@ export async function checkInvariants(
   log: StormLog,
   originalItemIds: number[],
   promocodes: Map<string, { item_proto_ids: number[]; max_uses?: number }> = new Map(),
+  firstOwners: Map<number, number> = new Map(),
 ): Promise<string[]> {
   const problems: string[] = [];
   problems.push(...(await checkItems(db, log, originalItemIds)));
+  problems.push(...(await checkTrades(db, log, firstOwners)));
   problems.push(...(await checkOpenings(db, log)));
   problems.push(...(await checkPromocodes(db, log, promocodes)));
   problems.push(...(await checkFriendships(db, log)));
@@ -200,6 +202,70 @@ async function checkPromocodes(db: Database, log: StormLog, promocodes: Map<stri
     if (use && use.item_ids !== JSON.stringify(redemption.itemIds)) problems.push(`redemption ${key} is recorded with items ${use.item_ids}, answered ${redemption.itemIds}`);
   }
   for (const key of recorded) if (!allowed.has(key)) problems.push(`redemption ${key} is recorded but was never acknowledged nor in flight`);
+  return problems;
+}
+
+/**
+ * No trade is half done: an accepted trade moved every one of its items (its moves in the
+ * ledger are exactly its items, each from its side to the other), any other moved none.
+ * The ledger, replayed from the first owners in order, gives every item's owner (of the
+ * items whose first owner is given). Every
+ * acknowledged trade is there, an acknowledged accept as accepted; an open trade holds only
+ * items its sides still own.
+ */
+async function checkTrades(db: Database, log: StormLog, firstOwners: Map<number, number>): Promise<string[]> {
+  const problems: string[] = [];
+  const k = db.kysely;
+  const [items, crafts, trades, entries, moves] = await Promise.all([
+    k.selectFrom('items').select(['item_id', 'user_id', 'state']).execute(),
+    k.selectFrom('crafts').select(['user_id', 'result_item_id']).execute(),
+    k.selectFrom('trades').selectAll().execute(),
+    k.selectFrom('trade_items').selectAll().execute(),
+    k.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
+  ]);
+  const owner = new Map(firstOwners);
+  for (const craft of crafts) if (craft.result_item_id !== null) owner.set(Number(craft.result_item_id), craft.user_id);
+  for (const move of moves) {
+    if (owner.get(move.item_id) !== move.from_user_id)
+      problems.push(`move ${move.move_id} of item ${move.item_id} (trade ${move.trade_id}) leaves user ${move.from_user_id}, which did not own it`);
+    owner.set(move.item_id, move.to_user_id);
+  }
+  for (const item of items)
+    if (owner.has(item.item_id) && owner.get(item.item_id) !== item.user_id) problems.push(`item ${item.item_id} belongs to user ${item.user_id}; the ledger says ${owner.get(item.item_id)}`);
+
+  const tradeById = new Map(trades.map((t) => [t.trade_id, t]));
+  const key = (itemId: number, from: number, to: number) => `${itemId}:${from}>${to}`;
+  const expected = new Map<number, string[]>();
+  for (const e of entries) {
+    const trade = tradeById.get(e.trade_id);
+    if (!trade) {
+      problems.push(`items of trade ${e.trade_id}, which does not exist`);
+      continue;
+    }
+    const [from, to] = e.side === 0 ? [trade.user_id_from, trade.user_id_to] : [trade.user_id_to, trade.user_id_from];
+    (expected.get(e.trade_id) ?? expected.set(e.trade_id, []).get(e.trade_id)!).push(key(e.item_id, from, to));
+  }
+  const moved = new Map<number, string[]>();
+  for (const m of moves) (moved.get(m.trade_id) ?? moved.set(m.trade_id, []).get(m.trade_id)!).push(key(m.item_id, m.from_user_id, m.to_user_id));
+  const itemById = new Map(items.map((i) => [i.item_id, i]));
+  for (const trade of trades) {
+    const want = (expected.get(trade.trade_id) ?? []).sort().join(',');
+    const got = (moved.get(trade.trade_id) ?? []).sort().join(',');
+    if (trade.status === 1 && got !== want) problems.push(`accepted trade ${trade.trade_id} moved [${got}], its items are [${want}]`);
+    if (trade.status !== 1 && got !== '') problems.push(`trade ${trade.trade_id} with status ${trade.status} moved [${got}]`);
+    if (trade.status === 0)
+      for (const e of entries.filter((x) => x.trade_id === trade.trade_id)) {
+        const side = e.side === 0 ? trade.user_id_from : trade.user_id_to;
+        const item = itemById.get(e.item_id);
+        if (item?.state !== 'owned' || item.user_id !== side) problems.push(`open trade ${trade.trade_id} holds item ${e.item_id}, which its side no longer owns`);
+      }
+  }
+  for (const acked of log.trades) {
+    const trade = tradeById.get(acked.tradeId);
+    if (!trade) problems.push(`acknowledged trade ${acked.tradeId} is gone`);
+    else if (acked.accepted && trade.status !== 1) problems.push(`acknowledged accept of trade ${acked.tradeId} is undone (status ${trade.status})`);
+    else if (trade.user_id_from !== acked.from || trade.user_id_to !== acked.to) problems.push(`trade ${acked.tradeId} is stored between other users`);
+  }
   return problems;
 }
 

@@ -59,8 +59,20 @@ export interface RedemptionRecord {
   itemIds?: number[];
 }
 
+export interface AckedTrade {
+  tradeId: number;
+  from: number;
+  to: number;
+  thingsFrom: number[];
+  thingsTo: number[];
+  /** The receiver's accept was acknowledged. */
+  accepted: boolean;
+}
+
 export interface StormLog {
   crafts: AckedCraft[];
+  /** Every trade whose creation was acknowledged. */
+  trades: AckedTrade[];
   /** Acknowledged openings. */
   openings: OpenRecord[];
   /** Openings sent and not answered when the server died (retried after the restart). */
@@ -86,6 +98,8 @@ export interface StormPlan {
   tokens: Map<number, string>;
   /** Per crafting user: the ids of their class-1 cards. */
   crafters: Map<number, number[]>;
+  /** Per trading user: the ids of the items they trade. */
+  traders: Map<number, number[]>;
   pairs: [number, number][];
   chatters: number[];
   /** Per opening user: the ids of their cases (prototype 501) and of their keys (502). */
@@ -249,6 +263,44 @@ async function redeemer(plan: StormPlan, log: StormLog, userId: number): Promise
   }
 }
 
+/**
+ * A trading client: offers one or two of its user's items to another trader for up to one of
+ * theirs, and has the partner accept at once. Two clients per user draw from one believed
+ * inventory, so offers overlap and accepts race (603: an item moved first; 802: never here).
+ */
+async function trader(plan: StormPlan, log: StormLog, pools: Map<number, Set<number>>, userId: number): Promise<void> {
+  const partners = [...plan.traders.keys()].filter((id) => id !== userId);
+  for (;;) {
+    const mine = pools.get(userId)!;
+    if (mine.size === 0) return;
+    const partner = partners[Math.floor(plan.random() * partners.length)]!;
+    const give = pickFrom(plan.random, [...mine], 1 + Math.floor(plan.random() * 2));
+    const take = pickFrom(plan.random, [...pools.get(partner)!], Math.floor(plan.random() * 2));
+    const params: Record<string, unknown> = { user_id: partner, thing_ids_from: give.join(',') };
+    if (take.length > 0) params.thing_ids_to = take.join(',');
+    const created = await call(plan, log, 'trades.create', params, { token: plan.tokens.get(userId)! });
+    if (created.code === 603) {
+      mine.delete(give[0]!);
+      continue;
+    }
+    if (created.code !== 0) {
+      log.unexpected.push(`trades.create answered ${JSON.stringify(created)}`);
+      return;
+    }
+    const trade: AckedTrade = { tradeId: created.data.trade_id, from: userId, to: partner, thingsFrom: give, thingsTo: take, accepted: false };
+    log.trades.push(trade);
+    const accepted = await call(plan, log, 'trades.accept', { trade_id: trade.tradeId }, { token: plan.tokens.get(partner)! });
+    if (accepted.code === 0) {
+      trade.accepted = true;
+      for (const id of give) (mine.delete(id), pools.get(partner)!.add(id));
+      for (const id of take) (pools.get(partner)!.delete(id), mine.add(id));
+    } else if (accepted.code !== 603) {
+      log.unexpected.push(`trades.accept answered ${JSON.stringify(accepted)}`);
+      return;
+    }
+  }
+}
+
 /** One client per pair of users, asking, accepting, withdrawing and unfriending in random order. */
 async function friendPair(plan: StormPlan, log: StormLog, record: PairRecord): Promise<void> {
   const ops: FriendOp[] = ['add_ab', 'add_ba', 'delete_ab', 'delete_ba'];
@@ -307,8 +359,10 @@ export async function runStorm(plan: StormPlan, log: StormLog): Promise<void> {
   const pools: Pools = new Map();
   for (const [userId, ids] of plan.crafters) for (const id of ids) poolOf(pools, userId, 1).add(id);
   for (const [a, b] of plan.pairs) log.pairs.push({ a, b, confirmed: 'none', pending: null, acked: 0 });
+  const tradePools = new Map([...plan.traders].map(([userId, ids]) => [userId, new Set(ids)]));
   const clients: Promise<void>[] = [
     ...[...plan.crafters.keys()].flatMap((userId) => [crafter(plan, log, pools, userId), crafter(plan, log, pools, userId)]),
+    ...[...plan.traders.keys()].flatMap((userId) => [trader(plan, log, tradePools, userId), trader(plan, log, tradePools, userId)]),
     revoker(plan, log, pools),
     ...log.pairs.map((record) => friendPair(plan, log, record)),
     ...plan.chatters.map((userId) => chatter(plan, log, userId)),
@@ -329,5 +383,5 @@ export async function runStorm(plan: StormPlan, log: StormLog): Promise<void> {
 }
 
 export function newStormLog(): StormLog {
-  return { crafts: [], openings: [], pendingOpenings: [], redemptions: [], pendingRedemptions: [], revocations: [], pairs: [], messages: [], deletions: new Set(), pendingDeletions: new Set(), unexpected: [], requests: 0, gone: false };
+  return { crafts: [], trades: [], openings: [], pendingOpenings: [], redemptions: [], pendingRedemptions: [], revocations: [], pairs: [], messages: [], deletions: new Set(), pendingDeletions: new Set(), unexpected: [], requests: 0, gone: false };
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers.js';
+import { missing } from './components.js';
 
 /**
  * The admin-key failure limit holds under concurrency: however many wrong keys arrive at once,
@@ -30,7 +31,7 @@ test('one process: of 400 concurrent wrong keys exactly 20 are compared', async 
   }
 });
 
-test('two processes on one Redis: of 400 concurrent wrong keys exactly 20 are compared', async () => {
+test('two processes on one Redis: of 400 concurrent wrong keys exactly 20 are compared', { skip: missing.redis }, async () => {
   const first = await startTestServer({ redis: true, config: { adminKey: ADMIN_KEY, rateLimit: false } });
   const second = await startTestServer({ redis: true, location: first.location, config: { adminKey: ADMIN_KEY, rateLimit: false } });
   try {

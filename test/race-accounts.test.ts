@@ -5,6 +5,7 @@ import { hashPassword } from '../src/auth/passwords.js';
 import { wire, type WireAnswer } from './transport-support.js';
 import { startProcesses, type Processes } from './race-support.js';
 import { MailCatcher, mailConfig, tokenIn } from './mail-support.js';
+import { missing } from './components.js';
 
 /**
  * Password and e-mail changes racing sign-ins, over real sockets (on PostgreSQL spread over two
@@ -15,7 +16,7 @@ const PASSWORD = 'the first secret';
 const NEW_PASSWORD = 'the second secret';
 const SIGNINS = 20;
 
-describe('account changes racing sign-ins', () => {
+describe('account changes racing sign-ins', { skip: missing.redis }, () => {
   let processes: Processes;
   let mail: MailCatcher;
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { SIGNUP_LIMITS } from '../src/accounts/signup-defence.js';
 import { wire, type WireAnswer } from './transport-support.js';
 import { startProcesses, type Processes } from './race-support.js';
+import { missing } from './components.js';
 
 /**
  * Sign-ups racing each other over real sockets (on PostgreSQL spread over two processes
@@ -12,7 +13,7 @@ import { startProcesses, type Processes } from './race-support.js';
 const CLIENTS = 20;
 const PASSWORD = 'a long enough secret';
 
-describe('sign-ups racing for one address or one domain', () => {
+describe('sign-ups racing for one address or one domain', { skip: missing.redis }, () => {
   let processes: Processes;
 
   before(async () => {

@@ -7,6 +7,7 @@ import { defaultConfig } from '../src/config.js';
 import { startTestServer, type TestServer } from './helpers.js';
 import { ALICE, BOB, CAPTCHA_ALWAYS, PASSWORD, TOTP_USER, assertSession, assertTotpPending, authWorld, signin, totpCode } from './auth-fixtures.js';
 import { listen, wire, type WireAnswer } from './transport-support.js';
+import { missing } from './components.js';
 
 /**
  * Sign-in cannot be turned against its owner: failures an attacker causes from elsewhere never
@@ -201,7 +202,7 @@ describe('wrong TOTP codes are counted per account across challenges', () => {
     }
   });
 
-  test('with Redis, wrong codes sent to two processes count together', async () => {
+  test('with Redis, wrong codes sent to two processes count together', { skip: missing.redis }, async () => {
     const first = await startTestServer({ world: await authWorld(), redis: true });
     const second = await startTestServer({ redis: true, location: first.location, clock: first.clock });
     try {
@@ -220,7 +221,7 @@ describe('wrong TOTP codes are counted per account across challenges', () => {
   });
 });
 
-describe('sign-in budgets with Redis', () => {
+describe('sign-in budgets with Redis', { skip: missing.redis }, () => {
   test('an account\'s failures from two processes count together, and its known address stays open in both', async () => {
     const first = await startTestServer({ world: await authWorld(), redis: true, config: { captcha: { testVerifier: false } } });
     const second = await startTestServer({ redis: true, location: first.location, clock: first.clock, config: { captcha: { testVerifier: false } } });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { DB_KIND, newDatabaseLocation, startTestServer } from './helpers.js';
 import { openDatabase } from '../src/db/connection.js';
+import { missing } from './components.js';
 
 const root = join(import.meta.dirname, '..');
 
@@ -57,7 +58,7 @@ function presented(port: number, ca: string): Promise<PeerCertificate> {
   });
 }
 
-test('--tls-cert and --tls-key serve HTTPS and WSS to a client that verifies the certificate', async () => {
+test('--tls-cert and --tls-key serve HTTPS and WSS to a client that verifies the certificate', { skip: missing.openssl }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gp-tls-'));
   const certificate = makeCertificate(dir, 'first');
   const server = await startTestServer({ config: { tls: { certFile: certificate.certFile, keyFile: certificate.keyFile } } });
@@ -91,7 +92,7 @@ test('--tls-cert and --tls-key serve HTTPS and WSS to a client that verifies the
   }
 });
 
-test('serve reads the certificate again on SIGHUP; a broken pair leaves the one in use', { timeout: 120_000 }, async () => {
+test('serve reads the certificate again on SIGHUP; a broken pair leaves the one in use', { timeout: 120_000, skip: missing.openssl }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gp-tls-'));
   const first = makeCertificate(dir, 'first');
   const second = makeCertificate(dir, 'second');

@@ -31,7 +31,7 @@ export const authSignup = defineMethod({
     `Password: ${PASSWORD_RULE}. Nick: ${NICK_RULE}. Domain (optional): ${DOMAIN_RULE}. A taken e-mail address answers ` +
     '1601 and creates nothing (the owner of the address is told by e-mail, at most once an hour); a taken domain 1602. ' +
     `From one address: past ${SIGNUP_LIMITS.captchaAfterAddressAttempts} sign-ups within an hour, code 8 unless \`captcha\` ` +
-    `carries a solved captcha (when the server has a captcha verifier); past ${SIGNUP_LIMITS.ceilingAddressAttempts}, code 7; ` +
+    `carries a solved captcha (without a captcha verifier, 7 for a delay that doubles, as for sign-in); past ${SIGNUP_LIMITS.ceilingAddressAttempts}, code 7; ` +
     `past ${SIGNUP_LIMITS.ceilingEmailAttempts} attempts for one e-mail address within an hour, code 7. 1603 when the ` +
     'server does not take sign-ups (--signup closed).',
   auth: 'none',

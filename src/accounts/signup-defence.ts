@@ -1,11 +1,12 @@
-import { ApiError, Code, rateLimited } from '../api/errors.js';
+import { rateLimited } from '../api/errors.js';
+import { admitAttempt } from '../auth/defence.js';
 import { sha256 } from '../infra/secrets.js';
 import type { Services } from '../services.js';
 
 /** Thresholds of the sign-up defence, per hour. */
 export const SIGNUP_LIMITS = {
   windowSeconds: 60 * 60,
-  /** Past this many sign-ups from one address, a captcha is required (when a verifier is configured)... */
+  /** Past this many sign-ups from one address, a captcha is required (without a verifier, a growing delay)... */
   captchaAfterAddressAttempts: 3,
   /** ...and past this many, sign-up from that address is refused outright (code 7). */
   ceilingAddressAttempts: 20,
@@ -14,22 +15,21 @@ export const SIGNUP_LIMITS = {
 } as const;
 
 /**
- * Admits a sign-up attempt, counted up front per address and per e-mail so that a burst sees
- * its own members, or refuses it with 7 (ceiling) or 8 (captcha needed and not solved).
- * Without a captcha verifier configured, no captcha is asked for and the ceilings alone apply.
+ * Admits a sign-up attempt under the rules of the sign-in defence (src/auth/defence.ts): a
+ * budget per client address, past which a solved captcha is needed (or, without a captcha
+ * verifier, a delay that doubles), and a ceiling (code 7). Every admitted sign-up spends its
+ * place, whatever its outcome: accounts are what is limited, not wrong guesses. Sign-ups
+ * naming one e-mail address are capped too (each may mail its owner).
  */
 export async function admitSignup(services: Services, attempt: { email: string; ip: string; captcha?: string }): Promise<void> {
-  const { counters } = services;
   const window = SIGNUP_LIMITS.windowSeconds;
-  // E-mail addresses stay out of counter names (Redis keys are visible to operators).
-  const [address, email] = await Promise.all([
-    counters.hit(`signup:ip:${attempt.ip}`, window),
-    counters.hit(`signup:email:${sha256(attempt.email).slice(0, 32)}`, window),
-  ]);
-  if (address.count > SIGNUP_LIMITS.ceilingAddressAttempts) throw rateLimited(address.resetIn);
-  if (email.count > SIGNUP_LIMITS.ceilingEmailAttempts) throw rateLimited(email.resetIn);
-  const verifier = services.auth.captcha;
-  if (verifier === null || address.count <= SIGNUP_LIMITS.captchaAfterAddressAttempts) return;
-  const solved = attempt.captcha !== undefined && attempt.captcha !== '' && (await verifier.verify(attempt.captcha, attempt.ip));
-  if (!solved) throw new ApiError(Code.CAPTCHA, 'captcha required: solve it and send the answer in the captcha parameter');
+  const named = await services.counters.hit(`signup:email:${sha256(attempt.email).slice(0, 32)}`, window);
+  if (named.count > SIGNUP_LIMITS.ceilingEmailAttempts) throw rateLimited(named.resetIn);
+  const admitted = await admitAttempt(services, {
+    budgets: [{ key: `signup:ip:${attempt.ip}`, free: SIGNUP_LIMITS.captchaAfterAddressAttempts, windowSeconds: window }],
+    ceiling: { key: `signup:ip-ceiling:${attempt.ip}`, free: SIGNUP_LIMITS.ceilingAddressAttempts, windowSeconds: window },
+    captcha: attempt.captcha,
+    ip: attempt.ip,
+  });
+  await admitted.failed();
 }
