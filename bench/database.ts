@@ -149,6 +149,7 @@ export async function createSessions(url: string, userIds: number[]): Promise<Ma
 export interface ConservationReport {
   ok: boolean;
   crafts: number;
+  openings: number;
   itemsTotal: number;
   owned: number;
   consumed: number;
@@ -157,9 +158,10 @@ export interface ConservationReport {
 }
 
 /**
- * The conservation invariant after crafting: every item is owned, or consumed by exactly
- * one recorded craft, or revoked; each craft consumed ten items and created one; and the
- * counts add up (items now = items before + crafts; owned per crafter = before - 9 x crafts).
+ * The conservation invariant after crafting and opening: every item is owned, or consumed by
+ * exactly one recorded craft or opening, or revoked; each craft consumed ten items and created
+ * one, each opening a case and its key for one; and the counts add up (items now = items
+ * before + crafts + openings; owned per crafter = before - 9 x crafts, per opener before - openings).
  */
 export async function checkConservation(url: string, roles: WorldRoles): Promise<ConservationReport> {
   const db = await openDatabase(url);
@@ -182,6 +184,16 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
     const ownedWithCraft = await k.selectFrom('items').select('item_id').where('state', '=', 'owned').where('craft_id', 'is not', null).limit(5).execute();
     if (ownedWithCraft.length > 0) problems.push(`owned items carry a craft id: ${ownedWithCraft.map((r) => r.item_id).join(', ')}`);
 
+    const draws = await k.selectFrom('draws').select(['draw_id', 'user_id', 'case_item_id', 'key_item_id', 'result_item_ids']).execute();
+    const openedBy = new Map<number, number>();
+    for (const draw of draws) {
+      for (const id of [draw.case_item_id, draw.key_item_id]) {
+        if (id === null) continue;
+        if (openedBy.has(id)) problems.push(`item ${id} consumed by openings ${openedBy.get(id)} and ${draw.draw_id}`);
+        openedBy.set(id, draw.draw_id);
+      }
+      if ((JSON.parse(draw.result_item_ids) as number[]).length !== 1) problems.push(`opening ${draw.draw_id} gave ${draw.result_item_ids}`);
+    }
     const consumedBy = new Map<number, number>();
     for (const craft of crafts) {
       const ids = JSON.parse(craft.consumed_item_ids) as number[];
@@ -193,10 +205,13 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
     }
     for (const item of consumed) {
       const craftId = consumedBy.get(item.item_id);
-      if (craftId === undefined) problems.push(`item ${item.item_id} is consumed but no craft lists it`);
+      if (openedBy.has(item.item_id)) {
+        if (craftId !== undefined || item.craft_id !== null) problems.push(`item ${item.item_id} is consumed by an opening and a craft`);
+      } else if (craftId === undefined) problems.push(`item ${item.item_id} is consumed but no craft or opening lists it`);
       else if (item.craft_id !== craftId) problems.push(`item ${item.item_id} points at craft ${item.craft_id}, listed by craft ${craftId}`);
     }
-    if (consumed.length !== consumedBy.size) problems.push(`${consumedBy.size} items listed by crafts, ${consumed.length} consumed`);
+    if (consumed.length !== consumedBy.size + openedBy.size)
+      problems.push(`${consumedBy.size} items listed by crafts and ${openedBy.size} by openings, ${consumed.length} consumed`);
 
     const results = await k.selectFrom('items').select(['item_id', 'user_id', 'created_by_craft_id']).where('created_by_craft_id', 'is not', null).execute();
     const resultByCraft = new Map(results.map((r) => [r.created_by_craft_id!, r]));
@@ -205,8 +220,8 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
       if (!result || result.item_id !== craft.result_item_id) problems.push(`craft ${craft.craft_id} has no matching result item`);
       else if (result.user_id !== craft.user_id) problems.push(`craft ${craft.craft_id} result belongs to user ${result.user_id}`);
     }
-    if (itemsTotal !== roles.scale.items + crafts.length)
-      problems.push(`items total ${itemsTotal}, expected ${roles.scale.items} + ${crafts.length} crafts`);
+    if (itemsTotal !== roles.scale.items + crafts.length + draws.length)
+      problems.push(`items total ${itemsTotal}, expected ${roles.scale.items} + ${crafts.length} crafts + ${draws.length} openings`);
 
     const craftsPerUser = new Map<number, number>();
     for (const craft of crafts) craftsPerUser.set(craft.user_id, (craftsPerUser.get(craft.user_id) ?? 0) + 1);
@@ -214,7 +229,7 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
       .selectFrom('items')
       .select(['user_id', (eb) => eb.fn.countAll<number>().as('n')])
       .where('state', '=', 'owned')
-      .where('user_id', 'in', roles.craftUsers.map((r) => r.userId))
+      .where('user_id', 'in', [...roles.craftUsers, ...roles.openUsers].map((r) => r.userId))
       .groupBy('user_id')
       .execute();
     for (const range of roles.craftUsers) {
@@ -222,9 +237,17 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
       const expected = range.count - 9 * (craftsPerUser.get(range.userId) ?? 0);
       if (owned !== expected) problems.push(`user ${range.userId} owns ${owned} items, expected ${expected}`);
     }
+    const openingsPerUser = new Map<number, number>();
+    for (const draw of draws) openingsPerUser.set(draw.user_id, (openingsPerUser.get(draw.user_id) ?? 0) + 1);
+    for (const range of roles.openUsers) {
+      const owned = Number(ownedPerUser.find((r) => r.user_id === range.userId)?.n ?? 0);
+      const expected = 2 * range.count - (openingsPerUser.get(range.userId) ?? 0);
+      if (owned !== expected) problems.push(`opener ${range.userId} owns ${owned} items, expected ${expected}`);
+    }
     return {
       ok: problems.length === 0,
       crafts: crafts.length,
+      openings: draws.length,
       itemsTotal,
       owned: count('owned'),
       consumed: count('consumed'),

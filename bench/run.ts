@@ -542,10 +542,10 @@ async function runOn(kind: DbKind): Promise<string> {
     ws = await measureWebSockets(database, `${kind}${quick ? '-quick' : ''}`);
     log(`  ${ws.opened} idle subscribers: RSS ${fmt(ws.before)} -> ${fmt(ws.after)} MB${ws.error ? ` (${ws.error})` : ''}`);
   }
-  const crafted = rows.find((r) => r.scenario.id === 'inventory.craft' && r.result);
+  const crafted = rows.find((r) => (r.scenario.id === 'inventory.craft' || r.scenario.id === 'inventory.open') && r.result);
   if (crafted) {
     conservation = await checkConservation(database.url, roles);
-    log(`  conservation: ${conservation.ok ? 'holds' : 'BROKEN'} (${conservation.crafts} crafts; ${conservation.owned} owned, ${conservation.consumed} consumed, ${conservation.revoked} revoked)`);
+    log(`  conservation: ${conservation.ok ? 'holds' : 'BROKEN'} (${conservation.crafts} crafts, ${conservation.openings} openings; ${conservation.owned} owned, ${conservation.consumed} consumed, ${conservation.revoked} revoked)`);
     for (const problem of conservation.problems) log(`    ${problem}`);
   }
   const version = await databaseVersion(database);
@@ -559,7 +559,7 @@ async function runOn(kind: DbKind): Promise<string> {
         : `- WebSocket subscribers: not measured (${ws.error ?? 'none opened'})`
       : '',
     conservation
-      ? `- Craft conservation after the run: ${conservation.ok ? 'holds' : '**BROKEN**'}: ${conservation.crafts} crafts; ${conservation.itemsTotal} items = ${conservation.owned} owned + ${conservation.consumed} consumed + ${conservation.revoked} revoked${conservation.problems.length ? `; ${conservation.problems.join('; ')}` : ''}`
+      ? `- Craft conservation after the run: ${conservation.ok ? 'holds' : '**BROKEN**'}: ${conservation.crafts} crafts, ${conservation.openings} openings; ${conservation.itemsTotal} items = ${conservation.owned} owned + ${conservation.consumed} consumed + ${conservation.revoked} revoked${conservation.problems.length ? `; ${conservation.problems.join('; ')}` : ''}`
       : '',
   ].filter(Boolean);
 

@@ -46,6 +46,7 @@ export function usersToSignIn(roles: WorldRoles): { all: number[]; viewers: numb
     ...roles.craftUsers.map((r) => r.userId),
     ...roles.bigUsers.map((r) => r.userId),
     ...roles.hundredUsers.map((r) => r.userId),
+    ...roles.openUsers.map((r) => r.userId),
     ...roles.friendHeavyUsers,
     ...viewers,
   ];
@@ -73,6 +74,12 @@ export function buildScenarios({ roles, tokens, viewers }: ScenarioSetup): Scena
       const itemIds = Array.from({ length: 10 }, (_, i) => first + i).join(',');
       craftRequests.push(post('inventory.craft', { item_ids: itemIds, access_token: token(range.userId) }));
     }
+
+  // Opening: each opener's cases in turn, each with its own key.
+  const openRequests: LoadRequest[] = [];
+  for (let n = 0; n < roles.scale.openInventory; n++)
+    for (const range of roles.openUsers)
+      openRequests.push(post('inventory.open', { item_id: range.firstItemId + n, key_item_id: range.firstItemId + range.count + n, access_token: token(range.userId) }));
 
   return [
     {
@@ -159,12 +166,37 @@ export function buildScenarios({ roles, tokens, viewers }: ScenarioSetup): Scena
       target: { kind: 'rps', min: { sqlite: 500, postgres: 200 } },
     },
     {
+      id: 'inventory.open',
+      title: 'inventory.open, a fresh case and key each',
+      requests: openRequests,
+      consumable: true,
+      connections: 10,
+    },
+    {
       id: 'auth.signin',
       title: 'auth.signin',
       requests: signinRequests(roles, 2000),
       connections: 10,
     },
+    {
+      id: 'auth.signup',
+      title: 'auth.signup, a new account each',
+      requests: signupRequests(roles, 5000),
+      consumable: true,
+      connections: 10,
+    },
   ];
+}
+
+/** Sign-ups of new accounts, each address used once, each from its own documentation-range address (the twin of auth.signin). */
+export function signupRequests(roles: WorldRoles, count: number): LoadRequest[] {
+  return Array.from({ length: count }, (_, i) =>
+    post(
+      'auth.signup',
+      { email: `newcomer${i}@signup.bench.example`, password: BENCH_PASSWORD, nick: `Newcomer ${i}` },
+      { 'x-forwarded-for': `198.19.${(i >> 8) & 255}.${i & 255}` },
+    ),
+  );
 }
 
 /** Sign-ins of distinct ordinary accounts, each from its own documentation-range address. */

@@ -21,6 +21,8 @@ const config = {
   port: Number(values.port ?? 0),
   databaseUrl: values.database ?? 'sqlite:./data/bench.db',
   rateLimit: false,
+  // Every benchmark client connects from loopback.
+  maxConnectionsPerIp: 1_000_000,
   trustProxy: values['trust-proxy'] ?? false,
   logLevel: values['log-level'] ?? 'warn',
 };

@@ -15,6 +15,9 @@ export interface WorldScale {
   /** Users holding `craftInventory` craftable cards of one class (craft scenario). */
   craftUsers: number;
   craftInventory: number;
+  /** Users holding `openInventory` cases and as many of their keys (opening scenario). */
+  openUsers: number;
+  openInventory: number;
   /** Users holding exactly 100 items. */
   hundredUsers: number;
   /** Users with `friendsPerHeavyUser` friends each. */
@@ -35,6 +38,8 @@ export const FULL_SCALE: WorldScale = {
   bigInventory: 10_000,
   craftUsers: 20,
   craftInventory: 10_000,
+  openUsers: 10,
+  openInventory: 5_000,
   hundredUsers: 10,
   friendHeavyUsers: 20,
   friendsPerHeavyUser: 500,
@@ -52,6 +57,8 @@ export const QUICK_SCALE: WorldScale = {
   bigInventory: 10_000,
   craftUsers: 4,
   craftInventory: 3_000,
+  openUsers: 4,
+  openInventory: 1_500,
   hundredUsers: 4,
   friendHeavyUsers: 4,
   friendsPerHeavyUser: 500,
@@ -143,6 +150,8 @@ export interface WorldRoles {
   craftUsers: ItemRange[];
   bigUsers: ItemRange[];
   hundredUsers: ItemRange[];
+  /** Each range: `count` cases, then `count` keys of them right after. */
+  openUsers: ItemRange[];
   friendHeavyUsers: number[];
   /** Ordinary users (ids) that sign in and view. */
   firstOrdinaryUser: number;
@@ -167,7 +176,12 @@ export function worldRoles(seed: string, scale: WorldScale): WorldRoles {
   const bigUsers = ranges(scale.bigUsers, scale.bigInventory);
   const hundredUsers = ranges(scale.hundredUsers, 100);
   const friendHeavyUsers = Array.from({ length: scale.friendHeavyUsers }, () => userId++);
-  return { scale, seed, craftUsers, bigUsers, hundredUsers, friendHeavyUsers, firstOrdinaryUser: userId, firstOrdinaryItem: itemId };
+  const openUsers = Array.from({ length: scale.openUsers }, () => {
+    const range = { userId: userId++, firstItemId: itemId, count: scale.openInventory };
+    itemId += 2 * scale.openInventory;
+    return range;
+  });
+  return { scale, seed, craftUsers, bigUsers, hundredUsers, openUsers, friendHeavyUsers, firstOrdinaryUser: userId, firstOrdinaryItem: itemId };
 }
 
 export function emailOf(userId: number): string {
@@ -309,6 +323,15 @@ export function generateWorld(seed: string, scale: WorldScale, passwordHash: str
   for (const range of [...roles.bigUsers, ...roles.hundredUsers])
     for (let i = 0; i < range.count; i++)
       items.push({ item_id: range.firstItemId + i, user_id: range.userId, item_proto_id: random.pick(nonStock), ts_owned: tsOwned() });
+  // Openers: cases that open with a key, and the keys, from a stream of their own.
+  const opening = new Random(`${seed}/${scale.name}/openers`);
+  const openable = protos.filter((p) => p.type === 2 && p.key_item_proto_id !== undefined && (p.drop ?? []).length > 0);
+  for (const range of roles.openUsers)
+    for (let i = 0; i < range.count; i++) {
+      const box = opening.pick(openable);
+      items.push({ item_id: range.firstItemId + i, user_id: range.userId, item_proto_id: box.item_proto_id, ts_owned: tsOwned() });
+      items.push({ item_id: range.firstItemId + range.count + i, user_id: range.userId, item_proto_id: box.key_item_proto_id!, ts_owned: tsOwned() });
+    }
   // Ordinary inventories: owners drawn with a skewed distribution, so most are small and a few large.
   const ordinaryUsers = scale.users - roles.firstOrdinaryUser + 1;
   for (let itemId = roles.firstOrdinaryItem; itemId <= scale.items; itemId++) {

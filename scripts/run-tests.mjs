@@ -61,16 +61,24 @@ for (const run of runs) {
   const result = spawnSync(
     process.execPath,
     [
-      '--import', 'tsx', '--test', '--test-concurrency=2',
-      '--test-reporter=spec', '--test-reporter-destination=stdout',
-      `--test-reporter=${reporter}`, `--test-reporter-destination=${report}`,
+      '--import',
+      'tsx',
+      '--test',
+      '--test-concurrency=2',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${reporter}`,
+      `--test-reporter-destination=${report}`,
       ...files,
     ],
     { stdio: 'inherit', env: { ...process.env, ...run.env } },
   );
   let tests = [];
   try {
-    tests = readFileSync(report, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    tests = readFileSync(report, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
   } catch {
     // no report: the run's status says what happened
   }
@@ -100,10 +108,7 @@ if (missing.size > 0) {
 }
 const requiredMissing = requireAll && missing.size > 0;
 if (requiredMissing) console.log('\nTEST_REQUIRE_ALL=1: every component must be present, and some were missing: FAILED');
-const verdict = [
-  ...outcomes.map((o) => `${o.name}: ${o.passed ? 'passed' : 'FAILED'}`),
-  ...(postgresMissing ? ['postgres: skipped'] : []),
-];
+const verdict = [...outcomes.map((o) => `${o.name}: ${o.passed ? 'passed' : 'FAILED'}`), ...(postgresMissing ? ['postgres: skipped'] : [])];
 console.log(`\n=== ${verdict.join(', ')} ===`);
 console.log(`${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
 process.exit(outcomes.every((o) => o.passed) && !requiredMissing ? 0 : 1);

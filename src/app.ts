@@ -10,14 +10,29 @@ import { connectRedis } from './infra/redis.js';
 import { TokenResolver } from './auth/tokens.js';
 import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
+import { createMailer } from './mail/mailer.js';
 import { registerApi } from './api/transport.js';
 import { RealtimeHub } from './realtime/hub.js';
 import { registerRealtimeRoute } from './realtime/route.js';
 import { answerClientError } from './api/client-errors.js';
+import { registerClientAddressCheck, trustFunction } from './api/client-address.js';
+import { registerAddressLimits } from './api/address-limits.js';
+import { registerEnvelopeAnswers } from './api/envelope-everywhere.js';
 import { registerDocs } from './api/docs.js';
 import { loggerOptions, registerRequestLog } from './operations/request-log.js';
+import { Metrics } from './operations/metrics.js';
+import { registerMetricsEndpoints } from './operations/metrics-endpoint.js';
+import { readTlsFiles, tlsFilesOf } from './operations/tls.js';
+import { registerFrontPage } from './operations/front-page.js';
 import { domains, allMethods } from './domains.js';
-import type { Services } from './services.js';
+import type { Core, Services } from './services.js';
+import { startAuth } from './auth/index.js';
+import { startUsers } from './users/index.js';
+import { startFriends } from './friends/index.js';
+import { startCatalog } from './catalog/index.js';
+import { startInventory } from './inventory/index.js';
+import { ChatRuntime } from './chat/runtime.js';
+import { createTrades } from './trades/index.js';
 
 export interface CreateServerOptions {
   clock?: Clock;
@@ -65,22 +80,26 @@ export async function createServer(config: Config, options: CreateServerOptions 
     counters = new MemoryCounterStore(clock);
   }
 
+  const tls = tlsFilesOf(config.tls);
+  // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
+  const nodeServerOptions = {
+    maxHeaderSize: config.http.maxHeaderBytes,
+    requestTimeout: config.http.requestTimeoutMs,
+    headersTimeout: config.http.requestTimeoutMs,
+    connectionsCheckingInterval: timeoutCheckInterval(config.http.requestTimeoutMs),
+  };
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
-    trustProxy: config.trustProxy,
+    trustProxy: trustFunction(config.trustProxy),
     bodyLimit: config.bodyLimit,
     connectionTimeout: config.http.connectionTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
     requestTimeout: config.http.requestTimeoutMs,
     routerOptions: { maxParamLength: 200 },
     genReqId: () => randomUUID(),
-    // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
-    http: {
-      maxHeaderSize: config.http.maxHeaderBytes,
-      requestTimeout: config.http.requestTimeoutMs,
-      headersTimeout: config.http.requestTimeoutMs,
-      connectionsCheckingInterval: timeoutCheckInterval(config.http.requestTimeoutMs),
-    },
+    http: nodeServerOptions,
+    // HTTPS (and WSS) with the same limits; SIGHUP reads the files again (reloadTls).
+    ...(tls ? { https: { ...nodeServerOptions, ...readTlsFiles(tls) } } : {}),
     clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle',
     // Access logs are registerRequestLog's: off unless asked for, slow requests always.
@@ -88,7 +107,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   });
 
   const presence = new Presence(db, clock, config.onlineWindow);
-  const services: Services = {
+  const core: Core = {
     config,
     db,
     clock,
@@ -106,7 +125,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
     }),
     presence,
     realtime: new RealtimeHub({ bus, db, clock, presence, config, log: app.log }),
-    state: new Map(),
+    mail: createMailer(config, app.log),
+    metrics: new Metrics(allMethods().map((m) => m.name)),
   };
 
   // A plain callback: this runs on every request, and an async hook costs a promise each time.
@@ -115,7 +135,16 @@ export async function createServer(config: Config, options: CreateServerOptions 
     done();
   });
 
+  registerClientAddressCheck(app, config.trustProxy);
+  registerAddressLimits(app, core);
+  registerEnvelopeAnswers(app);
   registerRequestLog(app, config);
+  core.metrics.registerHooks(app);
+  core.metrics.watchDatabase(db);
+  core.metrics.watchWebSockets(app);
+  core.metrics.watchCache('sessions', () => core.tokens.cacheCounts());
+  registerMetricsEndpoints(app, core, core.metrics);
+  registerFrontPage(app, core);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber]) connection?.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));
@@ -129,17 +158,19 @@ export async function createServer(config: Config, options: CreateServerOptions 
     }
   });
 
-  await services.realtime.start();
-  for (const domain of domains) await domain.start?.(services);
+  await core.realtime.start();
+  const services = await startCapabilities(core);
   const dispatcher = await registerApi(app, services, allMethods());
   await registerDocs(app, allMethods());
   for (const domain of domains) await domain.routes?.(app, services);
   await registerRealtimeRoute(app, services, dispatcher);
 
   app.addHook('onClose', async () => {
-    for (const domain of [...domains].reverse()) await domain.stop?.(services);
+    await stopCapabilities(services);
     services.realtime.stop();
     services.tokens.close();
+    await services.mail.close();
+    db.onQuery(undefined);
     await counters.close();
     await bus.close();
     if (redis) {
@@ -149,4 +180,28 @@ export async function createServer(config: Config, options: CreateServerOptions 
   });
 
   return { app, services };
+}
+
+/**
+ * The composition root: starts every capability on the shared core, in dependency order, and
+ * assembles their runtimes into the one interface handlers use. The chat reads users and
+ * prototypes through the others, so it starts once they are all in place.
+ */
+async function startCapabilities(core: Core): Promise<Services> {
+  const auth = await startAuth(core);
+  const users = await startUsers(core);
+  const friends = await startFriends(core);
+  const catalog = startCatalog(core);
+  const inventory = await startInventory(core);
+  const chat = new ChatRuntime(core);
+  const trades = createTrades();
+  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades };
+  await chat.start(services);
+  trades.start(services);
+  return services;
+}
+
+/** Stops every capability, in the reverse of start order. */
+async function stopCapabilities(services: Services): Promise<void> {
+  for (const runtime of [services.trades, services.chat, services.inventory, services.catalog, services.friends, services.users, services.auth]) await runtime.stop();
 }

@@ -8,17 +8,29 @@ export interface Config {
   /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
   redisPrefix: string;
   adminKey?: string;
-  /** Take the client address from X-Forwarded-For. */
-  trustProxy: boolean;
+  /**
+   * Take the client address from X-Forwarded-For: the rightmost entry that is not one of our
+   * proxies, given as a hop count (`true` is one hop) or a list of addresses and CIDR ranges.
+   */
+  trustProxy: boolean | number | string[];
   /** General per-address and per-token request limits (sign-in protections stay on regardless). */
   rateLimit: boolean;
   rateLimitPerIp: { max: number; windowSeconds: number };
   rateLimitPerToken: { max: number; windowSeconds: number };
+  /** Open connections (HTTP and WebSocket) one client address may hold at once. */
+  maxConnectionsPerIp: number;
+  /** Entries of each per-address table (limits, failures), in memory and in Redis; see src/infra/address-keys.ts. */
+  addressSlots: number;
   /** A world file imported on start when the database is empty. */
   world?: string;
   logLevel: string;
   /** Share of answered requests logged: 0 none, 1 every one, in between a random sample. */
   accessLog: number;
+  /** Serve HTTPS and WSS with this certificate and key (PEM files, read again on SIGHUP). */
+  tls?: { certFile?: string; keyFile?: string };
+  /** A listener of its own serving GET /metrics to anyone reaching it (else only to the admin key). */
+  metricsPort?: number;
+  metricsHost: string;
   /** Requests taking at least this long are logged (warn) whatever accessLog says, ms. */
   slowRequestMs: number;
   /** Largest request body in bytes. */
@@ -28,9 +40,9 @@ export interface Config {
   /** Lifetime of refresh tokens, seconds. */
   refreshTtl: number;
   /**
-   * Seconds after a rotation during which the old refresh token, presented again, is taken
-   * for a lost race between two refreshes of one client: it answers 1 and the sign-in stays.
-   * 0 (default): any reuse revokes the whole sign-in.
+   * Seconds after a rotation during which the old refresh token, presented again from the
+   * address the rotation was made for, is taken for a lost race between two refreshes of one
+   * client: it answers 1 and the sign-in stays. 0: any reuse revokes the whole sign-in.
    */
   refreshReuseGrace: number;
   /** Bind user tokens to the address they were issued for. */
@@ -62,6 +74,30 @@ export interface Config {
     maxQueueBytes: number;
     maxFrameBytes: number;
   };
+  accounts: {
+    /** open: anyone may sign up (auth.signup); closed: only operators create accounts. */
+    signup: 'open' | 'closed';
+    /** Where players reach the server, for the links in e-mail (default: http://host:port). */
+    publicUrl?: string;
+  };
+  mail: {
+    /** smtp://user:pass@host:port or smtps://...; without it messages are only written to the log. */
+    smtpUrl?: string;
+    /** The From address of every message. */
+    from: string;
+    /** Waits before each new try of a message whose delivery failed for a temporary reason. */
+    retryDelaysMs: number[];
+  };
+  trades: {
+    /** Seconds an open trade lasts; then it expires (status 5). */
+    ttl: number;
+    /** Seconds a received item stays untradable (its ts_can_trade); 0: none. */
+    hold: number;
+    /** Open trades a user may have offered at once. */
+    maxOpenOutgoing: number;
+    /** Trades a user may create per minute. */
+    createsPerMinute: number;
+  };
   http: {
     connectionTimeoutMs: number;
     keepAliveTimeoutMs: number;
@@ -85,19 +121,25 @@ export function defaultConfig(): Config {
     rateLimit: true,
     rateLimitPerIp: { max: 3000, windowSeconds: 60 },
     rateLimitPerToken: { max: 1200, windowSeconds: 60 },
+    maxConnectionsPerIp: 256,
+    addressSlots: 16_384,
     logLevel: 'info',
     accessLog: 0,
     slowRequestMs: 1000,
+    metricsHost: '127.0.0.1',
     bodyLimit: 64 * 1024,
     sessionTtl: 86400,
     refreshTtl: 30 * 86400,
-    refreshReuseGrace: 0,
+    refreshReuseGrace: 10,
     bindTokensToIp: true,
     onlineWindow: 300,
     captcha: { testVerifier: false },
     chat: { historySize: 100, slowmodeInterval: 10, emoticons: DEFAULT_EMOTICONS, botHourlyLimit: 5 },
     announceDropsFromClass: 0,
     ws: { heartbeatSeconds: 30, maxQueueBytes: 1024 * 1024, maxFrameBytes: 16 * 1024 },
+    accounts: { signup: 'open' },
+    mail: { from: 'game-platform <no-reply@localhost>', retryDelaysMs: [5_000, 30_000, 120_000, 600_000, 1_800_000] },
+    trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }

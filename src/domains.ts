@@ -5,10 +5,14 @@ import { friendsDomain } from './friends/index.js';
 import { catalogDomain } from './catalog/index.js';
 import { inventoryDomain } from './inventory/index.js';
 import { chatDomain } from './chat/index.js';
+import { tradesDomain } from './trades/index.js';
 import { walletDomain } from './promocodes/index.js';
 import { adminDomain } from './admin/index.js';
+import { accountsDomain } from './accounts/index.js';
 
 /** Every capability of the server, in start order. */
-export const domains: Domain[] = [authDomain, usersDomain, friendsDomain, catalogDomain, inventoryDomain, chatDomain, walletDomain, adminDomain];
+export const domains: Domain[] = [
+  authDomain, usersDomain, friendsDomain, catalogDomain, inventoryDomain, tradesDomain, chatDomain, walletDomain, accountsDomain, adminDomain,
+];
 
 export const allMethods = () => domains.flatMap((d) => d.methods);

@@ -7,10 +7,19 @@ import type { CounterStore } from './infra/counters.js';
 import type { Bus } from './infra/bus.js';
 import type { TokenResolver } from './auth/tokens.js';
 import type { Presence } from './users/presence.js';
+import type { AuthRuntime } from './auth/index.js';
+import type { UsersRuntime } from './users/index.js';
+import type { FriendsRuntime } from './friends/index.js';
+import type { CatalogRuntime } from './catalog/index.js';
+import type { InventoryRuntime } from './inventory/index.js';
+import type { ChatRuntime } from './chat/runtime.js';
+import type { Mailer } from './mail/mailer.js';
+import type { Metrics } from './operations/metrics.js';
+import type { TradesRuntime } from './trades/index.js';
 import type { RealtimeHub } from './realtime/hub.js';
 
-/** Everything a method handler may use, built once per server process. */
-export interface Services {
+/** What the server shares between its capabilities, built before any of them starts. */
+export interface Core {
   config: Config;
   db: Database;
   clock: Clock;
@@ -20,10 +29,32 @@ export interface Services {
   log: FastifyBaseLogger;
   tokens: TokenResolver;
   presence: Presence;
+  /** Account e-mail (SMTP, or the log when none is configured). */
+  mail: Mailer;
+  /** Counters of this process (Prometheus): domains count their events with metrics.count. */
+  metrics: Metrics;
   /** Realtime connections (/ws): events to every subscriber or one user, `auth` frame counters. */
   realtime: RealtimeHub;
-  /** Per-capability state created by a domain's start hook, keyed by domain name. */
-  state: Map<string, unknown>;
+}
+
+/**
+ * Everything a method handler may use, built once per server process by `createServer`:
+ * the shared core and the runtime each capability's start returned (its caches, timers and
+ * per-process state).
+ */
+export interface Services extends Core {
+  auth: AuthRuntime;
+  users: UsersRuntime;
+  friends: FriendsRuntime;
+  catalog: CatalogRuntime;
+  inventory: InventoryRuntime;
+  chat: ChatRuntime;
+  trades: TradesRuntime;
+}
+
+/** What a capability's start returns: its per-process state, and how to end it. */
+export interface Runtime {
+  stop(): void | Promise<void>;
 }
 
 export function nowSeconds(services: Pick<Services, 'clock'>): number {

@@ -5,27 +5,39 @@ import { applyFriendOp, type PairState, type StormLog } from './storm.js';
  * What must hold in the database after a crash and a restart, whatever moment the server
  * died at. Returns the violations (empty when everything holds).
  */
-export async function checkInvariants(db: Database, log: StormLog, originalItemIds: number[]): Promise<string[]> {
+export async function checkInvariants(
+  db: Database,
+  log: StormLog,
+  originalItemIds: number[],
+  promocodes: Map<string, { item_proto_ids: number[]; max_uses?: number }> = new Map(),
+  firstOwners: Map<number, number> = new Map(),
+): Promise<string[]> {
   const problems: string[] = [];
   problems.push(...(await checkItems(db, log, originalItemIds)));
+  problems.push(...(await checkTrades(db, log, firstOwners)));
+  problems.push(...(await checkOpenings(db, log)));
+  problems.push(...(await checkPromocodes(db, log, promocodes)));
   problems.push(...(await checkFriendships(db, log)));
   problems.push(...(await checkChat(db, log)));
   return problems;
 }
 
 /**
- * Every item is owned, or consumed by exactly one recorded craft, or revoked with exactly one
- * revocation; every craft consumed ten items of one class and created one of the next; every
+ * Every item is owned, or consumed by exactly one recorded craft or opening, or revoked with
+ * exactly one revocation; every item not in the world was made by one craft, one opening or
+ * one promo code; every craft consumed ten items of one class and created one of the next; every
  * acknowledged craft and revocation is there; the per-user counts agree with the items.
  */
 async function checkItems(db: Database, log: StormLog, originalItemIds: number[]): Promise<string[]> {
   const problems: string[] = [];
   const k = db.kysely;
-  const [items, crafts, revocations, counts] = await Promise.all([
+  const [items, crafts, revocations, counts, draws, uses] = await Promise.all([
     k.selectFrom('items').selectAll().execute(),
     k.selectFrom('crafts').selectAll().execute(),
     k.selectFrom('revocations').selectAll().execute(),
     k.selectFrom('inventory_counts').selectAll().execute(),
+    k.selectFrom('draws').selectAll().execute(),
+    k.selectFrom('promocode_uses').selectAll().execute(),
   ]);
   const itemById = new Map(items.map((i) => [Number(i.item_id), i]));
   const consumedBy = new Map<number, number>();
@@ -58,13 +70,34 @@ async function checkItems(db: Database, log: StormLog, originalItemIds: number[]
       problems.push(`craft ${craft.craft_id}: classes ${[...qualities]} became class ${result.quality_id}`);
     }
   }
+  const made = new Map<number, string>();
+  for (const craft of crafts) if (craft.result_item_id !== null) made.set(Number(craft.result_item_id), `craft ${craft.craft_id}`);
+  for (const draw of draws) {
+    for (const id of [draw.case_item_id, draw.key_item_id]) {
+      if (id === null) continue;
+      if (consumedBy.has(Number(id))) problems.push(`item ${id} consumed twice (craft ${consumedBy.get(Number(id))}, draw ${draw.draw_id})`);
+      consumedBy.set(Number(id), -Number(draw.draw_id));
+      const item = itemById.get(Number(id));
+      if (!item || item.state !== 'consumed' || item.user_id !== draw.user_id || item.craft_id !== null)
+        problems.push(`item ${id} opened by draw ${draw.draw_id} is ${item?.state} (user ${item?.user_id})`);
+    }
+    for (const id of JSON.parse(draw.result_item_ids) as number[]) {
+      if (made.has(id)) problems.push(`item ${id} made by ${made.get(id)} and by draw ${draw.draw_id}`);
+      made.set(id, `draw ${draw.draw_id}`);
+    }
+  }
+  for (const use of uses)
+    for (const id of JSON.parse(use.item_ids) as number[]) {
+      if (made.has(id)) problems.push(`item ${id} made by ${made.get(id)} and by promo code ${use.code}`);
+      made.set(id, `promo code ${use.code}`);
+    }
   const revokedItems = new Map<number, number>();
   for (const r of revocations) revokedItems.set(r.item_id, (revokedItems.get(r.item_id) ?? 0) + 1);
 
-  const expectedIds = new Set([...originalItemIds, ...crafts.map((c) => Number(c.result_item_id))]);
+  const expectedIds = new Set([...originalItemIds, ...made.keys()]);
   for (const item of items) {
     const id = Number(item.item_id);
-    if (!expectedIds.has(id)) problems.push(`item ${id} appeared from nowhere (not in the world, not made by a craft)`);
+    if (!expectedIds.has(id)) problems.push(`item ${id} appeared from nowhere (not in the world, not made by a craft, an opening or a promo code)`);
     const fates = [item.state === 'owned', consumedBy.has(id), revokedItems.get(id) === 1].filter(Boolean).length;
     if (fates !== 1 || (revokedItems.get(id) ?? 0) > 1)
       problems.push(`item ${id} (${item.state}) has ${fates} fates: consumed by ${consumedBy.get(id) ?? 'none'}, revocations ${revokedItems.get(id) ?? 0}`);
@@ -102,6 +135,136 @@ async function checkItems(db: Database, log: StormLog, originalItemIds: number[]
     const row = counted.get(userId) ?? { owned: 0, stock: 0 };
     if (Number(row.owned) !== real.owned || Number(row.stock) !== real.stock)
       problems.push(`inventory count of user ${userId} says ${row.owned}/${row.stock}, the items ${real.owned}/${real.stock}`);
+  }
+  return problems;
+}
+
+/**
+ * Every acknowledged opening is recorded with what it answered, once per request id; every
+ * recorded opening was acknowledged, or in flight at the crash; its result is the receiver's.
+ */
+async function checkOpenings(db: Database, log: StormLog): Promise<string[]> {
+  const problems: string[] = [];
+  const draws = await db.kysely.selectFrom('draws').selectAll().execute();
+  const byRequest = new Map<string, (typeof draws)[number]>();
+  for (const draw of draws) {
+    const key = `${draw.user_id}:${draw.request_id}`;
+    if (byRequest.has(key)) problems.push(`request ${key} opened twice`);
+    byRequest.set(key, draw);
+  }
+  const acked = new Set<string>();
+  for (const opening of log.openings) {
+    const key = `${opening.userId}:${opening.requestId}`;
+    acked.add(key);
+    const draw = byRequest.get(key);
+    if (!draw) {
+      problems.push(`acknowledged opening ${key} of case ${opening.caseItemId} is not recorded`);
+      continue;
+    }
+    if (Number(draw.case_item_id) !== opening.caseItemId || Number(draw.key_item_id) !== opening.keyItemId || draw.result_item_ids !== JSON.stringify(opening.resultItemIds))
+      problems.push(`acknowledged opening ${key} is recorded differently: ${JSON.stringify(draw)}`);
+  }
+  for (const key of byRequest.keys()) if (!acked.has(key)) problems.push(`opening ${key} is recorded but was never acknowledged, not even on retry`);
+  return problems;
+}
+
+/**
+ * A code's count of uses equals its use rows and never passes its limit; each use granted
+ * the code's items to its user; every acknowledged redemption is recorded; every recorded one
+ * was acknowledged or in flight at the crash.
+ */
+async function checkPromocodes(db: Database, log: StormLog, promocodes: Map<string, { item_proto_ids: number[]; max_uses?: number }>): Promise<string[]> {
+  const problems: string[] = [];
+  const [codes, uses, items] = await Promise.all([
+    db.kysely.selectFrom('promocodes').selectAll().execute(),
+    db.kysely.selectFrom('promocode_uses').selectAll().execute(),
+    db.kysely.selectFrom('items').select(['item_id', 'user_id', 'item_proto_id']).execute(),
+  ]);
+  const itemById = new Map(items.map((i) => [Number(i.item_id), i]));
+  for (const code of codes) {
+    const rows = uses.filter((u) => u.code === code.code);
+    if (Number(code.uses) !== rows.length) problems.push(`promo code ${code.code} counts ${code.uses} uses, ${rows.length} are recorded`);
+    const limit = promocodes.get(code.code)?.max_uses;
+    if (limit !== undefined && rows.length > limit) problems.push(`promo code ${code.code} was used ${rows.length} times, its limit is ${limit}`);
+  }
+  for (const use of uses) {
+    const granted = (JSON.parse(use.item_ids) as number[]).map((id) => itemById.get(id));
+    const protos = granted.map((item) => (item && item.user_id === use.user_id ? item.item_proto_id : -1));
+    if (JSON.stringify(protos) !== JSON.stringify(promocodes.get(use.code)?.item_proto_ids))
+      problems.push(`promo code ${use.code} gave user ${use.user_id} prototypes ${protos}`);
+  }
+  const recorded = new Set(uses.map((u) => `${u.user_id}:${u.code}`));
+  const allowed = new Set([...log.redemptions, ...log.pendingRedemptions].map((r) => `${r.userId}:${r.code}`));
+  for (const redemption of log.redemptions) {
+    const key = `${redemption.userId}:${redemption.code}`;
+    if (!recorded.has(key)) problems.push(`acknowledged redemption ${key} is not recorded`);
+    const use = uses.find((u) => u.user_id === redemption.userId && u.code === redemption.code);
+    if (use && use.item_ids !== JSON.stringify(redemption.itemIds)) problems.push(`redemption ${key} is recorded with items ${use.item_ids}, answered ${redemption.itemIds}`);
+  }
+  for (const key of recorded) if (!allowed.has(key)) problems.push(`redemption ${key} is recorded but was never acknowledged nor in flight`);
+  return problems;
+}
+
+/**
+ * No trade is half done: an accepted trade moved every one of its items (its moves in the
+ * ledger are exactly its items, each from its side to the other), any other moved none.
+ * The ledger, replayed from the first owners in order, gives every item's owner (of the
+ * items whose first owner is given). Every
+ * acknowledged trade is there, an acknowledged accept as accepted; an open trade holds only
+ * items its sides still own.
+ */
+async function checkTrades(db: Database, log: StormLog, firstOwners: Map<number, number>): Promise<string[]> {
+  const problems: string[] = [];
+  const k = db.kysely;
+  const [items, crafts, trades, entries, moves] = await Promise.all([
+    k.selectFrom('items').select(['item_id', 'user_id', 'state']).execute(),
+    k.selectFrom('crafts').select(['user_id', 'result_item_id']).execute(),
+    k.selectFrom('trades').selectAll().execute(),
+    k.selectFrom('trade_items').selectAll().execute(),
+    k.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
+  ]);
+  const owner = new Map(firstOwners);
+  for (const craft of crafts) if (craft.result_item_id !== null) owner.set(Number(craft.result_item_id), craft.user_id);
+  for (const move of moves) {
+    if (owner.get(move.item_id) !== move.from_user_id)
+      problems.push(`move ${move.move_id} of item ${move.item_id} (trade ${move.trade_id}) leaves user ${move.from_user_id}, which did not own it`);
+    owner.set(move.item_id, move.to_user_id);
+  }
+  for (const item of items)
+    if (owner.has(item.item_id) && owner.get(item.item_id) !== item.user_id) problems.push(`item ${item.item_id} belongs to user ${item.user_id}; the ledger says ${owner.get(item.item_id)}`);
+
+  const tradeById = new Map(trades.map((t) => [t.trade_id, t]));
+  const key = (itemId: number, from: number, to: number) => `${itemId}:${from}>${to}`;
+  const expected = new Map<number, string[]>();
+  for (const e of entries) {
+    const trade = tradeById.get(e.trade_id);
+    if (!trade) {
+      problems.push(`items of trade ${e.trade_id}, which does not exist`);
+      continue;
+    }
+    const [from, to] = e.side === 0 ? [trade.user_id_from, trade.user_id_to] : [trade.user_id_to, trade.user_id_from];
+    (expected.get(e.trade_id) ?? expected.set(e.trade_id, []).get(e.trade_id)!).push(key(e.item_id, from, to));
+  }
+  const moved = new Map<number, string[]>();
+  for (const m of moves) (moved.get(m.trade_id) ?? moved.set(m.trade_id, []).get(m.trade_id)!).push(key(m.item_id, m.from_user_id, m.to_user_id));
+  const itemById = new Map(items.map((i) => [i.item_id, i]));
+  for (const trade of trades) {
+    const want = (expected.get(trade.trade_id) ?? []).sort().join(',');
+    const got = (moved.get(trade.trade_id) ?? []).sort().join(',');
+    if (trade.status === 1 && got !== want) problems.push(`accepted trade ${trade.trade_id} moved [${got}], its items are [${want}]`);
+    if (trade.status !== 1 && got !== '') problems.push(`trade ${trade.trade_id} with status ${trade.status} moved [${got}]`);
+    if (trade.status === 0)
+      for (const e of entries.filter((x) => x.trade_id === trade.trade_id)) {
+        const side = e.side === 0 ? trade.user_id_from : trade.user_id_to;
+        const item = itemById.get(e.item_id);
+        if (item?.state !== 'owned' || item.user_id !== side) problems.push(`open trade ${trade.trade_id} holds item ${e.item_id}, which its side no longer owns`);
+      }
+  }
+  for (const acked of log.trades) {
+    const trade = tradeById.get(acked.tradeId);
+    if (!trade) problems.push(`acknowledged trade ${acked.tradeId} is gone`);
+    else if (acked.accepted && trade.status !== 1) problems.push(`acknowledged accept of trade ${acked.tradeId} is undone (status ${trade.status})`);
+    else if (trade.user_id_from !== acked.from || trade.user_id_to !== acked.to) problems.push(`trade ${acked.tradeId} is stored between other users`);
   }
   return problems;
 }

@@ -1,8 +1,9 @@
 /**
  * Crash safety (`npm run crash-test`): in each round the real server runs as a child process
- * on a fresh database; concurrent clients craft, revoke, change friendships and chat; the
- * server is killed with SIGKILL at a random moment and restarted on the same database; then
- * the invariants of test-crash/invariants.ts are checked against everything the clients saw
+ * on a fresh database; concurrent clients craft, open cases, redeem promo codes, trade, revoke, change
+ * friendships and chat; the server is killed with SIGKILL at a random moment and restarted on
+ * the same database; the openings in flight are retried with their request_id; then the
+ * invariants of test-crash/invariants.ts are checked against everything the clients saw
  * acknowledged. Twenty rounds on SQLite, and twenty on PostgreSQL when TEST_DATABASE_URL is set.
  *
  *   npm run crash-test -- [--rounds N] [--db sqlite|postgres] [--seed S]
@@ -25,10 +26,20 @@ const ITEMS_PER_CRAFTER = 600;
 const FRIENDS = Array.from({ length: 12 }, (_, i) => 11 + i);
 const PAIRS = 20;
 const CHATTERS = [31, 32, 33, 34];
+const OPENERS = [41, 42];
+const CASES_PER_OPENER = 300;
+const REDEEMERS = Array.from({ length: 10 }, (_, i) => 51 + i);
+const TRADERS = [71, 72, 73, 74];
+const ITEMS_PER_TRADER = 40;
+/** Every fifth code has 4 uses for the 10 redeemers; the others are open to all. */
+const PROMOCODES = Array.from({ length: 40 }, (_, i) => ({ code: `CRASH-${String(i).padStart(2, '0')}`, item_proto_ids: [101, 601], ...(i % 5 === 0 ? { max_uses: 4 } : {}) }));
 /** Says one thing before the storm, so the first messages of the storm do not meet a cold chat. */
 const HERALD = 40;
 /** The kill comes this long after the storm starts (milliseconds, uniformly). */
 const KILL_AFTER = { min: 300, max: 3000 };
+
+/** No request limits: the storm is as fast as the server. */
+const SERVE_ARGS = ['--no-rate-limit', '--trade-create-rate', '1000000', '--trade-open-max', '100000'];
 
 const { values: args } = parseArgs({
   options: { rounds: { type: 'string', default: '20' }, db: { type: 'string' }, seed: { type: 'string' } },
@@ -52,16 +63,37 @@ function seeded(seed: number): () => number {
 interface Setup {
   tokens: Map<number, string>;
   crafters: Map<number, number[]>;
+  openers: Map<number, { cases: number[]; keys: number[] }>;
+  traders: Map<number, number[]>;
   originalItemIds: number[];
+  /** The first owner of every item of the world. */
+  firstOwners: Map<number, number>;
 }
 
 /** The world of a round, and a session for every user, written before the server starts. */
 async function prepare(db: Database): Promise<Setup> {
   const crafters = new Map(CRAFTERS.map((userId) => [userId, Array.from({ length: ITEMS_PER_CRAFTER }, (_, i) => userId * 10_000 + i)]));
+  const openers = new Map(
+    OPENERS.map((userId) => [
+      userId,
+      {
+        cases: Array.from({ length: CASES_PER_OPENER }, (_, i) => userId * 10_000 + i),
+        keys: Array.from({ length: CASES_PER_OPENER }, (_, i) => userId * 10_000 + 5000 + i),
+      },
+    ]),
+  );
+  const traders = new Map(TRADERS.map((userId) => [userId, Array.from({ length: ITEMS_PER_TRADER }, (_, i) => userId * 10_000 + i)]));
   const world: World = {
     ...catalogWorld,
-    users: [...CRAFTERS, ...FRIENDS, ...CHATTERS, HERALD].map((userId) => ({ user_id: userId, nick: `user${userId}` })),
-    items: [...crafters].flatMap(([userId, ids]) => ids.map((item_id, i) => ({ item_id, user_id: userId, item_proto_id: i % 2 === 0 ? 101 : 102, ts_owned: 100 }))),
+    users: [...CRAFTERS, ...FRIENDS, ...CHATTERS, HERALD, ...OPENERS, ...REDEEMERS, ...TRADERS].map((userId) => ({ user_id: userId, nick: `user${userId}` })),
+    items: [
+      ...[...crafters, ...traders].flatMap(([userId, ids]) => ids.map((item_id, i) => ({ item_id, user_id: userId, item_proto_id: i % 2 === 0 ? 101 : 102, ts_owned: 100 }))),
+      ...[...openers].flatMap(([userId, owned]) => [
+        ...owned.cases.map((item_id) => ({ item_id, user_id: userId, item_proto_id: 501, ts_owned: 100 })),
+        ...owned.keys.map((item_id) => ({ item_id, user_id: userId, item_proto_id: 502, ts_owned: 100 })),
+      ]),
+    ],
+    promocodes: PROMOCODES,
   };
   await migrateToLatest(db);
   const now = Math.floor(Date.now() / 1000);
@@ -75,7 +107,15 @@ async function prepare(db: Database): Promise<Setup> {
       .values({ user_id, family_id: randomUUID(), access_hash: sha256(token), refresh_hash: null, ip: null, is_bot: 0, expires_at: now + 86400, created_at: now })
       .execute();
   }
-  return { tokens, crafters, originalItemIds: [...crafters.values()].flat() };
+  const firstOwners = new Map(world.items!.map((item) => [item.item_id!, item.user_id]));
+  return {
+    tokens,
+    crafters,
+    openers,
+    traders,
+    originalItemIds: [...crafters.values(), ...traders.values()].flat().concat([...openers.values()].flatMap((o) => [...o.cases, ...o.keys])),
+    firstOwners,
+  };
 }
 
 function choosePairs(random: () => number): [number, number][] {
@@ -116,6 +156,30 @@ async function checkRestartedServer(server: ServerProcess, db: Database, setup: 
   return problems;
 }
 
+/**
+ * The openings in flight at the kill, sent again with their request_id: one that committed
+ * answers its recorded result, one that did not opens now (or answers 603 when the other
+ * client took its case or key meanwhile).
+ */
+async function retryPendingOpenings(server: ServerProcess, db: Database, setup: Setup, log: StormLog): Promise<string[]> {
+  const problems: string[] = [];
+  for (const pending of log.pendingOpenings.splice(0)) {
+    const stored = await db.kysely.selectFrom('draws').select('result_item_ids').where('user_id', '=', pending.userId).where('request_id', '=', pending.requestId).executeTakeFirst();
+    const response = await fetch(`${server.url}/api/inventory.open`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.tokens.get(pending.userId)}` },
+      body: JSON.stringify({ item_id: pending.caseItemId, key_item_id: pending.keyItemId, request_id: pending.requestId }),
+    });
+    const body = (await response.json()) as { code: number; data?: { items: { item_id: number }[] } };
+    const received = body.data?.items.map((item) => item.item_id);
+    if (stored && (body.code !== 0 || JSON.stringify(received) !== stored.result_item_ids))
+      problems.push(`the retry of committed opening ${pending.requestId} answered ${JSON.stringify(body).slice(0, 300)}, not its result ${stored.result_item_ids}`);
+    else if (!stored && body.code !== 0 && body.code !== 603) problems.push(`the retry of opening ${pending.requestId} answered ${JSON.stringify(body).slice(0, 300)}`);
+    if (body.code === 0) log.openings.push({ ...pending, resultItemIds: received });
+  }
+  return problems;
+}
+
 interface RoundResult {
   problems: string[];
   log: StormLog;
@@ -130,7 +194,7 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
     const setupDb = await location.open();
     const setup = await prepare(setupDb).finally(() => setupDb.close());
 
-    const first = await startServerProcess({ databaseUrl: location.url, adminKey: ADMIN_KEY, args: ['--no-rate-limit'] });
+    const first = await startServerProcess({ databaseUrl: location.url, adminKey: ADMIN_KEY, args: SERVE_ARGS });
     servers.push(first);
     // One read of each kind first, so the storm meets a warm server rather than its first compilations.
     for (const path of ['gchat.get', `inventory.get?user_id=${CRAFTERS[0]}&count=1`, `friends.get?user_id=${FRIENDS[0]}`]) await (await fetch(`${first.url}/api/${path}`)).text();
@@ -138,7 +202,10 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
     const log = newStormLog();
     const killedAfterMs = Math.round(KILL_AFTER.min + random() * (KILL_AFTER.max - KILL_AFTER.min));
     const storm = runStorm(
-      { url: first.url, adminKey: ADMIN_KEY, tokens: setup.tokens, crafters: setup.crafters, pairs: choosePairs(random), chatters: CHATTERS, round: number, random },
+      {
+        url: first.url, adminKey: ADMIN_KEY, tokens: setup.tokens, crafters: setup.crafters, pairs: choosePairs(random), chatters: CHATTERS,
+        openers: setup.openers, traders: setup.traders, redeemers: REDEEMERS, promocodes: PROMOCODES.map((p) => p.code), round: number, random,
+      },
       log,
     );
     await new Promise((resolve) => setTimeout(resolve, killedAfterMs));
@@ -146,14 +213,14 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
     if (how !== 'SIGKILL') log.unexpected.push(`the server had already exited (${how}) before the kill:\n${first.output()}`);
     await storm;
 
-    const second = await startServerProcess({ databaseUrl: location.url, adminKey: ADMIN_KEY, args: ['--no-rate-limit'] });
+    const second = await startServerProcess({ databaseUrl: location.url, adminKey: ADMIN_KEY, args: SERVE_ARGS });
     servers.push(second);
     const db = await location.open();
     try {
-      const problems = [...log.unexpected, ...(await checkRestartedServer(second, db, setup))];
+      const problems = [...log.unexpected, ...(await checkRestartedServer(second, db, setup)), ...(await retryPendingOpenings(second, db, setup, log))];
       const stopped = await second.kill('SIGTERM');
       if (stopped !== 'exit 0') problems.push(`the restarted server did not stop cleanly on SIGTERM (${stopped}):\n${second.output()}`);
-      problems.push(...(await checkInvariants(db, log, setup.originalItemIds)));
+      problems.push(...(await checkInvariants(db, log, setup.originalItemIds, new Map(PROMOCODES.map((p) => [p.code, p])), setup.firstOwners)));
       return { problems, log, killedAfterMs };
     } finally {
       await db.close();
@@ -178,8 +245,8 @@ async function main(): Promise<void> {
       const { problems, log, killedAfterMs } = await round(kind, n, seed);
       const pending = log.pairs.filter((p) => p.pending).length;
       console.log(
-        `${kind} round ${String(n).padStart(2)}: killed after ${killedAfterMs} ms; acknowledged ${log.crafts.length} crafts, ` +
-          `${log.revocations.length} revocations, ${log.pairs.reduce((s, p) => s + p.acked, 0)} friend changes (${pending} in flight), ` +
+        `${kind} round ${String(n).padStart(2)}: killed after ${killedAfterMs} ms; acknowledged ${log.crafts.length} crafts, ${log.openings.length} openings, ${log.redemptions.length} redemptions, ` +
+          `${log.revocations.length} revocations, ${log.trades.filter((t) => t.accepted).length} of ${log.trades.length} trades accepted, ${log.pairs.reduce((s, p) => s + p.acked, 0)} friend changes (${pending} in flight), ` +
           `${log.messages.length} messages, ${log.deletions.size} deletions; ${log.requests} requests; ${Date.now() - started} ms` +
           (problems.length > 0 ? ` — ${problems.length} VIOLATIONS` : ' — ok'),
       );

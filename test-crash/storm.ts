@@ -1,6 +1,6 @@
 /**
- * The traffic of one crash round: concurrent clients crafting, revoking, changing friendships
- * and chatting against a server that is about to be killed. Every acknowledged (code 0)
+ * The traffic of one crash round: concurrent clients crafting, opening cases, redeeming promo
+ * codes, revoking, changing friendships and chatting against a server that is about to be killed. Every acknowledged (code 0)
  * operation is recorded, and so is the one each client had in flight when the server died.
  */
 
@@ -43,8 +43,42 @@ export interface ChatRecord {
   kept: boolean;
 }
 
+export interface OpenRecord {
+  userId: number;
+  caseItemId: number;
+  keyItemId: number;
+  requestId: string;
+  /** The items received, once acknowledged. */
+  resultItemIds?: number[];
+}
+
+export interface RedemptionRecord {
+  userId: number;
+  code: string;
+  /** The items received, once acknowledged. */
+  itemIds?: number[];
+}
+
+export interface AckedTrade {
+  tradeId: number;
+  from: number;
+  to: number;
+  thingsFrom: number[];
+  thingsTo: number[];
+  /** The receiver's accept was acknowledged. */
+  accepted: boolean;
+}
+
 export interface StormLog {
   crafts: AckedCraft[];
+  /** Every trade whose creation was acknowledged. */
+  trades: AckedTrade[];
+  /** Acknowledged openings. */
+  openings: OpenRecord[];
+  /** Openings sent and not answered when the server died (retried after the restart). */
+  pendingOpenings: OpenRecord[];
+  redemptions: RedemptionRecord[];
+  pendingRedemptions: RedemptionRecord[];
   revocations: number[];
   pairs: PairRecord[];
   messages: ChatRecord[];
@@ -64,8 +98,15 @@ export interface StormPlan {
   tokens: Map<number, string>;
   /** Per crafting user: the ids of their class-1 cards. */
   crafters: Map<number, number[]>;
+  /** Per trading user: the ids of the items they trade. */
+  traders: Map<number, number[]>;
   pairs: [number, number][];
   chatters: number[];
+  /** Per opening user: the ids of their cases (prototype 501) and of their keys (502). */
+  openers: Map<number, { cases: number[]; keys: number[] }>;
+  redeemers: number[];
+  /** Promo codes, in the order every redeemer tries them. */
+  promocodes: string[];
   round: number;
   random: () => number;
 }
@@ -173,6 +214,93 @@ async function revoker(plan: StormPlan, log: StormLog, pools: Pools): Promise<vo
   }
 }
 
+/**
+ * An opening client: a random case and key from the user's shared pools (two clients per
+ * user, so they race for the same cases and keys), each request with its own request_id.
+ */
+async function opener(plan: StormPlan, log: StormLog, userId: number, pools: { cases: Set<number>; keys: Set<number> }, client: number): Promise<void> {
+  const token = plan.tokens.get(userId)!;
+  for (let n = 0; pools.cases.size > 0 && pools.keys.size > 0; n++) {
+    const [caseItemId] = pickFrom(plan.random, [...pools.cases], 1);
+    const [keyItemId] = pickFrom(plan.random, [...pools.keys], 1);
+    const record: OpenRecord = { userId, caseItemId: caseItemId!, keyItemId: keyItemId!, requestId: `r${plan.round}-u${userId}-c${client}-${n}` };
+    log.pendingOpenings.push(record);
+    const answer = await call(plan, log, 'inventory.open', { item_id: caseItemId, key_item_id: keyItemId, request_id: record.requestId }, { token });
+    log.pendingOpenings.splice(log.pendingOpenings.indexOf(record), 1);
+    if (answer.code === 0) {
+      record.resultItemIds = answer.data.items.map((item: { item_id: number }) => item.item_id);
+      log.openings.push(record);
+      pools.cases.delete(caseItemId!);
+      pools.keys.delete(keyItemId!);
+    } else if (answer.code === 603) {
+      // The other client took the case or the key: forget both, one of them is stale.
+      pools.cases.delete(caseItemId!);
+      pools.keys.delete(keyItemId!);
+    } else {
+      log.unexpected.push(`inventory.open answered ${JSON.stringify(answer)}`);
+      return;
+    }
+  }
+}
+
+/** A user redeeming every promo code in turn, racing the other redeemers for the limited ones. */
+async function redeemer(plan: StormPlan, log: StormLog, userId: number): Promise<void> {
+  const token = plan.tokens.get(userId)!;
+  for (const code of plan.promocodes) {
+    const record: RedemptionRecord = { userId, code };
+    log.pendingRedemptions.push(record);
+    const answer = await call(plan, log, 'wallet.promocodeActivate', { promocode: code }, { token });
+    log.pendingRedemptions.splice(log.pendingRedemptions.indexOf(record), 1);
+    if (answer.code === 0) {
+      record.itemIds = answer.data.items.map((item: { item_id: number }) => item.item_id);
+      log.redemptions.push(record);
+    } else if (answer.code === 7) {
+      return;
+    } else if (answer.code !== 1501) {
+      log.unexpected.push(`wallet.promocodeActivate answered ${JSON.stringify(answer)}`);
+      return;
+    }
+  }
+}
+
+/**
+ * A trading client: offers one or two of its user's items to another trader for up to one of
+ * theirs, and has the partner accept at once. Two clients per user draw from one believed
+ * inventory, so offers overlap and accepts race (603: an item moved first; 802: never here).
+ */
+async function trader(plan: StormPlan, log: StormLog, pools: Map<number, Set<number>>, userId: number): Promise<void> {
+  const partners = [...plan.traders.keys()].filter((id) => id !== userId);
+  for (;;) {
+    const mine = pools.get(userId)!;
+    if (mine.size === 0) return;
+    const partner = partners[Math.floor(plan.random() * partners.length)]!;
+    const give = pickFrom(plan.random, [...mine], 1 + Math.floor(plan.random() * 2));
+    const take = pickFrom(plan.random, [...pools.get(partner)!], Math.floor(plan.random() * 2));
+    const params: Record<string, unknown> = { user_id: partner, thing_ids_from: give.join(',') };
+    if (take.length > 0) params.thing_ids_to = take.join(',');
+    const created = await call(plan, log, 'trades.create', params, { token: plan.tokens.get(userId)! });
+    if (created.code === 603) {
+      mine.delete(give[0]!);
+      continue;
+    }
+    if (created.code !== 0) {
+      log.unexpected.push(`trades.create answered ${JSON.stringify(created)}`);
+      return;
+    }
+    const trade: AckedTrade = { tradeId: created.data.trade_id, from: userId, to: partner, thingsFrom: give, thingsTo: take, accepted: false };
+    log.trades.push(trade);
+    const accepted = await call(plan, log, 'trades.accept', { trade_id: trade.tradeId }, { token: plan.tokens.get(partner)! });
+    if (accepted.code === 0) {
+      trade.accepted = true;
+      for (const id of give) (mine.delete(id), pools.get(partner)!.add(id));
+      for (const id of take) (pools.get(partner)!.delete(id), mine.add(id));
+    } else if (accepted.code !== 603) {
+      log.unexpected.push(`trades.accept answered ${JSON.stringify(accepted)}`);
+      return;
+    }
+  }
+}
+
 /** One client per pair of users, asking, accepting, withdrawing and unfriending in random order. */
 async function friendPair(plan: StormPlan, log: StormLog, record: PairRecord): Promise<void> {
   const ops: FriendOp[] = ['add_ab', 'add_ba', 'delete_ab', 'delete_ba'];
@@ -231,12 +359,19 @@ export async function runStorm(plan: StormPlan, log: StormLog): Promise<void> {
   const pools: Pools = new Map();
   for (const [userId, ids] of plan.crafters) for (const id of ids) poolOf(pools, userId, 1).add(id);
   for (const [a, b] of plan.pairs) log.pairs.push({ a, b, confirmed: 'none', pending: null, acked: 0 });
+  const tradePools = new Map([...plan.traders].map(([userId, ids]) => [userId, new Set(ids)]));
   const clients: Promise<void>[] = [
     ...[...plan.crafters.keys()].flatMap((userId) => [crafter(plan, log, pools, userId), crafter(plan, log, pools, userId)]),
+    ...[...plan.traders.keys()].flatMap((userId) => [trader(plan, log, tradePools, userId), trader(plan, log, tradePools, userId)]),
     revoker(plan, log, pools),
     ...log.pairs.map((record) => friendPair(plan, log, record)),
     ...plan.chatters.map((userId) => chatter(plan, log, userId)),
     deleter(plan, log),
+    ...[...plan.openers].flatMap(([userId, owned]) => {
+      const shared = { cases: new Set(owned.cases), keys: new Set(owned.keys) };
+      return [opener(plan, log, userId, shared, 0), opener(plan, log, userId, shared, 1)];
+    }),
+    ...plan.redeemers.map((userId) => redeemer(plan, log, userId)),
   ];
   await Promise.all(
     clients.map((client) =>
@@ -248,5 +383,5 @@ export async function runStorm(plan: StormPlan, log: StormLog): Promise<void> {
 }
 
 export function newStormLog(): StormLog {
-  return { crafts: [], revocations: [], pairs: [], messages: [], deletions: new Set(), pendingDeletions: new Set(), unexpected: [], requests: 0, gone: false };
+  return { crafts: [], trades: [], openings: [], pendingOpenings: [], redemptions: [], pendingRedemptions: [], revocations: [], pairs: [], messages: [], deletions: new Set(), pendingDeletions: new Set(), unexpected: [], requests: 0, gone: false };
 }

@@ -6,7 +6,10 @@ import { ALICE, ALICE_BOT, TOTP_USER_BOT, assertSession, authWorld, probe, sessi
 import { missing } from './components.js';
 
 /** Methods a bot's token may call besides the open ones (compatibility.md). */
-const BOT_METHODS = ['friends.add', 'friends.delete', 'friends.getRequests', 'gchat.send', 'inventory.craft'];
+const BOT_METHODS = [
+  'friends.add', 'friends.delete', 'friends.getRequests', 'gchat.send', 'inventory.craft', 'trades.accept', 'trades.cancel', 'trades.create',
+  'trades.decline', 'trades.getIncome', 'trades.getOutbound', 'trades.history',
+];
 
 describe('bots.getToken', () => {
   let server: TestServer;

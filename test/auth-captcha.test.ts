@@ -39,11 +39,12 @@ describe('sign-in defence', () => {
   test('right passwords and refused attempts do not count as failures', async () => {
     freshWindows();
     for (let i = 0; i < 4; i++) assert.equal((await signin(server, BOB.email, WRONG, {}, { ip: '10.21.0.1' })).body.code, 1);
-    for (let i = 0; i < 3; i++) assertSession((await signin(server, BOB.email, PASSWORD, {}, { ip: '10.21.0.1' })).body.data);
+    // Each right password comes from a new address (a known one would be judged on its own).
+    for (let i = 0; i < 3; i++) assertSession((await signin(server, BOB.email, PASSWORD, {}, { ip: `10.21.1.${i}` })).body.data);
     assert.equal((await signin(server, BOB.email, WRONG, {}, { ip: '10.21.0.1' })).body.code, 1);
-    for (let i = 0; i < 3; i++) assert.equal((await signin(server, BOB.email, PASSWORD, {}, { ip: '10.21.0.1' })).body.code, 8);
+    for (let i = 0; i < 3; i++) assert.equal((await signin(server, BOB.email, PASSWORD, {}, { ip: `10.21.2.${i}` })).body.code, 8);
     // Still exactly 5 failures: the captcha is needed, and a solved one lets the right password in.
-    assertSession((await signin(server, BOB.email, PASSWORD, { captcha: 'test-pass' }, { ip: '10.21.0.1' })).body.data);
+    assertSession((await signin(server, BOB.email, PASSWORD, { captcha: 'test-pass' }, { ip: '10.21.3.1' })).body.data);
   });
 
   test('after 20 failures from one address a captcha is required there, before the password is checked', async () => {
@@ -71,6 +72,8 @@ describe('sign-in defence', () => {
     freshWindows();
     assert.equal((await signin(server, CAPTCHA_ALWAYS.email, PASSWORD, {}, { ip: '10.24.0.1' })).body.code, 8);
     assert.equal((await signin(server, CAPTCHA_ALWAYS.email, PASSWORD, { captcha: '' }, { ip: '10.24.0.1' })).body.code, 8);
+    // A wrong password answers 1, as for any account: the mark is not disclosed to guessers.
+    assert.equal((await signin(server, CAPTCHA_ALWAYS.email, WRONG, {}, { ip: '10.24.0.1' })).body.code, 1);
     assert.equal((await signin(server, CAPTCHA_ALWAYS.email, WRONG, { captcha: 'test-pass' }, { ip: '10.24.0.1' })).body.code, 1);
     assertSession((await signin(server, CAPTCHA_ALWAYS.email, PASSWORD, { captcha: 'test-pass' }, { ip: '10.24.0.1' })).body.data);
   });

@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { revokeAllSessions, sweepSessions } from '../src/auth/sessions.js';
 import { sha256 } from '../src/infra/secrets.js';
+import { defaultConfig } from '../src/config.js';
 import { startTestServer, type Answer, type TestServer } from './helpers.js';
 import { ALICE, ALICE_BOT, BOB, assertSession, authWorld, probe, sessionOf } from './auth-fixtures.js';
 
@@ -75,6 +76,8 @@ describe('auth.refresh', () => {
     const third = (await refresh(second.refresh_token)).body.data;
     assert.equal(await probe(server, third.access_token), 1801);
 
+    // Past the grace period even the address of the sign-in gets no benefit of the doubt.
+    server.clock.advance(defaultConfig().refreshReuseGrace);
     const replay = await refresh(first.refresh_token);
     assert.equal(replay.body.code, 1);
     assert.match(replay.body.description!, /already used/);
@@ -85,11 +88,19 @@ describe('auth.refresh', () => {
     assert.equal(await probe(server, other.access_token), 1801);
   });
 
-  test('concurrent refreshes with one token: exactly one succeeds, and the token presented twice ends the sign-in', async () => {
-    const { first, winner } = await refreshConcurrently(server, refresh);
+  test('by default, one client refreshing several times at once keeps its sign-in: exactly one refresh succeeds', async () => {
+    const { winner } = await refreshConcurrently(server, refresh);
     assertSession(winner);
-    assert.equal(await probe(server, winner.access_token), 1);
-    assert.equal((await refresh(winner.refresh_token)).body.code, 1);
+    assert.equal(await probe(server, winner.access_token), 1801);
+    assertSession((await refresh(winner.refresh_token)).body.data);
+  });
+
+  test('a rotated token presented from another address within the grace period ends the sign-in', async () => {
+    const first = await sessionOf(server, ALICE.email);
+    const second = (await refresh(first.refresh_token)).body.data;
+    assert.equal((await refresh(first.refresh_token, '10.99.0.1')).body.code, 1);
+    assert.equal(await probe(server, second.access_token), 1);
+    assert.equal((await refresh(second.refresh_token)).body.code, 1);
   });
 
   test('a token used from a new address is recovered by refreshing from there', async () => {

@@ -20,7 +20,7 @@ describe('auth.signin', () => {
     assert.equal(answer.status, 200);
     assert.equal(answer.body.code, 0);
     assertSession(answer.body.data);
-    assert.deepEqual(Object.keys(answer.body.data).sort(), ['access_token', 'expires', 'expires_in', 'refresh_token', 'user_id']);
+    assert.deepEqual(Object.keys(answer.body.data).sort(), ['access_token', 'device_token', 'expires', 'expires_in', 'refresh_token', 'user_id']);
     assert.equal(answer.body.data.user_id, ALICE.user_id);
     assert.equal(answer.body.data.expires_in, 86400);
     assert.notEqual(answer.body.data.access_token, answer.body.data.refresh_token);

@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { TOTP_LIMITS } from '../src/auth/defence.js';
 import { startTestServer, type TestServer } from './helpers.js';
 import {
   BANNED_TOTP, TOTP_USER, assertSession, assertTotpPending, authWorld, probe, signin, totpCode,
@@ -12,9 +13,12 @@ describe('auth.totpVerify', () => {
   });
   after(() => server.close());
 
-  /** Every test starts in a fresh 30-second step, so codes of earlier tests are behind it. */
+  /**
+   * Every test starts in a fresh 30-second step, so codes of earlier tests are behind it, and
+   * in a fresh window of the account's wrong codes.
+   */
   async function challenge(email = TOTP_USER.email, ip = '127.0.0.1'): Promise<string> {
-    server.clock.advance(90);
+    server.clock.advance(TOTP_LIMITS.windowSeconds);
     const answer = await signin(server, email, undefined, {}, { ip });
     assert.equal(answer.body.code, 0, JSON.stringify(answer.body));
     return assertTotpPending(answer.body.data);

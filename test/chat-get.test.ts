@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ok } from './helpers.js';
 import { importWorld } from '../src/world/import.js';
-import { newMessageId, newMessageIdAfter } from '../src/chat/message-id.js';
+import { MessageIds } from '../src/chat/message-id.js';
 import { deleteMessage, postSystemMessage } from '../src/chat/moderation.js';
 import {
   ALICE, BOB, CARD, CAROL, CASE, MODERATOR, OTHER_CARD, call, chat, chatWorld, connect, say, signIn, withServer,
@@ -107,9 +107,10 @@ test('messages sent at the same time all appear, once each, in the order the dat
 
 test('message ids made by one process are unique, of one length, and sort in order of creation', () => {
   const start = Date.UTC(2026, 0, 1);
+  const generator = new MessageIds();
   fc.assert(
     fc.property(fc.array(fc.integer({ min: -5000, max: 5000 }), { minLength: 2, maxLength: 200 }), (offsets) => {
-      const ids = offsets.map((offset) => newMessageId(start + offset));
+      const ids = offsets.map((offset) => generator.next(start + offset));
       for (let i = 1; i < ids.length; i++) assert.ok(ids[i - 1] < ids[i], `${ids[i - 1]} < ${ids[i]}`);
       assert.ok(ids.every((id) => id.length === ids[0].length && /^[0-9a-z]+$/.test(id)));
     }),
@@ -118,18 +119,19 @@ test('message ids made by one process are unique, of one length, and sort in ord
 
 test('a stored message id sorts after the newest stored id, even one made by a process whose clock is ahead', () => {
   const now = Date.UTC(2026, 0, 1);
+  const generator = new MessageIds();
   fc.assert(
     fc.property(fc.integer({ min: -60_000, max: 3_600_000 }), fc.integer({ min: 0, max: 36 ** 4 - 1 }), (lead, sequence) => {
       const previous = (now + lead).toString(36).padStart(9, '0') + sequence.toString(36).padStart(4, '0') + 'zzzzzz';
-      const id = newMessageIdAfter(now, previous);
+      const id = generator.nextAfter(now, previous);
       assert.ok(id > previous, `${id} > ${previous}`);
       assert.match(id, /^[0-9a-z]{19}$/);
     }),
   );
   // Names that are not ids of this form, or lie more than a day ahead, do not move the ids.
-  const before = newMessageId(now);
+  const before = generator.next(now);
   for (const name of ['imported', 'zzzzzzzzzzzzzzzzzzz', 'm-1']) {
-    const id = newMessageIdAfter(now, name);
+    const id = generator.nextAfter(now, name);
     assert.ok(id > before && id.length === 19 && id < 'zzzzzzzzz', id);
   }
 });

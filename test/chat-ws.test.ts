@@ -91,9 +91,10 @@ test('the token is optional; an invalid one closes the connection with a reason;
     assert.deepEqual(spaced.frames[0].data, { subs: ['gchat'] });
     spaced.close();
 
-    // A plain HTTP request to /ws is not a WebSocket.
+    // A plain HTTP request to /ws is not a WebSocket: 426, in the envelope.
     const plain = await server.app.inject({ method: 'GET', url: '/ws' });
-    assert.equal(plain.statusCode, 404);
+    assert.equal(plain.statusCode, 426);
+    assert.equal(plain.json().code, 2);
   }));
 
 test('signing out closes the connections of that session with 4003', () =>

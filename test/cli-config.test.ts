@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseArgs } from 'node:util';
 import { defaultConfig } from '../src/config.js';
-import { ConfigError, SERVER_SETTINGS, loadConfig, parseArgsOptions } from '../src/cli/settings.js';
+import { ConfigError, SERVER_SETTINGS, loadConfig, parseArgsOptions, withOptionalValues } from '../src/cli/settings.js';
 
 const load = (args: string[], env: NodeJS.ProcessEnv = {}) => {
-  const { values } = parseArgs({ args, options: parseArgsOptions(SERVER_SETTINGS), strict: true });
+  const { values } = parseArgs({ args: withOptionalValues(SERVER_SETTINGS, args), options: parseArgsOptions(SERVER_SETTINGS), strict: true });
   return loadConfig(SERVER_SETTINGS, values as Record<string, string | boolean | undefined>, env);
 };
 
@@ -43,6 +43,18 @@ test('every setting of the issue has its flag and variable', () => {
   assert.deepEqual(viaEnv, config);
   assert.equal(load([], { RATE_LIMIT: 'on' }).rateLimit, true);
   assert.equal(load([], { TRUST_PROXY: 'false' }).trustProxy, false);
+});
+
+test('--trust-proxy takes a hop count or proxy addresses and CIDR ranges; alone it means one hop', () => {
+  assert.equal(load(['--trust-proxy']).trustProxy, true);
+  assert.equal(load(['--trust-proxy', '--port', '1']).trustProxy, true);
+  assert.equal(load(['--trust-proxy', '2']).trustProxy, 2);
+  assert.equal(load(['--trust-proxy=3']).trustProxy, 3);
+  assert.deepEqual(load(['--trust-proxy', '10.0.0.0/8, 192.168.1.7,fd00::/8']).trustProxy, ['10.0.0.0/8', '192.168.1.7', 'fd00::/8']);
+  assert.deepEqual(load([], { TRUST_PROXY: '127.0.0.1' }).trustProxy, ['127.0.0.1']);
+  assert.equal(load([], { TRUST_PROXY: '1' }).trustProxy, 1);
+  for (const bad of ['proxy.example.com', '10.0.0.0/33', '10.0.0.1/8/1', 'not-an-ip<script>'])
+    assert.throws(() => load(['--trust-proxy', bad]), ConfigError, bad);
 });
 
 test('the other settings reach the configuration', () => {

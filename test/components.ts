@@ -64,15 +64,20 @@ export const CHROMIUM = findExecutable(chromiumNames);
 /** The redis-server program, for tests that start and stop a Redis of their own (TEST_REDIS_SERVER). */
 export const REDIS_SERVER = findExecutable(redisServerNames);
 const CURL = findExecutable(['curl']);
+const OPENSSL = findExecutable(['openssl']);
 
 export const missing = {
   /** A Redis server at TEST_REDIS_URL (default redis://127.0.0.1:6379). */
   redis: await redisAbsence(REDIS_URL),
   /** The redis-server program. */
-  redisServer: REDIS_SERVER ? false : `needs the redis-server program: ${redisServerNames[0]} was not found; install Redis or set TEST_REDIS_SERVER`,
+  redisServer: REDIS_SERVER
+    ? false
+    : `needs the redis-server program: ${redisServerNames[0]} was not found; install Redis or set TEST_REDIS_SERVER`,
   chromium: CHROMIUM
     ? false
     : `needs Chromium: ${chromiumNames.join(', ')} ${chromiumNames.length > 1 ? 'were' : 'was'} not found; install it or set TEST_CHROMIUM`,
   /** curl, to run the README's examples as written. */
   curl: CURL ? false : 'needs curl: it was not found on the PATH',
+  /** openssl, to make the certificates of the TLS tests. */
+  openssl: OPENSSL ? false : 'needs openssl: it was not found on the PATH',
 } as const;

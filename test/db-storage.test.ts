@@ -11,9 +11,9 @@ const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
 
 /** Every table of the schema: the resources of the spec and what the server keeps about them. */
 const TABLES = [
-  'audit_log', 'blocks', 'chat_messages', 'chat_state', 'collections', 'crafts', 'draws', 'equipped', 'friend_requests', 'friendships',
-  'inventory_counts', 'item_protos', 'item_types', 'items', 'promocode_uses', 'promocodes', 'qualities', 'revocations', 'sessions',
-  'totp_challenges', 'users',
+  'account_tokens', 'audit_log', 'blocks', 'chat_messages', 'chat_state', 'collections', 'crafts', 'draws', 'equipped', 'friend_requests',
+  'friendships', 'inventory_counts', 'item_protos', 'item_types', 'items', 'promocode_uses', 'promocodes', 'qualities', 'recovery_codes',
+  'revocations', 'sessions', 'signin_sources', 'totp_challenges', 'trade_items', 'trade_moves', 'trades', 'users',
 ];
 
 /** DATABASE_URL for another process: the SQLite file, or the PostgreSQL schema chosen by search_path. */

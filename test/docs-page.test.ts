@@ -57,8 +57,9 @@ test('/docs lists every method, finds one by search, and "try it" calls the runn
 
     // The sidebar lists every method in both forms.
     const listed: string[] = await page.evaluate(() =>
-      [...document.querySelectorAll('.sidebar-heading-type')].map((badge) => {
-        const link = badge.closest('a') as HTMLElement | null;
+      // Only what is shown: the page also keeps hidden copies of some entries.
+      [...document.querySelectorAll<HTMLElement>('.sidebar-heading-type')].filter((badge) => badge.checkVisibility()).map((badge) => {
+        const link = badge.closest('a, button') as HTMLElement | null;
         return `${(link?.innerText ?? '').split('\n')[0]} ${(badge as HTMLElement).innerText.split('\n').pop()}`;
       }),
     );
@@ -74,7 +75,8 @@ test('/docs lists every method, finds one by search, and "try it" calls the runn
     // Search finds a method by name.
     const wanted = 'data.searchItemProtos';
     assert.ok(methods.includes(wanted));
-    await page.getByRole('button', { name: /Search/ }).first().click();
+    // The search button carries role="search", so it is found by its text.
+    await page.locator('button').filter({ hasText: /Search/ }).first().click(WAIT);
     await page.keyboard.type(wanted);
     const hit = page.getByRole('option').filter({ hasText: `/api/${wanted}` }).first();
     await hit.waitFor(WAIT);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { createServer } from '../src/app.js';
+import { createServer, loggerOptions } from '../src/app.js';
 import { defaultConfig, type Config } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/connection.js';
 import { dropPostgresSchema, migrateToLatest } from '../src/db/migrate.js';
@@ -84,6 +84,9 @@ export interface StartOptions {
   location?: DatabaseLocation;
   /** Connect to the test Redis. */
   redis?: boolean;
+  /** Receives the server's log lines (JSON, from `logLevel`, default warn); logs are silent without it. */
+  logLines?: string[];
+  logLevel?: string;
 }
 
 /** Starts a server on a fresh database (or a shared one) with a manual clock. */
@@ -98,6 +101,8 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     databaseUrl: location.url,
     logLevel: 'silent',
     captcha: { testVerifier: true },
+    // Every test client connects from loopback, often with many connections at once: the cap per address is tested where it is set.
+    maxConnectionsPerIp: 100_000,
     ...(options.redis ? { redisUrl: REDIS_URL, redisPrefix: location.redisPrefix } : {}),
     ...options.config,
   };
@@ -107,7 +112,9 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     await migrateToLatest(db);
     await importWorld(db, options.world, { mode: 'merge', now: Math.floor(clock.now() / 1000) });
   }
-  const { app, services } = await createServer(config, { clock, db, logger: false });
+  const logLines = options.logLines;
+  const logger = logLines ? { ...(loggerOptions(options.logLevel ?? 'warn') as object), stream: { write: (line: string) => void logLines.push(line) } } : false;
+  const { app, services } = await createServer(config, { clock, db, logger });
   // Every /api answer is checked against the published schemas (test/response-check.ts).
   const responses = watchResponses(app, allMethods());
   await app.ready();

@@ -41,17 +41,29 @@ const SPEC_METHODS = [
   'auth.signin', 'auth.totpVerify', 'bots.getToken', 'users.get', 'friends.add', 'friends.delete', 'friends.get',
   'inventory.get', 'inventory.craft', 'data.getItemProtos', 'data.searchItemProtos', 'gchat.get',
 ];
-const REFERENCE_METHODS = ['auth.refresh', 'friends.getRequests', 'gchat.send', 'wallet.promocodeActivate'];
-const OUR_METHODS = ['inventory.open', 'auth.signout', 'account.setPrivacy', 'account.getPrivacy', 'blacklist.add', 'blacklist.delete', 'blacklist.get'];
+const REFERENCE_METHODS = [
+  'auth.refresh', 'friends.getRequests', 'gchat.send', 'wallet.promocodeActivate', 'auth.signup', 'account.info', 'account.updateInfo',
+  'account.updatePassword', 'account.updateEmail', 'privacy.get', 'privacy.update', 'trades.create', 'trades.accept', 'trades.decline',
+  'trades.revoke', 'trades.cancel', 'trades.getIncome', 'trades.getOutbound', 'trades.history', 'trades.historyWith', 'trades.getById',
+  'execute.prepareTrade',
+];
+const OUR_METHODS = [
+  'inventory.open', 'auth.signout', 'account.setPrivacy', 'account.getPrivacy', 'blacklist.add', 'blacklist.delete', 'blacklist.get',
+  'account.verifyEmail', 'auth.requestPasswordReset', 'auth.resetPassword', 'account.totpSetup', 'account.totpEnable',
+  'account.totpDisable', 'account.sessionsGet', 'account.sessionsRevoke',
+];
 const ADMIN_METHODS = [
   'admin.getUser', 'admin.createUser', 'admin.updateUser', 'admin.setTotp', 'admin.clearTotp', 'admin.banUser', 'admin.unbanUser',
   'admin.muteUser', 'admin.setPrivacy', 'admin.killSessions', 'admin.createBot', 'admin.upsertItemProto', 'admin.upsertCollection',
   'admin.grantItems', 'admin.revokeItem', 'admin.makeFriends', 'admin.endFriendship', 'admin.addFriendRequest', 'admin.block',
   'admin.unblock', 'admin.setChatStatus', 'admin.deleteMessage', 'admin.postSystemMessage', 'admin.listDraws', 'admin.exportDraws', 'admin.createPromocode', 'admin.listPromocodes', 'admin.disablePromocode', 'admin.importWorld',
-  'admin.exportWorld', 'admin.auditLog',
+  'admin.exportWorld', 'admin.auditLog', 'admin.listTrades', 'admin.getTrade', 'admin.cancelTrade',
 ];
 /** Methods that need a token and that a bot's token may call; every other such method answers a bot 4. */
-const BOT_ALLOWED = ['friends.add', 'friends.delete', 'friends.getRequests', 'inventory.craft', 'gchat.send'];
+const BOT_ALLOWED = [
+  'friends.add', 'friends.delete', 'friends.getRequests', 'inventory.craft', 'gchat.send', 'trades.accept', 'trades.cancel', 'trades.create',
+  'trades.decline', 'trades.getIncome', 'trades.getOutbound', 'trades.history',
+];
 
 test('the document has every method: the spec\'s, the reference service\'s, ours and the admin API', async () => {
   const document = await servedDocument();
@@ -210,8 +222,9 @@ test('every method: both forms, auth, bot rule, every parameter, every answer an
     assert.deepEqual(post.responses, get.responses);
     const [success, ...errors] = inline(document, get.responses['200']).content['application/json'].schema.anyOf;
     if (method.result) {
-      assert.deepEqual(success.required, ['code', 'data']);
-      assert.deepEqual(success.properties.data, plain(method.result), `${method.name}: data schema`);
+      const key = method.resultKey ?? 'data';
+      assert.deepEqual(success.required, ['code', key]);
+      assert.deepEqual(success.properties[key], plain(method.result), `${method.name}: ${key} schema`);
     } else {
       assert.deepEqual(success.required, ['code']);
       assert.deepEqual(Object.keys(success.properties), ['code']);

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SIGNIN_LIMITS } from '../src/auth/defence.js';
+import { defaultConfig } from '../src/config.js';
 import { ALICE, BOB, PASSWORD, assertSession, authWorld } from './auth-fixtures.js';
 import { wire, type WireAnswer } from './transport-support.js';
 import { startProcesses, type Processes } from './race-support.js';
@@ -19,7 +20,7 @@ describe('sign-in brute force from many connections', { skip: missing.redis }, (
   let urls: string[];
 
   before(async () => {
-    processes = await startProcesses({ world: await authWorld(), config: { rateLimit: false, trustProxy: true } });
+    processes = await startProcesses({ world: await authWorld(), config: { rateLimit: false, trustProxy: true, http: { ...defaultConfig().http, connectionTimeoutMs: 120_000, requestTimeoutMs: 120_000 } } });
     urls = processes.urls;
   });
   after(() => processes.close());

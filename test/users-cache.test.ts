@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DB_KIND, heard, ok, startTestServer, type StartOptions, type TestServer } from './helpers.js';
-import { ProfileCache, profileCacheOf } from '../src/users/profile-cache.js';
+import { ProfileCache } from '../src/users/profile-cache.js';
 import { Profile, type ProfileRow } from '../src/users/profiles.js';
 import { sessionFor } from './social-fixtures.js';
 import { missing } from './components.js';
@@ -30,7 +30,7 @@ test('profiles are cached where every change is heard: SQLite, or any database w
   const server = await start();
   try {
     await profile(server, 1);
-    const cache = profileCacheOf(server.services);
+    const cache = server.services.users.profiles;
     if (DB_KIND === 'sqlite') assert.equal(cache?.size, 1);
     else assert.equal(cache, undefined);
   } finally {
@@ -39,7 +39,7 @@ test('profiles are cached where every change is heard: SQLite, or any database w
   const clustered = await start({ redis: true });
   try {
     await profile(clustered, 1);
-    assert.equal(profileCacheOf(clustered.services)?.size, 1);
+    assert.equal(clustered.services.users.profiles?.size, 1);
   } finally {
     await clustered.close();
   }

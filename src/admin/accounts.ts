@@ -5,9 +5,7 @@ import type { Executor } from '../db/connection.js';
 import type { UsersTable } from '../db/tables.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
-import { hashPassword } from '../auth/passwords.js';
 import { revokeAllSessions } from '../auth/sessions.js';
-import { findUserId } from '../users/profiles.js';
 import { WorldUser } from '../world/schema.js';
 import { announceUsersChanged } from '../users/profile-cache.js';
 import { rankColumn, storedRank, type Rank } from '../users/rank.js';
@@ -89,13 +87,6 @@ export async function loadAccount(executor: Executor, userId: number): Promise<A
   return executor.selectFrom('users').select(ACCOUNT_COLUMNS).where('user_id', '=', userId).executeTakeFirst();
 }
 
-/** The id of an existing user named by id or domain; 101 when there is none. */
-export async function requireUser(services: Services, idOrDomain: number | string, parameter = 'user_id'): Promise<number> {
-  const id = await findUserId(services, idOrDomain);
-  if (id === null) throw new ApiError(Code.USER_NOT_FOUND, `parameter ${parameter}: user ${idOrDomain} does not exist`);
-  return id;
-}
-
 export async function requireAccount(services: Services, userId: number): Promise<AccountRow> {
   const row = await loadAccount(services.db.kysely, userId);
   if (!row) throw new ApiError(Code.USER_NOT_FOUND, `user ${userId} does not exist`);
@@ -163,7 +154,7 @@ export async function createAccount(services: Services, account: NewAccount): Pr
   if (account.domain !== undefined) checkDomain(account.domain);
   await checkFree(services, 'email', email);
   await checkFree(services, 'domain', account.domain);
-  const passwordHash = account.password === undefined ? null : await hashPassword(account.password);
+  const passwordHash = account.password === undefined ? null : await services.auth.passwords.hash(account.password);
   let userId: number;
   try {
     const row = await services.db.kysely
@@ -201,7 +192,7 @@ export async function updateAccount(services: Services, userId: number, changes:
   if (changes.nick !== undefined && changes.nick.trim() === '') throw badParam('nick', 'must not be empty');
   await checkFree(services, 'email', email, userId);
   await checkFree(services, 'domain', changes.domain, userId);
-  const passwordHash = changes.password === undefined ? undefined : await hashPassword(changes.password);
+  const passwordHash = changes.password === undefined ? undefined : await services.auth.passwords.hash(changes.password);
   try {
     await services.db.kysely.transaction().execute(async (trx) => {
       await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
@@ -233,7 +224,13 @@ export async function setAccountState(
   const columns: Record<string, unknown> = { ...state };
   // A new secret starts with no code used yet.
   if ('totp_secret' in state) columns.totp_last_step = null;
-  const result = await services.db.kysely.updateTable('users').set(columns).where('user_id', '=', userId).executeTakeFirst();
+  // A new secret (or none) also ends a setup in progress and the recovery codes of the old one.
+  if ('totp_secret' in state) columns.totp_pending = null;
+  const result = await services.db.kysely.transaction().execute(async (trx) => {
+    const updated = await trx.updateTable('users').set(columns).where('user_id', '=', userId).executeTakeFirst();
+    if ('totp_secret' in state) await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+    return updated;
+  });
   if (Number(result.numUpdatedRows) === 0) throw new ApiError(Code.USER_NOT_FOUND, `user ${userId} does not exist`);
   if (state.global_ban === 1) await revokeAllSessions(services, userId);
   await announceUsersChanged(services, [userId]);

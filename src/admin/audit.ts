@@ -3,6 +3,7 @@ import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import { keyFingerprint } from '../api/admin-key.js';
 import { Code } from '../api/errors.js';
+import { hasValidClientAddress } from '../api/client-address.js';
 import { constantTimeEqual } from '../infra/secrets.js';
 
 /** Parameters never written to the audit log, whatever method they are sent to. */
@@ -59,20 +60,6 @@ function shorten(value: unknown): unknown {
   return text.length > MAX_LOGGED_STRING ? `${text.slice(0, MAX_LOGGED_STRING)}...` : value;
 }
 
-export async function writeAuditEntry(services: Services, entry: AuditEntry): Promise<void> {
-  await services.db.kysely
-    .insertInto('audit_log')
-    .values({
-      ts: entry.ts,
-      key_fingerprint: entry.keyFingerprint,
-      ip: entry.ip,
-      action: entry.action,
-      params: JSON.stringify(entry.params),
-      result_code: entry.resultCode,
-    })
-    .execute();
-}
-
 /**
  * Whether a request carried the configured admin key. The transport has already checked it
  * (and answered 1, 4 or 7 when it did not match); this tells the audit hook which answered
@@ -91,38 +78,77 @@ function envelopeCode(payload: unknown): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** Writes the audit entry of an authorised admin call; never fails (the action has already happened). */
-async function recordCall(services: Services, request: FastifyRequest, action: string, resultCode: number): Promise<void> {
+/** The result code of an entry whose call has not been answered (yet, or ever: the process stopped). */
+export const RESULT_PENDING = -1;
+/** Entries still pending after this many seconds are listed: their call was cut short and its outcome is unknown. */
+export const PENDING_SHOWN_AFTER = 60;
+
+const AUDIT_ID = Symbol('auditId');
+type Audited = FastifyRequest & { [AUDIT_ID]?: number };
+
+/**
+ * Writes the entry of an authorised admin call before the call runs, as pending. When it
+ * cannot be written the call fails (code 3) and nothing is done: no action without its
+ * entry. Only the result code is filled in afterwards.
+ */
+async function recordIntent(services: Services, request: FastifyRequest, action: string): Promise<number> {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const body = request.body !== null && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
-  try {
-    await writeAuditEntry(services, {
+  const row = await services.db.kysely
+    .insertInto('audit_log')
+    .values({
       ts: nowSeconds(services),
-      keyFingerprint: keyFingerprint(services.config.adminKey!),
+      key_fingerprint: keyFingerprint(services.config.adminKey!),
       ip: request.ip,
       action,
-      params: auditParams({ ...query, ...body }),
-      resultCode,
-    });
+      params: JSON.stringify(auditParams({ ...query, ...body })),
+      result_code: RESULT_PENDING,
+    })
+    .returning('audit_id')
+    .executeTakeFirstOrThrow();
+  return Number(row.audit_id);
+}
+
+/** Fills in the result code of a call's entry; a call refused by a request limit (7) was no action and its entry goes. */
+async function recordOutcome(services: Services, request: FastifyRequest, auditId: number, resultCode: number): Promise<void> {
+  try {
+    if (resultCode === Code.RATE_LIMIT) await services.db.kysely.deleteFrom('audit_log').where('audit_id', '=', auditId).execute();
+    else await services.db.kysely.updateTable('audit_log').set({ result_code: resultCode }).where('audit_id', '=', auditId).execute();
   } catch (error) {
-    // Losing the record must not turn the action's answer into an error.
-    request.log.error({ err: error, action, reqId: request.id }, 'could not write the audit log');
+    // The entry stays, pending: the action is on record, its outcome is not.
+    request.log.error({ err: error, auditId, reqId: request.id }, 'could not record the outcome of an admin call in the audit log');
   }
 }
 
 /**
- * Records every authorised admin call, success or failure, once its answer is ready and
- * before it is sent: a client that has its answer can already read the entry. Calls refused
- * before authorisation (no key configured, wrong key, rate limited) are not actions and are
- * not recorded; a call that fails after authorisation (bad parameters included) is.
+ * Records every authorised admin call, success or failure: its entry is written before the
+ * call runs and completed with the result code once the answer is ready, before it is sent
+ * (a client that has its answer can read the entry). Calls refused before authorisation (no
+ * key configured, wrong key, a client address that is not one) are not actions and are not
+ * recorded; a call that fails after authorisation (bad parameters included) is.
  */
 export function registerAuditHook(app: FastifyInstance, services: Services, methodNames: Set<string>): void {
+  const audited = (request: FastifyRequest): string | undefined => {
+    const action = (request.params as { method?: string } | undefined)?.method;
+    if (action === undefined || !methodNames.has(action) || request.routeOptions.url !== '/api/:method') return undefined;
+    return action;
+  };
+  app.addHook('preHandler', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+    const action = audited(request);
+    if (action === undefined || !carriesAdminKey(services, request) || !hasValidClientAddress(request.ip)) return done();
+    recordIntent(services, request, action).then(
+      (auditId) => {
+        (request as Audited)[AUDIT_ID] = auditId;
+        done();
+      },
+      (error: Error) => done(error),
+    );
+  });
   // A plain callback that returns at once for every other call: it runs on every request.
   app.addHook('onSend', (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
-    const action = (request.params as { method?: string } | undefined)?.method;
-    if (action === undefined || !methodNames.has(action) || request.routeOptions.url !== '/api/:method') return done(null, payload);
-    const code = envelopeCode(payload);
-    if (code === undefined || code === Code.RATE_LIMIT || !carriesAdminKey(services, request)) return done(null, payload);
-    void recordCall(services, request, action, code).finally(() => done(null, payload));
+    const auditId = (request as Audited)[AUDIT_ID];
+    if (auditId === undefined) return done(null, payload);
+    const code = envelopeCode(payload) ?? Code.INTERNAL;
+    void recordOutcome(services, request, auditId, code).finally(() => done(null, payload));
   });
 }

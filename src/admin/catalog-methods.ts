@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
+import { parseJsonParam } from '../api/depth.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import type { Services } from '../services.js';
@@ -9,7 +10,7 @@ import { importWorld, WorldError } from '../world/import.js';
 import { itemProtoEntry } from '../world/export.js';
 import { WorldItemProto, type World } from '../world/schema.js';
 import { grantItems, revokeItem } from '../inventory/grants.js';
-import { requireUser } from './accounts.js';
+import { requireUser } from '../users/profiles.js';
 
 /** Largest prototype entry accepted, as JSON text. */
 const MAX_PROTO_JSON = 60_000;
@@ -38,12 +39,7 @@ async function refuseIfItemsExist(services: Services, itemProtoId: number): Prom
 }
 
 function parseJsonObject(name: string, text: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw badParam(name, 'is not valid JSON');
-  }
+  const value = parseJsonParam(name, text);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badParam(name, 'must be a JSON object');
   return value as Record<string, unknown>;
 }

@@ -4,7 +4,7 @@ import { P } from '../api/params.js';
 import { badParam } from '../api/errors.js';
 import { Strict } from '../api/schema-types.js';
 import { deleteMessage, postSystemMessage, setChatStatus } from '../chat/moderation.js';
-import { requireUser } from './accounts.js';
+import { requireUser } from '../users/profiles.js';
 import { ChatStatusResult } from './schemas.js';
 
 const common = { auth: 'admin', extension: true } as const;
@@ -85,7 +85,7 @@ export const chatMethods: AnyMethod[] = [
       const userId = await requireUser(services, params.user_id);
       const fields: Record<string, unknown> = {};
       for (const field of SYSTEM_MESSAGE_FIELDS[type]) fields[field] = given[field];
-      if (type === 3) fields.user_id_receiver = await requireUser(services, given.user_id_receiver!, 'user_id_receiver');
+      if (type === 3) fields.user_id_receiver = await requireUser(services, given.user_id_receiver!, { parameter: 'user_id_receiver' });
       const msgId = await postSystemMessage(services, { type, user_id: userId, ...fields } as never);
       return { msg_id: msgId };
     },

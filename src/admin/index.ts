@@ -8,6 +8,7 @@ import { promocodeMethods } from './promocode-methods.js';
 import { socialMethods } from './social-methods.js';
 import { userMethods } from './user-methods.js';
 import { worldMethods } from './world-methods.js';
+import { tradeAdminMethods } from '../trades/admin-methods.js';
 
 /** Every admin.* method: operating the platform live, authorised by the admin key. */
 export const adminMethods: AnyMethod[] = [
@@ -18,6 +19,7 @@ export const adminMethods: AnyMethod[] = [
   ...drawMethods,
   ...promocodeMethods,
   ...worldMethods,
+  ...tradeAdminMethods,
   ...auditMethods,
 ];
 

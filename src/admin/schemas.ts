@@ -75,7 +75,7 @@ export const AuditEntrySchema = Type.Object(
     ip: Type.String(),
     action: Type.String(),
     params: Type.Record(Type.String(), Type.Unknown()),
-    result_code: Uint,
+    result_code: Type.Integer({ minimum: -1, description: 'the code the call answered; -1: the call was cut short (the process stopped) and its outcome is unknown' }),
   },
   { ...Strict, $id: 'AuditEntry' },
 );

@@ -4,7 +4,7 @@ import { ApiError, Code, badParam } from '../api/errors.js';
 import type { Services } from '../services.js';
 import { addFriendRequest, blockUser, makeFriends, removeRelation, unblockUser } from '../friends/graph.js';
 import { friendshipValues } from '../friends/relations.js';
-import { requireUser } from './accounts.js';
+import { requireUser } from '../users/profiles.js';
 import { RelationResult } from './schemas.js';
 
 type Change = (services: Services, userId: number, otherUserId: number) => Promise<unknown>;
@@ -24,8 +24,8 @@ function relationMethod(name: string, summary: string, description: string, chan
     result: RelationResult,
     errors: { 101: 'one of the users does not exist', ...extraErrors },
     handler: async ({ services }, params) => {
-      const userId = await requireUser(services, params.user_id, 'user_id');
-      const otherUserId = await requireUser(services, params.other_user_id, 'other_user_id');
+      const userId = await requireUser(services, params.user_id, { parameter: 'user_id' });
+      const otherUserId = await requireUser(services, params.other_user_id, { parameter: 'other_user_id' });
       if (userId === otherUserId) throw badParam('other_user_id', 'must be another user than user_id');
       await change(services, userId, otherUserId);
       const relation = await friendshipValues(services, userId, [otherUserId]);

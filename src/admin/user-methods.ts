@@ -8,11 +8,11 @@ import {
   accountObject,
   createAccount,
   requireAccount,
-  requireUser,
   setAccountState,
   updateAccount,
   type ProfileChanges,
 } from './accounts.js';
+import { requireUser } from '../users/profiles.js';
 import { AccountResult, TotpResult, UserIdResult } from './schemas.js';
 import { RANK_KINDS, type Rank, type RankKind } from '../users/rank.js';
 
@@ -274,7 +274,7 @@ export const userMethods: AnyMethod[] = [
     result: AccountResult,
     errors: { 101: 'the owner does not exist' },
     handler: async ({ services }, params) => {
-      const ownerId = await requireUser(services, params.owner_id, 'owner_id');
+      const ownerId = await requireUser(services, params.owner_id, { parameter: 'owner_id' });
       const owner = await requireAccount(services, ownerId);
       if (owner.bot_owner_id !== null) throw badParam('owner_id', 'is a bot; a bot cannot own bots');
       const userId = await createAccount(services, { nick: params.nick, botOwnerId: ownerId, ...profileOf(params) });

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
+import { parseJsonParam } from '../api/depth.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import { nowSeconds } from '../services.js';
@@ -42,12 +43,7 @@ export const worldMethods: AnyMethod[] = [
       Strict,
     ),
     handler: async ({ services }, params) => {
-      let world: unknown;
-      try {
-        world = JSON.parse(params.world);
-      } catch {
-        throw badParam('world', 'is not valid JSON');
-      }
+      const world = parseJsonParam('world', params.world);
       let summary;
       try {
         summary = await importWorld(services.db, world, { mode: params.mode, now: nowSeconds(services) });

@@ -4,6 +4,7 @@ import { ApiError, Code, authError, rateLimited } from './errors.js';
 import { SerializedData, SerializedList, StreamedData, type AnyMethod, type CallContext } from './method.js';
 import { readParams } from './params.js';
 import { checkAdminKey } from './admin-key.js';
+import { chargeAddress } from './address-limits.js';
 
 /** One call of a method, whatever carried it (an HTTP request, a WebSocket emit). */
 export interface Invocation {
@@ -12,6 +13,7 @@ export interface Invocation {
   /** Parameters as sent, before coercion. */
   raw: Record<string, unknown>;
   ip: string;
+  userAgent?: string;
   requestId: string;
   log: FastifyBaseLogger;
   /** The access token the call presents, read from `raw` when the carrier needs it. */
@@ -50,11 +52,11 @@ export class MethodDispatcher {
     const { config } = services;
     const { ip } = call;
     // Every call counts against its address, unknown methods included.
-    if (config.rateLimit) await this.limit(`rl:ip:${ip}`, config.rateLimitPerIp);
+    if (config.rateLimit) await chargeAddress(services, ip);
     if (!method) throw new ApiError(Code.UNKNOWN_METHOD, `unknown method ${call.name.slice(0, 100)}`);
     const { raw } = call;
 
-    const ctx: CallContext = { services, ip, requestId: call.requestId, log: call.log };
+    const ctx: CallContext = { services, ip, userAgent: call.userAgent, requestId: call.requestId, log: call.log };
     if (method.auth === 'admin') {
       ctx.adminKey = await checkAdminKey(services, call.adminKey, ip);
     } else if (method.auth !== 'none') {

@@ -27,7 +27,6 @@ export async function registerDocs(app: FastifyInstance, methods: AnyMethod[]): 
       pageTitle: 'Game Platform API reference',
       withDefaultFonts: false,
       telemetry: false,
-      mcp: { disabled: true },
       agent: { disabled: true },
       showDeveloperTools: 'never',
       documentDownloadType: 'json',

@@ -23,8 +23,19 @@ export const Code = {
   CRAFT_MIXED: 605,
   ITEM_NOT_APPLICABLE: 624,
   PRIVACY: 701,
+  /** No such trade, or the caller takes no part in it. */
+  NO_SUCH_TRADE: 801,
+  /** The trade is no longer open. */
+  TRADE_CLOSED: 802,
   CHAT_RESTRICTED: 1203,
   PROMOCODE_REFUSED: 1501,
+  EMAIL_TAKEN: 1601,
+  DOMAIN_TAKEN: 1602,
+  SIGNUP_CLOSED: 1603,
+  BAD_ACCOUNT_TOKEN: 1604,
+  WRONG_PASSWORD: 1605,
+  TOTP_STATE: 1606,
+  NO_SUCH_SESSION: 1607,
   BOT_NOT_FOUND: 1801,
 } as const;
 

@@ -18,6 +18,8 @@ export interface CallContext {
   accessToken?: string;
   /** Client address (from X-Forwarded-For with trust-proxy). */
   ip: string;
+  /** The client's User-Agent header, when it sent one. */
+  userAgent?: string;
   requestId: string;
   log: FastifyBaseLogger;
   /** X-Admin-Key header as sent (admin methods only). */
@@ -48,6 +50,8 @@ export interface MethodDefinition<P extends TObject = TObject, A extends AuthReq
   errors?: Record<number, string>;
   /** Ours, not the reference service's. */
   extension?: boolean;
+  /** Where success puts the result: `data` (default), or `result` as the reference's execute.* methods answer. */
+  resultKey?: 'data' | 'result';
   handler: (ctx: A extends 'required' ? SignedInContext : CallContext, params: Static<P>) => Promise<unknown>;
 }
 
@@ -97,13 +101,13 @@ export function defineMethod<P extends TObject, A extends AuthRequirement>(defin
   return definition as unknown as AnyMethod;
 }
 
-/** Everything a capability contributes to the server. */
+/**
+ * Everything a capability contributes to the server's routes. Its per-process state (caches,
+ * timers) is the runtime its start function returns, assembled into `Services` by `createServer`.
+ */
 export interface Domain {
   name: string;
   methods: AnyMethod[];
-  /** Runs once the database is migrated, before the server listens. */
-  start?: (services: Services) => Promise<void> | void;
   /** Extra HTTP routes (the WebSocket feed, for example). */
   routes?: (app: import('fastify').FastifyInstance, services: Services) => Promise<void> | void;
-  stop?: (services: Services) => Promise<void> | void;
 }

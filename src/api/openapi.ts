@@ -81,10 +81,10 @@ export function errorEnvelopeSchemas(codes: number[]): TObject[] {
   return schemas;
 }
 
-/** The success envelope: `{ code: 0, data }`, or `{ code: 0 }` for methods without a result. */
+/** The success envelope: `{ code: 0, data }` (`result` in place of `data` where the method says so), or `{ code: 0 }` for methods without a result. */
 export function successEnvelopeSchema(method: AnyMethod): TObject {
   return method.result
-    ? Type.Object({ code: Type.Literal(0), data: method.result }, Strict)
+    ? Type.Object({ code: Type.Literal(0), [method.resultKey ?? 'data']: method.result }, Strict)
     : Type.Object({ code: Type.Literal(0) }, Strict);
 }
 
@@ -274,7 +274,7 @@ function responsesOf(method: AnyMethod, components: Components, codes: number[])
   const ordinary = codes.filter((c) => c !== Code.INTERNAL && c !== Code.RATE_LIMIT);
   components.responses[method.name] ??= {
     description: method.result
-      ? 'Success (`code` 0 with `data`), or an error envelope (`code` and `description`).'
+      ? `Success (\`code\` 0 with \`${method.resultKey ?? 'data'}\`), or an error envelope (\`code\` and \`description\`).`
       : 'Success (`{ "code": 0 }`, no `data`), or an error envelope (`code` and `description`).',
     content: envelope([successEnvelopeSchema(method), ...errorEnvelopeSchemas(ordinary)]),
   };

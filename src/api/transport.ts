@@ -5,11 +5,14 @@ import type { Services } from '../services.js';
 import { ApiError, Code, httpStatusFor } from './errors.js';
 import { SerializedData, SerializedList, StreamedData, type AnyMethod } from './method.js';
 import { MethodDispatcher } from './dispatch.js';
+import { TOO_DEEP, nestedDeeperThan } from './depth.js';
 
 export interface Envelope {
   code: number;
   description?: string;
   data?: unknown;
+  /** execute.* methods: their result (see MethodDefinition.resultKey) */
+  result?: unknown;
 }
 
 /** The access token of a call: the `access_token` parameter, else an `Authorization: Bearer` header. */
@@ -70,6 +73,7 @@ function registerBodyParsers(app: FastifyInstance): void {
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
       return done(new ApiError(Code.BAD_PARAM, 'the JSON body must be an object'), undefined);
+    if (nestedDeeperThan(parsed)) return done(new ApiError(Code.BAD_PARAM, `the JSON body ${TOO_DEEP}`), undefined);
     done(null, parsed);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
@@ -134,6 +138,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
       name,
       raw: mergedParams(request),
       ip: request.ip,
+      userAgent: request.headers['user-agent'],
       requestId: String(request.id),
       log: request.log,
       token: (raw) => tokenOf(request, raw),
@@ -141,6 +146,8 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     });
     if (data instanceof StreamedData) return reply.type('application/json; charset=utf-8').send(Readable.from(envelopePieces(data), { objectMode: false, encoding: 'utf8' }));
     const admin = method!.auth === 'admin';
+    if (data instanceof SerializedData && method!.resultKey === 'result')
+      return reply.type('application/json; charset=utf-8').send(`{"code":0,"result":${data.json}}`);
     if (data instanceof SerializedData) {
       // A kept answer's bytes are made once for every caller it is sent to.
       const answer = data.kept && !admin ? (data.kept.envelope ??= Buffer.from(envelopeText(data.json))) : sendable(envelopeText(data.json), admin);
@@ -150,7 +157,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     // Plain JSON.stringify, not serialisers compiled from the response schemas: for these
     // answers (unions of shapes, many optional fields) fast-json-stringify measured slower, and
     // the large lists (inventories, prototypes) are already assembled from cached JSON text.
-    const envelope: Envelope = data === undefined ? { code: Code.OK } : { code: Code.OK, data };
+    const envelope: Envelope = data === undefined ? { code: Code.OK } : { code: Code.OK, [method!.resultKey ?? 'data']: data };
     return reply.send(envelope);
   }
 

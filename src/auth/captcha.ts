@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
 import type { Services } from '../services.js';
+import type { Config } from '../config.js';
 
 /** Decides whether the `captcha` value a client sent was solved by a human. */
 export interface CaptchaVerifier {
@@ -62,14 +62,9 @@ export function captchaVerifierFor(config: Config['captcha']): CaptchaVerifier |
   return verifiers.length === 1 ? verifiers[0]! : anyOf(verifiers);
 }
 
-const STATE_KEY = 'auth.captcha';
-
-/** Replaces the configured verifier (for an embedding application with its own captcha service). */
-export function setCaptchaVerifier(services: Services, verifier: CaptchaVerifier | null): void {
-  services.state.set(STATE_KEY, verifier);
-}
-
-export function captchaVerifier(services: Services): CaptchaVerifier | null {
-  if (!services.state.has(STATE_KEY)) services.state.set(STATE_KEY, captchaVerifierFor(services.config.captcha));
-  return services.state.get(STATE_KEY) as CaptchaVerifier | null;
+/** Whether `response` is a captcha the configured verifier accepts (never, without a verifier). */
+export async function captchaSolved(services: Pick<Services, 'auth'>, response: string | undefined, ip: string): Promise<boolean> {
+  if (response === undefined || response === '') return false;
+  const verifier = services.auth.captcha;
+  return verifier !== null && (await verifier.verify(response, ip));
 }

@@ -1,74 +1,140 @@
 import { ApiError, Code, rateLimited } from '../api/errors.js';
-import { sha256 } from '../infra/secrets.js';
 import type { Services } from '../services.js';
-import { captchaVerifier } from './captcha.js';
+import { captchaSolved } from './captcha.js';
 
-/** Thresholds of the sign-in defence. */
-export const SIGNIN_LIMITS = {
-  /** Failures are counted in windows of this many seconds... */
-  windowSeconds: 15 * 60,
-  /** ...and past this many for one e-mail a captcha is required, */
-  captchaAfterEmailFailures: 5,
-  /** or past this many from one address. */
-  captchaAfterIpFailures: 20,
-  /** Past this many failures for one e-mail in an hour, sign-in is refused outright (code 7). */
-  ceilingEmailFailures: 100,
-  ceilingWindowSeconds: 60 * 60,
-} as const;
-
-export interface SigninAttempt {
-  /** The password was right: the attempt does not count as a failure. */
-  succeeded(): Promise<void>;
-}
-
-interface Counter {
+/**
+ * Guessing defence for any form that checks a secret (sign-in, sign-up, ...): a budget of
+ * failures per subject (an account, an address) that nobody else can spend for the owner.
+ *
+ * - An attempt holds a place in each of its budgets while it is judged; a failure keeps the
+ *   place, a success gives it back. Only judged attempts count: an attempt refused before
+ *   judgement (captcha missing, delay not over) never counts, however many are in flight.
+ * - Past a budget, a solved captcha is needed; without a captcha verifier, whoever exhausted
+ *   it waits instead, for a delay that doubles with every further failure.
+ * - A ceiling (optional) caps judged failures outright: past it, code 7 until the window ends.
+ * - A trusted budget (optional) is spent first: a source the subject has used successfully
+ *   before (an address, a device token) is judged on its own failures only, and is held
+ *   back by nobody else's.
+ */
+export interface Budget {
+  /** Counter name (keep personal data such as e-mail addresses out of it: hash them). */
   key: string;
+  /** Failures allowed per window before the challenge (captcha or delay). */
+  free: number;
   windowSeconds: number;
 }
 
-/**
- * Admits a sign-in attempt before any password hashing, or refuses it with 7 (hard ceiling)
- * or 8 (captcha needed and not solved).
- *
- * Each attempt is counted as a failure up front and released when the password proves
- * right (or the attempt is refused before the password is checked). Counting first makes the
- * thresholds hold under concurrency: a burst of simultaneous guesses sees its own members,
- * so at most the allowed number of them ever reach the password check without a captcha.
- */
-export async function admitSignin(
-  services: Services,
-  attempt: { email: string; ip: string; captcha?: string; captchaAlways: boolean },
-): Promise<SigninAttempt> {
-  const { counters } = services;
-  // E-mail addresses stay out of counter names (Redis keys are visible to operators).
-  const emailKey = sha256(attempt.email).slice(0, 32);
-  const email: Counter = { key: `auth:fail:email:${emailKey}`, windowSeconds: SIGNIN_LIMITS.windowSeconds };
-  const hourly: Counter = { key: `auth:fail:email-hour:${emailKey}`, windowSeconds: SIGNIN_LIMITS.ceilingWindowSeconds };
-  const address: Counter = { key: `auth:fail:ip:${attempt.ip}`, windowSeconds: SIGNIN_LIMITS.windowSeconds };
-  const reserved = [email, hourly, address];
-
-  const [emailHit, hourlyHit, addressHit] = await Promise.all(reserved.map((c) => counters.hit(c.key, c.windowSeconds)));
-  const release = async () => {
-    await Promise.all(reserved.map((c) => counters.hit(c.key, c.windowSeconds, -1)));
-  };
-
-  if (hourlyHit!.count > SIGNIN_LIMITS.ceilingEmailFailures) {
-    await release();
-    throw rateLimited(hourlyHit!.resetIn);
-  }
-  const captchaNeeded =
-    attempt.captchaAlways ||
-    emailHit!.count > SIGNIN_LIMITS.captchaAfterEmailFailures ||
-    addressHit!.count > SIGNIN_LIMITS.captchaAfterIpFailures;
-  if (captchaNeeded && !(await captchaSolved(services, attempt.captcha, attempt.ip))) {
-    await release();
-    throw new ApiError(Code.CAPTCHA, 'captcha required: solve it and send the answer in the captcha parameter');
-  }
-  return { succeeded: release };
+export interface DefenceRequest {
+  /** Spent first when given; while it has room, nothing else is consulted. */
+  trusted?: Budget;
+  budgets: Budget[];
+  ceiling?: Budget;
+  /** The solved captcha the client sent, if any. */
+  captcha?: string;
+  /** The client's address (sent to the captcha verifier). */
+  ip: string;
 }
 
-async function captchaSolved(services: Services, response: string | undefined, ip: string): Promise<boolean> {
-  if (response === undefined || response === '') return false;
-  const verifier = captchaVerifier(services);
-  return verifier !== null && (await verifier.verify(response, ip));
+export interface Attempt {
+  /** The secret was wrong: the places held become failures. */
+  failed(): Promise<void>;
+  /** The secret was right: the places held are given back. */
+  succeeded(): Promise<void>;
+}
+
+/** Delays without a captcha verifier: the first, doubled with each further failure up to the last. */
+export const DELAY_LIMITS = { firstSeconds: 30, maxSeconds: 900, windowSeconds: 3600 } as const;
+
+/** Thresholds of sign-in. */
+export const SIGNIN_LIMITS = {
+  /** Failures are counted in windows of this many seconds... */
+  windowSeconds: 15 * 60,
+  /** ...and past this many for one account a captcha (or a delay) is required, */
+  captchaAfterEmailFailures: 5,
+  /** and past this many in an hour, */
+  hourlyEmailFailures: 10,
+  /** or past this many from one address. */
+  captchaAfterIpFailures: 20,
+  /** Past this many judged failures for one account in an hour, sign-in is refused (code 7)... */
+  ceilingEmailFailures: 100,
+  ceilingWindowSeconds: 60 * 60,
+  /** ...except from a known source, which may fail this many times per window on its own. */
+  knownSourceFailures: 10,
+} as const;
+
+/** Wrong TOTP codes per account, across all its sign-ins, per window; past it 414. */
+export const TOTP_LIMITS = { wrongCodes: 10, windowSeconds: 15 * 60 } as const;
+
+const CAPTCHA_NEEDED = 'captcha required: solve it and send the answer in the captcha parameter';
+
+export async function admitAttempt(services: Services, request: DefenceRequest): Promise<Attempt> {
+  const { counters } = services;
+  const held: Budget[] = [];
+  const giveBack = () => Promise.all(held.map((b) => counters.hit(b.key, b.windowSeconds, -1))).then(() => undefined);
+
+  if (request.trusted) {
+    const place = await counters.take(request.trusted.key, request.trusted.windowSeconds, request.trusted.free);
+    if (place.taken) return { failed: async () => undefined, succeeded: async () => void (await counters.hit(request.trusted!.key, request.trusted!.windowSeconds, -1)) };
+  }
+
+  const { ceiling } = request;
+  // Already past the ceiling by judged failures: no need to look at the captcha.
+  if (ceiling) {
+    const current = await counters.peek(ceiling.key);
+    if (current.count >= ceiling.free) throw rateLimited(current.resetIn);
+  }
+
+  const exhausted: Budget[] = [];
+  for (const budget of request.budgets) {
+    const place = await counters.take(budget.key, budget.windowSeconds, budget.free);
+    if (place.taken) held.push(budget);
+    else exhausted.push(budget);
+  }
+  const delayed: Budget[] = [];
+  if (exhausted.length > 0) {
+    await giveBack();
+    held.length = 0;
+    if (services.auth.captcha) {
+      if (!(await captchaSolved(services, request.captcha, request.ip))) throw new ApiError(Code.CAPTCHA, CAPTCHA_NEEDED);
+    } else {
+      for (const budget of exhausted) {
+        const wait = await waitFor(services, budget);
+        if (wait > 0) throw rateLimited(wait);
+        delayed.push(budget);
+      }
+    }
+  }
+
+  if (ceiling) {
+    const place = await counters.take(ceiling.key, ceiling.windowSeconds, ceiling.free);
+    if (!place.taken) {
+      await giveBack();
+      throw rateLimited(place.resetIn);
+    }
+    held.push(ceiling);
+  }
+
+  return {
+    async failed() {
+      for (const budget of delayed) await counters.hit(overKey(budget), DELAY_LIMITS.windowSeconds);
+    },
+    succeeded: giveBack,
+  };
+}
+
+function overKey(budget: Budget): string {
+  return `${budget.key}:over`;
+}
+
+/**
+ * Without a captcha verifier: seconds until the next attempt on an exhausted budget may be
+ * judged, or 0 when it may be now (and then nobody else's may for the next delay: the turn
+ * is taken atomically, so a burst gets one attempt judged, not one per request).
+ */
+async function waitFor(services: Services, budget: Budget): Promise<number> {
+  const { counters } = services;
+  const over = (await counters.peek(overKey(budget))).count;
+  const delay = Math.min(DELAY_LIMITS.maxSeconds, DELAY_LIMITS.firstSeconds * 2 ** Math.min(over, 20));
+  const turn = await counters.take(`${budget.key}:turn`, delay, 1);
+  return turn.taken ? 0 : turn.resetIn;
 }

@@ -1,7 +1,8 @@
 import type { Domain } from '../api/method.js';
-import type { Services } from '../services.js';
+import type { Core, Runtime } from '../services.js';
+import { captchaVerifierFor, type CaptchaVerifier } from './captcha.js';
 import { authRefresh, authSignin, authSignout, authTotpVerify, botsGetToken } from './methods.js';
-import { prepareDummyHash } from './passwords.js';
+import { PasswordHasher } from './passwords.js';
 import { sweepSessions } from './sessions.js';
 
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
@@ -9,15 +10,24 @@ const SWEEP_EVERY_MS = 60 * 60 * 1000;
 export const authDomain: Domain = {
   name: 'auth',
   methods: [authSignin, authTotpVerify, authRefresh, botsGetToken, authSignout],
-  async start(services: Services) {
-    await prepareDummyHash();
-    const sweeper = setInterval(() => {
-      sweepSessions(services).catch((err) => services.log.warn({ err }, 'sweeping expired sessions failed'));
-    }, SWEEP_EVERY_MS);
-    sweeper.unref();
-    services.state.set('auth.sweeper', sweeper);
-  },
-  stop(services: Services) {
-    clearInterval(services.state.get('auth.sweeper') as NodeJS.Timeout | undefined);
-  },
 };
+
+export interface AuthRuntime extends Runtime {
+  passwords: PasswordHasher;
+  /** Decides captchas; null when none is configured (no captcha can pass). An embedding application may replace it. */
+  captcha: CaptchaVerifier | null;
+}
+
+export async function startAuth(core: Core): Promise<AuthRuntime> {
+  const passwords = new PasswordHasher();
+  await passwords.prepareDummyHash();
+  const sweeper = setInterval(() => {
+    sweepSessions(core).catch((err) => core.log.warn({ err }, 'sweeping expired sessions failed'));
+  }, SWEEP_EVERY_MS);
+  sweeper.unref();
+  return {
+    passwords,
+    captcha: captchaVerifierFor(core.config.captcha),
+    stop: () => clearInterval(sweeper),
+  };
+}

@@ -7,6 +7,9 @@ import { signIn } from './signin.js';
 import { completeTotpChallenge } from './totp.js';
 
 const TOKEN_PARAM = { minLength: 1, maxLength: 512 };
+const DEVICE_TOKEN_PARAM = P.optional(
+  P.string({ maxLength: 512, description: 'the device_token of an earlier sign-in of this account on this device (not part of the reference service)' }),
+);
 
 export const authSignin = defineMethod({
   name: 'auth.signin',
@@ -14,25 +17,37 @@ export const authSignin = defineMethod({
   description:
     'Answers a Session, or `{ totp_session_token }` (valid 5 minutes) for accounts with two-factor authentication, ' +
     'to be completed with auth.totpVerify. The e-mail is matched case-insensitively. A wrong e-mail and a wrong password ' +
-    'answer the same code 1. After 5 failed sign-ins for one e-mail or 20 from one address within 15 minutes, and always ' +
-    'for accounts marked so, code 8 is answered unless `captcha` carries a solved captcha. After 100 failures for one ' +
-    'e-mail within an hour, code 7 with `retry_after`. The access token is bound to the address it was issued for.',
+    'answer the same code 1. After 5 failed sign-ins for one account within 15 minutes (10 within an hour, from all addresses ' +
+    'together) or 20 from one address, a captcha is needed (code 8 until `captcha` carries a solved one); without a captcha ' +
+    'verifier, the next attempt waits instead (code 7 with `retry_after`, 30 s doubling with every further failure up to 15 minutes). ' +
+    'After 100 failures for one account within an hour, code 7 with `retry_after`. None of this holds back a sign-in from an ' +
+    'address the account signed in from before, or with its `device_token`: those have 10 failures per 15 minutes of their own. ' +
+    'Accounts marked so need a captcha on every sign-in: code 8 once the password is right. The access token is bound to the ' +
+    'address it was issued for.',
   auth: 'none',
   params: P.object({
     email: P.string({ maxLength: 254, description: 'e-mail address of the user' }),
     password: P.string({ maxLength: 1024, description: 'at least 10 characters' }),
     captcha: P.optional(P.string({ maxLength: 4096, description: 'the solved captcha (response token), when code 8 asked for one' })),
+    device_token: DEVICE_TOKEN_PARAM,
   }),
   result: SigninResult,
   errors: {
     1: 'wrong e-mail or password',
     2: 'password shorter than 10 characters',
-    7: 'too many failed sign-ins for this e-mail; data.retry_after',
+    7: 'too many failed sign-ins for this account or address; data.retry_after',
     8: 'captcha needed',
     412: 'account is globally blocked',
   },
   handler: async (ctx, params) =>
-    signIn(ctx.services, { email: params.email, password: params.password, captcha: params.captcha, ip: ctx.ip }),
+    signIn(ctx.services, {
+      email: params.email,
+      password: params.password,
+      captcha: params.captcha,
+      deviceToken: params.device_token,
+      ip: ctx.ip,
+      userAgent: ctx.userAgent,
+    }),
 });
 
 export const authTotpVerify = defineMethod({
@@ -40,20 +55,24 @@ export const authTotpVerify = defineMethod({
   summary: 'Complete a sign-in with the TOTP code',
   description:
     'RFC 6238 (SHA-1, 6 digits, 30 s, one step of drift either way). A code once accepted is never accepted again ' +
-    'for the account. A totp_session_token survives 5 wrong codes; the next attempt answers 414.',
+    'for the account. One of the account\'s recovery codes (account.totpEnable) is accepted once in place of `code`. ' +
+    'A totp_session_token survives 5 wrong codes; the next attempt answers 414. An account accepts 10 wrong codes per ' +
+    '15 minutes across all its sign-ins; past them 414 until the window ends (the description says in how many seconds).',
   auth: 'none',
   params: P.object({
     totp_session_token: P.string({ ...TOKEN_PARAM, description: 'from the auth.signin answer' }),
-    code: P.string({ maxLength: 32, description: 'the 6-digit code of the authenticator' }),
+    code: P.string({ maxLength: 32, description: 'the 6-digit code of the authenticator, or a recovery code' }),
+    device_token: DEVICE_TOKEN_PARAM,
   }),
   result: Session,
   errors: {
     2: 'wrong code',
     412: 'account is globally blocked',
     413: 'wrong TOTP session token (unknown, used or expired)',
-    414: 'TOTP sign-in attempted too often: the token is spent',
+    414: 'TOTP sign-in attempted too often: the token is spent, or the account\'s wrong codes are used up',
   },
-  handler: async (ctx, params) => completeTotpChallenge(ctx.services, params.totp_session_token, params.code, ctx.ip),
+  handler: async (ctx, params) =>
+    completeTotpChallenge(ctx.services, params.totp_session_token, params.code, ctx.ip, ctx.userAgent, params.device_token),
 });
 
 export const authRefresh = defineMethod({
@@ -67,7 +86,7 @@ export const authRefresh = defineMethod({
   params: P.object({ refresh_token: P.string({ ...TOKEN_PARAM, description: 'refresh_token of the latest Session; each one works once' }) }),
   result: Session,
   errors: { 1: 'refresh token unknown, expired, revoked or already used' },
-  handler: async (ctx, params) => refreshSession(ctx.services, params.refresh_token, ctx.ip),
+  handler: async (ctx, params) => refreshSession(ctx.services, params.refresh_token, ctx.ip, ctx.userAgent),
 });
 
 export const botsGetToken = defineMethod({

@@ -10,6 +10,13 @@ export const Session = Type.Object(
     refresh_token: Type.Optional(
       Type.String({ description: 'single use: auth.refresh exchanges it for a new session; absent from bot tokens' }),
     ),
+    device_token: Type.Optional(
+      Type.String({
+        description:
+          'auth.signin and auth.totpVerify only (not part of the reference service): send it as `device_token` with later ' +
+          'sign-ins of this account, so that they are not held back by failed sign-ins from elsewhere',
+      }),
+    ),
   },
   { ...Strict, $id: 'Session', title: 'Session' },
 );

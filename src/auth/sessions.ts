@@ -16,7 +16,12 @@ export interface SessionData {
   /** the same value as expires_in (the reference service sends both) */
   expires: number;
   refresh_token?: string;
+  /** sign-in only: the device token to send with later sign-ins of this account */
+  device_token?: string;
 }
+
+/** Characters of a client's User-Agent kept for the sessions list. */
+const USER_AGENT_MAX = 256;
 
 const REUSED_REFRESH_TOKEN = 'the refresh token was already used: every session of this sign-in is revoked, sign in again';
 const INVALID_REFRESH_TOKEN = 'the refresh token is unknown, expired or revoked';
@@ -32,6 +37,7 @@ export async function issueUserSessionIn(
   userId: number,
   ip: string,
   familyId: string = randomUUID(),
+  userAgent?: string,
 ): Promise<SessionData> {
   await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
   const user = await trx.selectFrom('users').select(['global_ban', 'bot_owner_id']).where('user_id', '=', userId).executeTakeFirst();
@@ -53,14 +59,16 @@ export async function issueUserSessionIn(
       is_bot: 0,
       expires_at: now + ttl,
       created_at: now,
+      user_agent: userAgent === undefined ? null : userAgent.slice(0, USER_AGENT_MAX),
+      last_used: now,
     })
     .execute();
   return { user_id: userId, access_token: accessToken, expires_in: ttl, expires: ttl, refresh_token: refreshToken };
 }
 
 /** Starts a new sign-in (a new session family) for a user whose credentials were checked. */
-export async function issueUserSession(services: Services, userId: number, ip: string): Promise<SessionData> {
-  return services.db.kysely.transaction().execute((trx) => issueUserSessionIn(services, trx, userId, ip));
+export async function issueUserSession(services: Services, userId: number, ip: string, userAgent?: string): Promise<SessionData> {
+  return services.db.kysely.transaction().execute((trx) => issueUserSessionIn(services, trx, userId, ip, undefined, userAgent));
 }
 
 /**
@@ -100,10 +108,11 @@ export async function issueBotSession(services: Services, botId: number, ip: str
  *
  * A refresh token presented after it was rotated was in two hands (RFC 9700, 4.14.2): the
  * whole family is revoked. Of concurrent refreshes with one token exactly one gets a Session;
- * the others are reuses. Within `refreshReuseGrace` seconds of the rotation (0 by default) a
- * reuse is taken for such a race by one client: it answers 1 and the winner's Session stays.
+ * the others are reuses. Within `refreshReuseGrace` seconds of the rotation (10 by default) and
+ * from the same address, a reuse is taken for such a race by one client: it answers 1 and the
+ * winner's Session stays.
  */
-export async function refreshSession(services: Services, refreshToken: string, ip: string): Promise<SessionData> {
+export async function refreshSession(services: Services, refreshToken: string, ip: string, userAgent?: string): Promise<SessionData> {
   const { kysely } = services.db;
   const refreshHash = sha256(refreshToken);
   const row = await kysely
@@ -112,11 +121,14 @@ export async function refreshSession(services: Services, refreshToken: string, i
     .where('refresh_hash', '=', refreshHash)
     .executeTakeFirst();
   if (!row) throw authError(INVALID_REFRESH_TOKEN);
-  if (row.refreshed_at !== null) return reused(services, row.family_id, row.refreshed_at);
+  if (row.refreshed_at !== null) return reused(services, row.family_id, row.refreshed_at, ip);
   const now = nowSeconds(services);
   if (row.revoked_at !== null || row.created_at + services.config.refreshTtl <= now) throw authError(INVALID_REFRESH_TOKEN);
 
   const session = await kysely.transaction().execute(async (trx) => {
+    // The user's row first, as every writer of a user's sessions locks it: a password change
+    // ending all sessions meanwhile either comes before (this finds the session revoked) or after.
+    await dialectAdapter.lockUsers(trx, services.db.dialect, [row.user_id]);
     const used = await trx
       .updateTable('sessions')
       .set({ refreshed_at: now, revoked_at: now })
@@ -127,7 +139,7 @@ export async function refreshSession(services: Services, refreshToken: string, i
     // Another request rotated (or revoked) this token between our read and this update.
     if (Number(used.numUpdatedRows) === 0) return null;
     try {
-      return await issueUserSessionIn(services, trx, row.user_id, ip, row.family_id);
+      return await issueUserSessionIn(services, trx, row.user_id, ip, row.family_id, userAgent);
     } catch (error) {
       if (error instanceof ApiError && error.code === Code.GLOBAL_BAN) throw authError(INVALID_REFRESH_TOKEN);
       throw error;
@@ -135,16 +147,32 @@ export async function refreshSession(services: Services, refreshToken: string, i
   });
   if (session === null) {
     const after = await kysely.selectFrom('sessions').select(['refreshed_at']).where('session_id', '=', row.session_id).executeTakeFirst();
-    if (after?.refreshed_at != null) return reused(services, row.family_id, after.refreshed_at);
+    if (after?.refreshed_at != null) return reused(services, row.family_id, after.refreshed_at, ip);
     throw authError(INVALID_REFRESH_TOKEN);
   }
   await services.tokens.announce({ sessionIds: [row.session_id] });
   return session;
 }
 
-async function reused(services: Services, familyId: string, refreshedAt: number): Promise<never> {
+/**
+ * A rotated refresh token presented again. Within the grace period and from the address the
+ * rotation was made for, it is the same client racing itself (two refreshes at once): it
+ * answers 1 and the winner's session stays. Anything else is theft: the sign-in ends.
+ */
+async function reused(services: Services, familyId: string, refreshedAt: number, ip: string): Promise<never> {
   const grace = services.config.refreshReuseGrace;
-  if (grace === 0 || nowSeconds(services) - refreshedAt >= grace) await revokeFamily(services, familyId);
+  let racingItself = false;
+  if (grace > 0 && nowSeconds(services) - refreshedAt < grace) {
+    const latest = await services.db.kysely
+      .selectFrom('sessions')
+      .select('ip')
+      .where('family_id', '=', familyId)
+      .orderBy('session_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    racingItself = latest?.ip === requestAddress(ip);
+  }
+  if (!racingItself) await revokeFamily(services, familyId);
   throw authError(REUSED_REFRESH_TOKEN);
 }
 
@@ -182,7 +210,7 @@ export async function revokeAllSessions(services: Services, userId: number): Pro
  * Deletes what can never be used again: user sessions past their refresh lifetime, revoked
  * sessions revoked longer ago than that, and TOTP sign-ins an hour past their end.
  */
-export async function sweepSessions(services: Services): Promise<{ sessions: number; challenges: number }> {
+export async function sweepSessions(services: Pick<Services, 'db' | 'clock' | 'config'>): Promise<{ sessions: number; challenges: number }> {
   const { kysely } = services.db;
   const now = nowSeconds(services);
   const lifetime = Math.max(services.config.refreshTtl, services.config.sessionTtl);

@@ -17,7 +17,12 @@ interface CachedSession {
   expiresAt: number;
   /** ms, by the resolver's clock */
   cachedAt: number;
+  /** `last_used` as last written, seconds */
+  lastUsed: number;
 }
+
+/** `sessions.last_used` is written at most this often per session, seconds. */
+export const LAST_USED_EVERY = 60;
 
 export interface TokenResolverOptions {
   db: Database;
@@ -50,6 +55,8 @@ export class TokenResolver {
   private readonly unsubscribe: (() => void)[];
   /** Counts revocation notices, so a database read that overlapped one is not cached. */
   private generation = 0;
+  private hits = 0;
+  private misses = 0;
 
   constructor(private readonly options: TokenResolverOptions) {
     this.unsubscribe = [
@@ -75,11 +82,14 @@ export class TokenResolver {
       this.cache.delete(hash);
       session = undefined;
     }
-    if (!session) {
+    if (session) {
+      this.hits++;
+    } else {
+      this.misses++;
       const generation = this.generation;
       const row = await this.options.db.kysely
         .selectFrom('sessions')
-        .select(['session_id', 'user_id', 'family_id', 'ip', 'is_bot', 'expires_at', 'revoked_at'])
+        .select(['session_id', 'user_id', 'family_id', 'ip', 'is_bot', 'expires_at', 'revoked_at', 'created_at', 'last_used'])
         .where('access_hash', '=', hash)
         .executeTakeFirst();
       if (!row || row.revoked_at !== null) return null;
@@ -88,6 +98,7 @@ export class TokenResolver {
         ip: row.ip,
         expiresAt: row.expires_at * 1000,
         cachedAt: now,
+        lastUsed: row.last_used ?? row.created_at,
       };
       // A revocation that arrived while the row was read may concern it: do not keep it.
       if (cacheUsable && generation === this.generation) {
@@ -102,7 +113,21 @@ export class TokenResolver {
     const bound = session.ip !== null && (session.caller.isBot || this.options.bindToIp);
     // Stored addresses are normalized; the request's needs it only when the spellings differ.
     if (bound && session.ip !== ip && session.ip !== requestAddress(ip)) return null;
+    this.noteUse(session, now);
     return session.caller;
+  }
+
+  /** Records when a session was last used (for the sessions list), at most once a minute, without waiting. */
+  private noteUse(session: CachedSession, nowMs: number): void {
+    const now = Math.floor(nowMs / 1000);
+    if (now - session.lastUsed < LAST_USED_EVERY) return;
+    session.lastUsed = now;
+    this.options.db.kysely
+      .updateTable('sessions')
+      .set({ last_used: now })
+      .where('session_id', '=', session.caller.sessionId)
+      .execute()
+      .catch(() => undefined);
   }
 
   /**
@@ -125,6 +150,11 @@ export class TokenResolver {
       )
         this.cache.delete(hash);
     }
+  }
+
+  /** Lookups of the session cache answered from memory and not, and sessions held (metrics). */
+  cacheCounts(): { hits: number; misses: number; size: number } {
+    return { hits: this.hits, misses: this.misses, size: this.cache.size };
   }
 
   close(): void {

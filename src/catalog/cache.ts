@@ -1,9 +1,12 @@
 import type { Selectable } from 'kysely';
-import type { Services } from '../services.js';
+import type { Core, Services } from '../services.js';
+import type { Database } from '../db/connection.js';
 import { WORLD_CHANGED } from '../infra/bus.js';
 import type { ItemProtosTable } from '../db/tables.js';
 import { DEFAULT_ITEM_TYPES } from '../world/schema.js';
 import { protoForms, type ProtoForms } from './serialize.js';
+import type { EntryTexts } from './metadata.js';
+import type { KeptAnswers } from './methods.js';
 
 export type ProtoRow = Selectable<ItemProtosTable>;
 
@@ -19,6 +22,8 @@ export interface ProtoEntry extends ProtoForms {
   craftResult: boolean;
   /** The key a case opens with. */
   keyItemProtoId: number | null;
+  /** Its JSON texts, made on first use. */
+  texts: { plain?: string; legacy?: string };
 }
 
 export interface CollectionEntry {
@@ -42,78 +47,67 @@ export interface Catalog {
   itemTypes: Map<number, string>;
   /** Prototypes a craft may produce, by `${type}:${quality_id}`. */
   craftResults: Map<string, number[]>;
+  /** Texts made from this snapshot on first use; they go with it when the catalogue changes. */
+  texts: { metadata?: EntryTexts; answers?: KeptAnswers };
 }
 
-interface Holder {
-  catalog?: Catalog;
-  loading?: Promise<Catalog>;
-  /** Bumped on every invalidation so a load that started earlier is not kept. */
-  generation: number;
-  unsubscribe: (() => void)[];
-}
-
-const STATE_KEY = 'catalog';
 /** Bus channels after which the catalogue is read again. */
 export const CATALOG_CHANNELS = ['catalog.changed', WORLD_CHANGED] as const;
 
 export const craftKey = (type: number, qualityId: number) => `${type}:${qualityId}`;
 
-function holderOf(services: Services): Holder {
-  let holder = services.state.get(STATE_KEY) as Holder | undefined;
-  if (!holder) {
-    const created: Holder = { generation: 0, unsubscribe: [] };
-    for (const channel of CATALOG_CHANNELS) created.unsubscribe.push(services.bus.subscribe(channel, () => invalidateCatalog(services)));
-    services.state.set(STATE_KEY, created);
-    holder = created;
+/** This process's catalogue: loaded from the database on first use after a change. */
+export class CatalogCache {
+  private catalog?: Catalog;
+  private loading?: Promise<Catalog>;
+  /** Bumped on every invalidation so a load that started earlier is not kept. */
+  private generation = 0;
+  private readonly unsubscribe: (() => void)[];
+
+  constructor(private readonly core: Pick<Core, 'db' | 'bus'>) {
+    this.unsubscribe = CATALOG_CHANNELS.map((channel) => core.bus.subscribe(channel, () => this.invalidate()));
   }
-  return holder;
-}
 
-/** Starts listening for catalogue changes (the domain's start hook). */
-export function watchCatalog(services: Services): void {
-  holderOf(services);
-}
+  /** Drops the cached catalogue; the next reader loads it again. */
+  invalidate(): void {
+    this.generation += 1;
+    this.catalog = undefined;
+    this.loading = undefined;
+  }
 
-export function unwatchCatalog(services: Services): void {
-  const holder = services.state.get(STATE_KEY) as Holder | undefined;
-  if (!holder) return;
-  for (const stop of holder.unsubscribe) stop();
-  services.state.delete(STATE_KEY);
-}
+  get(): Promise<Catalog> {
+    if (this.catalog) return Promise.resolve(this.catalog);
+    if (this.loading) return this.loading;
+    const generation = this.generation;
+    const loading = loadCatalog(this.core.db).then(
+      (catalog) => {
+        if (this.generation === generation) {
+          this.catalog = catalog;
+          this.loading = undefined;
+        }
+        return catalog;
+      },
+      (error: unknown) => {
+        if (this.loading === loading) this.loading = undefined;
+        throw error;
+      },
+    );
+    this.loading = loading;
+    return loading;
+  }
 
-/** Drops the cached catalogue; the next reader loads it again. */
-export function invalidateCatalog(services: Services): void {
-  const holder = holderOf(services);
-  holder.generation += 1;
-  holder.catalog = undefined;
-  holder.loading = undefined;
+  stop(): void {
+    for (const stop of this.unsubscribe.splice(0)) stop();
+  }
 }
 
 /** The catalogue, loaded from the database on first use after a change. */
-export function getCatalog(services: Services): Promise<Catalog> {
-  const holder = holderOf(services);
-  if (holder.catalog) return Promise.resolve(holder.catalog);
-  if (holder.loading) return holder.loading;
-  const generation = holder.generation;
-  const loading = loadCatalog(services).then(
-    (catalog) => {
-      if (holder.generation === generation) {
-        holder.catalog = catalog;
-        holder.loading = undefined;
-      }
-      return catalog;
-    },
-    (error: unknown) => {
-      if (holder.loading === loading) holder.loading = undefined;
-      throw error;
-    },
-  );
-  holder.loading = loading;
-  return loading;
+export function getCatalog(services: Pick<Services, 'catalog'>): Promise<Catalog> {
+  return services.catalog.get();
 }
 
-async function loadCatalog(services: Services): Promise<Catalog> {
-  const k = services.db.kysely;
+async function loadCatalog(db: Database): Promise<Catalog> {
+  const k = db.kysely;
   const [protoRows, collectionRows, qualityRows, typeRows] = await Promise.all([
     k.selectFrom('item_protos').selectAll().orderBy('item_proto_id').execute(),
     k.selectFrom('collections').selectAll().execute(),
@@ -138,6 +132,7 @@ async function loadCatalog(services: Services): Promise<Catalog> {
     qualities: new Map(qualityRows.map((q) => [q.quality_id, { id: q.quality_id, title: q.title, coeff_rent: q.coeff_rent }])),
     itemTypes,
     craftResults,
+    texts: {},
   };
 }
 
@@ -152,6 +147,7 @@ function protoEntry(row: ProtoRow): ProtoEntry {
     canCraft: row.can_craft === 1,
     craftResult: row.craft_result === 1,
     keyItemProtoId: row.key_item_proto_id,
+    texts: {},
     ...protoForms(row),
   };
 }

@@ -1,10 +1,16 @@
 import type { Domain } from '../api/method.js';
-import { unwatchCatalog, watchCatalog } from './cache.js';
+import type { Core } from '../services.js';
+import { CatalogCache } from './cache.js';
 import { getItemProtos, searchItemProtos } from './methods.js';
 
 export const catalogDomain: Domain = {
   name: 'catalog',
   methods: [getItemProtos, searchItemProtos],
-  start: (services) => watchCatalog(services),
-  stop: (services) => unwatchCatalog(services),
 };
+
+/** The catalogue of this process, read again after every announced change. */
+export type CatalogRuntime = CatalogCache;
+
+export function startCatalog(core: Core): CatalogRuntime {
+  return new CatalogCache(core);
+}

@@ -1,23 +1,16 @@
 import type { Catalog, ProtoEntry } from './cache.js';
 
 /** JSON text of each metadata entry an answer may list, by id: built once per catalogue. */
-interface EntryTexts {
+export interface EntryTexts {
   collections: Map<number, string | null>;
   legacyCollections: Map<number, string | null>;
   thingTypes: Map<number, string>;
   qualities: Map<number, string>;
 }
 
-/** Keyed by the catalogue itself: a reloaded catalogue starts afresh. */
-const textsByCatalog = new WeakMap<Catalog, EntryTexts>();
-
+/** Kept with the catalogue itself: a reloaded catalogue starts afresh. */
 function textsOf(catalog: Catalog): EntryTexts {
-  let texts = textsByCatalog.get(catalog);
-  if (!texts) {
-    texts = { collections: new Map(), legacyCollections: new Map(), thingTypes: new Map(), qualities: new Map() };
-    textsByCatalog.set(catalog, texts);
-  }
-  return texts;
+  return (catalog.texts.metadata ??= { collections: new Map(), legacyCollections: new Map(), thingTypes: new Map(), qualities: new Map() });
 }
 
 function collectionText(catalog: Catalog, texts: EntryTexts, id: number, legacy: boolean): string | null {

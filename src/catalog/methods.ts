@@ -23,18 +23,9 @@ function protoListResult(description: string): TSchema {
   );
 }
 
-/**
- * JSON text of each prototype, made on first use. Keyed by the entries themselves: a
- * reloaded catalogue brings new ones.
- */
-const protoTexts = new WeakMap<ProtoEntry, { plain?: string; legacy?: string }>();
-
+/** JSON text of each prototype, made on first use and kept with the entry (a reloaded catalogue brings new ones). */
 function protoText(entry: ProtoEntry, legacy: boolean): string {
-  let texts = protoTexts.get(entry);
-  if (!texts) {
-    texts = {};
-    protoTexts.set(entry, texts);
-  }
+  const { texts } = entry;
   return legacy ? (texts.legacy ??= flatText(protoJson(entry, true))) : (texts.plain ??= flatText(protoJson(entry, false)));
 }
 
@@ -43,7 +34,7 @@ const MAX_KEPT_ANSWER_CHARS = 256 * 1024;
 const MAX_KEPT_CHARS = 16 * 1024 * 1024;
 
 /** The catalogue methods' answers given from one catalogue snapshot, oldest first. */
-interface KeptAnswers {
+export interface KeptAnswers {
   answers: Map<string, SerializedData>;
   chars: number;
 }
@@ -54,14 +45,8 @@ interface KeptAnswers {
  * prototypes of the items a client lists): they are kept per snapshot, with their encoded
  * envelopes, and go with it when the catalogue changes.
  */
-const keptAnswers = new WeakMap<Catalog, KeptAnswers>();
-
 function keptAnswer(catalog: Catalog, key: string, answer: () => SerializedData): SerializedData {
-  let kept = keptAnswers.get(catalog);
-  if (kept === undefined) {
-    kept = { answers: new Map(), chars: 0 };
-    keptAnswers.set(catalog, kept);
-  }
+  const kept = (catalog.texts.answers ??= { answers: new Map(), chars: 0 });
   const found = kept.answers.get(key);
   if (found !== undefined) return found;
   const made = answer();

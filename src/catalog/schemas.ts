@@ -67,6 +67,10 @@ const ownedFields = {
   moneybox: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   seed: Type.Optional(Type.String()),
   uses: Type.Optional(Type.Object({ left: Uint, origin: Type.Optional(Uint) }, Strict)),
+  previous_owners_user_ids: Type.Optional(Type.Array(Uint, { description: 'earlier owners, oldest first; each trade adds the giver' })),
+  gift: Type.Optional(
+    Type.Object({ from_user_id: Uint, to_user_id: Uint, ts: Uint }, { ...Strict, description: 'present when the item last changed hands as a gift' }),
+  ),
 };
 
 /** The older Thing names of prototype fields (add_legacy = 1). */
@@ -95,6 +99,7 @@ const legacyOwnedFields = {
   can_sell: Type.Optional(Lock),
   uses_left: Type.Optional(Uint),
   uses_origin: Type.Optional(Uint),
+  owners_history: Type.Optional(Type.Array(Uint, { description: 'previous_owners_user_ids' })),
 };
 
 /** A prototype in the full form (data.getItemProtos, data.searchItemProtos). */

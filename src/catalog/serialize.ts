@@ -195,9 +195,15 @@ interface Personal {
   fields: ItemObject;
   uses?: Uses;
   tsCanSell?: number;
+  /** Earlier owners, oldest first (trades append the giver). */
+  previousOwners?: number[];
 }
 
-const PERSONAL_KEYS = ['souvenir', 'autograph', 'moneybox', 'seed', 'uses'] as const;
+/**
+ * Keys of an item's `data` that make it unlike any other: such items are never merged
+ * (shrink = 1). `previous_owners_user_ids` and `gift` are the provenance trades record.
+ */
+const PERSONAL_KEYS = ['souvenir', 'autograph', 'moneybox', 'seed', 'uses', 'previous_owners_user_ids', 'gift'] as const;
 
 function personalOf(text: string | null): Personal | undefined {
   const data = parseJson(text);
@@ -212,6 +218,13 @@ function personalOf(text: string | null): Personal | undefined {
   if (isObject(data.moneybox)) fields.moneybox = data.moneybox;
   if (typeof data.seed === 'string') fields.seed = data.seed;
   const personal: Personal = { fields };
+  if (Array.isArray(data.previous_owners_user_ids)) {
+    const owners = data.previous_owners_user_ids.filter(isUint);
+    fields.previous_owners_user_ids = owners;
+    personal.previousOwners = owners;
+  }
+  if (isObject(data.gift) && isUint(data.gift.from_user_id) && isUint(data.gift.to_user_id) && isUint(data.gift.ts))
+    fields.gift = { from_user_id: data.gift.from_user_id, to_user_id: data.gift.to_user_id, ts: data.gift.ts };
   const uses = readUses(data.uses);
   if (uses) personal.uses = uses;
   if (isLock(data.ts_can_sell)) personal.tsCanSell = data.ts_can_sell;
@@ -255,6 +268,7 @@ export function ownedItemJson(forms: ProtoForms, row: OwnedRow, legacy: boolean,
       json += `,"uses_left":${uses.left}`;
       if (uses.origin !== undefined) json += `,"uses_origin":${uses.origin}`;
     }
+    if (personal?.previousOwners) json += `,"owners_history":${JSON.stringify(personal.previousOwners)}`;
   }
   return `${json}}`;
 }

@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/connection.js';
 import type { ChatMessagesTable } from '../db/tables.js';
 import type { Services } from '../services.js';
-import { newMessageIdAfter } from './message-id.js';
+import { MessageIds } from './message-id.js';
 import type { ChatMessage } from './schemas.js';
 
 export type MessageRow = Selectable<ChatMessagesTable>;
@@ -63,8 +63,18 @@ export function protosNamedBy(message: ChatMessage): number[] {
   return [];
 }
 
-/** One message is stored at a time by this process (the order of ids and of appearance agree). */
-let storing: Promise<unknown> = Promise.resolve();
+/** This process's message ids, and its queue of messages being stored: one at a time, so the order of ids and of appearance agree. */
+export class MessageWriter {
+  readonly ids = new MessageIds();
+  private storing: Promise<unknown> = Promise.resolve();
+
+  /** Runs `store` after every store queued before it. */
+  inTurn<T>(store: () => Promise<T>): Promise<T> {
+    const result = this.storing.then(store, store);
+    this.storing = result.catch(() => undefined);
+    return result;
+  }
+}
 
 export interface StoredMessage<M extends ChatMessage = ChatMessage> {
   message: M;
@@ -90,7 +100,7 @@ export function storeMessage<M extends ChatMessage>(
       // Two statements: the newest id must be read after the lock is held (a fresh snapshot).
       if (services.db.dialect === 'postgres') await sql`select id from chat_state where id = 1 for update`.execute(k);
       const newest = await k.selectFrom('chat_messages').select('msg_id').orderBy('msg_seq', 'desc').limit(1).executeTakeFirst();
-      const message = build(newMessageIdAfter(nowMs, newest?.msg_id));
+      const message = build(services.chat.writer.ids.nextAfter(nowMs, newest?.msg_id));
       const row = await k.insertInto('chat_messages').values(rowValues(message)).returning('msg_seq').executeTakeFirstOrThrow();
       return { message, seq: Number(row.msg_seq) };
     };
@@ -101,9 +111,7 @@ export function storeMessage<M extends ChatMessage>(
     announce(stored);
     return stored;
   };
-  const result = storing.then(run, run);
-  storing = result.catch(() => undefined);
-  return result;
+  return services.chat.writer.inTurn(run);
 }
 
 /** The newest `count` visible messages with their msg_seq, oldest first. */

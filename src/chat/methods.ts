@@ -1,7 +1,6 @@
 import { defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { GchatGetResult, GchatSendResult } from './schemas.js';
-import { chatRuntime } from './runtime.js';
 import { MAX_MESSAGE_LENGTH, sendMessage } from './send.js';
 
 export const gchatGet = defineMethod({
@@ -12,7 +11,7 @@ export const gchatGet = defineMethod({
   auth: 'none',
   params: P.object({}),
   result: GchatGetResult,
-  handler: async ({ services }) => chatRuntime(services).answerData(),
+  handler: async ({ services }) => services.chat.answerData(),
 });
 
 export const gchatSend = defineMethod({

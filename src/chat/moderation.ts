@@ -1,7 +1,7 @@
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { nowSeconds, type Services } from '../services.js';
 import { protosNamedBy, storeMessage, type SystemMessageFields } from './messages.js';
-import { ChatRuntime, chatRuntime, enrichmentOf, readChatSettings } from './runtime.js';
+import { ChatRuntime, enrichmentOf, readChatSettings } from './runtime.js';
 import type { ChatSettings } from './history.js';
 import type { ChatMessage } from './schemas.js';
 
@@ -31,7 +31,7 @@ export async function setChatStatus(services: Services, change: ChatStatusChange
   };
   if (Object.keys(values).length > 0)
     await services.db.kysely.updateTable('chat_state').set(values).where('id', '=', 1).execute();
-  await chatRuntime(services).publish({ kind: 'status', id: ChatRuntime.eventId() });
+  await services.chat.publish({ kind: 'status', id: ChatRuntime.eventId() });
   return readChatSettings(services);
 }
 
@@ -44,7 +44,7 @@ export async function deleteMessage(services: Services, msgId: string): Promise<
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) return false;
-  await chatRuntime(services).publish({ kind: 'delete', id: ChatRuntime.eventId(), msg_id: msgId });
+  await services.chat.publish({ kind: 'delete', id: ChatRuntime.eventId(), msg_id: msgId });
   return true;
 }
 
@@ -92,7 +92,7 @@ export async function postSystemMessage(services: Services, fields: SystemMessag
   const unknown = [...new Set(protosNamedBy(message))].filter((id) => !known.has(id));
   if (unknown.length > 0) throw badParam('item_proto_id', `no prototype ${unknown.join(', ')}`);
 
-  const runtime = chatRuntime(services);
+  const runtime = services.chat;
   let published!: Promise<void>;
   const stored = await storeMessage(
     services,

@@ -1,11 +1,11 @@
 import type { SerializedData } from '../api/method.js';
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../services.js';
+import type { Core, Runtime, Services } from '../services.js';
 import { RedisBus, WORLD_CHANGED } from '../infra/bus.js';
 import { loadUsers, type UserObject } from '../users/profiles.js';
 import { loadProtoShorts, type ItemObject } from '../catalog/protos.js';
 import { ChatHistory, type ChatSettings, type GchatAnswer } from './history.js';
-import { loadNewestMessages, protosNamedBy, usersNamedBy } from './messages.js';
+import { MessageWriter, loadNewestMessages, protosNamedBy, usersNamedBy } from './messages.js';
 import type { ChatMessage } from './schemas.js';
 import type { FeedEvent } from '../realtime/hub.js';
 
@@ -48,7 +48,7 @@ class RecentSet {
   }
 }
 
-export async function readChatSettings(services: Services): Promise<ChatSettings> {
+export async function readChatSettings(services: Pick<Services, 'db' | 'config'>): Promise<ChatSettings> {
   const row = await services.db.kysely.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst();
   return {
     closed: row?.closed === 1,
@@ -65,8 +65,13 @@ export async function readChatSettings(services: Services): Promise<ChatSettings
  * so a reload never interleaves with an event, and is applied once even though the sending
  * process applies its own events at once (read-your-writes) and again hears them on the bus.
  */
-export class ChatRuntime {
+export class ChatRuntime implements Runtime {
   readonly history: ChatHistory;
+  readonly writer = new MessageWriter();
+  /** The configured emoticons: an emote-only chat accepts only these. */
+  readonly emoticons: ReadonlySet<string>;
+  /** Set by `start`, before anything reads or changes the chat. */
+  private services!: Services;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly appliedEvents = new RecentSet(10_000);
   private readonly deletedIds = new RecentSet(10_000);
@@ -74,14 +79,17 @@ export class ChatRuntime {
   private resyncing?: Promise<void>;
   private readonly unsubscribes: (() => void)[] = [];
 
-  constructor(private readonly services: Services) {
-    this.history = new ChatHistory(services.config.chat.historySize);
+  /** Nothing is read yet: `start` does it, once every capability's runtime exists. */
+  constructor(core: Core) {
+    this.history = new ChatHistory(core.config.chat.historySize);
+    this.emoticons = new Set(core.config.chat.emoticons);
     // Changes whose bus event was lost are read again even when nobody polls gchat.get.
-    services.realtime.onHeartbeat(() => void this.settle().catch((err) => this.logFailure(err)));
+    core.realtime.onHeartbeat(() => void this.settle().catch((err) => this.logFailure(err)));
   }
 
-  async start(): Promise<void> {
-    const { bus } = this.services;
+  async start(services: Services): Promise<void> {
+    this.services = services;
+    const { bus } = services;
     const channels = [CHAT_CHANNEL, WORLD_CHANGED, 'users.changed', 'catalog.changed'];
     // Subscribed in Redis before the server listens, so no event sent after start is missed.
     if (bus instanceof RedisBus) await bus.ready(channels);
@@ -267,12 +275,4 @@ export async function enrichmentOf(services: Services, message: ChatMessage): Pr
     users: userIds.map((id) => users.get(id)).filter((v) => v !== undefined),
     item_protos: protoIds.map((id) => protos.get(id)).filter((v) => v !== undefined),
   };
-}
-
-export const CHAT_STATE_KEY = 'chat';
-
-export function chatRuntime(services: Services): ChatRuntime {
-  const runtime = services.state.get(CHAT_STATE_KEY) as ChatRuntime | undefined;
-  if (!runtime) throw new Error('the chat is not started');
-  return runtime;
 }

@@ -5,9 +5,8 @@ import { loadProfiles, profileObject } from '../users/profiles.js';
 import type { Services } from '../services.js';
 import { isOnlyEmoticons } from './emoticons.js';
 import { mentionedIds } from './mentions.js';
-import { newMessageId } from './message-id.js';
 import { storeMessage } from './messages.js';
-import { ChatRuntime, chatRuntime } from './runtime.js';
+import { ChatRuntime } from './runtime.js';
 import type { TextMessage } from './schemas.js';
 
 export const MAX_MESSAGE_LENGTH = 500;
@@ -38,13 +37,6 @@ async function take(counters: CounterStore, key: string, windowSeconds: number, 
   return { undo };
 }
 
-const emoticonSets = new WeakMap<string[], ReadonlySet<string>>();
-function emoticonSet(list: string[]): ReadonlySet<string> {
-  let set = emoticonSets.get(list);
-  if (!set) emoticonSets.set(list, (set = new Set(list)));
-  return set;
-}
-
 /**
  * gchat.send: checks the message against mute, chat modes and bot rules, stores it unless it
  * is only pushed live (a `!` command, a bot's non-public message), and hands it to every
@@ -52,7 +44,7 @@ function emoticonSet(list: string[]): ReadonlySet<string> {
  */
 export async function sendMessage(services: Services, userId: number, rawText: string, isPublicFlag: boolean): Promise<string> {
   const { config, counters } = services;
-  const runtime = chatRuntime(services);
+  const runtime = services.chat;
   const text = rawText.trim();
   const length = [...text].length;
   if (length < 1 || length > MAX_MESSAGE_LENGTH)
@@ -74,7 +66,7 @@ export async function sendMessage(services: Services, userId: number, rawText: s
   const settings = runtime.settings;
   if (!moderator && settings.closed) throw restricted('DISABLED', 'the chat is closed for writing');
   // Emote-only mode binds moderators too (they may switch it off); only closed and slow mode spare them.
-  if (settings.emoteonly && !isOnlyEmoticons(text, emoticonSet(config.chat.emoticons)))
+  if (settings.emoteonly && !isOnlyEmoticons(text, runtime.emoticons))
     throw restricted('EMOTES_ONLY', 'the chat is in emote-only mode: only emoticon codes such as :smile: may be written');
 
   const candidates = mentionedIds(text);
@@ -123,7 +115,7 @@ export async function sendMessage(services: Services, userId: number, rawText: s
     if (kept) {
       message = (await storeMessage(services, nowMs, build, (s) => (published = publish(s.message, s.seq)))).message;
     } else {
-      message = build(newMessageId(nowMs));
+      message = build(runtime.writer.ids.next(nowMs));
       published = publish(message, null);
     }
     await published;

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { ConfigError, DATABASE_SETTING, REDIS_PREFIX_SETTING, REDIS_SETTING, SERVER_SETTINGS, describeSettings, loadConfig, parseArgsOptions, type Setting } from './settings.js';
+import { ConfigError, DATABASE_SETTING, REDIS_PREFIX_SETTING, REDIS_SETTING, SERVER_SETTINGS, describeSettings, loadConfig, parseArgsOptions, withOptionalValues, type Setting } from './settings.js';
 
 // Commands load their modules when run, so help and the light commands start fast.
 const serveModule = () => import('./serve.js');
 const worldCommands = () => import('./world-commands.js');
+const backupCommands = () => import('./backup-commands.js');
 
 /** A command of the `game-platform` program. */
 interface Command {
@@ -54,6 +55,22 @@ const COMMANDS: Command[] = [
     ],
     maxPositionals: 1,
     run: async ({ config, positionals, values }) => (await worldCommands()).importCommand(config, positionals[0], values.mode as string | undefined),
+  },
+  {
+    name: 'backup',
+    usage: 'game-platform backup FILE [--database URL]',
+    summary: 'copy a SQLite database to FILE while servers run and write (on PostgreSQL: says how with pg_dump)',
+    settings: [DATABASE_SETTING],
+    maxPositionals: 1,
+    run: async ({ config, positionals }) => (await backupCommands()).backupCommand(config, positionals[0]),
+  },
+  {
+    name: 'restore',
+    usage: 'game-platform restore FILE [--database URL]',
+    summary: 'replace a SQLite database by a backup (stop the servers first)',
+    settings: [DATABASE_SETTING],
+    maxPositionals: 1,
+    run: async ({ config, positionals }) => (await backupCommands()).restoreCommand(config, positionals[0]),
   },
   {
     name: 'export',
@@ -122,7 +139,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: rest,
+      args: withOptionalValues(command.settings, rest),
       options: { ...parseArgsOptions(command.settings), ...command.options, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       strict: true,

@@ -5,6 +5,8 @@ import { openDatabase, describeDatabaseUrl } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { importWorldIfEmpty, isEmptyWorld, WorldError } from '../world/import.js';
 import { readWorldFile } from './world-commands.js';
+import { publicUrl } from '../accounts/messages.js';
+import { reloadTls, tlsFilesOf } from '../operations/tls.js';
 
 /**
  * How much the JavaScript heap may grow past what the last full collection kept, percent.
@@ -52,9 +54,9 @@ export function demoAccounts(world: unknown): DemoAccount[] {
     });
 }
 
-function baseUrl(address: { address: string; port: number; family: string }): string {
+function baseUrl(address: { address: string; port: number; family: string }, scheme: 'http' | 'https'): string {
   const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
-  return `http://${address.family === 'IPv6' && host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  return `${scheme}://${address.family === 'IPv6' && host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
 /**
@@ -85,7 +87,7 @@ export async function serve(config: Config): Promise<number> {
     throw error;
   }
 
-  const { app } = await createServer(config, { db });
+  const { app, services } = await createServer(config, { db });
 
   // Signals are handled from here on, so one arriving while the server starts also stops it cleanly.
   let closing = false;
@@ -126,6 +128,9 @@ export async function serve(config: Config): Promise<number> {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+  const tls = tlsFilesOf(config.tls);
+  // Renewed certificates (certbot and the like) are taken up without a restart.
+  if (tls) process.on('SIGHUP', () => reloadTls(app, tls));
 
   try {
     await app.listen({ host: config.host, port: config.port });
@@ -140,12 +145,17 @@ export async function serve(config: Config): Promise<number> {
   }
 
   const address = app.server.address();
-  const url = address && typeof address === 'object' ? baseUrl(address) : `http://${config.host}:${config.port}`;
+  const scheme = tls ? 'https' : 'http';
+  const metricsAddress = services.metrics.listenerAddress();
+  const url = address && typeof address === 'object' ? baseUrl(address, scheme) : `${scheme}://${config.host}:${config.port}`;
   const lines = [
     `game-platform is listening on ${url}`,
     `  API:      ${url}/api/<method>   (try ${url}/api/gchat.get)`,
     `  health:   ${url}/healthz   ${url}/readyz`,
+    ...(metricsAddress ? [`  metrics:  ${baseUrl(metricsAddress, 'http')}/metrics`] : []),
     `  database: ${describeDatabaseUrl(config.databaseUrl)}${config.redisUrl ? `   redis: ${describeDatabaseUrl(config.redisUrl)}` : ''}`,
+    `  mail:     ${services.mail.destination}`,
+    `  sign-up:  ${config.accounts.signup === 'open' ? `open (auth.signup); links in e-mail point to ${publicUrl(services)}` : 'closed'}`,
   ];
   const accounts = world ? demoAccounts(world) : [];
   if (accounts.length > 0) {

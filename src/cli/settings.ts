@@ -1,3 +1,4 @@
+import { parseTrustProxy } from '../api/client-address.js';
 import { defaultConfig, type Config } from '../config.js';
 
 /**
@@ -13,6 +14,8 @@ export interface Setting {
   value?: string;
   /** What the environment variable holds, for switches (`RATE_LIMIT=off`). */
   envValue?: string;
+  /** The flag may be given alone (as on) or with a value (`--trust-proxy`, `--trust-proxy=2`). */
+  optionalValue?: boolean;
   description: string;
   /** Shown as the default in help. */
   shownDefault?: string;
@@ -146,6 +149,46 @@ export const REQUEST_LOG_SETTINGS: Setting[] = [
     },
   },
   {
+    flag: 'tls-cert',
+    env: 'TLS_CERT',
+    value: 'FILE',
+    description: 'serve HTTPS and WSS with this PEM certificate chain (with --tls-key); SIGHUP reads both files again',
+    shownDefault: 'none: plain HTTP',
+    apply(config, input, origin) {
+      config.tls = { ...config.tls, certFile: readText(input, origin) };
+    },
+  },
+  {
+    flag: 'tls-key',
+    env: 'TLS_KEY',
+    value: 'FILE',
+    description: 'PEM private key of --tls-cert',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.tls = { ...config.tls, keyFile: readText(input, origin) };
+    },
+  },
+  {
+    flag: 'metrics-port',
+    env: 'METRICS_PORT',
+    value: 'PORT',
+    description: 'serve GET /metrics (Prometheus) without a key on a listener of its own; else only to the admin key on the API port',
+    shownDefault: 'none',
+    apply(config, input, origin) {
+      config.metricsPort = readInteger(input, origin, 0, 65535);
+    },
+  },
+  {
+    flag: 'metrics-host',
+    env: 'METRICS_HOST',
+    value: 'ADDRESS',
+    description: 'address of the metrics listener: one only your monitoring reaches',
+    shownDefault: defaults.metricsHost,
+    apply(config, input, origin) {
+      config.metricsHost = readText(input, origin);
+    },
+  },
+  {
     flag: 'slow-request-ms',
     env: 'SLOW_REQUEST_MS',
     value: 'MS',
@@ -230,11 +273,22 @@ export const SERVER_SETTINGS: Setting[] = [
   {
     flag: 'trust-proxy',
     env: 'TRUST_PROXY',
-    envValue: 'on',
-    description: 'take the client address from X-Forwarded-For (only behind a reverse proxy)',
+    value: 'PROXIES',
+    optionalValue: true,
+    description:
+      'take the client address from X-Forwarded-For, the rightmost entry that is not one of our proxies: give the number of ' +
+      'proxies in front of the server, or their addresses/CIDRs separated by commas; alone, one proxy',
     shownDefault: 'off',
     apply(config, input, origin) {
-      config.trustProxy = readSwitch(input, origin);
+      if (input === true) {
+        config.trustProxy = true;
+        return;
+      }
+      try {
+        config.trustProxy = parseTrustProxy(input);
+      } catch (error) {
+        throw new ConfigError(`${origin}: ${(error as Error).message}`);
+      }
     },
   },
   {
@@ -265,6 +319,16 @@ export const SERVER_SETTINGS: Setting[] = [
     shownDefault: `${defaults.rateLimitPerToken.max}/${defaults.rateLimitPerToken.windowSeconds}`,
     apply(config, input, origin) {
       config.rateLimitPerToken = readRate(input, origin);
+    },
+  },
+  {
+    flag: 'max-connections-per-ip',
+    env: 'MAX_CONNECTIONS_PER_IP',
+    value: 'N',
+    description: 'open connections (HTTP and WebSocket) one client address may hold; past it a new one is refused with code 7',
+    shownDefault: String(defaults.maxConnectionsPerIp),
+    apply(config, input, origin) {
+      config.maxConnectionsPerIp = readInteger(input, origin, 1, 1_000_000);
     },
   },
   {
@@ -330,7 +394,7 @@ export const SERVER_SETTINGS: Setting[] = [
     flag: 'refresh-reuse-grace',
     env: 'REFRESH_REUSE_GRACE',
     value: 'SECONDS',
-    description: 'a used refresh token presented again within this time of its rotation answers 1 without revoking the sign-in (a client racing itself); 0: every reuse revokes it',
+    description: 'a used refresh token presented again within this time of its rotation, from the same address, answers 1 without revoking the sign-in (a client racing itself); 0: every reuse revokes it',
     shownDefault: String(defaults.refreshReuseGrace),
     apply(config, input, origin) {
       config.refreshReuseGrace = readInteger(input, origin, 0, 60);
@@ -354,6 +418,46 @@ export const SERVER_SETTINGS: Setting[] = [
     shownDefault: String(defaults.onlineWindow),
     apply(config, input, origin) {
       config.onlineWindow = readInteger(input, origin, 1, 86400);
+    },
+  },
+  {
+    flag: 'trade-ttl',
+    env: 'TRADE_TTL',
+    value: 'SECONDS',
+    description: 'an open trade expires (status 5) this long after it was offered',
+    shownDefault: String(defaults.trades.ttl),
+    apply(config, input, origin) {
+      config.trades.ttl = readInteger(input, origin, 60, 365 * 86400);
+    },
+  },
+  {
+    flag: 'trade-hold',
+    env: 'TRADE_HOLD',
+    value: 'SECONDS',
+    description: 'items received in a trade cannot be traded or crafted for this long (0: at once)',
+    shownDefault: String(defaults.trades.hold),
+    apply(config, input, origin) {
+      config.trades.hold = readInteger(input, origin, 0, 365 * 86400);
+    },
+  },
+  {
+    flag: 'trade-open-max',
+    env: 'TRADE_OPEN_MAX',
+    value: 'N',
+    description: 'open trades a user may have offered at once (more answers 7)',
+    shownDefault: String(defaults.trades.maxOpenOutgoing),
+    apply(config, input, origin) {
+      config.trades.maxOpenOutgoing = readInteger(input, origin, 1, 100_000);
+    },
+  },
+  {
+    flag: 'trade-create-rate',
+    env: 'TRADE_CREATE_RATE',
+    value: 'N',
+    description: 'trades a user may offer per minute (more answers 7)',
+    shownDefault: String(defaults.trades.createsPerMinute),
+    apply(config, input, origin) {
+      config.trades.createsPerMinute = readInteger(input, origin, 1, 1_000_000);
     },
   },
   {
@@ -408,7 +512,64 @@ export const SERVER_SETTINGS: Setting[] = [
       config.captcha = { ...config.captcha, testVerifier: readSwitch(input, origin) };
     },
   },
+  {
+    flag: 'signup',
+    env: 'SIGNUP',
+    value: 'MODE',
+    description: 'open: anyone may create an account with auth.signup; closed: only operators create accounts',
+    shownDefault: defaults.accounts.signup,
+    apply(config, input, origin) {
+      const value = readText(input, origin).toLowerCase();
+      if (value !== 'open' && value !== 'closed') throw new ConfigError(`${origin}: expected open or closed`);
+      config.accounts = { ...config.accounts, signup: value };
+    },
+  },
+  {
+    flag: 'public-url',
+    env: 'PUBLIC_URL',
+    value: 'URL',
+    description: 'the address players reach the server at, for links in e-mail',
+    shownDefault: 'http://HOST:PORT',
+    apply(config, input, origin) {
+      const url = readText(input, origin);
+      if (!/^https?:\/\/[^\s]+$/.test(url)) throw new ConfigError(`${origin}: expected an http(s) URL`);
+      config.accounts = { ...config.accounts, publicUrl: url.replace(/\/+$/, '') };
+    },
+  },
+  {
+    flag: 'smtp-url',
+    env: 'SMTP_URL',
+    value: 'URL',
+    description: 'mail server for account e-mail: smtp://user:password@host:587 (STARTTLS when offered) or smtps://...:465; prefer the variable',
+    shownDefault: 'none: messages go to the log',
+    apply(config, input, origin) {
+      const url = readText(input, origin);
+      if (!/^smtps?:\/\/[^\s]+$/.test(url)) throw new ConfigError(`${origin}: use smtp://host:port or smtps://host:port`);
+      config.mail = { ...config.mail, smtpUrl: url };
+    },
+  },
+  {
+    flag: 'mail-from',
+    env: 'MAIL_FROM',
+    value: 'ADDRESS',
+    description: 'From address of account e-mail',
+    shownDefault: defaults.mail.from,
+    apply(config, input, origin) {
+      const from = readText(input, origin);
+      if (!/@/.test(from) || /[\r\n]/.test(from)) throw new ConfigError(`${origin}: expected an e-mail address`);
+      config.mail = { ...config.mail, from };
+    },
+  },
 ];
+
+/**
+ * The arguments with each flag that may stand alone given its value `on` when it does
+ * (`--trust-proxy` followed by nothing or by another flag), so parseArgs can read it as a value.
+ */
+export function withOptionalValues(settings: Setting[], args: string[]): string[] {
+  const optional = new Set(settings.filter((s) => s.optionalValue).map((s) => `--${s.flag}`));
+  return args.map((arg, i) => (optional.has(arg) && (i + 1 >= args.length || args[i + 1]!.startsWith('-')) ? `${arg}=on` : arg));
+}
 
 /** The parseArgs option table for a list of settings. */
 export function parseArgsOptions(settings: Setting[]): Record<string, { type: 'string' | 'boolean' }> {

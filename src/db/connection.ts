@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import type { Tables } from './tables.js';
 import { WRITER_CHECKPOINT_PAGES, startCheckpointer } from './checkpointer.js';
 
@@ -15,6 +15,23 @@ export interface Database {
   /** Checks that the database answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Calls `listener` after every statement with its time, ms (metrics); undefined stops it. */
+  onQuery(listener: QueryListener | undefined): void;
+  /** PostgreSQL: connections of the pool, open and idle, and queries waiting for one. */
+  poolUse?(): { total: number; idle: number; waiting: number };
+}
+
+export type QueryListener = (ms: number, failed: boolean) => void;
+
+/** Kysely's log hook, passing each statement's time to whoever listens. */
+function queryTimer(): { log: (event: LogEvent) => void; listen: (listener: QueryListener | undefined) => void } {
+  let listener: QueryListener | undefined;
+  return {
+    log: (event) => listener?.(event.queryDurationMillis, event.level === 'error'),
+    listen: (next) => {
+      listener = next;
+    },
+  };
 }
 
 export interface OpenOptions {
@@ -56,10 +73,12 @@ function openSqlite(path: string): Database {
     connection.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
     stopCheckpointer = startCheckpointer(resolve(path));
   }
-  const kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  const timer = queryTimer();
+  const kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }), log: timer.log });
   return {
     kysely,
     dialect: 'sqlite',
+    onQuery: timer.listen,
     async ping() {
       await sql`select 1`.execute(kysely);
     },
@@ -121,10 +140,13 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on next use.
   });
-  const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const timer = queryTimer();
+  const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), log: timer.log });
   return {
     kysely,
     dialect: 'postgres',
+    onQuery: timer.listen,
+    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async ping() {
       await sql`select 1`.execute(kysely);
     },

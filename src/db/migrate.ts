@@ -7,6 +7,9 @@ import { bannedUsersMigration } from './migrations/002_banned_users.js';
 import { ownedItemIndexesMigration } from './migrations/003_owned_item_indexes.js';
 import { openingsPromocodesMigration } from './migrations/004_openings_promocodes.js';
 import { rankFormsMigration } from './migrations/005_rank_forms.js';
+import { accountsMigration } from './migrations/006_accounts.js';
+import { signinSourcesMigration } from './migrations/007_signin_sources.js';
+import { tradesMigration } from './migrations/008_trades.js';
 
 /**
  * PostgreSQL advisory lock held while migrating. Kysely's migrator reads the catalogue of
@@ -16,13 +19,17 @@ import { rankFormsMigration } from './migrations/005_rank_forms.js';
  */
 export const SCHEMA_CHANGE_LOCK = 7_171_717;
 
-function migrationsFor(db: Database): Record<string, Migration> {
+/** Every migration, by name in the order they apply. */
+export function migrationsFor(db: Database): Record<string, Migration> {
   return {
     '001_initial': initialMigration(db.dialect),
     '002_banned_users': bannedUsersMigration(),
     '003_owned_item_indexes': ownedItemIndexesMigration(),
     '004_openings_promocodes': openingsPromocodesMigration(db.dialect),
     '005_rank_forms': rankFormsMigration(),
+    '006_accounts': accountsMigration(),
+    '007_signin_sources': signinSourcesMigration(),
+    '008_trades': tradesMigration(db.dialect),
   };
 }
 

@@ -30,11 +30,22 @@ export interface UsersTable {
   global_ban: Defaulted<number>;
   captcha_always: Defaulted<number>;
   inventory_privacy: Defaulted<string>;
+  /** 1: anyone may offer this user trades; 0: nobody */
+  trades_income: Defaulted<number>;
+  /** 1: only friends may (when trades_income is 1) */
+  trades_income_from_friends: Defaulted<number>;
+  /** 1: gifts are accepted even where trades are not */
+  trades_income_gifts: Defaulted<number>;
+  /** 1: a gift completes at once, as if accepted */
+  trades_income_gifts_autoaccept: Defaulted<number>;
   muted_until: number | null;
   bot_owner_id: number | null;
   always_online: Defaulted<number>;
   last_seen: Defaulted<number>;
   created_at: number;
+  email_verified: Defaulted<number>;
+  /** A TOTP secret set up by account.totpSetup, active once account.totpEnable confirms it. */
+  totp_pending: Defaulted<string | null>;
 }
 
 export interface SessionsTable {
@@ -49,6 +60,25 @@ export interface SessionsTable {
   created_at: number;
   revoked_at: number | null;
   refreshed_at: number | null;
+  user_agent: Defaulted<string | null>;
+  /** Seconds; written at most once a minute per session. */
+  last_used: Defaulted<number | null>;
+}
+
+export interface AccountTokensTable {
+  token_hash: string;
+  user_id: number;
+  purpose: 'verify_email' | 'reset_password';
+  email: string | null;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+export interface RecoveryCodesTable {
+  user_id: number;
+  code_hash: string;
+  used_at: number | null;
 }
 
 export interface TotpChallengesTable {
@@ -208,6 +238,47 @@ export interface AuditLogTable {
   result_code: number;
 }
 
+export interface TradesTable {
+  trade_id: Id;
+  user_id_from: number;
+  user_id_to: number;
+  /** 0 open, 1 accepted, 2 declined, 3 revoked, 4 invalid, 5 expired */
+  status: Defaulted<number>;
+  create_time: number;
+  reaction_time: number | null;
+}
+
+/** The items of a trade as they were when it was made (the answers show them so). */
+export interface TradeItemsTable {
+  trade_id: number;
+  item_id: number;
+  /** 0: offered by user_id_from; 1: asked of user_id_to */
+  side: number;
+  user_id: number;
+  item_proto_id: number;
+  ts_owned: number;
+  ts_can_trade: number;
+  data: string | null;
+}
+
+/** Append-only: every item a trade moved. */
+export interface TradeMovesTable {
+  move_id: Id;
+  trade_id: number;
+  item_id: number;
+  from_user_id: number;
+  to_user_id: number;
+  ts: number;
+}
+
+/** An address or issued device token (its SHA-256) an account signed in from. */
+export interface SigninSourcesTable {
+  user_id: number;
+  kind: 'ip' | 'device';
+  value: string;
+  last_seen: number;
+}
+
 /** One opening of a case or gift set. */
 export interface DrawsTable {
   draw_id: Id;
@@ -273,7 +344,13 @@ export interface Tables {
   chat_messages: ChatMessagesTable;
   chat_state: ChatStateTable;
   audit_log: AuditLogTable;
+  trades: TradesTable;
+  trade_items: TradeItemsTable;
+  trade_moves: TradeMovesTable;
   draws: DrawsTable;
   promocodes: PromocodesTable;
   promocode_uses: PromocodeUsesTable;
+  account_tokens: AccountTokensTable;
+  recovery_codes: RecoveryCodesTable;
+  signin_sources: SigninSourcesTable;
 }

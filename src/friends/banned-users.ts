@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Services } from '../services.js';
+import type { Core, Services } from '../services.js';
 import { USERS_CHANGED } from '../users/profile-cache.js';
-import { ChangeCache, perUserCache } from '../infra/change-cache.js';
+import { ChangeCache, attachCache, type AttachedCache } from '../infra/change-cache.js';
 
 /**
  * `global_ban = 1` and `= 0` as literals: the index of blocked accounts (users_banned) is
@@ -49,8 +49,6 @@ export class BannedUsers extends ChangeCache<ReadonlySet<number> | 'too_many'> {
 }
 
 /** The set, kept where every announcement reaches this process (a world import or a lost connection empties it too). */
-export const { of: bannedUsersOf, attach: attachBannedUsers } = perUserCache({
-  key: 'friends.bannedUsers',
-  channel: USERS_CHANGED,
-  create: (now, usable) => new BannedUsers(now, usable),
-});
+export function attachBannedUsers(core: Core): Promise<AttachedCache<BannedUsers>> {
+  return attachCache(core, { name: 'friends.bannedUsers', channel: USERS_CHANGED, create: (now, usable) => new BannedUsers(now, usable) });
+}

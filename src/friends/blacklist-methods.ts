@@ -7,7 +7,8 @@ import { UserRelated } from '../users/schemas.js';
 import { blockUser, unblockUser } from './graph.js';
 import { friendshipValues } from './relations.js';
 import { NOT_BANNED } from './banned-users.js';
-import { formOf, pagingParams, profilesInOrder, requireUser } from './lists.js';
+import { formOf, pagingParams, profilesInOrder } from './lists.js';
+import { requireUser } from '../users/profiles.js';
 
 /*
  * Block lists are ours: the reference service has them but publishes no methods for them.

@@ -8,8 +8,9 @@ import { UserEither, UserRelated } from '../users/schemas.js';
 import { loadUsers } from '../users/profiles.js';
 import { addFriendRequest, removeRelation } from './graph.js';
 import { Friendship, cachedRelations } from './relations.js';
-import { BANNED, NOT_BANNED, bannedUsersOf } from './banned-users.js';
-import { formOf, pagingParams, profilesInOrder, profileTextsInOrder, requireUser } from './lists.js';
+import { BANNED, NOT_BANNED } from './banned-users.js';
+import { formOf, pagingParams, profilesInOrder, profileTextsInOrder } from './lists.js';
+import { requireUser } from '../users/profiles.js';
 
 export const friendsAdd = defineMethod({
   name: 'friends.add',
@@ -54,7 +55,7 @@ export const friendsDelete = defineMethod({
 
 /** The user's friends in list order without blocked accounts, from the caches; undefined when not cached. */
 async function friendsFromMemory(services: Services, userId: number): Promise<number[] | undefined> {
-  const banned = await bannedUsersOf(services)?.ids(services);
+  const banned = await services.friends.bannedUsers?.ids(services);
   if (banned === undefined) return undefined;
   const relations = await cachedRelations(services, userId);
   if (relations === undefined) return undefined;

@@ -1,29 +1,39 @@
 import type { Domain } from '../api/method.js';
-import type { Services } from '../services.js';
+import type { Core, Runtime } from '../services.js';
 import { friendsAdd, friendsDelete, friendsGet, friendsGetRequests } from './friend-methods.js';
 import { blacklistAdd, blacklistDelete, blacklistGet } from './blacklist-methods.js';
-import { attachRelationCache } from './relation-cache.js';
-import { attachBannedUsers } from './banned-users.js';
-
-const STATE_KEY = 'friends';
+import { attachRelationCache, type RelationCache } from './relation-cache.js';
+import { attachBannedUsers, type BannedUsers } from './banned-users.js';
 
 export const friendsDomain: Domain = {
   name: 'friends',
   methods: [friendsAdd, friendsDelete, friendsGet, friendsGetRequests, blacklistAdd, blacklistDelete, blacklistGet],
-  async start(services: Services) {
-    const stops = [await attachRelationCache(services), await attachBannedUsers(services)];
-    // Realtime connections show the incoming requests waiting for an answer.
-    services.realtime.addAuthCounter('friends_requests', async (userId) => {
-      const row = await services.db.kysely
-        .selectFrom('friend_requests')
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .where('to_user_id', '=', userId)
-        .executeTakeFirst();
-      return Number(row?.n ?? 0);
-    });
-    services.state.set(STATE_KEY, stops);
-  },
-  stop(services: Services) {
-    for (const stop of (services.state.get(STATE_KEY) as (() => void)[] | undefined) ?? []) stop();
-  },
 };
+
+/** The caches of the social graph; undefined where announcements may not reach this process. */
+export interface FriendsRuntime extends Runtime {
+  relations: RelationCache | undefined;
+  bannedUsers: BannedUsers | undefined;
+}
+
+export async function startFriends(core: Core): Promise<FriendsRuntime> {
+  const relations = await attachRelationCache(core);
+  const bannedUsers = await attachBannedUsers(core);
+  // Realtime connections show the incoming requests waiting for an answer.
+  core.realtime.addAuthCounter('friends_requests', async (userId) => {
+    const row = await core.db.kysely
+      .selectFrom('friend_requests')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('to_user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  });
+  return {
+    relations: relations.cache,
+    bannedUsers: bannedUsers.cache,
+    stop() {
+      relations.detach();
+      bannedUsers.detach();
+    },
+  };
+}

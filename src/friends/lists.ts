@@ -1,6 +1,5 @@
 import type { Services } from '../services.js';
 import { P } from '../api/params.js';
-import { ApiError, Code } from '../api/errors.js';
 import { loadProfilesByKey, loadUsers, profileTexts, type UserForm, type UserObject } from '../users/profiles.js';
 
 export const MAX_LIST_COUNT = 50;
@@ -24,17 +23,4 @@ export async function profilesInOrder(services: Services, ids: number[], form: U
 export async function profileTextsInOrder(services: Services, ids: number[], form: UserForm, viewerId?: number): Promise<string[]> {
   const { ofIds } = await loadProfilesByKey(services, ids);
   return profileTexts(services, ofIds.filter((profile) => profile !== undefined), form, viewerId);
-}
-
-/**
- * The user an id or domain names. A globally blocked account takes no part in the social
- * graph (it is left out of every list), so with `active` it counts as unknown: 101.
- */
-export async function requireUser(services: Services, idOrDomain: number | string, options: { active: boolean }): Promise<number> {
-  const { ofIds, byDomain } =
-    typeof idOrDomain === 'number' ? await loadProfilesByKey(services, [idOrDomain]) : await loadProfilesByKey(services, [], [idOrDomain]);
-  const row = typeof idOrDomain === 'number' ? ofIds[0] : byDomain.get(idOrDomain);
-  if (row === undefined || (options.active && row.global_ban === 1))
-    throw new ApiError(Code.USER_NOT_FOUND, `parameter user_id: user ${idOrDomain} does not exist`);
-  return row.user_id;
 }

@@ -1,5 +1,5 @@
-import type { Services } from '../services.js';
-import { ChangeCache, perUserCache } from '../infra/change-cache.js';
+import type { Core, Services } from '../services.js';
+import { ChangeCache, announceChange, attachCache, type AttachedCache } from '../infra/change-cache.js';
 
 /** Published after every change to the social graph: the users whose relations changed. */
 export const FRIENDS_CHANGED = 'friends.changed';
@@ -42,9 +42,12 @@ function sizeOf(relations: ViewerRelations | 'too_many'): number {
   return relations.kinds.size + relations.blocked.size + relations.blockedBy.size + relations.friendsByAge.length;
 }
 
-/** Relations kept where every announcement reaches this process; `announceRelationsChanged` after committing a change to the graph. */
-export const {
-  of: relationCacheOf,
-  attach: attachRelationCache,
-  announce: announceRelationsChanged,
-} = perUserCache({ key: 'friends.relations', channel: FRIENDS_CHANGED, create: (now, usable) => new RelationCache(now, usable) });
+/** Relations kept where every announcement reaches this process. */
+export function attachRelationCache(core: Core): Promise<AttachedCache<RelationCache>> {
+  return attachCache(core, { name: 'friends.relations', channel: FRIENDS_CHANGED, create: (now, usable) => new RelationCache(now, usable) });
+}
+
+/** After committing a change to the graph: this process forgets the users at once, then every process is told. */
+export function announceRelationsChanged(services: Services, userIds: number[]): Promise<void> {
+  return announceChange(services, services.friends.relations, FRIENDS_CHANGED, userIds);
+}

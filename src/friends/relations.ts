@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Services } from '../services.js';
 import type { Executor } from '../db/connection.js';
-import { RelationCache, relationCacheOf, type ViewerRelations } from './relation-cache.js';
+import { RelationCache, type ViewerRelations } from './relation-cache.js';
 
 /** Values of `friendship`: the viewer's relation to another user. */
 export const Friendship = {
@@ -99,7 +99,7 @@ export async function friendshipLookup(services: Services, viewerId: number, oth
  * where there is no usable cache or the user has too many relations to keep.
  */
 export async function cachedRelations(services: Services, userId: number): Promise<ViewerRelations | undefined> {
-  const cache = relationCacheOf(services);
+  const cache = services.friends.relations;
   if (!cache) return undefined;
   let relations = cache.get(userId);
   if (relations === undefined) {

@@ -1,4 +1,4 @@
-import type { Services } from '../services.js';
+import type { Core } from '../services.js';
 import { BUS_LOST, WORLD_CHANGED } from './bus.js';
 
 export interface ChangeCacheOptions<V = unknown> {
@@ -23,6 +23,9 @@ export class ChangeCache<V> {
   private readonly entries = new Map<number, { value: V; loadedAt: number; weight: number }>();
   private generation = 0;
   private weight = 0;
+  /** Lookups answered from memory and not (metrics). */
+  hits = 0;
+  misses = 0;
 
   constructor(private readonly options: ChangeCacheOptions<V>) {}
 
@@ -51,11 +54,16 @@ export class ChangeCache<V> {
 
   private fresh(id: number, now: number): V | undefined {
     const entry = this.entries.get(id);
-    if (entry === undefined) return undefined;
-    if (now - entry.loadedAt >= this.options.lifetime) {
-      this.forget(id);
+    if (entry === undefined) {
+      this.misses++;
       return undefined;
     }
+    if (now - entry.loadedAt >= this.options.lifetime) {
+      this.forget(id);
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     return entry.value;
   }
 
@@ -127,12 +135,12 @@ export class ChangeCache<V> {
 }
 
 /** Whether an in-memory cache hears of every change made by any process of this deployment. */
-export function invalidationsReachUs(services: Pick<Services, 'db' | 'redis'>): boolean {
+export function invalidationsReachUs(services: Pick<Core, 'db' | 'redis'>): boolean {
   return services.db.dialect === 'sqlite' || services.redis !== undefined;
 }
 
 /** The clock of a cache of this deployment, and when it is usable: while every announcement can reach it. */
-function cacheConditions(services: Services): Pick<ChangeCacheOptions, 'now' | 'usable'> {
+function cacheConditions(services: Core): Pick<ChangeCacheOptions, 'now' | 'usable'> {
   const redis = services.redis;
   return {
     now: () => Math.floor(services.clock.now() / 1000),
@@ -155,7 +163,7 @@ function userIdsOf(message: unknown): number[] | null {
  * Returns a function that detaches it.
  */
 async function listenForChanges(
-  services: Services,
+  services: Core,
   cache: { clear(): void },
   handlers: Record<string, (message: unknown) => void>,
 ): Promise<() => void> {
@@ -172,50 +180,45 @@ async function listenForChanges(
   };
 }
 
-/** A per-user cache of one kind, kept in `services.state` while its domain runs. */
-export interface PerUserCache<C> {
-  /** This process's cache; undefined where announcements may not reach it. */
-  of(services: Services): C | undefined;
-  /** Creates the cache where every announcement reaches this process and wires it to the bus; returns what stops it. */
-  attach(services: Services): Promise<() => void>;
-  /** Forgets the users in this process at once, then tells every process on the bus. Call after the change is committed. */
-  announce(services: Services, userIds: number[]): Promise<void>;
+/** A cache wired to the bus (undefined where announcements may not reach this process), and what detaches it. */
+export interface AttachedCache<C> {
+  cache: C | undefined;
+  detach(): void;
 }
 
 /**
- * Defines a per-user cache: `{ user_ids }` on `channel` forgets those users, any other
- * message there empties it; `more` handles further channels.
+ * Creates a per-user cache where every announcement reaches this process and wires it to the
+ * bus: `{ user_ids }` on `channel` forgets those users, any other message there empties it;
+ * `more` handles further channels.
  */
-export function perUserCache<C extends ChangeCache<any>>(definition: {
-  /** Where the cache is kept in `services.state`. */
-  key: string;
-  channel: string;
-  create: (now: () => number, usable: () => boolean) => C;
-  more?: (cache: C) => Record<string, (message: unknown) => void>;
-}): PerUserCache<C> {
-  const { key, channel } = definition;
-  const of = (services: Services) => services.state.get(key) as C | undefined;
-  return {
-    of,
-    async attach(services) {
-      if (!invalidationsReachUs(services)) return () => undefined;
-      const { now, usable } = cacheConditions(services);
-      const cache = definition.create(now, usable);
-      const detach = await listenForChanges(services, cache, {
-        [channel]: (message) => {
-          const ids = userIdsOf(message);
-          if (ids === null) cache.clear();
-          else cache.invalidate(ids);
-        },
-        ...definition.more?.(cache),
-      });
-      services.state.set(key, cache);
-      return () => {
-        services.state.delete(key);
-        detach();
-      };
+export async function attachCache<C extends ChangeCache<any>>(
+  core: Core,
+  definition: {
+    /** The cache's name in the metrics. */
+    name: string;
+    channel: string;
+    create: (now: () => number, usable: () => boolean) => C;
+    more?: (cache: C) => Record<string, (message: unknown) => void>;
+  },
+): Promise<AttachedCache<C>> {
+  if (!invalidationsReachUs(core)) return { cache: undefined, detach: () => undefined };
+  const { now, usable } = cacheConditions(core);
+  const cache = definition.create(now, usable);
+  const detach = await listenForChanges(core, cache, {
+    [definition.channel]: (message) => {
+      const ids = userIdsOf(message);
+      if (ids === null) cache.clear();
+      else cache.invalidate(ids);
     },
-    announce: (services, userIds) => announceChange(services, of(services), channel, userIds),
+    ...definition.more?.(cache),
+  });
+  const unwatch = core.metrics.watchCache(definition.name, () => cache);
+  return {
+    cache,
+    detach() {
+      unwatch();
+      detach();
+    },
   };
 }
 
@@ -223,7 +226,7 @@ export function perUserCache<C extends ChangeCache<any>>(definition: {
  * Forgets the users at once in this process, then tells every process (this one included) on
  * the bus. Call after the change is committed.
  */
-async function announceChange(services: Services, cache: { invalidate(ids: number[]): void } | undefined, channel: string, userIds: number[]): Promise<void> {
+export async function announceChange(services: Pick<Core, 'bus' | 'log'>, cache: { invalidate(ids: number[]): void } | undefined, channel: string, userIds: number[]): Promise<void> {
   cache?.invalidate(userIds);
   try {
     await services.bus.publish(channel, { user_ids: userIds });

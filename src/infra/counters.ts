@@ -8,6 +8,11 @@ export interface Hit {
   resetIn: number;
 }
 
+export interface Take extends Hit {
+  /** The counter was increased (it had room). */
+  taken: boolean;
+}
+
 /**
  * Fixed-window counters shared by every limit of the platform (request rates, sign-in
  * failures, chat slow mode, bot quotas). In one process they live in memory; with Redis
@@ -16,26 +21,44 @@ export interface Hit {
 export interface CounterStore {
   /** Adds `by` to the counter `key` for a window of `windowSeconds` and returns the new count. */
   hit(key: string, windowSeconds: number, by?: number): Promise<Hit>;
+  /**
+   * Adds `by` only when the counter stays at or below `max`, in one atomic step: of any
+   * number of concurrent takes, at most `max` succeed. A refused take changes nothing.
+   */
+  take(key: string, windowSeconds: number, max: number, by?: number): Promise<Take>;
   /** Reads the counter without changing it. */
   peek(key: string): Promise<Hit>;
   reset(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
+/** Bounds of the in-memory counters: entries, and bytes their names take. */
+export const MEMORY_COUNTER_LIMITS = { entries: 200_000, nameBytes: 16 * 1024 * 1024 } as const;
+
 export class MemoryCounterStore implements CounterStore {
   private readonly windows = new Map<string, { count: number; endsAt: number }>();
   private readonly sweeper: NodeJS.Timeout;
+  private nameBytes = 0;
 
-  constructor(private readonly clock: Clock, private readonly maxKeys = 1_000_000) {
+  constructor(
+    private readonly clock: Clock,
+    private readonly maxKeys: number = MEMORY_COUNTER_LIMITS.entries,
+    private readonly maxNameBytes: number = MEMORY_COUNTER_LIMITS.nameBytes,
+  ) {
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
   }
 
   async hit(key: string, windowSeconds: number, by = 1): Promise<Hit> {
+    return this.hitNow(key, windowSeconds, by);
+  }
+
+  /** Synchronous, so that a take's read and increment cannot interleave with another call. */
+  private hitNow(key: string, windowSeconds: number, by: number): Hit {
     const now = this.clock.now();
     let window = this.windows.get(key);
     if (!window || window.endsAt <= now) {
-      if (!window && this.windows.size >= this.maxKeys) this.sweep();
+      if (!window) this.makeRoom(key);
       window = { count: 0, endsAt: now + windowSeconds * 1000 };
       this.windows.set(key, window);
     }
@@ -43,7 +66,17 @@ export class MemoryCounterStore implements CounterStore {
     return { count: window.count, resetIn: Math.max(1, Math.ceil((window.endsAt - now) / 1000)) };
   }
 
+  async take(key: string, windowSeconds: number, max: number, by = 1): Promise<Take> {
+    const current = this.peekNow(key);
+    if (current.count + by > max) return { taken: false, count: current.count, resetIn: Math.max(1, current.resetIn) };
+    return { taken: true, ...this.hitNow(key, windowSeconds, by) };
+  }
+
   async peek(key: string): Promise<Hit> {
+    return this.peekNow(key);
+  }
+
+  private peekNow(key: string): Hit {
     const now = this.clock.now();
     const window = this.windows.get(key);
     if (!window || window.endsAt <= now) return { count: 0, resetIn: 0 };
@@ -51,16 +84,39 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   async reset(key: string): Promise<void> {
-    this.windows.delete(key);
+    this.forget(key);
   }
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
   }
 
+  /** Entries held (never more than the bound). */
+  get size(): number {
+    return this.windows.size;
+  }
+
+  /**
+   * Before a new entry: past either bound, expired entries go, then the oldest ones (which a
+   * flood of new names would otherwise push the process's memory up with).
+   */
+  private makeRoom(key: string): void {
+    this.nameBytes += key.length;
+    if (this.windows.size < this.maxKeys && this.nameBytes <= this.maxNameBytes) return;
+    this.sweep();
+    for (const oldest of this.windows.keys()) {
+      if (this.windows.size < this.maxKeys && this.nameBytes <= this.maxNameBytes) break;
+      this.forget(oldest);
+    }
+  }
+
+  private forget(key: string): void {
+    if (this.windows.delete(key)) this.nameBytes -= key.length;
+  }
+
   private sweep(): void {
     const now = this.clock.now();
-    for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
+    for (const [key, window] of this.windows) if (window.endsAt <= now) this.forget(key);
   }
 }
 
@@ -74,8 +130,27 @@ end
 return {count, ttl}
 `;
 
+const TAKE_SCRIPT = `
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+local ttl = redis.call('PTTL', KEYS[1])
+if current + tonumber(ARGV[1]) > tonumber(ARGV[3]) then
+  return {0, current, ttl}
+end
+local count = redis.call('INCRBY', KEYS[1], ARGV[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  ttl = tonumber(ARGV[2])
+end
+return {1, count, ttl}
+`;
+
 export class RedisCounterStore implements CounterStore {
   constructor(private readonly redis: Redis, private readonly prefix = 'gp:count:') {}
+
+  async take(key: string, windowSeconds: number, max: number, by = 1): Promise<Take> {
+    const [taken, count, ttl] = (await this.redis.eval(TAKE_SCRIPT, 1, this.prefix + key, by, windowSeconds * 1000, max)) as [number, number, number];
+    return { taken: taken === 1, count, resetIn: Math.max(1, Math.ceil((ttl < 0 ? windowSeconds * 1000 : ttl) / 1000)) };
+  }
 
   async hit(key: string, windowSeconds: number, by = 1): Promise<Hit> {
     const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, this.prefix + key, by, windowSeconds * 1000)) as [number, number];

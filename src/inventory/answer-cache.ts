@@ -1,7 +1,7 @@
-import type { Services } from '../services.js';
+import type { Core, Services } from '../services.js';
 import type { Catalog } from '../catalog/cache.js';
 import type { KeptEnvelope } from '../api/method.js';
-import { ChangeCache, perUserCache } from '../infra/change-cache.js';
+import { ChangeCache, announceChange, attachCache, type AttachedCache } from '../infra/change-cache.js';
 
 /** Published after every change to users' items: the owners whose inventories changed. */
 export const INVENTORY_CHANGED = 'inventory.changed';
@@ -63,9 +63,12 @@ export class InventoryAnswerCache extends ChangeCache<OwnerAnswers> {
   }
 }
 
-/** Answers kept where every announcement reaches this process; `announceInventoriesChanged` after committing a change to users' items. */
-export const {
-  of: inventoryAnswerCacheOf,
-  attach: attachInventoryAnswerCache,
-  announce: announceInventoriesChanged,
-} = perUserCache({ key: 'inventory.answers', channel: INVENTORY_CHANGED, create: (now, usable) => new InventoryAnswerCache(now, usable) });
+/** Answers kept where every announcement reaches this process. */
+export function attachInventoryAnswerCache(core: Core): Promise<AttachedCache<InventoryAnswerCache>> {
+  return attachCache(core, { name: 'inventory.answers', channel: INVENTORY_CHANGED, create: (now, usable) => new InventoryAnswerCache(now, usable) });
+}
+
+/** After committing a change to users' items: this process forgets the owners at once, then every process is told. */
+export function announceInventoriesChanged(services: Services, ownerIds: number[]): Promise<void> {
+  return announceChange(services, services.inventory.answers, INVENTORY_CHANGED, ownerIds);
+}

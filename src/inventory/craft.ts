@@ -10,6 +10,7 @@ import { ownedItemJson, type OwnedRow } from '../catalog/serialize.js';
 import { CraftResult } from './schemas.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { OWNED } from './queries.js';
+import { invalidateTradesHolding } from '../trades/invalidate.js';
 
 export const CRAFT_INPUTS = 10;
 
@@ -50,6 +51,7 @@ function chooseResult(
  * is a conditional update that must change exactly ten rows, so of two crafts racing for
  * the same items one wins and the other answers 603; on PostgreSQL the items are also
  * locked in id order first, so overlapping crafts wait for each other instead of deadlocking.
+ * Every open trade holding a consumed item becomes invalid in the same transaction.
  */
 export async function craftItems(services: Services, userId: number, itemIds: number[]): Promise<{ row: OwnedRow; proto: ProtoEntry }> {
   const catalog = await getCatalog(services);
@@ -87,6 +89,7 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
       .executeTakeFirst();
     // Another craft took some of the items first: roll everything back.
     if (consumed.numUpdatedRows !== BigInt(CRAFT_INPUTS)) throw unusable('one of the passed items is no longer in your inventory');
+    await invalidateTradesHolding(services, trx, ids);
 
     const row = await trx
       .insertInto('items')
@@ -105,6 +108,7 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
     await trx.updateTable('crafts').set({ result_item_id: row.item_id }).where('craft_id', '=', craft.craft_id).execute();
     return { row, proto: result };
   });
+  services.metrics.count('craft', 'made');
   await announceInventoriesChanged(services, [userId]);
   return crafted;
 }

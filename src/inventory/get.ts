@@ -3,13 +3,13 @@ import { P } from '../api/params.js';
 import { authError } from '../api/errors.js';
 import { getCatalog, type ProtoEntry } from '../catalog/cache.js';
 import { ownedItemJson, shrinkKey, type OwnedRow } from '../catalog/serialize.js';
-import { loadUsers } from '../users/profiles.js';
-import { checkInventoryPrivacy, findInventoryOwner } from './privacy.js';
+import { loadUsers, requireUser } from '../users/profiles.js';
+import { checkInventoryPrivacy } from './privacy.js';
 import { countOwnedItems, equippedTree, listOwnedItems, loadEquipped, type ListOptions } from './queries.js';
 import type { Services } from '../services.js';
 import { InventoryResult } from './schemas.js';
 import { metadataJson } from '../catalog/metadata.js';
-import { inventoryAnswerCacheOf, type ItemsPart } from './answer-cache.js';
+import { type ItemsPart } from './answer-cache.js';
 
 interface Shown {
   row: OwnedRow;
@@ -79,7 +79,7 @@ interface StreamedItemsPart {
  */
 async function itemsPart(services: Services, ownerId: number, options: ItemListOptions): Promise<ItemsPart | StreamedItemsPart> {
   const catalog = await getCatalog(services);
-  const cache = inventoryAnswerCacheOf(services);
+  const cache = services.inventory.answers;
   const key = `${options.includeStock ? 1 : 0}|${options.order}|${options.limit ?? ''}|${options.legacy ? 1 : 0}|${options.shrink ? 1 : 0}`;
   const cached = cache?.part(ownerId, catalog, key);
   if (cached !== undefined) return cached;
@@ -148,9 +148,8 @@ export const inventoryGet = defineMethod({
     } else if (params.user_id === viewerId) {
       ownerId = viewerId;
     } else {
-      const owner = await findInventoryOwner(services, params.user_id);
-      await checkInventoryPrivacy(services, owner, viewerId);
-      ownerId = owner.user_id;
+      ownerId = await requireUser(services, params.user_id);
+      await checkInventoryPrivacy(services, ownerId, viewerId);
     }
     const own = ownerId === viewerId;
     const list: ItemListOptions = {

@@ -2,6 +2,7 @@ import { ApiError, Code } from '../api/errors.js';
 import { nowSeconds, type Services } from '../services.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { OWNED } from './queries.js';
+import { invalidateTradesHolding } from '../trades/invalidate.js';
 
 export interface Grant {
   userId: number;
@@ -50,7 +51,7 @@ export async function grantItems(services: Services, grant: Grant): Promise<numb
 
 /**
  * Takes an owned item away: it becomes `revoked` (kept in history with a `revocations` row)
- * and is unequipped. False when the item does not exist or is no longer owned.
+ * and is unequipped; every open trade holding it becomes invalid. False when the item does not exist or is no longer owned.
  */
 export async function revokeItem(services: Services, itemId: number, reason: string | null): Promise<boolean> {
   const now = nowSeconds(services);
@@ -65,6 +66,7 @@ export async function revokeItem(services: Services, itemId: number, reason: str
     if (!revoked) return undefined;
     await trx.insertInto('revocations').values({ item_id: itemId, user_id: revoked.user_id, ts: now, reason }).execute();
     await trx.deleteFrom('equipped').where('item_id', '=', itemId).execute();
+    await invalidateTradesHolding(services, trx, [itemId]);
     return revoked.user_id;
   });
   if (ownerId === undefined) return false;

@@ -1,19 +1,21 @@
 import type { Domain } from '../api/method.js';
-import type { Services } from '../services.js';
+import type { Core, Runtime } from '../services.js';
 import { inventoryCraft } from './craft.js';
 import { inventoryGet } from './get.js';
 import { inventoryOpen } from './open-method.js';
-import { attachInventoryAnswerCache } from './answer-cache.js';
-
-const STATE_KEY = 'inventory';
+import { attachInventoryAnswerCache, type InventoryAnswerCache } from './answer-cache.js';
 
 export const inventoryDomain: Domain = {
   name: 'inventory',
   methods: [inventoryGet, inventoryCraft, inventoryOpen],
-  async start(services: Services) {
-    services.state.set(STATE_KEY, await attachInventoryAnswerCache(services));
-  },
-  stop(services: Services) {
-    (services.state.get(STATE_KEY) as (() => void) | undefined)?.();
-  },
 };
+
+export interface InventoryRuntime extends Runtime {
+  /** inventory.get's item parts; undefined where announcements may not reach this process. */
+  answers: InventoryAnswerCache | undefined;
+}
+
+export async function startInventory(core: Core): Promise<InventoryRuntime> {
+  const answers = await attachInventoryAnswerCache(core);
+  return { answers: answers.cache, stop: answers.detach };
+}

@@ -8,6 +8,7 @@ import { CASE_TYPE, GIFT_SET_TYPE, ownedItemJson, type DropWeight, type OwnedRow
 import { postSystemMessage } from '../chat/moderation.js';
 import type { SystemMessageFields } from '../chat/messages.js';
 import { announceInventoriesChanged } from './answer-cache.js';
+import { invalidateTradesHolding } from '../trades/invalidate.js';
 import { OWNED } from './queries.js';
 
 export interface OpenRequest {
@@ -149,6 +150,7 @@ export async function openItem(services: Services, request: OpenRequest): Promis
         .executeTakeFirst();
       // Another opening took the case or key first: roll everything back.
       if (update.numUpdatedRows !== BigInt(consumed.length)) throw notYours('the item is no longer in your inventory');
+      await invalidateTradesHolding(services, trx, consumed);
       await trx.deleteFrom('equipped').where('item_id', 'in', consumed).execute();
 
       const rows: OwnedRow[] = await trx

@@ -1,11 +1,9 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 
-const SECRET_PARAMS = /([?&](?:access_token|refresh_token|password|code|totp_session_token|captcha)=)[^&]*/gi;
+import { redactUrl } from '../infra/redact.js';
 
-/** Request URLs as logged: secrets in the query string are replaced. */
-export function redactUrl(url: string): string {
-  return url.replace(SECRET_PARAMS, '$1[redacted]');
-}
+/** Request URLs as logged: secrets in the query string are replaced (by their decoded names). */
+export { redactUrl };
 
 /**
  * Logger options: JSON lines, or lines for people (pino-pretty, in a thread of its own) when

@@ -1,27 +1,32 @@
 import type { Domain } from '../api/method.js';
-import type { Services } from '../services.js';
+import type { Core, Runtime } from '../services.js';
 import { usersGet } from './users-get.js';
-import { accountGetPrivacy, accountSetPrivacy } from './privacy.js';
-import { attachProfileCache } from './profile-cache.js';
-
-const STATE_KEY = 'users';
+import { privacyMethods } from './privacy.js';
+import { attachProfileCache, type ProfileCache } from './profile-cache.js';
 
 export const usersDomain: Domain = {
   name: 'users',
-  methods: [usersGet, accountSetPrivacy, accountGetPrivacy],
-  async start(services: Services) {
-    const detachProfiles = await attachProfileCache(services);
-    const presence = services.presence;
-    const heartbeat = setInterval(() => {
-      presence.touchConnected().catch((err) => services.log.warn({ err }, 'presence refresh failed'));
-    }, presence.writeEvery * 1000);
-    heartbeat.unref();
-    services.state.set(STATE_KEY, () => {
-      clearInterval(heartbeat);
-      detachProfiles();
-    });
-  },
-  stop(services: Services) {
-    (services.state.get(STATE_KEY) as (() => void) | undefined)?.();
-  },
+  methods: [usersGet, ...privacyMethods],
 };
+
+export interface UsersRuntime extends Runtime {
+  /** Profiles kept in memory; undefined where announcements may not reach this process. */
+  profiles: ProfileCache | undefined;
+}
+
+/** Keeps profiles, and keeps this process's connected users online. */
+export async function startUsers(core: Core): Promise<UsersRuntime> {
+  const profiles = await attachProfileCache(core);
+  const { presence } = core;
+  const heartbeat = setInterval(() => {
+    presence.touchConnected().catch((err) => core.log.warn({ err }, 'presence refresh failed'));
+  }, presence.writeEvery * 1000);
+  heartbeat.unref();
+  return {
+    profiles: profiles.cache,
+    stop() {
+      clearInterval(heartbeat);
+      profiles.detach();
+    },
+  };
+}

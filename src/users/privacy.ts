@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineMethod } from '../api/method.js';
+import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
-import { Strict } from '../api/schema-types.js';
+import { Bit, Strict } from '../api/schema-types.js';
 import type { Services } from '../services.js';
 import { announceUsersChanged } from './profile-cache.js';
 
@@ -13,7 +13,21 @@ export type InventoryPrivacy = (typeof INVENTORY_PRIVACY)[number];
  * so any cache holding the user's row forgets it.
  */
 export async function setInventoryPrivacy(services: Services, userId: number, privacy: InventoryPrivacy): Promise<void> {
-  await services.db.kysely.updateTable('users').set({ inventory_privacy: privacy }).where('user_id', '=', userId).execute();
+  await updatePrivacy(services, userId, { inventory_privacy: privacy });
+}
+
+/** The privacy settings as stored, each one a column of users. */
+interface PrivacyColumns {
+  inventory_privacy?: InventoryPrivacy;
+  trades_income?: 0 | 1;
+  trades_income_from_friends?: 0 | 1;
+  trades_income_gifts?: 0 | 1;
+  trades_income_gifts_autoaccept?: 0 | 1;
+}
+
+async function updatePrivacy(services: Services, userId: number, changes: PrivacyColumns): Promise<void> {
+  if (Object.keys(changes).length === 0) return;
+  await services.db.kysely.updateTable('users').set(changes).where('user_id', '=', userId).execute();
   await announceUsersChanged(services, [userId]);
 }
 
@@ -21,34 +35,88 @@ const PrivacyValue = Type.Union(INVENTORY_PRIVACY.map((v) => Type.Literal(v)), {
   description: 'everyone: anyone; friends: the owner\'s friends; nobody: only the owner',
 });
 
-export const accountSetPrivacy = defineMethod({
-  name: 'account.setPrivacy',
-  summary: 'Sets who may read the caller\'s inventory',
-  description: 'inventory.get answers 701 to anyone the setting excludes; the owner always may read their own inventory.',
-  auth: 'required',
-  extension: true,
-  params: P.object({
-    inventory: P.enum(INVENTORY_PRIVACY, { description: 'everyone | friends | nobody' }),
-  }),
-  handler: async (ctx, params) => {
-    await setInventoryPrivacy(ctx.services, ctx.caller.userId, params.inventory);
-    return undefined;
+const TRADE_SETTINGS = {
+  trades_income: '1 (default): anyone may offer you trades; 0: nobody',
+  trades_income_from_friends: '1: only friends may offer you trades (when trades_income is 1)',
+  trades_income_gifts: '1 (default): gifts (trades asking nothing of you) are accepted even when trades are not',
+  trades_income_gifts_autoaccept: '1: a gift completes at once, as if you had accepted it',
+} as const;
+type TradeSetting = keyof typeof TRADE_SETTINGS;
+const TRADE_SETTING_NAMES = Object.keys(TRADE_SETTINGS) as TradeSetting[];
+
+const PrivacySettings = Type.Object(
+  {
+    inventory: PrivacyValue,
+    ...(Object.fromEntries(TRADE_SETTING_NAMES.map((name) => [name, Type.Union(Bit.anyOf, { description: TRADE_SETTINGS[name] })])) as Record<
+      TradeSetting,
+      typeof Bit
+    >),
   },
+  { ...Strict, $id: 'PrivacySettings' },
+);
+
+const updateParams = P.object({
+  inventory: P.optional(P.enum(INVENTORY_PRIVACY, { description: 'who may read your inventory: everyone | friends | nobody' })),
+  trades_income: P.optional(P.bit({ description: TRADE_SETTINGS.trades_income })),
+  trades_income_from_friends: P.optional(P.bit({ description: TRADE_SETTINGS.trades_income_from_friends })),
+  trades_income_gifts: P.optional(P.bit({ description: TRADE_SETTINGS.trades_income_gifts })),
+  trades_income_gifts_autoaccept: P.optional(P.bit({ description: TRADE_SETTINGS.trades_income_gifts_autoaccept })),
 });
 
-export const accountGetPrivacy = defineMethod({
-  name: 'account.getPrivacy',
-  summary: 'Returns the caller\'s privacy settings',
-  auth: 'required',
-  extension: true,
-  params: P.object({}),
-  result: Type.Object({ inventory: PrivacyValue }, Strict),
-  handler: async (ctx) => {
-    const row = await ctx.services.db.kysely
-      .selectFrom('users')
-      .select('inventory_privacy')
-      .where('user_id', '=', ctx.caller.userId)
-      .executeTakeFirstOrThrow();
-    return { inventory: row.inventory_privacy as InventoryPrivacy };
-  },
-});
+const updateDescription =
+  'Only the settings given change. inventory.get answers 701 to anyone `inventory` excludes (the owner may always read their own); ' +
+  'trades.create answers 701 to offers the trade settings refuse.';
+
+async function readPrivacy(services: Services, userId: number) {
+  const row = await services.db.kysely
+    .selectFrom('users')
+    .select(['inventory_privacy', ...TRADE_SETTING_NAMES])
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
+  const bit = (v: number): 0 | 1 => (v === 1 ? 1 : 0);
+  return {
+    inventory: row.inventory_privacy as InventoryPrivacy,
+    trades_income: bit(row.trades_income),
+    trades_income_from_friends: bit(row.trades_income_from_friends),
+    trades_income_gifts: bit(row.trades_income_gifts),
+    trades_income_gifts_autoaccept: bit(row.trades_income_gifts_autoaccept),
+  };
+}
+
+function privacyGet(name: string, extension: boolean, summary: string) {
+  return defineMethod({
+    name,
+    summary,
+    auth: 'required',
+    ...(extension ? { extension } : {}),
+    params: P.object({}),
+    result: PrivacySettings,
+    handler: (ctx) => readPrivacy(ctx.services, ctx.caller.userId),
+  });
+}
+
+function privacyUpdate(name: string, extension: boolean, summary: string) {
+  return defineMethod({
+    name,
+    summary,
+    description: updateDescription,
+    auth: 'required',
+    ...(extension ? { extension } : {}),
+    params: updateParams,
+    handler: async (ctx, params) => {
+      const changes: PrivacyColumns = {};
+      if (params.inventory !== undefined) changes.inventory_privacy = params.inventory;
+      for (const name of TRADE_SETTING_NAMES) if (params[name] !== undefined) changes[name] = params[name];
+      await updatePrivacy(ctx.services, ctx.caller.userId, changes);
+      return undefined;
+    },
+  });
+}
+
+/** privacy.get / privacy.update, and their earlier names account.getPrivacy / account.setPrivacy. */
+export const privacyMethods: AnyMethod[] = [
+  privacyGet('privacy.get', false, "The caller's privacy settings: who may read their inventory and offer them trades"),
+  privacyUpdate('privacy.update', false, "Changes the caller's privacy settings"),
+  privacyGet('account.getPrivacy', true, 'privacy.get under its earlier name'),
+  privacyUpdate('account.setPrivacy', true, 'privacy.update under its earlier name'),
+];

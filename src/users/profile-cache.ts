@@ -1,6 +1,6 @@
-import type { Services } from '../services.js';
+import type { Core, Services } from '../services.js';
 import { REVOCATION_CHANNEL } from '../auth/tokens.js';
-import { ChangeCache, perUserCache } from '../infra/change-cache.js';
+import { ChangeCache, announceChange, attachCache, type AttachedCache } from '../infra/change-cache.js';
 import type { Profile } from './profiles.js';
 
 export const USERS_CHANGED = 'users.changed';
@@ -50,24 +50,28 @@ export class ProfileCache extends ChangeCache<Profile> {
 
 /**
  * Profiles kept where every announcement reaches this process. `users.changed` without a
- * readable `user_ids` list empties the whole cache. `announceUsersChanged`: after committing a
- * change to users' profile columns, this process forgets them at once, then every process
- * (this one included) is told on the bus.
+ * readable `user_ids` list empties the whole cache.
  */
-export const {
-  of: profileCacheOf,
-  attach: attachProfileCache,
-  announce: announceUsersChanged,
-} = perUserCache({
-  key: 'users.profiles',
-  channel: USERS_CHANGED,
-  create: (now, usable) => new ProfileCache(now, usable),
-  more: (cache) => ({
-    // A ban ends the user's sessions before it is announced as a user change; forgetting the
-    // user on the first of the two notices shortens the time another process may lag.
-    [REVOCATION_CHANNEL]: (message) => {
-      const userId = (message as { userId?: unknown } | null)?.userId;
-      if (typeof userId === 'number') cache.invalidate([userId]);
-    },
-  }),
-});
+export function attachProfileCache(core: Core): Promise<AttachedCache<ProfileCache>> {
+  return attachCache(core, {
+    name: 'users.profiles',
+    channel: USERS_CHANGED,
+    create: (now, usable) => new ProfileCache(now, usable),
+    more: (cache) => ({
+      // A ban ends the user's sessions before it is announced as a user change; forgetting the
+      // user on the first of the two notices shortens the time another process may lag.
+      [REVOCATION_CHANNEL]: (message) => {
+        const userId = (message as { userId?: unknown } | null)?.userId;
+        if (typeof userId === 'number') cache.invalidate([userId]);
+      },
+    }),
+  });
+}
+
+/**
+ * After committing a change to users' profile columns: this process forgets them at once,
+ * then every process (this one included) is told on the bus.
+ */
+export function announceUsersChanged(services: Services, userIds: number[]): Promise<void> {
+  return announceChange(services, services.users.profiles, USERS_CHANGED, userIds);
+}

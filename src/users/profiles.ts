@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Services } from '../services.js';
+import { ApiError, Code } from '../api/errors.js';
 import type { UsersTable } from '../db/tables.js';
 import { friendshipLookup, friendshipValues } from '../friends/relations.js';
-import { profileCacheOf } from './profile-cache.js';
 import { flatText } from '../infra/text.js';
 import { storedRank, type Rank } from './rank.js';
 
@@ -108,14 +108,26 @@ export class Profile implements ProfileRow {
   }
 }
 
-/** The numeric id for an id-or-domain parameter, or null when no such user exists. */
-export async function findUserId(services: Services, idOrDomain: number | string): Promise<number | null> {
-  const cached = profileCacheOf(services);
-  const hit = typeof idOrDomain === 'number' ? cached?.get(idOrDomain) : cached?.getByDomain(idOrDomain);
-  if (hit !== undefined) return hit.user_id;
-  const query = services.db.kysely.selectFrom('users').select('user_id');
-  const row = await (typeof idOrDomain === 'number' ? query.where('user_id', '=', idOrDomain) : query.where('domain', '=', idOrDomain)).executeTakeFirst();
-  return row?.user_id ?? null;
+/** The profile of the user an id or domain names, or undefined when there is none. One query at most; a cached profile needs none. */
+export async function findUser(services: Services, idOrDomain: number | string): Promise<Profile | undefined> {
+  if (typeof idOrDomain === 'number') return (await loadProfilesByKey(services, [idOrDomain])).ofIds[0];
+  return (await loadProfilesByKey(services, [], [idOrDomain])).byDomain.get(idOrDomain);
+}
+
+/**
+ * The id of the user an id or domain names (the value of `parameter`); 101 when there is
+ * none. With `active`, a globally blocked account counts as none (it takes no part in the
+ * social graph).
+ */
+export async function requireUser(
+  services: Services,
+  idOrDomain: number | string,
+  { parameter = 'user_id', active = false }: { parameter?: string; active?: boolean } = {},
+): Promise<number> {
+  const profile = await findUser(services, idOrDomain);
+  if (profile === undefined || (active && profile.global_ban === 1))
+    throw new ApiError(Code.USER_NOT_FOUND, `parameter ${parameter}: user ${idOrDomain} does not exist`);
+  return profile.user_id;
 }
 
 /**
@@ -127,7 +139,7 @@ export async function loadProfilesByKey(
   ids: readonly number[],
   domains: readonly string[] = [],
 ): Promise<{ ofIds: (Profile | undefined)[]; byDomain: Map<string, Profile> }> {
-  const cache = profileCacheOf(services);
+  const cache = services.users.profiles;
   const ofIds = new Array<Profile | undefined>(ids.length);
   const byDomain = new Map<string, Profile>();
   const missingIds: number[] = [];

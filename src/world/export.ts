@@ -36,10 +36,10 @@ export function itemProtoEntry(p: Selectable<ItemProtosTable>): WorldItemProto {
   }) as WorldItemProto;
 }
 
-/** Writes the current world in the import format (passwords as hashes, owned items only). */
+/** Writes the current world in the import format (passwords as hashes, owned items only, every trade and its moves). */
 export async function exportWorld(db: Database): Promise<World> {
   const k = db.kysely;
-  const [collections, qualities, itemTypes, protos, users, items, equipped, friendships, requests, blocks, chatState, messages, promocodes] =
+  const [collections, qualities, itemTypes, protos, users, items, equipped, friendships, requests, blocks, chatState, messages, promocodes, trades, tradeItems, moves] =
     await Promise.all([
       k.selectFrom('collections').selectAll().orderBy('collection_id').execute(),
       k.selectFrom('qualities').selectAll().orderBy('quality_id').execute(),
@@ -54,7 +54,14 @@ export async function exportWorld(db: Database): Promise<World> {
       k.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst(),
       k.selectFrom('chat_messages').selectAll().where('deleted_at', 'is', null).orderBy('msg_seq').execute(),
       k.selectFrom('promocodes').selectAll().orderBy('code').execute(),
+      k.selectFrom('trades').selectAll().orderBy('trade_id').execute(),
+      k.selectFrom('trade_items').selectAll().orderBy('trade_id').orderBy('item_id').execute(),
+      k.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
     ]);
+  const tradeItemsOf = new Map<number, typeof tradeItems>();
+  for (const entry of tradeItems) (tradeItemsOf.get(entry.trade_id) ?? tradeItemsOf.set(entry.trade_id, []).get(entry.trade_id)!).push(entry);
+  const tradeItemEntry = (e: (typeof tradeItems)[number]) =>
+    compact({ item_id: e.item_id, item_proto_id: e.item_proto_id, user_id: e.user_id, ts_owned: e.ts_owned, ts_can_trade: e.ts_can_trade, data: parse<Record<string, unknown>>(e.data) });
   const equipByItem = new Map(equipped.map((e) => [e.item_id, e]));
 
   return {
@@ -121,6 +128,19 @@ export async function exportWorld(db: Database): Promise<World> {
         disabled: flag(p.disabled),
       }),
     ),
+    trades: trades.map((t) =>
+      compact({
+        trade_id: t.trade_id,
+        user_id_from: t.user_id_from,
+        user_id_to: t.user_id_to,
+        status: t.status,
+        create_time: t.create_time,
+        reaction_time: nn(t.reaction_time),
+        things_from: (tradeItemsOf.get(t.trade_id) ?? []).filter((e) => e.side === 0).map(tradeItemEntry),
+        things_to: (tradeItemsOf.get(t.trade_id) ?? []).filter((e) => e.side === 1).map(tradeItemEntry),
+      }),
+    ),
+    trade_moves: moves.map((m) => ({ trade_id: m.trade_id, item_id: m.item_id, from_user_id: m.from_user_id, to_user_id: m.to_user_id, ts: m.ts })),
     gchat: {
       status: {
         closed: chatState?.closed === 1,

@@ -1,11 +1,13 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
 import { sql } from 'kysely';
 import type { Database, Executor } from '../db/connection.js';
 import type { Tables } from '../db/tables.js';
-import { hashPassword } from '../auth/passwords.js';
-import { newMessageId } from '../chat/message-id.js';
+import { PasswordHasher } from '../auth/passwords.js';
+import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
 import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
+import { invalidateTradesHoldingAt } from '../trades/invalidate.js';
 
 const checkWorld = TypeCompiler.Compile(World);
 
@@ -48,6 +50,12 @@ interface OutsideReferences {
   collections: Map<number, string>;
 }
 
+/** A unique, foreign-key or check constraint refused a write (SQLite and PostgreSQL). */
+function isConstraintViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT') || /^23\d{3}$/.test(code));
+}
+
 function invalid(problems: string[]): WorldError {
   const shown = problems.slice(0, 20);
   const more = problems.length > shown.length ? `\n  ... and ${problems.length - shown.length} more` : '';
@@ -56,6 +64,8 @@ function invalid(problems: string[]): WorldError {
 
 /** Checks a world's shape and inner consistency; references to entries outside it are returned, not judged. */
 function validateWorld(input: unknown): { world: World; outside: OutsideReferences } {
+  // Checked first and without recursion: the schema check would run out of stack on such a value.
+  if (nestedDeeperThan(input)) throw invalid([`(root): ${TOO_DEEP}`]);
   if (!checkWorld.Check(input)) {
     const problems = [...checkWorld.Errors(input)].slice(0, 10).map((e) => {
       const where = e.path.replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.') || '(root)';
@@ -163,6 +173,27 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
     if (requests.has(`${r.from}>${r.to}`)) problems.push(`${where}: duplicate request`);
     requests.add(`${r.from}>${r.to}`);
   });
+  const tradeIds = unique(world.trades, (t) => t.trade_id, 'trades', 'trade_id');
+  (world.trades ?? []).forEach((t, i) => {
+    const where = `trades[${i}]`;
+    user(t.user_id_from, `${where}.user_id_from`);
+    user(t.user_id_to, `${where}.user_id_to`);
+    if (t.user_id_from === t.user_id_to) problems.push(`${where}: a user cannot trade with themselves`);
+    const sides = [...(t.things_from ?? []), ...(t.things_to ?? [])];
+    if (sides.length === 0) problems.push(`${where}: a trade needs at least one item`);
+    if (new Set(sides.map((e) => e.item_id)).size !== sides.length) problems.push(`${where}: an item appears twice`);
+    for (const entry of sides) {
+      proto(entry.item_proto_id, `${where}.item_proto_id`);
+      if (entry.user_id !== undefined) user(entry.user_id, `${where}.user_id`);
+    }
+    if ((t.status ?? 0) !== 0 && t.reaction_time === undefined) problems.push(`${where}: a trade that is no longer open needs reaction_time`);
+  });
+  (world.trade_moves ?? []).forEach((m, i) => {
+    const where = `trade_moves[${i}]`;
+    if (!tradeIds.has(m.trade_id)) problems.push(`${where}.trade_id: unknown trade ${m.trade_id} (moves come with their trade)`);
+    user(m.from_user_id, `${where}.from_user_id`);
+    user(m.to_user_id, `${where}.to_user_id`);
+  });
   (world.gchat?.messages ?? []).forEach((m, i) => {
     const where = `gchat.messages[${i}]`;
     user(m.user_id, `${where}.user_id`);
@@ -206,14 +237,14 @@ async function insertBatched<T extends keyof Tables & string>(
 
 /** Everything a world replaces. The audit log is not part of the world and survives. */
 const WORLD_TABLES = [
-  'promocode_uses', 'promocodes', 'chat_messages', 'blocks', 'friend_requests', 'friendships', 'revocations', 'crafts', 'equipped', 'items', 'inventory_counts',
-  'item_protos', 'item_types', 'qualities', 'collections', 'totp_challenges', 'sessions', 'users',
+  'trade_moves', 'trade_items', 'trades', 'promocode_uses', 'promocodes', 'chat_messages', 'blocks', 'friend_requests', 'friendships', 'revocations', 'crafts', 'equipped', 'items', 'inventory_counts',
+  'item_protos', 'item_types', 'qualities', 'collections', 'totp_challenges', 'sessions', 'signin_sources', 'account_tokens', 'recovery_codes', 'users',
 ] as const;
 
 /** After explicit ids were inserted, PostgreSQL's sequences must move past them. */
 async function advanceSequences(trx: Executor, db: Database): Promise<void> {
   if (db.dialect !== 'postgres') return;
-  for (const [table, column] of [['users', 'user_id'], ['items', 'item_id'], ['chat_messages', 'msg_seq']] as const) {
+  for (const [table, column] of [['users', 'user_id'], ['items', 'item_id'], ['chat_messages', 'msg_seq'], ['trades', 'trade_id'], ['trade_moves', 'move_id']] as const) {
     await sql`select setval(pg_get_serial_sequence(${table}, ${column}), (select coalesce(max(${sql.ref(column)}), 0) + 1 from ${sql.table(table)}), false)`.execute(trx);
   }
 }
@@ -265,6 +296,57 @@ async function checkUserConflicts(trx: Executor, users: WorldUser[]): Promise<st
   return problems;
 }
 
+/**
+ * Trades of the file, each replacing as a whole a stored trade with its id (its items too),
+ * and the moves of those trades, which replace the stored moves of the same trades.
+ */
+async function importTrades(trx: Executor, world: World, now: number): Promise<void> {
+  const trades = world.trades ?? [];
+  if (trades.length === 0) return;
+  const ids = trades.map((t) => t.trade_id);
+  for (let i = 0; i < ids.length; i += 1000) {
+    await trx.deleteFrom('trade_items').where('trade_id', 'in', ids.slice(i, i + 1000)).execute();
+    await trx.deleteFrom('trade_moves').where('trade_id', 'in', ids.slice(i, i + 1000)).execute();
+  }
+  await insertBatched(
+    trx,
+    'trades',
+    trades.map((t) => ({
+      trade_id: t.trade_id,
+      user_id_from: t.user_id_from,
+      user_id_to: t.user_id_to,
+      status: t.status ?? 0,
+      create_time: t.create_time ?? now,
+      reaction_time: t.reaction_time ?? null,
+    })),
+    { keys: ['trade_id'] },
+  );
+  await insertBatched(
+    trx,
+    'trade_items',
+    trades.flatMap((t) =>
+      (
+        [
+          [t.things_from ?? [], 0, t.user_id_from],
+          [t.things_to ?? [], 1, t.user_id_to],
+        ] as const
+      ).flatMap(([entries, side, owner]) =>
+        entries.map((e) => ({
+          trade_id: t.trade_id,
+          item_id: e.item_id,
+          side,
+          user_id: e.user_id ?? owner,
+          item_proto_id: e.item_proto_id,
+          ts_owned: e.ts_owned ?? t.create_time ?? now,
+          ts_can_trade: e.ts_can_trade ?? 0,
+          data: json(e.data),
+        })),
+      ),
+    ),
+  );
+  await insertBatched(trx, 'trade_moves', (world.trade_moves ?? []).map((m) => ({ ...m })));
+}
+
 interface ImportRun {
   onlyIfEmpty: boolean;
 }
@@ -280,8 +362,9 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
 
   // Hash passwords before the transaction: hashing is slow and runs on the thread pool.
   const users = world.users ?? [];
+  const hasher = new PasswordHasher();
   const passwordHashes = await Promise.all(
-    users.map((u) => (u.password !== undefined ? hashPassword(u.password) : Promise.resolve(u.password_hash ?? null))),
+    users.map((u) => (u.password !== undefined ? hasher.hash(u.password) : Promise.resolve(u.password_hash ?? null))),
   );
 
   let itemCount = 0;
@@ -435,6 +518,8 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
         await trx.deleteFrom('items').where('item_id', 'in', ids).execute();
       }
       await insertBatched(trx, 'items', explicit.map((i) => itemRow(i, i.item_id)));
+      // A stored item the file replaces has moved: open trades holding it can no longer complete.
+      if (!replace) await invalidateTradesHoldingAt(trx, db.dialect, explicitIds, { now, cutoff: 0 });
       await advanceSequences(trx, db);
       const equipRows: Record<string, unknown>[] = [];
       const equipOf = (item: (typeof items)[number], itemId: number) => {
@@ -498,6 +583,8 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
         { keys: ['code'] },
       );
 
+      await importTrades(trx, world, now);
+
       const status = world.gchat?.status;
       if (status || replace) {
         await trx
@@ -512,11 +599,12 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           .execute();
       }
       const messages = world.gchat?.messages ?? [];
+      const messageIds = new MessageIds();
       await insertBatched(
         trx,
         'chat_messages',
         messages.map((m, i) => ({
-          msg_id: m.msg_id ?? newMessageId((m.ts ?? now) * 1000 + i),
+          msg_id: m.msg_id ?? messageIds.next((m.ts ?? now) * 1000 + i),
           type: m.type,
           user_id: m.user_id,
           ts: m.ts ?? now,
@@ -535,7 +623,10 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
     });
   } catch (error) {
     if (error instanceof WorldError) throw error;
-    throw new WorldError(`world import failed, nothing was changed: ${(error as Error).message}`, { cause: error });
+    // What the database refused says which stored entries conflict; anything else is ours, and its text stays in the log.
+    if (isConstraintViolation(error))
+      throw new WorldError('world import failed, nothing was changed: its entries conflict with the stored world (a reference or a unique value)', { cause: error });
+    throw error;
   }
   if (!imported) return null;
 

@@ -124,6 +124,41 @@ export const WorldFriendship = Type.Union([
 export const WorldFriendRequest = Type.Object({ from: Id, to: Id, ts: Type.Optional(Uint) }, { additionalProperties: false });
 export const WorldBlock = Type.Object({ user_id: Id, blocked_user_id: Id, ts: Type.Optional(Uint) }, { additionalProperties: false });
 
+/** An item of a trade as it was when the trade was made. */
+export const WorldTradeItem = Type.Object(
+  {
+    item_id: Id,
+    item_proto_id: Id,
+    /** Its owner then; default: the side's user. */
+    user_id: Type.Optional(Id),
+    ts_owned: Type.Optional(Uint),
+    ts_can_trade: Type.Optional(Ts),
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+export const WorldTrade = Type.Object(
+  {
+    trade_id: Id,
+    user_id_from: Id,
+    user_id_to: Id,
+    /** 0 open (default), 1 accepted, 2 declined, 3 revoked, 4 invalid, 5 expired */
+    status: Type.Optional(Type.Integer({ minimum: 0, maximum: 5 })),
+    create_time: Type.Optional(Uint),
+    reaction_time: Type.Optional(Uint),
+    things_from: Type.Optional(Type.Array(WorldTradeItem, { maxItems: 50 })),
+    things_to: Type.Optional(Type.Array(WorldTradeItem, { maxItems: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+/** One item a trade moved: the ledger. */
+export const WorldTradeMove = Type.Object(
+  { trade_id: Id, item_id: Id, from_user_id: Id, to_user_id: Id, ts: Uint },
+  { additionalProperties: false },
+);
+
 export const WorldChatMessage = Type.Object(
   {
     msg_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -174,6 +209,8 @@ export const World = Type.Object(
     friends: Type.Optional(Type.Array(WorldFriendship)),
     friend_requests: Type.Optional(Type.Array(WorldFriendRequest)),
     blocks: Type.Optional(Type.Array(WorldBlock)),
+    trades: Type.Optional(Type.Array(WorldTrade)),
+    trade_moves: Type.Optional(Type.Array(WorldTradeMove)),
     promocodes: Type.Optional(Type.Array(WorldPromocode)),
     gchat: Type.Optional(
       Type.Object(
@@ -190,6 +227,7 @@ export type WorldUser = Static<typeof WorldUser>;
 export type WorldItemProto = Static<typeof WorldItemProto>;
 export type WorldItem = Static<typeof WorldItem>;
 export type WorldChatMessage = Static<typeof WorldChatMessage>;
+export type WorldTrade = Static<typeof WorldTrade>;
 
 /** Defaults per compatibility.md when a world gives none. */
 export const DEFAULT_QUALITIES = [

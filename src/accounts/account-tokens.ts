@@ -1,0 +1,83 @@
+import { ApiError, Code } from '../api/errors.js';
+import type { Executor } from '../db/connection.js';
+import type { AccountTokensTable } from '../db/tables.js';
+import { newToken, sha256 } from '../infra/secrets.js';
+
+/** One-time tokens sent by e-mail live this long, seconds. */
+export const ACCOUNT_TOKEN_TTL = 24 * 60 * 60;
+
+export type TokenPurpose = AccountTokensTable['purpose'];
+
+/**
+ * A new one-time token (256 random bits) for `purpose`; only its SHA-256 is stored. Earlier
+ * unused tokens of the same user and purpose stop working: the latest message is the one
+ * that counts.
+ */
+export async function issueAccountToken(
+  trx: Executor,
+  request: { userId: number; purpose: TokenPurpose; email?: string; now: number },
+): Promise<string> {
+  const token = newToken();
+  await retireAccountTokens(trx, request.userId, request.purpose, request.now);
+  await trx
+    .insertInto('account_tokens')
+    .values({
+      token_hash: sha256(token),
+      user_id: request.userId,
+      purpose: request.purpose,
+      email: request.email ?? null,
+      expires_at: request.now + ACCOUNT_TOKEN_TTL,
+      used_at: null,
+      created_at: request.now,
+    })
+    .execute();
+  return token;
+}
+
+/** Ends every unused token of a user for `purpose`. */
+export async function retireAccountTokens(trx: Executor, userId: number, purpose: TokenPurpose, now: number): Promise<void> {
+  await trx
+    .updateTable('account_tokens')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .execute();
+}
+
+export const badAccountToken = () => new ApiError(Code.BAD_ACCOUNT_TOKEN, 'the token is unknown, used or expired');
+
+export interface AccountToken {
+  user_id: number;
+  email: string | null;
+}
+
+/** The live token for `purpose`, or 1604. Does not use it up. */
+export async function findAccountToken(executor: Executor, token: string, purpose: TokenPurpose, now: number): Promise<AccountToken> {
+  const row = await executor
+    .selectFrom('account_tokens')
+    .select(['user_id', 'email', 'used_at', 'expires_at', 'purpose'])
+    .where('token_hash', '=', sha256(token))
+    .executeTakeFirst();
+  if (!row || row.purpose !== purpose || row.used_at !== null || row.expires_at <= now) throw badAccountToken();
+  return { user_id: row.user_id, email: row.email };
+}
+
+/**
+ * Uses a token up: a conditional update, so of concurrent uses exactly one succeeds; the
+ * others (and any later one) answer 1604.
+ */
+export async function useAccountToken(trx: Executor, token: string, purpose: TokenPurpose, now: number): Promise<AccountToken> {
+  const hash = sha256(token);
+  const used = await trx
+    .updateTable('account_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', hash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  if (Number(used.numUpdatedRows) === 0) throw badAccountToken();
+  const row = await trx.selectFrom('account_tokens').select(['user_id', 'email']).where('token_hash', '=', hash).executeTakeFirstOrThrow();
+  return row;
+}

@@ -1,0 +1,100 @@
+import { badParam } from '../api/errors.js';
+import type { Executor } from '../db/connection.js';
+import { dialectAdapter } from '../db/dialect.js';
+import { requestAddress } from '../auth/ip.js';
+import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
+import { nowSeconds, type Services } from '../services.js';
+import { issueAccountToken, retireAccountTokens, useAccountToken } from './account-tokens.js';
+import { confirmPassword, wrongPassword } from './confirm-password.js';
+import { emailChangedMessage, emailChangingMessage, verifyEmailMessage } from './messages.js';
+import { checkNewPassword, normaliseEmail } from './rules.js';
+import { emailTaken, explainCollision } from './unique.js';
+
+/**
+ * Ends every session of a user and every sign-in waiting for its TOTP code, inside the
+ * caller's transaction; the caller announces `{ userId }` once it has committed.
+ */
+export async function endSessionsIn(trx: Executor, userId: number, now: number): Promise<void> {
+  await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+  await trx.updateTable('totp_challenges').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+}
+
+/**
+ * account.updatePassword: checks the current password, sets the new one, ends every
+ * session of the account (this one included) and answers a new Session, all in one
+ * transaction that finds the password as it was checked: of two concurrent changes one wins.
+ */
+export async function updatePassword(
+  services: Services,
+  request: { userId: number; current: string; next: string; ip: string; userAgent?: string },
+): Promise<SessionData> {
+  checkNewPassword(request.next, 'password_new');
+  const checkedHash = await confirmPassword(services, request.userId, request.current);
+  const newHash = await services.auth.passwords.hash(request.next);
+  const now = nowSeconds(services);
+  const session = await services.db.kysely.transaction().execute(async (trx) => {
+    await dialectAdapter.lockUsers(trx, services.db.dialect, [request.userId]);
+    const changed = await trx
+      .updateTable('users')
+      .set({ password_hash: newHash })
+      .where('user_id', '=', request.userId)
+      .where('password_hash', '=', checkedHash)
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) === 0) throw wrongPassword();
+    await endSessionsIn(trx, request.userId, now);
+    await retireAccountTokens(trx, request.userId, 'reset_password', now);
+    return issueUserSessionIn(services, trx, request.userId, requestAddress(request.ip), undefined, request.userAgent);
+  });
+  await services.tokens.announce({ userId: request.userId });
+  return session;
+}
+
+/**
+ * account.updateEmail: after the password is checked, a token goes to the new address and a
+ * notice to the old one; the address changes when the token comes back (account.verifyEmail).
+ * Sent again for the current, unconfirmed address, it sends a new confirmation.
+ */
+export async function updateEmail(services: Services, request: { userId: number; email: string; password: string }): Promise<void> {
+  const email = normaliseEmail(request.email);
+  await confirmPassword(services, request.userId, request.password);
+  const { kysely } = services.db;
+  const user = await kysely
+    .selectFrom('users')
+    .select(['email', 'email_verified'])
+    .where('user_id', '=', request.userId)
+    .executeTakeFirstOrThrow();
+  if (user.email === email && user.email_verified === 1) throw badParam('email', 'is already the confirmed address of the account');
+  const owner = await kysely.selectFrom('users').select('user_id').where('email', '=', email).executeTakeFirst();
+  if (owner && owner.user_id !== request.userId) throw emailTaken();
+  const now = nowSeconds(services);
+  const token = await kysely
+    .transaction()
+    .execute((trx) => issueAccountToken(trx, { userId: request.userId, purpose: 'verify_email', email, now }));
+  services.mail.send(verifyEmailMessage(services, email, token));
+  if (user.email !== null && user.email !== email) services.mail.send(emailChangingMessage(user.email, email));
+}
+
+/**
+ * account.verifyEmail: the token names an account and an address; the address becomes the
+ * account's, confirmed. Password-reset tokens sent to an earlier address stop working. When
+ * another account took the address meanwhile, 1601 (the token stays unused).
+ */
+export async function verifyEmail(services: Services, token: string): Promise<void> {
+  const now = nowSeconds(services);
+  let previous: { userId: number; email: string | null; confirmed: string } | undefined;
+  try {
+    previous = await services.db.kysely.transaction().execute(async (trx) => {
+      const used = await useAccountToken(trx, token, 'verify_email', now);
+      await dialectAdapter.lockUsers(trx, services.db.dialect, [used.user_id]);
+      const user = await trx.selectFrom('users').select(['email']).where('user_id', '=', used.user_id).executeTakeFirstOrThrow();
+      const confirmed = used.email ?? user.email!;
+      await trx.updateTable('users').set({ email: confirmed, email_verified: 1 }).where('user_id', '=', used.user_id).execute();
+      if (user.email !== confirmed) await retireAccountTokens(trx, used.user_id, 'reset_password', now);
+      return { userId: used.user_id, email: user.email, confirmed };
+    });
+  } catch (error) {
+    explainCollision(error);
+  }
+  if (previous.email !== null && previous.email !== previous.confirmed)
+    services.mail.send(emailChangedMessage(previous.email, previous.confirmed));
+}

@@ -1,0 +1,93 @@
+import { ApiError, Code, rateLimited } from '../api/errors.js';
+import { dialectAdapter } from '../db/dialect.js';
+import type { Services } from '../services.js';
+import { announceUsersChanged } from '../users/profile-cache.js';
+import { loadProfiles, profileObject, type UserObject } from '../users/profiles.js';
+import { checkDomain, checkNick } from './rules.js';
+import { explainCollision } from './unique.js';
+
+/** Nick changes a user may make per window. */
+export const NICK_CHANGE_LIMIT = { max: 3, windowSeconds: 24 * 60 * 60 } as const;
+/** Earlier nicks kept in `nicks_old`, newest last. */
+export const NICKS_OLD_KEPT = 20;
+
+export interface AccountInfo extends UserObject {
+  email?: string;
+  email_verified: 0 | 1;
+  hasTotp: 0 | 1;
+  hasPassword: 0 | 1;
+}
+
+/** account.info: the caller's full profile plus what only they see. */
+export async function accountInfo(services: Services, userId: number): Promise<AccountInfo> {
+  const [profiles, account] = await Promise.all([
+    loadProfiles(services, [userId]),
+    services.db.kysely
+      .selectFrom('users')
+      .select(['email', 'email_verified', 'totp_secret', 'password_hash'])
+      .where('user_id', '=', userId)
+      .executeTakeFirst(),
+  ]);
+  const profile = profiles.get(userId);
+  if (!profile || !account) throw new ApiError(Code.USER_NOT_FOUND, 'the account no longer exists');
+  const info: AccountInfo = {
+    ...profileObject(services, profile, 'full'),
+    email_verified: account.email_verified === 1 ? 1 : 0,
+    hasTotp: account.totp_secret !== null ? 1 : 0,
+    hasPassword: account.password_hash !== null ? 1 : 0,
+  };
+  if (account.email !== null) info.email = account.email;
+  return info;
+}
+
+export interface InfoChanges {
+  nick?: string;
+  gender?: number;
+  domain?: string;
+}
+
+/**
+ * account.updateInfo. One transaction with the user's row locked, so concurrent nick changes
+ * each keep their predecessor in `nicks_old`; the unique index on the domain (whatever its
+ * case) decides between users taking the same one at once. Every process forgets the
+ * cached profile before this answers.
+ */
+export async function updateInfo(services: Services, userId: number, changes: InfoChanges): Promise<void> {
+  const nick = changes.nick === undefined ? undefined : checkNick(changes.nick);
+  const domain = changes.domain === undefined ? undefined : checkDomain(changes.domain);
+  const { kysely } = services.db;
+  const current = await kysely.selectFrom('users').select(['nick']).where('user_id', '=', userId).executeTakeFirst();
+  const nickChanges = nick !== undefined && nick !== current?.nick;
+  let releaseNick: (() => Promise<unknown>) | undefined;
+  if (nickChanges) {
+    const key = `nick:changes:${userId}`;
+    const hit = await services.counters.hit(key, NICK_CHANGE_LIMIT.windowSeconds);
+    releaseNick = () => services.counters.hit(key, NICK_CHANGE_LIMIT.windowSeconds, -1);
+    if (hit.count > NICK_CHANGE_LIMIT.max) {
+      await releaseNick();
+      throw rateLimited(hit.resetIn);
+    }
+  }
+  try {
+    await kysely.transaction().execute(async (trx) => {
+      await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
+      const row = await trx
+        .selectFrom('users')
+        .select(['nick', 'nicks_old', 'domain'])
+        .where('user_id', '=', userId)
+        .executeTakeFirstOrThrow();
+      const columns: { nick?: string; nicks_old?: string; gender?: number; domain?: string } = {};
+      if (nick !== undefined && nick !== row.nick) {
+        columns.nick = nick;
+        columns.nicks_old = JSON.stringify([...(JSON.parse(row.nicks_old) as string[]), row.nick].slice(-NICKS_OLD_KEPT));
+      }
+      if (changes.gender !== undefined) columns.gender = changes.gender;
+      if (domain !== undefined && domain !== row.domain) columns.domain = domain;
+      if (Object.keys(columns).length > 0) await trx.updateTable('users').set(columns).where('user_id', '=', userId).execute();
+    });
+  } catch (error) {
+    await releaseNick?.();
+    explainCollision(error);
+  }
+  await announceUsersChanged(services, [userId]);
+}

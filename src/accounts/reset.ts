@@ -1,0 +1,92 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { rateLimited } from '../api/errors.js';
+import { dialectAdapter } from '../db/dialect.js';
+import { requestAddress } from '../auth/ip.js';
+import { admitSecondFactorCheck, readSecondFactor, spendSecondFactor } from '../auth/second-factor.js';
+import { sha256 } from '../infra/secrets.js';
+import { nowSeconds, type Services } from '../services.js';
+import { badAccountToken, findAccountToken, issueAccountToken, retireAccountTokens, useAccountToken } from './account-tokens.js';
+import { endSessionsIn } from './credentials.js';
+import { passwordResetMessage } from './messages.js';
+import { checkNewPassword, normaliseEmail } from './rules.js';
+
+/** Limits of auth.requestPasswordReset, per hour. */
+export const RESET_REQUEST_LIMITS = { windowSeconds: 60 * 60, perAddress: 10, perEmail: 3 } as const;
+/**
+ * auth.requestPasswordReset answers no sooner than this many milliseconds after it began,
+ * known address or not: the little work a known one costs more is hidden under it.
+ */
+export const RESET_ANSWER_MS = 250;
+
+/**
+ * auth.requestPasswordReset: when the address belongs to an account, a one-time token goes
+ * there. The answer is the same, after the same time, whether it does or not; the limits
+ * count the address asked about whether it exists or not.
+ */
+export async function requestPasswordReset(services: Services, request: { email: string; ip: string }): Promise<void> {
+  const started = Date.now();
+  const email = normaliseEmail(request.email);
+  const { counters } = services;
+  const { windowSeconds } = RESET_REQUEST_LIMITS;
+  const [address, named] = await Promise.all([
+    counters.hit(`reset:ip:${requestAddress(request.ip)}`, windowSeconds),
+    counters.hit(`reset:email:${sha256(email).slice(0, 32)}`, windowSeconds),
+  ]);
+  if (address.count > RESET_REQUEST_LIMITS.perAddress) throw rateLimited(address.resetIn);
+  if (named.count > RESET_REQUEST_LIMITS.perEmail) throw rateLimited(named.resetIn);
+
+  const user = await services.db.kysely
+    .selectFrom('users')
+    .select(['user_id', 'bot_owner_id'])
+    .where('email', '=', email)
+    .executeTakeFirst();
+  if (user && user.bot_owner_id === null) {
+    const now = nowSeconds(services);
+    const token = await services.db.kysely
+      .transaction()
+      .execute((trx) => issueAccountToken(trx, { userId: user.user_id, purpose: 'reset_password', now }));
+    services.mail.send(passwordResetMessage(email, token));
+  }
+  const rest = RESET_ANSWER_MS - (Date.now() - started);
+  if (rest > 0) await sleep(rest);
+}
+
+/**
+ * auth.resetPassword: a reset token, the new password and, for an account with two-factor
+ * sign-in, its code (an authenticator code or a recovery code): a reset never goes around the
+ * second factor. Wrong codes count against the account's allowance (7 past it). The token,
+ * the code and the new password are used in one transaction; every session of the account
+ * ends, everywhere, before this answers.
+ */
+export async function resetPassword(services: Services, request: { token: string; password: string; code?: string }): Promise<void> {
+  checkNewPassword(request.password);
+  const { kysely } = services.db;
+  const now = nowSeconds(services);
+  const target = await findAccountToken(kysely, request.token, 'reset_password', now);
+  const user = await kysely
+    .selectFrom('users')
+    .select(['totp_secret', 'totp_last_step'])
+    .where('user_id', '=', target.user_id)
+    .executeTakeFirst();
+  if (!user) throw badAccountToken();
+  let factor: ReturnType<typeof readSecondFactor> | undefined;
+  let attempt: { succeeded(): Promise<void> } | undefined;
+  if (user.totp_secret !== null) {
+    attempt = await admitSecondFactorCheck(services, target.user_id);
+    factor = readSecondFactor({ totp_secret: user.totp_secret, totp_last_step: user.totp_last_step }, request.code, services.clock.now());
+  }
+  const passwordHash = await services.auth.passwords.hash(request.password);
+  await kysely.transaction().execute(async (trx) => {
+    const used = await useAccountToken(trx, request.token, 'reset_password', now);
+    await dialectAdapter.lockUsers(trx, services.db.dialect, [used.user_id]);
+    const current = await trx.selectFrom('users').select(['totp_secret']).where('user_id', '=', used.user_id).executeTakeFirstOrThrow();
+    // Two-factor sign-in was switched on after the code was read (or off): read it again.
+    if ((current.totp_secret === null) !== (factor === undefined)) throw badAccountToken();
+    if (factor !== undefined) await spendSecondFactor(trx, used.user_id, factor, now);
+    await trx.updateTable('users').set({ password_hash: passwordHash, email_verified: 1 }).where('user_id', '=', used.user_id).execute();
+    await endSessionsIn(trx, used.user_id, now);
+    await retireAccountTokens(trx, used.user_id, 'reset_password', now);
+  });
+  await attempt?.succeeded();
+  await services.tokens.announce({ userId: target.user_id });
+}

@@ -1,0 +1,95 @@
+import { dictionary } from '@zxcvbn-ts/language-common';
+import { badParam } from '../api/errors.js';
+import { normaliseEmail } from '../admin/accounts.js';
+
+export { normaliseEmail };
+
+export const PASSWORD_MIN = 10;
+export const PASSWORD_MAX = 128;
+export const NICK_MIN = 2;
+export const NICK_MAX = 24;
+export const DOMAIN_MIN = 3;
+export const DOMAIN_MAX = 32;
+/** How many of the most common passwords are refused. */
+export const COMMON_PASSWORDS_REFUSED = 10_000;
+
+/**
+ * The most common passwords, most common first, from zxcvbn-ts's list (compiled from leaked
+ * password sets); compared without regard to case.
+ */
+const COMMON_PASSWORDS = new Set(dictionary['passwords-common'].slice(0, COMMON_PASSWORDS_REFUSED).map((p) => p.toLowerCase()));
+
+/**
+ * Words no player may take as a domain or a nick: they would pass for the service itself or
+ * for a page of it.
+ */
+export const RESERVED_NAMES = new Set([
+  'admin',
+  'administrator',
+  'api',
+  'app',
+  'auth',
+  'bot',
+  'bots',
+  'docs',
+  'help',
+  'healthz',
+  'info',
+  'login',
+  'logout',
+  'mod',
+  'moderator',
+  'moderators',
+  'news',
+  'null',
+  'official',
+  'openapi',
+  'owner',
+  'readyz',
+  'register',
+  'root',
+  'security',
+  'settings',
+  'signin',
+  'signup',
+  'staff',
+  'superadmin',
+  'support',
+  'system',
+  'undefined',
+  'user',
+  'users',
+  'www',
+]);
+
+/** Characters, not UTF-16 units. */
+const lengthOf = (text: string) => [...text].length;
+
+export function checkNewPassword(password: string, name = 'password'): void {
+  const length = lengthOf(password);
+  if (length < PASSWORD_MIN) throw badParam(name, `must be at least ${PASSWORD_MIN} characters`);
+  if (length > PASSWORD_MAX) throw badParam(name, `must be at most ${PASSWORD_MAX} characters`);
+  if (COMMON_PASSWORDS.has(password.toLowerCase()))
+    throw badParam(name, `is one of the ${COMMON_PASSWORDS_REFUSED.toLocaleString('en')} most common passwords: choose another`);
+}
+
+/** The nick as stored: trimmed, inner runs of white space made one space. */
+export function checkNick(raw: string): string {
+  const nick = raw.trim().replace(/\s+/g, ' ');
+  const length = lengthOf(nick);
+  if (length < NICK_MIN || length > NICK_MAX) throw badParam('nick', `must be ${NICK_MIN} to ${NICK_MAX} characters`);
+  if (/[\p{C}]/u.test(nick)) throw badParam('nick', 'must not contain control or invisible characters');
+  if (RESERVED_NAMES.has(nick.toLowerCase())) throw badParam('nick', 'is reserved');
+  return nick;
+}
+
+/** The domain as stored: lower case; 3 to 32 of a-z 0-9 _ . and not all digits (that would be an id). */
+export function checkDomain(raw: string): string {
+  const domain = raw.trim().toLowerCase();
+  if (domain.length < DOMAIN_MIN || domain.length > DOMAIN_MAX)
+    throw badParam('domain', `must be ${DOMAIN_MIN} to ${DOMAIN_MAX} characters`);
+  if (!/^[a-z0-9_.]+$/.test(domain)) throw badParam('domain', 'may hold only a-z, 0-9, "_" and "."');
+  if (/^\d+$/.test(domain)) throw badParam('domain', 'must not be all digits (that would be a user id)');
+  if (RESERVED_NAMES.has(domain)) throw badParam('domain', 'is reserved');
+  return domain;
+}

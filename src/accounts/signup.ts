@@ -1,0 +1,90 @@
+import { ApiError, Code } from '../api/errors.js';
+import { requestAddress } from '../auth/ip.js';
+import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
+import { sha256 } from '../infra/secrets.js';
+import { nowSeconds, type Services } from '../services.js';
+import { announceUsersChanged } from '../users/profile-cache.js';
+import { issueAccountToken } from './account-tokens.js';
+import { addressTakenMessage, verifyEmailMessage } from './messages.js';
+import { checkDomain, checkNewPassword, checkNick, normaliseEmail } from './rules.js';
+import { admitSignup } from './signup-defence.js';
+import { collision, domainTaken, emailTaken, explainCollision } from './unique.js';
+
+export interface SignupRequest {
+  email: string;
+  password: string;
+  nick: string;
+  domain?: string;
+  captcha?: string;
+  ip: string;
+  userAgent?: string;
+}
+
+/** The owner of an address someone tried to sign up with is told at most once per this many seconds. */
+const TAKEN_NOTICE_EVERY = 60 * 60;
+
+/**
+ * auth.signup: creates the account, answers its first Session and sends the address a
+ * confirmation token. A taken address or domain answers 1601 or 1602 and creates nothing;
+ * the unique indexes decide between concurrent sign-ups, so exactly one of them wins. The
+ * owner of a taken address is told by e-mail that someone tried.
+ */
+export async function signUp(services: Services, request: SignupRequest): Promise<SessionData> {
+  if (services.config.accounts.signup === 'closed') throw new ApiError(Code.SIGNUP_CLOSED, 'sign-up is closed on this server');
+  const email = normaliseEmail(request.email);
+  checkNewPassword(request.password);
+  const nick = checkNick(request.nick);
+  const domain = request.domain === undefined || request.domain === '' ? undefined : checkDomain(request.domain);
+  const ip = requestAddress(request.ip);
+  await admitSignup(services, { email, ip, captcha: request.captcha });
+
+  const { kysely } = services.db;
+  const taken = await kysely.selectFrom('users').select('user_id').where('email', '=', email).executeTakeFirst();
+  if (taken) return refuseTakenAddress(services, email);
+  if (domain !== undefined) {
+    const owner = await kysely
+      .selectFrom('users')
+      .select('user_id')
+      .where((eb) => eb(eb.fn('lower', ['domain']), '=', domain))
+      .executeTakeFirst();
+    if (owner) throw domainTaken();
+  }
+
+  const passwordHash = await services.auth.passwords.hash(request.password);
+  const now = nowSeconds(services);
+  let created: { session: SessionData; token: string };
+  try {
+    created = await kysely.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('users')
+        .values({
+          email,
+          password_hash: passwordHash,
+          totp_secret: null,
+          totp_last_step: null,
+          bot_owner_id: null,
+          nick,
+          domain: domain ?? null,
+          created_at: now,
+        })
+        .returning('user_id')
+        .executeTakeFirstOrThrow();
+      const token = await issueAccountToken(trx, { userId: row.user_id, purpose: 'verify_email', email, now });
+      const session = await issueUserSessionIn(services, trx, row.user_id, ip, undefined, request.userAgent);
+      return { session, token };
+    });
+  } catch (error) {
+    if (collision(error) === 'email') return refuseTakenAddress(services, email);
+    explainCollision(error);
+  }
+  services.mail.send(verifyEmailMessage(services, email, created.token));
+  // Caches may hold the new id or domain as "no such user".
+  await announceUsersChanged(services, [created.session.user_id]);
+  return created.session;
+}
+
+async function refuseTakenAddress(services: Services, email: string): Promise<never> {
+  const notice = await services.counters.hit(`signup:told:${sha256(email).slice(0, 32)}`, TAKEN_NOTICE_EVERY);
+  if (notice.count === 1) services.mail.send(addressTakenMessage(email));
+  throw emailTaken();
+}

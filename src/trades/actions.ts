@@ -1,0 +1,163 @@
+import { ApiError, Code, badParam, rateLimited } from '../api/errors.js';
+import { getCatalog } from '../catalog/cache.js';
+import { dialectAdapter } from '../db/dialect.js';
+import { announceInventoriesChanged } from '../inventory/answer-cache.js';
+import { nowSeconds, type Services } from '../services.js';
+import { admissionOf, requireAdmitted } from './admission.js';
+import { checkSide, readItems } from './items.js';
+import { settleTrade, type Settlement, type TradeParties } from './settle.js';
+import { Side, TradeStatus, expiryCutoff } from './status.js';
+
+export const MAX_SIDE_ITEMS = 50;
+
+export const noSuchTrade = () => new ApiError(Code.NO_SUCH_TRADE, 'parameter trade_id: no such trade of yours');
+export const tradeClosed = () => new ApiError(Code.TRADE_CLOSED, 'the trade is no longer open');
+const tradeInvalid = () => new ApiError(Code.CRAFT_ITEM_UNUSABLE, 'an item of the trade is no longer available: the trade is invalid');
+
+export interface TradeRow extends TradeParties {
+  status: number;
+  create_time: number;
+  reaction_time: number | null;
+}
+
+/** A trade the caller takes part in; 801 when there is none (or it is someone else's). */
+export async function tradeOfParty(services: Services, tradeId: number, userId: number): Promise<TradeRow> {
+  const row = await services.db.kysely
+    .selectFrom('trades')
+    .select(['trade_id', 'user_id_from', 'user_id_to', 'status', 'create_time', 'reaction_time'])
+    .where('trade_id', '=', tradeId)
+    .executeTakeFirst();
+  if (!row || (row.user_id_from !== userId && row.user_id_to !== userId)) throw noSuchTrade();
+  return row;
+}
+
+/** The answer for a trade a transition found no longer open: 603 when an item made it invalid, else 802. */
+async function closedError(services: Services, tradeId: number): Promise<ApiError> {
+  const row = await services.db.kysely.selectFrom('trades').select('status').where('trade_id', '=', tradeId).executeTakeFirst();
+  return row?.status === TradeStatus.INVALID ? tradeInvalid() : tradeClosed();
+}
+
+export interface NewTrade {
+  fromId: number;
+  toId: number;
+  /** Offered by the sender. */
+  thingsFrom: number[];
+  /** Asked of the receiver. */
+  thingsTo: number[];
+}
+
+function checkSides(trade: NewTrade): void {
+  const { thingsFrom, thingsTo } = trade;
+  if (thingsFrom.length === 0 && thingsTo.length === 0) throw badParam('thing_ids_from', 'a trade needs at least one item on one side');
+  if (new Set(thingsFrom).size !== thingsFrom.length) throw badParam('thing_ids_from', 'lists an item twice');
+  if (new Set(thingsTo).size !== thingsTo.length) throw badParam('thing_ids_to', 'lists an item twice');
+  if (thingsFrom.some((id) => thingsTo.includes(id))) throw badParam('thing_ids_to', 'lists an item that is also offered');
+}
+
+/**
+ * Offers a trade: the sender's items for the receiver's. Every item must be its side's,
+ * owned, tradable and not equipped (603); the receiver's settings must admit it (701); a
+ * gift (nothing asked) to a receiver who accepts gifts at once completes in the same
+ * transaction. Answers the new trade's id and whether it completed.
+ */
+export async function createTrade(services: Services, trade: NewTrade): Promise<{ tradeId: number; completed: boolean }> {
+  checkSides(trade);
+  const { fromId, toId, thingsFrom, thingsTo } = trade;
+  if (fromId === toId) throw badParam('user_id', 'you cannot trade with yourself');
+  const gift = thingsTo.length === 0;
+  const admission = await admissionOf(services, fromId, toId);
+  requireAdmitted(admission, gift);
+  const limits = services.config.trades;
+  const hit = await services.counters.hit(`trades:create:${fromId}`, 60);
+  if (hit.count > limits.createsPerMinute) throw rateLimited(hit.resetIn);
+
+  const catalog = await getCatalog(services);
+  const now = nowSeconds(services);
+  const postgres = services.db.dialect === 'postgres';
+  const outcome = await services.db.kysely.transaction().execute(async (trx) => {
+    // The sender's row serialises their creations: the open-trade limit holds under concurrency.
+    await dialectAdapter.lockUsers(trx, services.db.dialect, [fromId]);
+    const cutoff = expiryCutoff(services, now);
+    const open = await trx
+      .selectFrom('trades')
+      .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('create_time').as('oldest')])
+      .where('user_id_from', '=', fromId)
+      .where('status', '=', TradeStatus.OPEN)
+      .where('create_time', '>', cutoff)
+      .executeTakeFirstOrThrow();
+    if (Number(open.n) >= limits.maxOpenOutgoing) throw rateLimited(Math.max(1, Number(open.oldest) - cutoff));
+
+    // The items stay where they are until this trade is committed: whoever moves one meanwhile
+    // waits, and then finds this trade to invalidate. A gift accepted at once moves them here.
+    const autoaccept = gift && admission.autoaccept;
+    const items = await readItems(trx, [...thingsFrom, ...thingsTo], { lock: autoaccept ? 'update' : 'share', postgres });
+    const byId = new Map(items.map((item) => [item.item_id, item]));
+    checkSide(catalog, byId, thingsFrom, fromId, now, 'thing_ids_from');
+    checkSide(catalog, byId, thingsTo, toId, now, 'thing_ids_to');
+
+    const created = await trx
+      .insertInto('trades')
+      .values({ user_id_from: fromId, user_id_to: toId, status: TradeStatus.OPEN, create_time: now, reaction_time: null })
+      .returning('trade_id')
+      .executeTakeFirstOrThrow();
+    const sides = [
+      ...thingsFrom.map((id) => ({ id, side: Side.FROM })),
+      ...thingsTo.map((id) => ({ id, side: Side.TO })),
+    ];
+    await trx
+      .insertInto('trade_items')
+      .values(
+        sides.map(({ id, side }) => {
+          const item = byId.get(id)!;
+          return {
+            trade_id: created.trade_id,
+            item_id: id,
+            side,
+            user_id: item.user_id,
+            item_proto_id: item.item_proto_id,
+            ts_owned: item.ts_owned,
+            ts_can_trade: item.ts_can_trade,
+            data: item.data,
+          };
+        }),
+      )
+      .execute();
+    const parties = { trade_id: created.trade_id, user_id_from: fromId, user_id_to: toId };
+    const settled = autoaccept ? await settleTrade(services, trx, catalog, parties) : undefined;
+    return { tradeId: created.trade_id, settled };
+  });
+  const completed = outcome.settled?.kind === 'accepted';
+  if (completed) await announceInventoriesChanged(services, [fromId, toId]);
+  return { tradeId: outcome.tradeId, completed };
+}
+
+/** The receiver accepts: see settleTrade. 802 when no longer open, 603 when an item is no longer available. */
+export async function acceptTrade(services: Services, userId: number, tradeId: number): Promise<void> {
+  const trade = await tradeOfParty(services, tradeId, userId);
+  if (trade.user_id_to !== userId) throw new ApiError(Code.FORBIDDEN, 'only the receiver may accept a trade');
+  const catalog = await getCatalog(services);
+  const settled: Settlement = await services.db.kysely.transaction().execute((trx) => settleTrade(services, trx, catalog, trade));
+  if (settled.kind === 'closed') throw await closedError(services, tradeId);
+  if (settled.kind === 'invalid') throw tradeInvalid();
+  await announceInventoriesChanged(services, [trade.user_id_from, trade.user_id_to]);
+}
+
+/**
+ * Ends an open trade without moving anything: the receiver declines (2), the sender
+ * revokes (3). A conditional update: of concurrent transitions exactly one happens.
+ */
+export async function closeTrade(services: Services, userId: number, tradeId: number, as: 'receiver' | 'sender' | 'either'): Promise<void> {
+  const trade = await tradeOfParty(services, tradeId, userId);
+  const sender = trade.user_id_from === userId;
+  if (as === 'receiver' && sender) throw new ApiError(Code.FORBIDDEN, 'only the receiver may decline a trade; the sender revokes it');
+  if (as === 'sender' && !sender) throw new ApiError(Code.FORBIDDEN, 'only the sender may revoke a trade; the receiver declines it');
+  const now = nowSeconds(services);
+  const closed = await services.db.kysely
+    .updateTable('trades')
+    .set({ status: sender ? TradeStatus.REVOKED : TradeStatus.DECLINED, reaction_time: now })
+    .where('trade_id', '=', tradeId)
+    .where('status', '=', TradeStatus.OPEN)
+    .where('create_time', '>', expiryCutoff(services, now))
+    .executeTakeFirst();
+  if (closed.numUpdatedRows !== 1n) throw await closedError(services, tradeId);
+}

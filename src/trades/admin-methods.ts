@@ -1,0 +1,80 @@
+import { Type } from '@sinclair/typebox';
+import { defineMethod, type AnyMethod } from '../api/method.js';
+import { P } from '../api/params.js';
+import { Strict, Uint } from '../api/schema-types.js';
+import { MAX_LIST_COUNT } from '../friends/lists.js';
+import { requireUser } from '../users/profiles.js';
+import { nowSeconds, type Services } from '../services.js';
+import { noSuchTrade, tradeClosed, type TradeRow } from './actions.js';
+import { listTrades, tradeListJson } from './lists.js';
+import { TradeList } from './schemas.js';
+import { TradeStatus, expiryCutoff } from './status.js';
+
+const common = { auth: 'admin', extension: true } as const;
+
+async function tradeById(services: Services, tradeId: number): Promise<TradeRow> {
+  const row = await services.db.kysely
+    .selectFrom('trades')
+    .select(['trade_id', 'user_id_from', 'user_id_to', 'status', 'create_time', 'reaction_time'])
+    .where('trade_id', '=', tradeId)
+    .executeTakeFirst();
+  if (!row) throw noSuchTrade();
+  return row;
+}
+
+/** Operators' view of trades: a user's, one by id, and ending an open one (every call is audited). */
+export const tradeAdminMethods: AnyMethod[] = [
+  defineMethod({
+    ...common,
+    name: 'admin.listTrades',
+    summary: "A user's trades, open and not, newest first",
+    description: 'The shape of trades.history; users_data lists the partners.',
+    params: P.object({
+      user_id: P.idOrDomain({ description: 'id or domain of the user' }),
+      offset: P.uint({ default: 0, description: 'trades to skip' }),
+      count: P.uint({ default: 20, tooMany: MAX_LIST_COUNT, description: `trades to return; at most ${MAX_LIST_COUNT}` }),
+    }),
+    result: TradeList,
+    errors: { 101: 'user does not exist' },
+    handler: async ({ services }, params) => {
+      const userId = await requireUser(services, params.user_id, { active: false });
+      return listTrades(services, userId, 'all', params);
+    },
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.getTrade',
+    summary: 'One trade by id, in the list shape, with both parties',
+    params: P.object({ trade_id: P.uint({ minimum: 1, description: 'the trade' }) }),
+    result: TradeList,
+    errors: { 801: 'no such trade' },
+    handler: async ({ services }, params) => tradeListJson(services, undefined, [await tradeById(services, params.trade_id)], 1),
+  }),
+
+  defineMethod({
+    ...common,
+    name: 'admin.cancelTrade',
+    summary: 'Ends an open trade as if its sender had revoked it',
+    description: 'Nothing moves; the trade reads status 3. The reason is kept in the audit log.',
+    params: P.object({
+      trade_id: P.uint({ minimum: 1, description: 'the trade' }),
+      reason: P.optional(P.string({ maxLength: 500, description: 'kept in the audit log' })),
+    }),
+    result: Type.Object({ trade_id: Uint }, Strict),
+    errors: { 801: 'no such trade', 802: 'the trade is no longer open' },
+    handler: async ({ services }, params) => {
+      await tradeById(services, params.trade_id);
+      const now = nowSeconds(services);
+      const closed = await services.db.kysely
+        .updateTable('trades')
+        .set({ status: TradeStatus.REVOKED, reaction_time: now })
+        .where('trade_id', '=', params.trade_id)
+        .where('status', '=', TradeStatus.OPEN)
+        .where('create_time', '>', expiryCutoff(services, now))
+        .executeTakeFirst();
+      if (closed.numUpdatedRows !== 1n) throw tradeClosed();
+      return { trade_id: params.trade_id };
+    },
+  }),
+];

@@ -1,0 +1,43 @@
+import { ApiError, Code } from '../api/errors.js';
+import type { Services } from '../services.js';
+import { Friendship, friendshipValues } from '../friends/relations.js';
+
+export interface TradePrivacy {
+  trades_income: number;
+  trades_income_from_friends: number;
+  trades_income_gifts: number;
+  trades_income_gifts_autoaccept: number;
+}
+
+export const TRADE_PRIVACY_COLUMNS = ['trades_income', 'trades_income_from_friends', 'trades_income_gifts', 'trades_income_gifts_autoaccept'] as const;
+
+/** What a receiver's settings let a sender offer them. */
+export interface Admission {
+  trades: boolean;
+  gifts: boolean;
+  /** A gift completes at once. */
+  autoaccept: boolean;
+}
+
+/**
+ * What `fromId` may offer `toId`: 107 when either has blocked the other. Trades: when
+ * trades_income is 1, and with trades_income_from_friends only from friends. Gifts: whenever
+ * trades are, and also otherwise while trades_income_gifts is 1.
+ */
+export async function admissionOf(services: Services, fromId: number, toId: number): Promise<Admission> {
+  const [relation, privacy] = await Promise.all([
+    friendshipValues(services, fromId, [toId]).then((values) => values.get(toId) ?? Friendship.NONE),
+    services.db.kysely.selectFrom('users').select(TRADE_PRIVACY_COLUMNS).where('user_id', '=', toId).executeTakeFirst(),
+  ]);
+  if (relation === Friendship.VIEWER_BLOCKED_THEM || relation === Friendship.THEY_BLOCKED_VIEWER || relation === Friendship.BOTH_BLOCKED)
+    throw new ApiError(Code.BLOCKED_BY_USER, 'one of you has blocked the other');
+  if (!privacy) throw new ApiError(Code.USER_NOT_FOUND, 'parameter user_id: user does not exist');
+  const trades = privacy.trades_income === 1 && (privacy.trades_income_from_friends === 0 || relation === Friendship.FRIENDS);
+  return { trades, gifts: trades || privacy.trades_income_gifts === 1, autoaccept: privacy.trades_income_gifts_autoaccept === 1 };
+}
+
+/** 701 unless the receiver's settings let this offer (a gift or a trade) through. */
+export function requireAdmitted(admission: Admission, gift: boolean): void {
+  if (gift ? admission.gifts : admission.trades) return;
+  throw new ApiError(Code.PRIVACY, gift ? 'the privacy settings of the user refuse gifts from you' : 'the privacy settings of the user refuse trades from you');
+}

@@ -1,0 +1,118 @@
+import type { ExpressionBuilder } from 'kysely';
+import { SerializedData } from '../api/method.js';
+import { getCatalog } from '../catalog/cache.js';
+import { ownedItemJson } from '../catalog/serialize.js';
+import type { Tables } from '../db/tables.js';
+import { profileTextsInOrder } from '../friends/lists.js';
+import { nowSeconds, type Services } from '../services.js';
+import { Side, TradeStatus, expiryCutoff, shownStatus } from './status.js';
+import type { TradeRow } from './actions.js';
+
+export type TradeListKind = 'income' | 'outbound' | 'history' | 'all';
+
+const TRADE_COLUMNS = ['trade_id', 'user_id_from', 'user_id_to', 'status', 'create_time', 'reaction_time'] as const;
+
+type Where = (eb: ExpressionBuilder<Tables, 'trades'>) => ReturnType<ExpressionBuilder<Tables, 'trades'>['and']>;
+
+/** Open at `cutoff`: status 0 and not yet expired. */
+const isOpen = (cutoff: number) => (eb: ExpressionBuilder<Tables, 'trades'>) =>
+  eb.and([eb('status', '=', TradeStatus.OPEN), eb('create_time', '>', cutoff)]);
+const isClosed = (cutoff: number) => (eb: ExpressionBuilder<Tables, 'trades'>) =>
+  eb.or([eb('status', '<>', TradeStatus.OPEN), eb('create_time', '<=', cutoff)]);
+
+/** Which trades a list holds: offered to the user, offered by them, or no longer open (with one partner, when given). */
+function listCondition(kind: TradeListKind, userId: number, cutoff: number, partnerId?: number): Where {
+  return (eb) => {
+    if (kind === 'income') return eb.and([eb('user_id_to', '=', userId), isOpen(cutoff)(eb)]);
+    if (kind === 'outbound') return eb.and([eb('user_id_from', '=', userId), isOpen(cutoff)(eb)]);
+    if (kind === 'all') return eb.or([eb('user_id_from', '=', userId), eb('user_id_to', '=', userId)]);
+    const parties =
+      partnerId === undefined
+        ? eb.or([eb('user_id_from', '=', userId), eb('user_id_to', '=', userId)])
+        : eb.or([
+            eb.and([eb('user_id_from', '=', userId), eb('user_id_to', '=', partnerId)]),
+            eb.and([eb('user_id_from', '=', partnerId), eb('user_id_to', '=', userId)]),
+          ]);
+    return eb.and([parties, isClosed(cutoff)(eb)]);
+  };
+}
+
+/**
+ * Trades as the lists answer them, JSON text: `{count, trades, users_data, user_data,
+ * collections, qualities, thing_types}`. Each trade shows its items in the legacy form as
+ * they were when it was made; the partners (the other party of each trade; without a viewer
+ * both parties) come in the full form (the reference client reads it so), under both names; the metadata lists are the ids the items' prototypes name.
+ */
+export async function tradeListJson(services: Services, viewerId: number | undefined, trades: TradeRow[], count: number): Promise<SerializedData> {
+  const catalog = await getCatalog(services);
+  const cutoff = expiryCutoff(services, nowSeconds(services));
+  const ids = trades.map((t) => t.trade_id);
+  const items =
+    ids.length === 0
+      ? []
+      : await services.db.kysely
+          .selectFrom('trade_items')
+          .select(['trade_id', 'item_id', 'side', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
+          .where('trade_id', 'in', ids)
+          .orderBy('trade_id')
+          .orderBy('item_id')
+          .execute();
+  const byTrade = new Map<number, { from: string[]; to: string[] }>();
+  const collections = new Set<number>();
+  const qualities = new Set<number>();
+  const types = new Set<number>();
+  for (const item of items) {
+    const proto = catalog.protos.get(item.item_proto_id);
+    // An item whose prototype was removed from the catalogue cannot be described.
+    if (!proto) continue;
+    if (proto.collectionId !== null) collections.add(proto.collectionId);
+    qualities.add(proto.qualityId);
+    types.add(proto.type);
+    let sides = byTrade.get(item.trade_id);
+    if (!sides) byTrade.set(item.trade_id, (sides = { from: [], to: [] }));
+    (item.side === Side.FROM ? sides.from : sides.to).push(ownedItemJson(proto, item, true));
+  }
+  // Without a viewer (the admin API), both parties of every trade.
+  const partners: number[] = [];
+  for (const trade of trades) {
+    const shown = viewerId === undefined ? [trade.user_id_from, trade.user_id_to] : [trade.user_id_from === viewerId ? trade.user_id_to : trade.user_id_from];
+    for (const id of shown) if (!partners.includes(id)) partners.push(id);
+  }
+  const users = `[${(await profileTextsInOrder(services, partners, 'full', viewerId)).join(',')}]`;
+  const ttl = services.config.trades.ttl;
+  const tradeTexts = trades.map((trade) => {
+    const status = shownStatus(trade, cutoff);
+    const reaction = status === TradeStatus.EXPIRED && trade.status === TradeStatus.OPEN ? trade.create_time + ttl : trade.reaction_time;
+    const sides = byTrade.get(trade.trade_id);
+    return (
+      `{"trade_id":${trade.trade_id},"status":${status},"create_time":${trade.create_time},"reaction_time":${reaction ?? 'null'},` +
+      `"user_id_from":${trade.user_id_from},"user_id_to":${trade.user_id_to},` +
+      `"things_from":[${sides?.from.join(',') ?? ''}],"things_to":[${sides?.to.join(',') ?? ''}]}`
+    );
+  });
+  const ascending = (set: Set<number>) => `[${[...set].sort((a, b) => a - b).join(',')}]`;
+  return new SerializedData(
+    `{"count":${count},"trades":[${tradeTexts.join(',')}],"users_data":${users},"user_data":${users},` +
+      `"collections":${ascending(collections)},"qualities":${ascending(qualities)},"thing_types":${ascending(types)}}`,
+  );
+}
+
+/** One page of a list, newest first, and how many trades the whole list holds. */
+export async function listTrades(
+  services: Services,
+  userId: number,
+  kind: TradeListKind,
+  page: { offset: number; count: number; partnerId?: number },
+): Promise<SerializedData> {
+  const cutoff = expiryCutoff(services, nowSeconds(services));
+  const where = listCondition(kind, userId, cutoff, page.partnerId);
+  const k = services.db.kysely;
+  const [rows, total] = await Promise.all([
+    page.count === 0
+      ? Promise.resolve([])
+      : k.selectFrom('trades').select(TRADE_COLUMNS).where(where).orderBy('trade_id', 'desc').limit(page.count).offset(page.offset).execute(),
+    k.selectFrom('trades').select((eb) => eb.fn.countAll<number | string>().as('n')).where(where).executeTakeFirstOrThrow(),
+  ]);
+  return tradeListJson(services, userId, rows, Number(total.n));
+}
+
