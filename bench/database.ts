@@ -137,7 +137,16 @@ export async function createSessions(url: string, userIds: number[]): Promise<Ma
     const rows = userIds.map((userId) => {
       const token = newToken();
       tokens.set(userId, token);
-      return { user_id: userId, family_id: randomUUID(), access_hash: sha256(token), refresh_hash: sha256(newToken()), ip: '127.0.0.1', is_bot: 0, expires_at: now + 86400, created_at: now };
+      return {
+        user_id: userId,
+        family_id: randomUUID(),
+        access_hash: sha256(token),
+        refresh_hash: sha256(newToken()),
+        ip: '127.0.0.1',
+        is_bot: 0,
+        expires_at: now + 86400,
+        created_at: now,
+      };
     });
     if (rows.length > 0) await db.kysely.insertInto('sessions').values(rows).execute();
   } finally {
@@ -168,9 +177,14 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
   const problems: string[] = [];
   const k = db.kysely;
   try {
-    const states = await k.selectFrom('items').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
+    const states = await k
+      .selectFrom('items')
+      .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('state')
+      .execute();
     const count = (state: string) => Number(states.find((s) => s.state === state)?.n ?? 0);
-    for (const s of states) if (!['owned', 'consumed', 'revoked'].includes(s.state)) problems.push(`${s.n} items in unknown state ${s.state}`);
+    for (const s of states)
+      if (!['owned', 'consumed', 'revoked'].includes(s.state)) problems.push(`${s.n} items in unknown state ${s.state}`);
     const itemsTotal = states.reduce((sum, s) => sum + Number(s.n), 0);
     const crafts = await k.selectFrom('crafts').select(['craft_id', 'user_id', 'result_item_id', 'consumed_item_ids']).execute();
     const consumed = await k.selectFrom('items').select(['item_id', 'user_id', 'craft_id']).where('state', '=', 'consumed').execute();
@@ -178,10 +192,18 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
       .selectFrom('items')
       .select('item_id')
       .where('state', '=', 'revoked')
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('revocations').select('item_id').whereRef('revocations.item_id', '=', 'items.item_id'))))
+      .where((eb) =>
+        eb.not(eb.exists(eb.selectFrom('revocations').select('item_id').whereRef('revocations.item_id', '=', 'items.item_id'))),
+      )
       .execute();
     if (revokedWithoutRecord.length > 0) problems.push(`${revokedWithoutRecord.length} revoked items without a revocation record`);
-    const ownedWithCraft = await k.selectFrom('items').select('item_id').where('state', '=', 'owned').where('craft_id', 'is not', null).limit(5).execute();
+    const ownedWithCraft = await k
+      .selectFrom('items')
+      .select('item_id')
+      .where('state', '=', 'owned')
+      .where('craft_id', 'is not', null)
+      .limit(5)
+      .execute();
     if (ownedWithCraft.length > 0) problems.push(`owned items carry a craft id: ${ownedWithCraft.map((r) => r.item_id).join(', ')}`);
 
     const draws = await k.selectFrom('draws').select(['draw_id', 'user_id', 'case_item_id', 'key_item_id', 'result_item_ids']).execute();
@@ -192,12 +214,14 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
         if (openedBy.has(id)) problems.push(`item ${id} consumed by openings ${openedBy.get(id)} and ${draw.draw_id}`);
         openedBy.set(id, draw.draw_id);
       }
-      if ((JSON.parse(draw.result_item_ids) as number[]).length !== 1) problems.push(`opening ${draw.draw_id} gave ${draw.result_item_ids}`);
+      if ((JSON.parse(draw.result_item_ids) as number[]).length !== 1)
+        problems.push(`opening ${draw.draw_id} gave ${draw.result_item_ids}`);
     }
     const consumedBy = new Map<number, number>();
     for (const craft of crafts) {
       const ids = JSON.parse(craft.consumed_item_ids) as number[];
-      if (ids.length !== 10 || new Set(ids).size !== 10) problems.push(`craft ${craft.craft_id} consumed ${ids.length} items (${new Set(ids).size} distinct)`);
+      if (ids.length !== 10 || new Set(ids).size !== 10)
+        problems.push(`craft ${craft.craft_id} consumed ${ids.length} items (${new Set(ids).size} distinct)`);
       for (const id of ids) {
         if (consumedBy.has(id)) problems.push(`item ${id} consumed by crafts ${consumedBy.get(id)} and ${craft.craft_id}`);
         consumedBy.set(id, craft.craft_id);
@@ -208,12 +232,17 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
       if (openedBy.has(item.item_id)) {
         if (craftId !== undefined || item.craft_id !== null) problems.push(`item ${item.item_id} is consumed by an opening and a craft`);
       } else if (craftId === undefined) problems.push(`item ${item.item_id} is consumed but no craft or opening lists it`);
-      else if (item.craft_id !== craftId) problems.push(`item ${item.item_id} points at craft ${item.craft_id}, listed by craft ${craftId}`);
+      else if (item.craft_id !== craftId)
+        problems.push(`item ${item.item_id} points at craft ${item.craft_id}, listed by craft ${craftId}`);
     }
     if (consumed.length !== consumedBy.size + openedBy.size)
       problems.push(`${consumedBy.size} items listed by crafts and ${openedBy.size} by openings, ${consumed.length} consumed`);
 
-    const results = await k.selectFrom('items').select(['item_id', 'user_id', 'created_by_craft_id']).where('created_by_craft_id', 'is not', null).execute();
+    const results = await k
+      .selectFrom('items')
+      .select(['item_id', 'user_id', 'created_by_craft_id'])
+      .where('created_by_craft_id', 'is not', null)
+      .execute();
     const resultByCraft = new Map(results.map((r) => [r.created_by_craft_id!, r]));
     for (const craft of crafts) {
       const result = resultByCraft.get(craft.craft_id);
@@ -229,7 +258,11 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
       .selectFrom('items')
       .select(['user_id', (eb) => eb.fn.countAll<number>().as('n')])
       .where('state', '=', 'owned')
-      .where('user_id', 'in', [...roles.craftUsers, ...roles.openUsers].map((r) => r.userId))
+      .where(
+        'user_id',
+        'in',
+        [...roles.craftUsers, ...roles.openUsers].map((r) => r.userId),
+      )
       .groupBy('user_id')
       .execute();
     for (const range of roles.craftUsers) {

@@ -61,4 +61,8 @@ const pct = (t: number) => `${((t / total) * 100).toFixed(1).padStart(5)}%`;
 console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled\n\nself time:`);
 for (const [l, t] of [...selfByLabel].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(t)}  ${l}`);
 console.log('\ntotal time, project code:');
-for (const [l, t] of [...totalByLabel].filter(([l]) => /(^| )src\//.test(l)).sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(t)}  ${l}`);
+for (const [l, t] of [...totalByLabel]
+  .filter(([l]) => /(^| )src\//.test(l))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, top))
+  console.log(`${pct(t)}  ${l}`);

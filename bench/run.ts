@@ -19,7 +19,16 @@ import { cpus, loadavg, totalmem, release, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { CACHE_DIR, checkConservation, createSessions, dropRunDatabase, prepareDatabase, type ConservationReport, type DbKind, type PreparedDatabase } from './database.js';
+import {
+  CACHE_DIR,
+  checkConservation,
+  createSessions,
+  dropRunDatabase,
+  prepareDatabase,
+  type ConservationReport,
+  type DbKind,
+  type PreparedDatabase,
+} from './database.js';
 import { mergeResults, type LoadJob, type LoadRequest, type LoadResult } from './load.js';
 import { buildScenarios, signinRequests, usersGetRequests, usersToSignIn, type Scenario, type ScenarioSetup } from './scenarios.js';
 import { FULL_SCALE, QUICK_SCALE, worldRoles } from './world.js';
@@ -52,11 +61,7 @@ const rounds = quick ? 2 : 4;
 const wsClients = Number(args['ws-clients'] ?? (quick ? 2000 : 10_000));
 const only = args.only ? new Set(args.only.split(',')) : undefined;
 const selected = (id: string) => !only || only.has(id);
-const kinds: DbKind[] = args.db
-  ? (args.db.split(',') as DbKind[])
-  : process.env.TEST_DATABASE_URL
-    ? ['sqlite', 'postgres']
-    : ['sqlite'];
+const kinds: DbKind[] = args.db ? (args.db.split(',') as DbKind[]) : process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 
 const log = (line: string) => console.log(line);
 
@@ -183,7 +188,10 @@ function buildServer(): boolean {
   if (args['no-build']) return existsSync(join(root, 'dist/cli/main.js'));
   log('building dist/ (tsc -p tsconfig.build.json)');
   try {
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: root,
+      stdio: 'pipe',
+    });
   } catch (error) {
     // Type errors still emit JavaScript; only a missing entry point is fatal.
     log(`  tsc reported errors; running what it emitted (${String((error as { stdout?: Buffer }).stdout ?? '').split('\n')[0]})`);
@@ -196,7 +204,8 @@ let serverEntry: { args: string[]; command: string } | undefined;
 function chooseServerEntry(): { args: string[]; command: string } {
   if (serverEntry) return serverEntry;
   const choice = args.server ?? 'dist';
-  if (choice === 'dist' && buildServer()) serverEntry = { args: [join(root, 'dist/cli/main.js'), 'serve'], command: 'node dist/cli/main.js serve' };
+  if (choice === 'dist' && buildServer())
+    serverEntry = { args: [join(root, 'dist/cli/main.js'), 'serve'], command: 'node dist/cli/main.js serve' };
   else if (choice !== 'bench' && existsSync(join(root, 'src/cli/serve.ts')))
     serverEntry = { args: ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve'], command: 'tsx src/cli/main.ts serve' };
   else serverEntry = { args: ['--import', 'tsx', join(here, 'server.ts')], command: 'bench/server.ts (createServer)' };
@@ -213,11 +222,15 @@ async function startServer(database: PreparedDatabase, label: string): Promise<S
   const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', join(CACHE_DIR, 'profiles', label)] : [];
   const logPath = join(CACHE_DIR, `server-${label}.log`);
   const out = openSync(logPath, 'w');
-  const child = spawn(process.execPath, [...profile, ...entry.args, ...settings, ...(entry.command.includes('serve') ? ['--no-rate-limit'] : [])], {
-    cwd: root,
-    stdio: ['ignore', out, out],
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
+  const child = spawn(
+    process.execPath,
+    [...profile, ...entry.args, ...settings, ...(entry.command.includes('serve') ? ['--no-rate-limit'] : [])],
+    {
+      cwd: root,
+      stdio: ['ignore', out, out],
+      env: { ...process.env, NODE_ENV: 'production' },
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   let exited = false;
   child.on('exit', () => (exited = true));
@@ -302,7 +315,8 @@ async function measureScenario(scenario: Scenario, server: ServerUnderTest, base
   const pool = [...scenario.requests];
   const probeRequest = scenario.consumable ? pool.shift()! : pool[0];
   const probe = await send(server.url, probeRequest);
-  if (!probe.text.startsWith('{"code":0')) return { scenario, skipped: `probe answered HTTP ${probe.status}, ${describeAnswer(probe.text)}` };
+  if (!probe.text.startsWith('{"code":0'))
+    return { scenario, skipped: `probe answered HTTP ${probe.status}, ${describeAnswer(probe.text)}` };
   const bytes = Buffer.byteLength(probe.text);
   await baseline.setBody(probe.text);
   const checkCodes = bytes < 64 * 1024;
@@ -344,12 +358,31 @@ async function measureScenario(scenario: Scenario, server: ServerUnderTest, base
   const base = mergeResults(baseParts);
   const rss = server.peakSinceMark();
   const note = result.exhausted ? 'ran out of prepared requests before the end' : undefined;
-  return { scenario, result, baseline: base, bytes, note, rss, cpuPerRequest: serverCpu / Math.max(1, result.requests), baselineCpuPerRequest: baselineCpu / Math.max(1, base.requests) };
+  return {
+    scenario,
+    result,
+    baseline: base,
+    bytes,
+    note,
+    rss,
+    cpuPerRequest: serverCpu / Math.max(1, result.requests),
+    baselineCpuPerRequest: baselineCpu / Math.max(1, base.requests),
+  };
 }
 
 /** users.get while 50 clients sign in at once: the sign-ins must not stall the event loop. */
-async function measureUnderSignin(setup: ScenarioSetup, server: ServerUnderTest, baseline: Baseline, load: LoadGenerator, signinLoad: LoadGenerator): Promise<Measured> {
-  const scenario = { id: 'users.get-during-signin', title: 'users.get, 1 id, while 50 clients sign in', target: { kind: 'p99', maxMs: 50 } as const };
+async function measureUnderSignin(
+  setup: ScenarioSetup,
+  server: ServerUnderTest,
+  baseline: Baseline,
+  load: LoadGenerator,
+  signinLoad: LoadGenerator,
+): Promise<Measured> {
+  const scenario = {
+    id: 'users.get-during-signin',
+    title: 'users.get, 1 id, while 50 clients sign in',
+    target: { kind: 'p99', maxMs: 50 } as const,
+  };
   const requests = usersGetRequests(setup);
   const signins = signinRequests(setup.roles, 5000).map((r, i) => ({
     ...r,
@@ -361,7 +394,14 @@ async function measureUnderSignin(setup: ScenarioSetup, server: ServerUnderTest,
   if (!signinProbe.text.startsWith('{"code":0')) return { scenario, skipped: `auth.signin answered ${describeAnswer(signinProbe.text)}` };
   await baseline.setBody(probe.text);
   const job = (url: string, seconds: number): LoadJob => ({ url, requests, connections: 10, durationSeconds: seconds, checkCodes: true });
-  const signing = signinLoad.run({ url: server.url, requests: signins.slice(1), once: true, connections: 50, durationSeconds: measureSeconds + 1, checkCodes: true });
+  const signing = signinLoad.run({
+    url: server.url,
+    requests: signins.slice(1),
+    once: true,
+    connections: 50,
+    durationSeconds: measureSeconds + 1,
+    checkCodes: true,
+  });
   server.markRss();
   await new Promise((r) => setTimeout(r, 500));
   const result = await load.run(job(server.url, measureSeconds));
@@ -402,7 +442,13 @@ async function measureWebSockets(database: PreparedDatabase, label: string): Pro
     const after = memoryOf(server.pid).rss;
     const { status } = await child.request({ status: true });
     await child.request({ close: true });
-    return { clients: wsClients, opened: status.open, before, after, error: result.failed ? `${result.failed} failed: ${result.error}` : undefined };
+    return {
+      clients: wsClients,
+      opened: status.open,
+      before,
+      after,
+      error: result.failed ? `${result.failed} failed: ${result.error}` : undefined,
+    };
   } finally {
     child.stop();
     await server.stop();
@@ -450,10 +496,15 @@ function table(rows: Measured[], kind: DbKind): string {
     }
     const r = m.result!;
     const b = m.baseline!;
-    const size = m.bytes! >= 1024 * 1024 ? `${(m.bytes! / 1024 / 1024).toFixed(1)} MB` : m.bytes! >= 1024 ? `${(m.bytes! / 1024).toFixed(1)} kB` : `${m.bytes} B`;
+    const size =
+      m.bytes! >= 1024 * 1024
+        ? `${(m.bytes! / 1024 / 1024).toFixed(1)} MB`
+        : m.bytes! >= 1024
+          ? `${(m.bytes! / 1024).toFixed(1)} kB`
+          : `${m.bytes} B`;
     const failures = r.failed || r.non2xx || r.errors ? ` (${r.failed + r.non2xx} failed, ${r.errors} errors)` : '';
     lines.push(
-      `| ${m.scenario.title} | ${size} | ${fmt(r.rps)}${failures} | ${ms(r.p50)} | ${ms(r.p99)} | ${fmt(b.rps)} | ${ms(b.p50)} | ${ms(b.p99)} | ${(r.rps / b.rps * 100).toFixed(0)}% | ${verdict(m, rows, kind)} | ${cpu(m.cpuPerRequest)} | ${cpu(m.baselineCpuPerRequest)} | ${fmt(m.rss ?? 0)} MB |`,
+      `| ${m.scenario.title} | ${size} | ${fmt(r.rps)}${failures} | ${ms(r.p50)} | ${ms(r.p99)} | ${fmt(b.rps)} | ${ms(b.p50)} | ${ms(b.p99)} | ${((r.rps / b.rps) * 100).toFixed(0)}% | ${verdict(m, rows, kind)} | ${cpu(m.cpuPerRequest)} | ${cpu(m.baselineCpuPerRequest)} | ${fmt(m.rss ?? 0)} MB |`,
     );
   }
   return lines.join('\n');
@@ -517,18 +568,26 @@ async function runOn(kind: DbKind): Promise<string> {
   const rows: Measured[] = [];
   let conservation: ConservationReport | undefined;
   let ws: WsMeasurement | undefined;
-  let peakRss = 0;
-  let peakHwm = 0;
+  let peakRss: number;
+  let peakHwm: number;
   try {
     for (const scenario of scenarios) {
       const m = await measureScenario(scenario, server, baseline, load);
       rows.push(m);
-      log(m.skipped ? `  ${scenario.id}: not measured (${m.skipped})` : `  ${scenario.id}: ${fmt(m.result!.rps)} req/s, p99 ${ms(m.result!.p99)} ms; baseline ${fmt(m.baseline!.rps)} req/s; server CPU ${cpu(m.cpuPerRequest)}/req, baseline ${cpu(m.baselineCpuPerRequest)}/req${m.result!.failed ? `; ${m.result!.failed} failed: ${m.result!.failedSample}` : ''}${m.note ? ` (${m.note})` : ''}`);
+      log(
+        m.skipped
+          ? `  ${scenario.id}: not measured (${m.skipped})`
+          : `  ${scenario.id}: ${fmt(m.result!.rps)} req/s, p99 ${ms(m.result!.p99)} ms; baseline ${fmt(m.baseline!.rps)} req/s; server CPU ${cpu(m.cpuPerRequest)}/req, baseline ${cpu(m.baselineCpuPerRequest)}/req${m.result!.failed ? `; ${m.result!.failed} failed: ${m.result!.failedSample}` : ''}${m.note ? ` (${m.note})` : ''}`,
+      );
     }
     if (selected('users.get-during-signin')) {
       const m = await measureUnderSignin(setup, server, baseline, load, signinLoad);
       rows.push(m);
-      log(m.skipped ? `  users.get during sign-ins: not measured (${m.skipped})` : `  users.get during sign-ins: p99 ${ms(m.result!.p99)} ms (${m.note})`);
+      log(
+        m.skipped
+          ? `  users.get during sign-ins: not measured (${m.skipped})`
+          : `  users.get during sign-ins: p99 ${ms(m.result!.p99)} ms (${m.note})`,
+      );
     }
     peakRss = server.peakRss();
     peakHwm = memoryOf(server.pid).hwm;
@@ -545,7 +604,9 @@ async function runOn(kind: DbKind): Promise<string> {
   const crafted = rows.find((r) => (r.scenario.id === 'inventory.craft' || r.scenario.id === 'inventory.open') && r.result);
   if (crafted) {
     conservation = await checkConservation(database.url, roles);
-    log(`  conservation: ${conservation.ok ? 'holds' : 'BROKEN'} (${conservation.crafts} crafts, ${conservation.openings} openings; ${conservation.owned} owned, ${conservation.consumed} consumed, ${conservation.revoked} revoked)`);
+    log(
+      `  conservation: ${conservation.ok ? 'holds' : 'BROKEN'} (${conservation.crafts} crafts, ${conservation.openings} openings; ${conservation.owned} owned, ${conservation.consumed} consumed, ${conservation.revoked} revoked)`,
+    );
     for (const problem of conservation.problems) log(`    ${problem}`);
   }
   const version = await databaseVersion(database);

@@ -79,7 +79,13 @@ export function buildScenarios({ roles, tokens, viewers }: ScenarioSetup): Scena
   const openRequests: LoadRequest[] = [];
   for (let n = 0; n < roles.scale.openInventory; n++)
     for (const range of roles.openUsers)
-      openRequests.push(post('inventory.open', { item_id: range.firstItemId + n, key_item_id: range.firstItemId + range.count + n, access_token: token(range.userId) }));
+      openRequests.push(
+        post('inventory.open', {
+          item_id: range.firstItemId + n,
+          key_item_id: range.firstItemId + range.count + n,
+          access_token: token(range.userId),
+        }),
+      );
 
   return [
     {
@@ -99,7 +105,9 @@ export function buildScenarios({ roles, tokens, viewers }: ScenarioSetup): Scena
     {
       id: 'friends.get',
       title: 'friends.get, 50 of 500 friends',
-      requests: many(500, () => get('friends.get', { count: 50, offset: 50 * random.int(0, 9), access_token: token(random.pick(roles.friendHeavyUsers)) })),
+      requests: many(500, () =>
+        get('friends.get', { count: 50, offset: 50 * random.int(0, 9), access_token: token(random.pick(roles.friendHeavyUsers)) }),
+      ),
       connections: 10,
       target: { kind: 'ratio', min: 0.4 },
     },
@@ -204,7 +212,11 @@ export function signinRequests(roles: WorldRoles, count: number): LoadRequest[] 
   const random = new Random(`${roles.seed}/signin`);
   return Array.from({ length: count }, (_, i) => {
     const userId = random.int(roles.firstOrdinaryUser, roles.scale.users);
-    return post('auth.signin', { email: emailOf(userId), password: BENCH_PASSWORD }, { 'x-forwarded-for': `198.18.${(i >> 8) & 255}.${i & 255}` });
+    return post(
+      'auth.signin',
+      { email: emailOf(userId), password: BENCH_PASSWORD },
+      { 'x-forwarded-for': `198.18.${(i >> 8) & 255}.${i & 255}` },
+    );
   });
 }
 

@@ -181,7 +181,17 @@ export function worldRoles(seed: string, scale: WorldScale): WorldRoles {
     itemId += 2 * scale.openInventory;
     return range;
   });
-  return { scale, seed, craftUsers, bigUsers, hundredUsers, openUsers, friendHeavyUsers, firstOrdinaryUser: userId, firstOrdinaryItem: itemId };
+  return {
+    scale,
+    seed,
+    craftUsers,
+    bigUsers,
+    hundredUsers,
+    openUsers,
+    friendHeavyUsers,
+    firstOrdinaryUser: userId,
+    firstOrdinaryItem: itemId,
+  };
 }
 
 export function emailOf(userId: number): string {
@@ -194,10 +204,47 @@ export function passwordSalt(seed: string): Uint8Array {
 }
 
 const TYPE_WEIGHTS: [type: number, weight: number][] = [
-  [0, 40], [1, 4], [2, 5], [3, 5], [4, 10], [5, 5], [6, 3], [7, 2], [8, 10], [9, 16],
+  [0, 40],
+  [1, 4],
+  [2, 5],
+  [3, 5],
+  [4, 10],
+  [5, 5],
+  [6, 3],
+  [7, 2],
+  [8, 10],
+  [9, 16],
 ];
-const QUALITY_WEIGHTS: [quality: number, weight: number][] = [[0, 10], [1, 30], [2, 25], [3, 18], [4, 12], [5, 5]];
-const WORDS = ['amber', 'brass', 'cobalt', 'dune', 'ember', 'frost', 'granite', 'harbor', 'ivory', 'jade', 'krait', 'lunar', 'maple', 'nova', 'onyx', 'pine', 'quartz', 'raven', 'sable', 'tide'];
+const QUALITY_WEIGHTS: [quality: number, weight: number][] = [
+  [0, 10],
+  [1, 30],
+  [2, 25],
+  [3, 18],
+  [4, 12],
+  [5, 5],
+];
+const WORDS = [
+  'amber',
+  'brass',
+  'cobalt',
+  'dune',
+  'ember',
+  'frost',
+  'granite',
+  'harbor',
+  'ivory',
+  'jade',
+  'krait',
+  'lunar',
+  'maple',
+  'nova',
+  'onyx',
+  'pine',
+  'quartz',
+  'raven',
+  'sable',
+  'tide',
+];
 
 function weighted(random: Random, weights: [number, number][]): number {
   const total = weights.reduce((s, [, w]) => s + w, 0);
@@ -289,9 +336,23 @@ function generateMessages(random: Random, scale: WorldScale): WorldChatMessage[]
       const text = `${random.pick(WORDS)} ${random.pick(WORDS)} ${mentioned.map((m) => `@${m}`).join(' ')} gg ${i}`.trim();
       messages.push({ msg_id, type: 1, user_id, ts, text, user_ids_mentioned: mentioned });
     } else if (kind < 0.93) {
-      messages.push({ msg_id, type: 2, user_id, ts, case_item_proto_id: random.int(1, scale.protos), drop_item_proto_id: random.int(1, scale.protos) });
+      messages.push({
+        msg_id,
+        type: 2,
+        user_id,
+        ts,
+        case_item_proto_id: random.int(1, scale.protos),
+        drop_item_proto_id: random.int(1, scale.protos),
+      });
     } else if (kind < 0.98) {
-      messages.push({ msg_id, type: 3, user_id, ts, user_id_receiver: random.int(1, scale.users), item_proto_id: random.int(1, scale.protos) });
+      messages.push({
+        msg_id,
+        type: 3,
+        user_id,
+        ts,
+        user_id_receiver: random.int(1, scale.users),
+        item_proto_id: random.int(1, scale.protos),
+      });
     } else {
       messages.push({ msg_id, type: 4, user_id, ts, item_proto_ids: random.distinct(3, 1, scale.protos) });
     }
@@ -330,7 +391,12 @@ export function generateWorld(seed: string, scale: WorldScale, passwordHash: str
     for (let i = 0; i < range.count; i++) {
       const box = opening.pick(openable);
       items.push({ item_id: range.firstItemId + i, user_id: range.userId, item_proto_id: box.item_proto_id, ts_owned: tsOwned() });
-      items.push({ item_id: range.firstItemId + range.count + i, user_id: range.userId, item_proto_id: box.key_item_proto_id!, ts_owned: tsOwned() });
+      items.push({
+        item_id: range.firstItemId + range.count + i,
+        user_id: range.userId,
+        item_proto_id: box.key_item_proto_id!,
+        ts_owned: tsOwned(),
+      });
     }
   // Ordinary inventories: owners drawn with a skewed distribution, so most are small and a few large.
   const ordinaryUsers = scale.users - roles.firstOrdinaryUser + 1;
@@ -355,10 +421,13 @@ export function generateWorld(seed: string, scale: WorldScale, passwordHash: str
     let made = 0;
     while (made < scale.friendsPerHeavyUser) if (befriend(heavy, random.int(roles.firstOrdinaryUser, scale.users))) made++;
   }
-  for (let made = 0; made < scale.randomFriendships; )
+  for (let made = 0; made < scale.randomFriendships;)
     if (befriend(random.int(roles.firstOrdinaryUser, scale.users), random.int(roles.firstOrdinaryUser, scale.users))) made++;
 
-  const collections = Array.from({ length: scale.collections }, (_, i) => ({ collection_id: i + 1, title: `${WORDS[i % WORDS.length]} collection ${i + 1}` }));
+  const collections = Array.from({ length: scale.collections }, (_, i) => ({
+    collection_id: i + 1,
+    title: `${WORDS[i % WORDS.length]} collection ${i + 1}`,
+  }));
   const world: World = {
     collections,
     item_protos: protos,

@@ -67,8 +67,13 @@ const STICKER_GROUPS = [
   { id: 24, collection: 6, names: ['Sleepy', 'Party', 'Cool', 'Tears of Joy', 'Thinking'] },
 ];
 
-const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-const prices = (quality: number) => (quality === 0 ? undefined : { buy: PRICE_BY_QUALITY[quality], quick_sell: Math.round(PRICE_BY_QUALITY[quality] * 0.4) });
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+const prices = (quality: number) =>
+  quality === 0 ? undefined : { buy: PRICE_BY_QUALITY[quality], quick_sell: Math.round(PRICE_BY_QUALITY[quality] * 0.4) };
 
 /** Prototype ids by kind: cards 1000+, gift sets 2000+, cases 3000+, keys 3100+, dice 4000+, badges 5000+, passes 6000+, subscriptions 7000+, taunts 8000+, stickers 9000+. */
 export const PROTO = {
@@ -169,8 +174,18 @@ function makeProtos(): WorldItemProto[] {
 
   // Badges (type 5): profile decorations, never crafted or traded.
   const badgeNames = [
-    'First Win', 'Ten Wins', 'Hundred Wins', 'Veteran', 'Collector', 'Crafter',
-    'Founder', 'Tournament Finalist', 'Tournament Champion', 'Helper', 'Night Owl', 'Lucky Roll',
+    'First Win',
+    'Ten Wins',
+    'Hundred Wins',
+    'Veteran',
+    'Collector',
+    'Crafter',
+    'Founder',
+    'Tournament Finalist',
+    'Tournament Champion',
+    'Helper',
+    'Night Owl',
+    'Lucky Roll',
   ];
   badgeNames.forEach((name, n) =>
     protos.push({
@@ -202,7 +217,12 @@ function makeProtos(): WorldItemProto[] {
   );
 
   // Subscriptions (type 7): a number of uses.
-  [['Weekly Premium', 7], ['Monthly Premium', 30], ['Tournament Series', 10], ['Coach Sessions', 5]].forEach(([name, uses], n) =>
+  [
+    ['Weekly Premium', 7],
+    ['Monthly Premium', 30],
+    ['Tournament Series', 10],
+    ['Coach Sessions', 5],
+  ].forEach(([name, uses], n) =>
     protos.push({
       item_proto_id: PROTO.subscription(n),
       type: 7,
@@ -286,60 +306,193 @@ function makeProtos(): WorldItemProto[] {
 /** The named demo accounts; every one with a password is printed by `serve` on start. */
 const NAMED_USERS: WorldUser[] = [
   {
-    user_id: 1, email: 'alice@example.com', password: 'alice-demo-password', domain: 'alice', nick: 'Alice',
-    nicks_old: ['alice_in_boardland', 'A.'], gender: 1, avatar: `${CDN}/avatars/alice.png`, avatar_key: 'alice-1',
-    profile_cover: `${CDN}/covers/alice.png`, approved: 1, vip: 1, rank: { id: 12, pts: 2480 }, games: 1843, games_wins: 977,
-    xp: 185_400, xp_level: 61, created_at: DEMO_NOW - 900 * DAY,
+    user_id: 1,
+    email: 'alice@example.com',
+    password: 'alice-demo-password',
+    domain: 'alice',
+    nick: 'Alice',
+    nicks_old: ['alice_in_boardland', 'A.'],
+    gender: 1,
+    avatar: `${CDN}/avatars/alice.png`,
+    avatar_key: 'alice-1',
+    profile_cover: `${CDN}/covers/alice.png`,
+    approved: 1,
+    vip: 1,
+    rank: { id: 12, pts: 2480 },
+    games: 1843,
+    games_wins: 977,
+    xp: 185_400,
+    xp_level: 61,
+    created_at: DEMO_NOW - 900 * DAY,
   },
   {
-    user_id: 2, email: 'bob@example.com', password: 'bob-demo-password', domain: 'bob', nick: 'Bob', gender: 0,
-    avatar: `${CDN}/avatars/bob.png`, approved: 1, totp_secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', rank: { hidden: 1 },
-    games: 420, games_wins: 198, xp: 40_200, xp_level: 33, created_at: DEMO_NOW - 700 * DAY,
+    user_id: 2,
+    email: 'bob@example.com',
+    password: 'bob-demo-password',
+    domain: 'bob',
+    nick: 'Bob',
+    gender: 0,
+    avatar: `${CDN}/avatars/bob.png`,
+    approved: 1,
+    totp_secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+    rank: { hidden: 1 },
+    games: 420,
+    games_wins: 198,
+    xp: 40_200,
+    xp_level: 33,
+    created_at: DEMO_NOW - 700 * DAY,
   },
   {
-    user_id: 3, email: 'carol@example.com', password: 'carol-demo-password', domain: 'carol', nick: 'Carol (mod)', gender: 1,
-    avatar: `${CDN}/avatars/carol.png`, approved: 1, moderator: 1, rank: { qual: 4 }, games: 2210, games_wins: 1300, xp: 260_000, xp_level: 70,
+    user_id: 3,
+    email: 'carol@example.com',
+    password: 'carol-demo-password',
+    domain: 'carol',
+    nick: 'Carol (mod)',
+    gender: 1,
+    avatar: `${CDN}/avatars/carol.png`,
+    approved: 1,
+    moderator: 1,
+    rank: { qual: 4 },
+    games: 2210,
+    games_wins: 1300,
+    xp: 260_000,
+    xp_level: 70,
     created_at: DEMO_NOW - 1200 * DAY,
   },
   {
-    user_id: 4, email: 'dave@example.com', password: 'dave-demo-password', domain: 'dave', nick: 'Dave', gender: 0,
-    avatar: `${CDN}/avatars/dave.png`, approved: 1, moderator: 1, superadmin: 1, vip: 1, rank: { expired: 1 }, games: 88, games_wins: 40,
-    xp: 9_000, xp_level: 14, online: 1, created_at: DEMO_NOW - 1500 * DAY,
+    user_id: 4,
+    email: 'dave@example.com',
+    password: 'dave-demo-password',
+    domain: 'dave',
+    nick: 'Dave',
+    gender: 0,
+    avatar: `${CDN}/avatars/dave.png`,
+    approved: 1,
+    moderator: 1,
+    superadmin: 1,
+    vip: 1,
+    rank: { expired: 1 },
+    games: 88,
+    games_wins: 40,
+    xp: 9_000,
+    xp_level: 14,
+    online: 1,
+    created_at: DEMO_NOW - 1500 * DAY,
   },
   {
-    user_id: 5, email: 'erin@example.com', password: 'erin-demo-password', domain: 'erin', nick: 'Erin', gender: 1,
-    avatar: `${CDN}/avatars/erin.png`, inventory_privacy: 'nobody', games: 310, games_wins: 150, xp: 30_100, xp_level: 29,
+    user_id: 5,
+    email: 'erin@example.com',
+    password: 'erin-demo-password',
+    domain: 'erin',
+    nick: 'Erin',
+    gender: 1,
+    avatar: `${CDN}/avatars/erin.png`,
+    inventory_privacy: 'nobody',
+    games: 310,
+    games_wins: 150,
+    xp: 30_100,
+    xp_level: 29,
     created_at: DEMO_NOW - 400 * DAY,
   },
   {
-    user_id: 6, email: 'frank@example.com', password: 'frank-demo-password', domain: 'frank', nick: 'Frank', gender: 0,
-    avatar: `${CDN}/avatars/frank.png`, inventory_privacy: 'friends', vip: 1, games: 512, games_wins: 260, xp: 51_000,
-    xp_level: 37, created_at: DEMO_NOW - 380 * DAY,
+    user_id: 6,
+    email: 'frank@example.com',
+    password: 'frank-demo-password',
+    domain: 'frank',
+    nick: 'Frank',
+    gender: 0,
+    avatar: `${CDN}/avatars/frank.png`,
+    inventory_privacy: 'friends',
+    vip: 1,
+    games: 512,
+    games_wins: 260,
+    xp: 51_000,
+    xp_level: 37,
+    created_at: DEMO_NOW - 380 * DAY,
   },
   {
-    user_id: 7, email: 'grace@example.com', password: 'grace-demo-password', domain: 'grace', nick: 'Grace', gender: 1,
-    avatar: `${CDN}/avatars/grace.png`, global_ban: 1, games: 75, games_wins: 12, xp: 4_000, xp_level: 9,
+    user_id: 7,
+    email: 'grace@example.com',
+    password: 'grace-demo-password',
+    domain: 'grace',
+    nick: 'Grace',
+    gender: 1,
+    avatar: `${CDN}/avatars/grace.png`,
+    global_ban: 1,
+    games: 75,
+    games_wins: 12,
+    xp: 4_000,
+    xp_level: 9,
     created_at: DEMO_NOW - 200 * DAY,
   },
   {
-    user_id: 8, email: 'heidi@example.com', password: 'heidi-demo-password', domain: 'heidi', nick: 'Heidi', gender: 1,
-    avatar: `${CDN}/avatars/heidi.png`, captcha: 'always', games: 140, games_wins: 70, xp: 12_500, xp_level: 17,
+    user_id: 8,
+    email: 'heidi@example.com',
+    password: 'heidi-demo-password',
+    domain: 'heidi',
+    nick: 'Heidi',
+    gender: 1,
+    avatar: `${CDN}/avatars/heidi.png`,
+    captcha: 'always',
+    games: 140,
+    games_wins: 70,
+    xp: 12_500,
+    xp_level: 17,
     created_at: DEMO_NOW - 150 * DAY,
   },
   {
-    user_id: 9, email: 'ivan@example.com', password: 'ivan-demo-password', domain: 'ivan', nick: 'Ivan', gender: 0,
-    avatar: `${CDN}/avatars/ivan.png`, muted_until: DEMO_NOW + 3650 * DAY, games: 95, games_wins: 30, xp: 6_100,
-    xp_level: 11, created_at: DEMO_NOW - 90 * DAY,
+    user_id: 9,
+    email: 'ivan@example.com',
+    password: 'ivan-demo-password',
+    domain: 'ivan',
+    nick: 'Ivan',
+    gender: 0,
+    avatar: `${CDN}/avatars/ivan.png`,
+    muted_until: DEMO_NOW + 3650 * DAY,
+    games: 95,
+    games_wins: 30,
+    xp: 6_100,
+    xp_level: 11,
+    created_at: DEMO_NOW - 90 * DAY,
   },
   {
-    user_id: 10, domain: 'dicebot', nick: 'DiceBot', gender: 0, avatar: `${CDN}/avatars/dicebot.png`, bot_owner: 1,
+    user_id: 10,
+    domain: 'dicebot',
+    nick: 'DiceBot',
+    gender: 0,
+    avatar: `${CDN}/avatars/dicebot.png`,
+    bot_owner: 1,
     created_at: DEMO_NOW - 300 * DAY,
   },
 ];
 
 const PLAYER_NICKS = [
-  'Mallory', 'Niaj', 'Olivia', 'Peggy', 'Quentin', 'Rupert', 'Sybil', 'Trent', 'Uma', 'Victor', 'Walter', 'Xena', 'Yusuf',
-  'Zoe', 'Arjun', 'Beatriz', 'Chen', 'Dmitri', 'Elif', 'Farah', 'Goran', 'Hana', 'Ines', 'Jonas', 'Kofi', 'Lena',
+  'Mallory',
+  'Niaj',
+  'Olivia',
+  'Peggy',
+  'Quentin',
+  'Rupert',
+  'Sybil',
+  'Trent',
+  'Uma',
+  'Victor',
+  'Walter',
+  'Xena',
+  'Yusuf',
+  'Zoe',
+  'Arjun',
+  'Beatriz',
+  'Chen',
+  'Dmitri',
+  'Elif',
+  'Farah',
+  'Goran',
+  'Hana',
+  'Ines',
+  'Jonas',
+  'Kofi',
+  'Lena',
 ];
 
 function makeUsers(random: ReturnType<typeof seeded>): WorldUser[] {
@@ -371,7 +524,13 @@ function makeItems(random: ReturnType<typeof seeded>, users: WorldUser[], protos
   const items: WorldItem[] = [];
   let nextItemId = 1;
   const give = (userId: number, itemProtoId: number, daysAgo: number, extra: Partial<WorldItem> = {}) => {
-    items.push({ item_id: nextItemId++, user_id: userId, item_proto_id: itemProtoId, ts_owned: DEMO_NOW - daysAgo * DAY - random.int(0, DAY - 1), ...extra });
+    items.push({
+      item_id: nextItemId++,
+      user_id: userId,
+      item_proto_id: itemProtoId,
+      ts_owned: DEMO_NOW - daysAgo * DAY - random.int(0, DAY - 1),
+      ...extra,
+    });
   };
 
   // Alice: a full inventory. Ten-plus common cards and standard dice to craft with, one
@@ -409,7 +568,8 @@ function makeItems(random: ReturnType<typeof seeded>, users: WorldUser[], protos
     for (const m of stock) give(user.user_id, PROTO.card(m.id, 0, 0), 300);
     const count = user.user_id <= 9 ? 12 : random.int(3, 10);
     for (let n = 0; n < count; n++) give(user.user_id, random.pick(tradeable).item_proto_id, random.int(0, 365));
-    if (user.user_id % 3 === 0) give(user.user_id, PROTO.badge(user.user_id % 12), random.int(10, 500), { ts_can_trade: -1, equip: { slot: 'badge' } });
+    if (user.user_id % 3 === 0)
+      give(user.user_id, PROTO.badge(user.user_id % 12), random.int(10, 500), { ts_can_trade: -1, equip: { slot: 'badge' } });
   }
   // Bob can craft too: ten standard taunts.
   for (let n = 0; n < 10; n++) give(2, PROTO.taunt(2, n % 3), 50 - n);
@@ -420,8 +580,22 @@ function makeItems(random: ReturnType<typeof seeded>, users: WorldUser[], protos
 
 function makeSocial(users: WorldUser[]) {
   const friends: [number, number][] = [
-    [1, 2], [1, 3], [1, 4], [1, 6], [1, 11], [1, 12], [1, 13], [1, 14], [1, 15], [1, 16],
-    [2, 3], [2, 5], [3, 4], [5, 6], [6, 8], [8, 9],
+    [1, 2],
+    [1, 3],
+    [1, 4],
+    [1, 6],
+    [1, 11],
+    [1, 12],
+    [1, 13],
+    [1, 14],
+    [1, 15],
+    [1, 16],
+    [2, 3],
+    [2, 5],
+    [3, 4],
+    [5, 6],
+    [6, 8],
+    [8, 9],
   ];
   // The players know each other in a ring, plus a few long links.
   const players = users.filter((u) => u.user_id >= 11).map((u) => u.user_id);
@@ -447,7 +621,9 @@ function makeSocial(users: WorldUser[]) {
   ];
   const since = (a: number, b: number) => DEMO_NOW - ((a * 31 + b * 17) % 400) * DAY;
   return {
-    friends: [...unique.values()].sort((x, y) => x[0] - y[0] || x[1] - y[1]).map(([a, b]) => ({ user_id: a, friend_id: b, since: since(a, b) })),
+    friends: [...unique.values()]
+      .sort((x, y) => x[0] - y[0] || x[1] - y[1])
+      .map(([a, b]) => ({ user_id: a, friend_id: b, since: since(a, b) })),
     friend_requests,
     blocks,
   };
@@ -502,7 +678,9 @@ export function makeDemoWorld(): World {
     $schema: './world.schema.json',
     collections: COLLECTIONS,
     qualities: QUALITY_NAMES.map((title, quality_id) => ({ quality_id, title, coeff_rent: [1, 1.1, 1.25, 1.5, 2, 2.5][quality_id] })),
-    item_types: ['Card', 'Gift set', 'Case', 'Key', 'Number generator', 'Badge', 'Pass', 'Subscription', 'Taunt', 'Sticker'].map((title, type) => ({ type, title })),
+    item_types: ['Card', 'Gift set', 'Case', 'Key', 'Number generator', 'Badge', 'Pass', 'Subscription', 'Taunt', 'Sticker'].map(
+      (title, type) => ({ type, title }),
+    ),
     item_protos: protos,
     users,
     items,

@@ -135,7 +135,14 @@ async function prepare(db: Database): Promise<Map<number, Client>> {
       nick: `soak${user_id}`,
       ...(user_id <= PASSWORD_USERS ? { email: `soak${user_id}@example.com`, password_hash: passwordHash } : {}),
     })),
-    items: users.flatMap((user_id) => Array.from({ length: CARDS_PER_USER }, (_, i) => ({ item_id: user_id * 1000 + i, user_id, item_proto_id: i % 2 ? 102 : 101, ts_owned: 100 }))),
+    items: users.flatMap((user_id) =>
+      Array.from({ length: CARDS_PER_USER }, (_, i) => ({
+        item_id: user_id * 1000 + i,
+        user_id,
+        item_proto_id: i % 2 ? 102 : 101,
+        ts_owned: 100,
+      })),
+    ),
     friends: users.filter((u) => u % 10 === 0).map((u) => [u, u - 1] as [number, number]),
   };
   await migrateToLatest(db);
@@ -146,7 +153,16 @@ async function prepare(db: Database): Promise<Map<number, Client>> {
     const token = newToken();
     await db.kysely
       .insertInto('sessions')
-      .values({ user_id: userId, family_id: randomUUID(), access_hash: sha256(token), refresh_hash: null, ip: null, is_bot: 0, expires_at: now + 7 * 86400, created_at: now })
+      .values({
+        user_id: userId,
+        family_id: randomUUID(),
+        access_hash: sha256(token),
+        refresh_hash: null,
+        ip: null,
+        is_bot: 0,
+        expires_at: now + 7 * 86400,
+        created_at: now,
+      })
       .execute();
     clients.set(userId, { userId, token, cards: Array.from({ length: CARDS_PER_USER }, (_, i) => userId * 1000 + i) });
   }
@@ -160,15 +176,42 @@ async function trafficClient(base: string, clients: Map<number, Client>, tally: 
   // in flight per address and per e-mail, so a crowd of real users is spread like this too.
   const address = `10.77.${index >> 8}.${index & 255}`;
   const account = 1 + (index % PASSWORD_USERS);
-  const random = () => ((state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const random = () => (state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32;
   const pick = () => clients.get(1 + Math.floor(random() * USERS))!;
   const operations: [number, () => Promise<unknown>][] = [
-    [12, () => call(base, 'users.get', { user_ids: Array.from({ length: 1 + Math.floor(random() * 20) }, () => 1 + Math.floor(random() * USERS)).join(',') }, { get: true }).then((r) => tally.record('users.get', r, [0]))],
+    [
+      12,
+      () =>
+        call(
+          base,
+          'users.get',
+          { user_ids: Array.from({ length: 1 + Math.floor(random() * 20) }, () => 1 + Math.floor(random() * USERS)).join(',') },
+          { get: true },
+        ).then((r) => tally.record('users.get', r, [0])),
+    ],
     [10, () => call(base, 'gchat.get', {}, { get: true }).then((r) => tally.record('gchat.get', r, [0]))],
     [8, () => call(base, 'friends.get', { user_id: pick().userId }, { get: true }).then((r) => tally.record('friends.get', r, [0]))],
-    [10, () => call(base, 'inventory.get', { user_id: pick().userId, count: 20 }, { get: true }).then((r) => tally.record('inventory.get', r, [0]))],
-    [6, () => call(base, 'data.getItemProtos', { item_proto_ids: '101,102,201,501' }, { get: true }).then((r) => tally.record('data.getItemProtos', r, [0]))],
-    [4, () => call(base, 'data.searchItemProtos', { type: 0, count: 20 }, { get: true }).then((r) => tally.record('data.searchItemProtos', r, [0]))],
+    [
+      10,
+      () =>
+        call(base, 'inventory.get', { user_id: pick().userId, count: 20 }, { get: true }).then((r) =>
+          tally.record('inventory.get', r, [0]),
+        ),
+    ],
+    [
+      6,
+      () =>
+        call(base, 'data.getItemProtos', { item_proto_ids: '101,102,201,501' }, { get: true }).then((r) =>
+          tally.record('data.getItemProtos', r, [0]),
+        ),
+    ],
+    [
+      4,
+      () =>
+        call(base, 'data.searchItemProtos', { type: 0, count: 20 }, { get: true }).then((r) =>
+          tally.record('data.searchItemProtos', r, [0]),
+        ),
+    ],
     [
       8,
       async () => {
@@ -180,32 +223,61 @@ async function trafficClient(base: string, clients: Map<number, Client>, tally: 
         tally.record(add ? 'friends.add' : 'friends.delete', reply, a.userId === b.userId ? [2] : [0]);
       },
     ],
-    [3, async () => tally.record('gchat.send', await call(base, 'gchat.send', { message: `soak ${Math.floor(random() * 1e9)}` }, { token: pick().token }), [0])],
+    [
+      3,
+      async () =>
+        tally.record(
+          'gchat.send',
+          await call(base, 'gchat.send', { message: `soak ${Math.floor(random() * 1e9)}` }, { token: pick().token }),
+          [0],
+        ),
+    ],
     [
       8,
       async () => {
         const client = pick();
         if (client.cards.length < 10) {
-          const granted = tally.record('admin.grantItems', await call(base, 'admin.grantItems', { user_id: client.userId, item_proto_id: 101, copies: 50 }, { admin: true }), [0]);
+          const granted = tally.record(
+            'admin.grantItems',
+            await call(base, 'admin.grantItems', { user_id: client.userId, item_proto_id: 101, copies: 50 }, { admin: true }),
+            [0],
+          );
           if (granted.code === 0) client.cards.push(...(granted.data.item_ids as number[]));
           return;
         }
         const ids = client.cards.splice(0, 10);
         // 603: another client crafted some of these items first.
-        tally.record('inventory.craft', await call(base, 'inventory.craft', { item_ids: ids.join(',') }, { token: client.token }), [0, 603]);
+        tally.record(
+          'inventory.craft',
+          await call(base, 'inventory.craft', { item_ids: ids.join(',') }, { token: client.token }),
+          [0, 603],
+        );
       },
     ],
     [
       1,
       async () => {
         const from = address;
-        const signin = tally.record('auth.signin', await call(base, 'auth.signin', { email: `soak${account}@example.com`, password: PASSWORD }, { from }), [0]);
+        const signin = tally.record(
+          'auth.signin',
+          await call(base, 'auth.signin', { email: `soak${account}@example.com`, password: PASSWORD }, { from }),
+          [0],
+        );
         if (signin.code !== 0) return;
-        const refreshed = tally.record('auth.refresh', await call(base, 'auth.refresh', { refresh_token: signin.data.refresh_token }, { from }), [0]);
-        if (refreshed.code === 0) tally.record('auth.signout', await call(base, 'auth.signout', {}, { token: refreshed.data.access_token, from }), [0]);
+        const refreshed = tally.record(
+          'auth.refresh',
+          await call(base, 'auth.refresh', { refresh_token: signin.data.refresh_token }, { from }),
+          [0],
+        );
+        if (refreshed.code === 0)
+          tally.record('auth.signout', await call(base, 'auth.signout', {}, { token: refreshed.data.access_token, from }), [0]);
       },
     ],
-    [2, async () => tally.record('hostile', await call(base, 'data.searchItemProtos', { type: 0, count: "1' OR 1=1 --" }, { get: true }), [2])],
+    [
+      2,
+      async () =>
+        tally.record('hostile', await call(base, 'data.searchItemProtos', { type: 0, count: "1' OR 1=1 --" }, { get: true }), [2]),
+    ],
     [1, async () => tally.record('unknown method', await call(base, 'no.such', {}, { get: true }), [5])],
   ];
   const totalWeight = operations.reduce((s, [w]) => s + w, 0);
@@ -243,7 +315,10 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 /** The RSS curve as rows of a bar chart, and whether it is flat after the warm-up. */
 function judgeMemory(samples: { seconds: number; rss: number }[]): { flat: boolean; lines: string[] } {
   const max = Math.max(...samples.map((s) => s.rss));
-  const lines = samples.map((s) => `  ${String(s.seconds).padStart(5)} s  ${mb(s.rss).padStart(7)} MB  ${'#'.repeat(Math.round((s.rss / max) * 50))}${s.seconds < WARMUP_SECONDS ? '  (warm-up)' : ''}`);
+  const lines = samples.map(
+    (s) =>
+      `  ${String(s.seconds).padStart(5)} s  ${mb(s.rss).padStart(7)} MB  ${'#'.repeat(Math.round((s.rss / max) * 50))}${s.seconds < WARMUP_SECONDS ? '  (warm-up)' : ''}`,
+  );
   const steady = samples.filter((s) => s.seconds >= WARMUP_SECONDS);
   if (steady.length < 4) return { flat: true, lines: [...lines, '  too few samples after the warm-up to judge'] };
   const quarter = Math.max(1, Math.floor(steady.length / 4));
@@ -290,12 +365,14 @@ async function main(): Promise<void> {
     agent.destroy();
 
     console.log(`\n${tally.total} requests in ${seconds.toFixed(0)} s: ${Math.round(tally.total / seconds)} req/s`);
-    for (const [operation, codes] of [...tally.counts].sort()) console.log(`  ${operation.padEnd(22)} ${[...codes].map(([c, n]) => `code ${c}: ${n}`).join(', ')}`);
+    for (const [operation, codes] of [...tally.counts].sort())
+      console.log(`  ${operation.padEnd(22)} ${[...codes].map(([c, n]) => `code ${c}: ${n}`).join(', ')}`);
     console.log('\nServer RSS:');
     const memory = judgeMemory(samples);
     for (const line of memory.lines) console.log(line);
     const problems: string[] = [];
-    if (tally.unexpectedCount > 0) problems.push(`${tally.unexpectedCount} unexpected answers:\n    ${tally.unexpected.slice(0, 20).join('\n    ')}`);
+    if (tally.unexpectedCount > 0)
+      problems.push(`${tally.unexpectedCount} unexpected answers:\n    ${tally.unexpected.slice(0, 20).join('\n    ')}`);
     if (!memory.flat) problems.push('memory grows after the warm-up');
     if (stopped !== 'exit 0') problems.push(`the server did not stop cleanly (${stopped}):\n${server.output().slice(-2000)}`);
     if (problems.length > 0) {

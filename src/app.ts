@@ -60,7 +60,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** Builds the whole server: database, shared services, every domain's methods and routes. */
-export async function createServer(config: Config, options: CreateServerOptions = {}): Promise<{ app: FastifyInstance; services: Services }> {
+export async function createServer(
+  config: Config,
+  options: CreateServerOptions = {},
+): Promise<{ app: FastifyInstance; services: Services }> {
   const clock = options.clock ?? systemClock;
   const ownsDb = !options.db;
   const db = options.db ?? (await openDatabase(config.databaseUrl));
@@ -147,7 +150,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
   registerFrontPage(app, core);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
-  for (const connection of [redis, redisSubscriber]) connection?.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));
+  for (const connection of [redis, redisSubscriber])
+    connection?.on('error', (error: Error) => app.log.warn({ err: error }, 'redis connection error'));
   app.get('/readyz', async (_request, reply) => {
     try {
       await withTimeout(db.ping(), READY_TIMEOUT_MS);
@@ -203,5 +207,14 @@ async function startCapabilities(core: Core): Promise<Services> {
 
 /** Stops every capability, in the reverse of start order. */
 async function stopCapabilities(services: Services): Promise<void> {
-  for (const runtime of [services.trades, services.chat, services.inventory, services.catalog, services.friends, services.users, services.auth]) await runtime.stop();
+  for (const runtime of [
+    services.trades,
+    services.chat,
+    services.inventory,
+    services.catalog,
+    services.friends,
+    services.users,
+    services.auth,
+  ])
+    await runtime.stop();
 }

@@ -107,8 +107,30 @@ export interface Config {
 }
 
 export const DEFAULT_EMOTICONS = [
-  'smile', 'laugh', 'wink', 'sad', 'cry', 'angry', 'cool', 'love', 'heart', 'thumbsup', 'thumbsdown',
-  'clap', 'fire', 'dice', 'money', 'crown', 'gg', 'think', 'wow', 'sleep', 'party', 'rocket', 'star', 'ok',
+  'smile',
+  'laugh',
+  'wink',
+  'sad',
+  'cry',
+  'angry',
+  'cool',
+  'love',
+  'heart',
+  'thumbsup',
+  'thumbsdown',
+  'clap',
+  'fire',
+  'dice',
+  'money',
+  'crown',
+  'gg',
+  'think',
+  'wow',
+  'sleep',
+  'party',
+  'rocket',
+  'star',
+  'ok',
 ];
 
 export function defaultConfig(): Config {

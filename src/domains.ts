@@ -12,7 +12,16 @@ import { accountsDomain } from './accounts/index.js';
 
 /** Every capability of the server, in start order. */
 export const domains: Domain[] = [
-  authDomain, usersDomain, friendsDomain, catalogDomain, inventoryDomain, tradesDomain, chatDomain, walletDomain, accountsDomain, adminDomain,
+  authDomain,
+  usersDomain,
+  friendsDomain,
+  catalogDomain,
+  inventoryDomain,
+  tradesDomain,
+  chatDomain,
+  walletDomain,
+  accountsDomain,
+  adminDomain,
 ];
 
 export const allMethods = () => domains.flatMap((d) => d.methods);

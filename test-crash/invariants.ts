@@ -75,7 +75,8 @@ async function checkItems(db: Database, log: StormLog, originalItemIds: number[]
   for (const draw of draws) {
     for (const id of [draw.case_item_id, draw.key_item_id]) {
       if (id === null) continue;
-      if (consumedBy.has(Number(id))) problems.push(`item ${id} consumed twice (craft ${consumedBy.get(Number(id))}, draw ${draw.draw_id})`);
+      if (consumedBy.has(Number(id)))
+        problems.push(`item ${id} consumed twice (craft ${consumedBy.get(Number(id))}, draw ${draw.draw_id})`);
       consumedBy.set(Number(id), -Number(draw.draw_id));
       const item = itemById.get(Number(id));
       if (!item || item.state !== 'consumed' || item.user_id !== draw.user_id || item.craft_id !== null)
@@ -97,10 +98,13 @@ async function checkItems(db: Database, log: StormLog, originalItemIds: number[]
   const expectedIds = new Set([...originalItemIds, ...made.keys()]);
   for (const item of items) {
     const id = Number(item.item_id);
-    if (!expectedIds.has(id)) problems.push(`item ${id} appeared from nowhere (not in the world, not made by a craft, an opening or a promo code)`);
+    if (!expectedIds.has(id))
+      problems.push(`item ${id} appeared from nowhere (not in the world, not made by a craft, an opening or a promo code)`);
     const fates = [item.state === 'owned', consumedBy.has(id), revokedItems.get(id) === 1].filter(Boolean).length;
     if (fates !== 1 || (revokedItems.get(id) ?? 0) > 1)
-      problems.push(`item ${id} (${item.state}) has ${fates} fates: consumed by ${consumedBy.get(id) ?? 'none'}, revocations ${revokedItems.get(id) ?? 0}`);
+      problems.push(
+        `item ${id} (${item.state}) has ${fates} fates: consumed by ${consumedBy.get(id) ?? 'none'}, revocations ${revokedItems.get(id) ?? 0}`,
+      );
     if (item.state === 'revoked' && !revokedItems.has(id)) problems.push(`item ${id} is revoked without a revocation record`);
     if (item.state === 'owned' && item.craft_id !== null) problems.push(`owned item ${id} names craft ${item.craft_id}`);
   }
@@ -161,10 +165,15 @@ async function checkOpenings(db: Database, log: StormLog): Promise<string[]> {
       problems.push(`acknowledged opening ${key} of case ${opening.caseItemId} is not recorded`);
       continue;
     }
-    if (Number(draw.case_item_id) !== opening.caseItemId || Number(draw.key_item_id) !== opening.keyItemId || draw.result_item_ids !== JSON.stringify(opening.resultItemIds))
+    if (
+      Number(draw.case_item_id) !== opening.caseItemId ||
+      Number(draw.key_item_id) !== opening.keyItemId ||
+      draw.result_item_ids !== JSON.stringify(opening.resultItemIds)
+    )
       problems.push(`acknowledged opening ${key} is recorded differently: ${JSON.stringify(draw)}`);
   }
-  for (const key of byRequest.keys()) if (!acked.has(key)) problems.push(`opening ${key} is recorded but was never acknowledged, not even on retry`);
+  for (const key of byRequest.keys())
+    if (!acked.has(key)) problems.push(`opening ${key} is recorded but was never acknowledged, not even on retry`);
   return problems;
 }
 
@@ -173,7 +182,11 @@ async function checkOpenings(db: Database, log: StormLog): Promise<string[]> {
  * the code's items to its user; every acknowledged redemption is recorded; every recorded one
  * was acknowledged or in flight at the crash.
  */
-async function checkPromocodes(db: Database, log: StormLog, promocodes: Map<string, { item_proto_ids: number[]; max_uses?: number }>): Promise<string[]> {
+async function checkPromocodes(
+  db: Database,
+  log: StormLog,
+  promocodes: Map<string, { item_proto_ids: number[]; max_uses?: number }>,
+): Promise<string[]> {
   const problems: string[] = [];
   const [codes, uses, items] = await Promise.all([
     db.kysely.selectFrom('promocodes').selectAll().execute(),
@@ -185,7 +198,8 @@ async function checkPromocodes(db: Database, log: StormLog, promocodes: Map<stri
     const rows = uses.filter((u) => u.code === code.code);
     if (Number(code.uses) !== rows.length) problems.push(`promo code ${code.code} counts ${code.uses} uses, ${rows.length} are recorded`);
     const limit = promocodes.get(code.code)?.max_uses;
-    if (limit !== undefined && rows.length > limit) problems.push(`promo code ${code.code} was used ${rows.length} times, its limit is ${limit}`);
+    if (limit !== undefined && rows.length > limit)
+      problems.push(`promo code ${code.code} was used ${rows.length} times, its limit is ${limit}`);
   }
   for (const use of uses) {
     const granted = (JSON.parse(use.item_ids) as number[]).map((id) => itemById.get(id));
@@ -199,9 +213,11 @@ async function checkPromocodes(db: Database, log: StormLog, promocodes: Map<stri
     const key = `${redemption.userId}:${redemption.code}`;
     if (!recorded.has(key)) problems.push(`acknowledged redemption ${key} is not recorded`);
     const use = uses.find((u) => u.user_id === redemption.userId && u.code === redemption.code);
-    if (use && use.item_ids !== JSON.stringify(redemption.itemIds)) problems.push(`redemption ${key} is recorded with items ${use.item_ids}, answered ${redemption.itemIds}`);
+    if (use && use.item_ids !== JSON.stringify(redemption.itemIds))
+      problems.push(`redemption ${key} is recorded with items ${use.item_ids}, answered ${redemption.itemIds}`);
   }
-  for (const key of recorded) if (!allowed.has(key)) problems.push(`redemption ${key} is recorded but was never acknowledged nor in flight`);
+  for (const key of recorded)
+    if (!allowed.has(key)) problems.push(`redemption ${key} is recorded but was never acknowledged nor in flight`);
   return problems;
 }
 
@@ -227,11 +243,14 @@ async function checkTrades(db: Database, log: StormLog, firstOwners: Map<number,
   for (const craft of crafts) if (craft.result_item_id !== null) owner.set(Number(craft.result_item_id), craft.user_id);
   for (const move of moves) {
     if (owner.get(move.item_id) !== move.from_user_id)
-      problems.push(`move ${move.move_id} of item ${move.item_id} (trade ${move.trade_id}) leaves user ${move.from_user_id}, which did not own it`);
+      problems.push(
+        `move ${move.move_id} of item ${move.item_id} (trade ${move.trade_id}) leaves user ${move.from_user_id}, which did not own it`,
+      );
     owner.set(move.item_id, move.to_user_id);
   }
   for (const item of items)
-    if (owner.has(item.item_id) && owner.get(item.item_id) !== item.user_id) problems.push(`item ${item.item_id} belongs to user ${item.user_id}; the ledger says ${owner.get(item.item_id)}`);
+    if (owner.has(item.item_id) && owner.get(item.item_id) !== item.user_id)
+      problems.push(`item ${item.item_id} belongs to user ${item.user_id}; the ledger says ${owner.get(item.item_id)}`);
 
   const tradeById = new Map(trades.map((t) => [t.trade_id, t]));
   const key = (itemId: number, from: number, to: number) => `${itemId}:${from}>${to}`;
@@ -246,7 +265,8 @@ async function checkTrades(db: Database, log: StormLog, firstOwners: Map<number,
     (expected.get(e.trade_id) ?? expected.set(e.trade_id, []).get(e.trade_id)!).push(key(e.item_id, from, to));
   }
   const moved = new Map<number, string[]>();
-  for (const m of moves) (moved.get(m.trade_id) ?? moved.set(m.trade_id, []).get(m.trade_id)!).push(key(m.item_id, m.from_user_id, m.to_user_id));
+  for (const m of moves)
+    (moved.get(m.trade_id) ?? moved.set(m.trade_id, []).get(m.trade_id)!).push(key(m.item_id, m.from_user_id, m.to_user_id));
   const itemById = new Map(items.map((i) => [i.item_id, i]));
   for (const trade of trades) {
     const want = (expected.get(trade.trade_id) ?? []).sort().join(',');
@@ -257,14 +277,17 @@ async function checkTrades(db: Database, log: StormLog, firstOwners: Map<number,
       for (const e of entries.filter((x) => x.trade_id === trade.trade_id)) {
         const side = e.side === 0 ? trade.user_id_from : trade.user_id_to;
         const item = itemById.get(e.item_id);
-        if (item?.state !== 'owned' || item.user_id !== side) problems.push(`open trade ${trade.trade_id} holds item ${e.item_id}, which its side no longer owns`);
+        if (item?.state !== 'owned' || item.user_id !== side)
+          problems.push(`open trade ${trade.trade_id} holds item ${e.item_id}, which its side no longer owns`);
       }
   }
   for (const acked of log.trades) {
     const trade = tradeById.get(acked.tradeId);
     if (!trade) problems.push(`acknowledged trade ${acked.tradeId} is gone`);
-    else if (acked.accepted && trade.status !== 1) problems.push(`acknowledged accept of trade ${acked.tradeId} is undone (status ${trade.status})`);
-    else if (trade.user_id_from !== acked.from || trade.user_id_to !== acked.to) problems.push(`trade ${acked.tradeId} is stored between other users`);
+    else if (acked.accepted && trade.status !== 1)
+      problems.push(`acknowledged accept of trade ${acked.tradeId} is undone (status ${trade.status})`);
+    else if (trade.user_id_from !== acked.from || trade.user_id_to !== acked.to)
+      problems.push(`trade ${acked.tradeId} is stored between other users`);
   }
   return problems;
 }
@@ -284,10 +307,12 @@ async function checkFriendships(db: Database, log: StormLog): Promise<string[]> 
   const requestKeys = new Set(requests.map((r) => `${r.from_user_id}>${r.to_user_id}`));
   for (const f of friendships) {
     if (!friendKeys.has(`${f.friend_id}>${f.user_id}`)) problems.push(`friendship ${f.user_id} -> ${f.friend_id} has no reverse`);
-    if (requestKeys.has(`${f.user_id}>${f.friend_id}`)) problems.push(`users ${f.user_id} and ${f.friend_id} are friends and a request is pending`);
+    if (requestKeys.has(`${f.user_id}>${f.friend_id}`))
+      problems.push(`users ${f.user_id} and ${f.friend_id} are friends and a request is pending`);
   }
   for (const r of requests)
-    if (requestKeys.has(`${r.to_user_id}>${r.from_user_id}`)) problems.push(`requests go both ways between ${r.from_user_id} and ${r.to_user_id}`);
+    if (requestKeys.has(`${r.to_user_id}>${r.from_user_id}`))
+      problems.push(`requests go both ways between ${r.from_user_id} and ${r.to_user_id}`);
 
   for (const pair of log.pairs) {
     const stored: PairState = friendKeys.has(`${pair.a}>${pair.b}`)
@@ -300,7 +325,9 @@ async function checkFriendships(db: Database, log: StormLog): Promise<string[]> 
     const allowed = new Set<PairState>([pair.confirmed]);
     if (pair.pending) allowed.add(applyFriendOp(pair.confirmed, pair.pending));
     if (!allowed.has(stored))
-      problems.push(`pair ${pair.a}/${pair.b} is ${stored} after ${pair.acked} acknowledged changes; expected ${[...allowed].join(' or ')}`);
+      problems.push(
+        `pair ${pair.a}/${pair.b} is ${stored} after ${pair.acked} acknowledged changes; expected ${[...allowed].join(' or ')}`,
+      );
   }
   return problems;
 }

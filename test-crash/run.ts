@@ -32,7 +32,11 @@ const REDEEMERS = Array.from({ length: 10 }, (_, i) => 51 + i);
 const TRADERS = [71, 72, 73, 74];
 const ITEMS_PER_TRADER = 40;
 /** Every fifth code has 4 uses for the 10 redeemers; the others are open to all. */
-const PROMOCODES = Array.from({ length: 40 }, (_, i) => ({ code: `CRASH-${String(i).padStart(2, '0')}`, item_proto_ids: [101, 601], ...(i % 5 === 0 ? { max_uses: 4 } : {}) }));
+const PROMOCODES = Array.from({ length: 40 }, (_, i) => ({
+  code: `CRASH-${String(i).padStart(2, '0')}`,
+  item_proto_ids: [101, 601],
+  ...(i % 5 === 0 ? { max_uses: 4 } : {}),
+}));
 /** Says one thing before the storm, so the first messages of the storm do not meet a cold chat. */
 const HERALD = 40;
 /** The kill comes this long after the storm starts (milliseconds, uniformly). */
@@ -85,9 +89,14 @@ async function prepare(db: Database): Promise<Setup> {
   const traders = new Map(TRADERS.map((userId) => [userId, Array.from({ length: ITEMS_PER_TRADER }, (_, i) => userId * 10_000 + i)]));
   const world: World = {
     ...catalogWorld,
-    users: [...CRAFTERS, ...FRIENDS, ...CHATTERS, HERALD, ...OPENERS, ...REDEEMERS, ...TRADERS].map((userId) => ({ user_id: userId, nick: `user${userId}` })),
+    users: [...CRAFTERS, ...FRIENDS, ...CHATTERS, HERALD, ...OPENERS, ...REDEEMERS, ...TRADERS].map((userId) => ({
+      user_id: userId,
+      nick: `user${userId}`,
+    })),
     items: [
-      ...[...crafters, ...traders].flatMap(([userId, ids]) => ids.map((item_id, i) => ({ item_id, user_id: userId, item_proto_id: i % 2 === 0 ? 101 : 102, ts_owned: 100 }))),
+      ...[...crafters, ...traders].flatMap(([userId, ids]) =>
+        ids.map((item_id, i) => ({ item_id, user_id: userId, item_proto_id: i % 2 === 0 ? 101 : 102, ts_owned: 100 })),
+      ),
       ...[...openers].flatMap(([userId, owned]) => [
         ...owned.cases.map((item_id) => ({ item_id, user_id: userId, item_proto_id: 501, ts_owned: 100 })),
         ...owned.keys.map((item_id) => ({ item_id, user_id: userId, item_proto_id: 502, ts_owned: 100 })),
@@ -104,7 +113,16 @@ async function prepare(db: Database): Promise<Setup> {
     tokens.set(user_id, token);
     await db.kysely
       .insertInto('sessions')
-      .values({ user_id, family_id: randomUUID(), access_hash: sha256(token), refresh_hash: null, ip: null, is_bot: 0, expires_at: now + 86400, created_at: now })
+      .values({
+        user_id,
+        family_id: randomUUID(),
+        access_hash: sha256(token),
+        refresh_hash: null,
+        ip: null,
+        is_bot: 0,
+        expires_at: now + 86400,
+        created_at: now,
+      })
       .execute();
   }
   const firstOwners = new Map(world.items!.map((item) => [item.item_id!, item.user_id]));
@@ -113,7 +131,9 @@ async function prepare(db: Database): Promise<Setup> {
     crafters,
     openers,
     traders,
-    originalItemIds: [...crafters.values(), ...traders.values()].flat().concat([...openers.values()].flatMap((o) => [...o.cases, ...o.keys])),
+    originalItemIds: [...crafters.values(), ...traders.values()]
+      .flat()
+      .concat([...openers.values()].flatMap((o) => [...o.cases, ...o.keys])),
     firstOwners,
   };
 }
@@ -135,16 +155,29 @@ async function checkRestartedServer(server: ServerProcess, db: Database, setup: 
     const query = new URLSearchParams(params).toString();
     const response = await fetch(`${server.url}/api/${method}?${query}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
     const body = (await response.json()) as { code: number; data?: any };
-    if (response.status !== 200 || body.code !== 0) problems.push(`${method} after the restart: HTTP ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+    if (response.status !== 200 || body.code !== 0)
+      problems.push(`${method} after the restart: HTTP ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
     return body.data;
   };
   for (const userId of CRAFTERS.slice(0, 2)) {
     const data = await get('inventory.get', { user_id: String(userId), count: '0' });
-    const owned = await db.kysely.selectFrom('items').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).where('state', '=', 'owned').executeTakeFirstOrThrow();
-    if (data && data.count !== Number(owned.n)) problems.push(`inventory.get of user ${userId} counts ${data.count}, the database ${owned.n}`);
+    const owned = await db.kysely
+      .selectFrom('items')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('state', '=', 'owned')
+      .executeTakeFirstOrThrow();
+    if (data && data.count !== Number(owned.n))
+      problems.push(`inventory.get of user ${userId} counts ${data.count}, the database ${owned.n}`);
   }
   const chat = await get('gchat.get', {});
-  const kept = await db.kysely.selectFrom('chat_messages').select('msg_id').where('deleted_at', 'is', null).orderBy('msg_seq', 'desc').limit(100).execute();
+  const kept = await db.kysely
+    .selectFrom('chat_messages')
+    .select('msg_id')
+    .where('deleted_at', 'is', null)
+    .orderBy('msg_seq', 'desc')
+    .limit(100)
+    .execute();
   const served: string[] = (chat?.messages ?? []).map((m: { msg_id: string }) => m.msg_id);
   const stored = new Set(kept.map((r) => r.msg_id));
   if (served.length !== kept.length || served.some((id) => !stored.has(id)))
@@ -152,7 +185,8 @@ async function checkRestartedServer(server: ServerProcess, db: Database, setup: 
   const friend = FRIENDS[0]!;
   const friends = await get('friends.get', { user_id: String(friend) }, setup.tokens.get(friend));
   const storedFriends = await db.kysely.selectFrom('friendships').select('friend_id').where('user_id', '=', friend).execute();
-  if (friends && friends.count !== storedFriends.length) problems.push(`friends.get of ${friend} counts ${friends.count}, the database ${storedFriends.length}`);
+  if (friends && friends.count !== storedFriends.length)
+    problems.push(`friends.get of ${friend} counts ${friends.count}, the database ${storedFriends.length}`);
   return problems;
 }
 
@@ -164,7 +198,12 @@ async function checkRestartedServer(server: ServerProcess, db: Database, setup: 
 async function retryPendingOpenings(server: ServerProcess, db: Database, setup: Setup, log: StormLog): Promise<string[]> {
   const problems: string[] = [];
   for (const pending of log.pendingOpenings.splice(0)) {
-    const stored = await db.kysely.selectFrom('draws').select('result_item_ids').where('user_id', '=', pending.userId).where('request_id', '=', pending.requestId).executeTakeFirst();
+    const stored = await db.kysely
+      .selectFrom('draws')
+      .select('result_item_ids')
+      .where('user_id', '=', pending.userId)
+      .where('request_id', '=', pending.requestId)
+      .executeTakeFirst();
     const response = await fetch(`${server.url}/api/inventory.open`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.tokens.get(pending.userId)}` },
@@ -173,8 +212,11 @@ async function retryPendingOpenings(server: ServerProcess, db: Database, setup: 
     const body = (await response.json()) as { code: number; data?: { items: { item_id: number }[] } };
     const received = body.data?.items.map((item) => item.item_id);
     if (stored && (body.code !== 0 || JSON.stringify(received) !== stored.result_item_ids))
-      problems.push(`the retry of committed opening ${pending.requestId} answered ${JSON.stringify(body).slice(0, 300)}, not its result ${stored.result_item_ids}`);
-    else if (!stored && body.code !== 0 && body.code !== 603) problems.push(`the retry of opening ${pending.requestId} answered ${JSON.stringify(body).slice(0, 300)}`);
+      problems.push(
+        `the retry of committed opening ${pending.requestId} answered ${JSON.stringify(body).slice(0, 300)}, not its result ${stored.result_item_ids}`,
+      );
+    else if (!stored && body.code !== 0 && body.code !== 603)
+      problems.push(`the retry of opening ${pending.requestId} answered ${JSON.stringify(body).slice(0, 300)}`);
     if (body.code === 0) log.openings.push({ ...pending, resultItemIds: received });
   }
   return problems;
@@ -197,14 +239,31 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
     const first = await startServerProcess({ databaseUrl: location.url, adminKey: ADMIN_KEY, args: SERVE_ARGS });
     servers.push(first);
     // One read of each kind first, so the storm meets a warm server rather than its first compilations.
-    for (const path of ['gchat.get', `inventory.get?user_id=${CRAFTERS[0]}&count=1`, `friends.get?user_id=${FRIENDS[0]}`]) await (await fetch(`${first.url}/api/${path}`)).text();
-    await (await fetch(`${first.url}/api/gchat.send`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.tokens.get(HERALD)}` }, body: '{"message":"the storm begins"}' })).text();
+    for (const path of ['gchat.get', `inventory.get?user_id=${CRAFTERS[0]}&count=1`, `friends.get?user_id=${FRIENDS[0]}`])
+      await (await fetch(`${first.url}/api/${path}`)).text();
+    await (
+      await fetch(`${first.url}/api/gchat.send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.tokens.get(HERALD)}` },
+        body: '{"message":"the storm begins"}',
+      })
+    ).text();
     const log = newStormLog();
     const killedAfterMs = Math.round(KILL_AFTER.min + random() * (KILL_AFTER.max - KILL_AFTER.min));
     const storm = runStorm(
       {
-        url: first.url, adminKey: ADMIN_KEY, tokens: setup.tokens, crafters: setup.crafters, pairs: choosePairs(random), chatters: CHATTERS,
-        openers: setup.openers, traders: setup.traders, redeemers: REDEEMERS, promocodes: PROMOCODES.map((p) => p.code), round: number, random,
+        url: first.url,
+        adminKey: ADMIN_KEY,
+        tokens: setup.tokens,
+        crafters: setup.crafters,
+        pairs: choosePairs(random),
+        chatters: CHATTERS,
+        openers: setup.openers,
+        traders: setup.traders,
+        redeemers: REDEEMERS,
+        promocodes: PROMOCODES.map((p) => p.code),
+        round: number,
+        random,
       },
       log,
     );
@@ -217,10 +276,16 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
     servers.push(second);
     const db = await location.open();
     try {
-      const problems = [...log.unexpected, ...(await checkRestartedServer(second, db, setup)), ...(await retryPendingOpenings(second, db, setup, log))];
+      const problems = [
+        ...log.unexpected,
+        ...(await checkRestartedServer(second, db, setup)),
+        ...(await retryPendingOpenings(second, db, setup, log)),
+      ];
       const stopped = await second.kill('SIGTERM');
       if (stopped !== 'exit 0') problems.push(`the restarted server did not stop cleanly on SIGTERM (${stopped}):\n${second.output()}`);
-      problems.push(...(await checkInvariants(db, log, setup.originalItemIds, new Map(PROMOCODES.map((p) => [p.code, p])), setup.firstOwners)));
+      problems.push(
+        ...(await checkInvariants(db, log, setup.originalItemIds, new Map(PROMOCODES.map((p) => [p.code, p])), setup.firstOwners)),
+      );
       return { problems, log, killedAfterMs };
     } finally {
       await db.close();

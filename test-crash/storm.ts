@@ -119,7 +119,13 @@ interface Answer {
   data?: any;
 }
 
-async function call(plan: StormPlan, log: StormLog, method: string, params: Record<string, unknown>, auth: { token?: string; admin?: boolean }): Promise<Answer> {
+async function call(
+  plan: StormPlan,
+  log: StormLog,
+  method: string,
+  params: Record<string, unknown>,
+  auth: { token?: string; admin?: boolean },
+): Promise<Answer> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (auth.token) headers.authorization = `Bearer ${auth.token}`;
   if (auth.admin) headers['x-admin-key'] = plan.adminKey;
@@ -218,14 +224,31 @@ async function revoker(plan: StormPlan, log: StormLog, pools: Pools): Promise<vo
  * An opening client: a random case and key from the user's shared pools (two clients per
  * user, so they race for the same cases and keys), each request with its own request_id.
  */
-async function opener(plan: StormPlan, log: StormLog, userId: number, pools: { cases: Set<number>; keys: Set<number> }, client: number): Promise<void> {
+async function opener(
+  plan: StormPlan,
+  log: StormLog,
+  userId: number,
+  pools: { cases: Set<number>; keys: Set<number> },
+  client: number,
+): Promise<void> {
   const token = plan.tokens.get(userId)!;
   for (let n = 0; pools.cases.size > 0 && pools.keys.size > 0; n++) {
     const [caseItemId] = pickFrom(plan.random, [...pools.cases], 1);
     const [keyItemId] = pickFrom(plan.random, [...pools.keys], 1);
-    const record: OpenRecord = { userId, caseItemId: caseItemId!, keyItemId: keyItemId!, requestId: `r${plan.round}-u${userId}-c${client}-${n}` };
+    const record: OpenRecord = {
+      userId,
+      caseItemId: caseItemId!,
+      keyItemId: keyItemId!,
+      requestId: `r${plan.round}-u${userId}-c${client}-${n}`,
+    };
     log.pendingOpenings.push(record);
-    const answer = await call(plan, log, 'inventory.open', { item_id: caseItemId, key_item_id: keyItemId, request_id: record.requestId }, { token });
+    const answer = await call(
+      plan,
+      log,
+      'inventory.open',
+      { item_id: caseItemId, key_item_id: keyItemId, request_id: record.requestId },
+      { token },
+    );
     log.pendingOpenings.splice(log.pendingOpenings.indexOf(record), 1);
     if (answer.code === 0) {
       record.resultItemIds = answer.data.items.map((item: { item_id: number }) => item.item_id);
@@ -287,13 +310,26 @@ async function trader(plan: StormPlan, log: StormLog, pools: Map<number, Set<num
       log.unexpected.push(`trades.create answered ${JSON.stringify(created)}`);
       return;
     }
-    const trade: AckedTrade = { tradeId: created.data.trade_id, from: userId, to: partner, thingsFrom: give, thingsTo: take, accepted: false };
+    const trade: AckedTrade = {
+      tradeId: created.data.trade_id,
+      from: userId,
+      to: partner,
+      thingsFrom: give,
+      thingsTo: take,
+      accepted: false,
+    };
     log.trades.push(trade);
     const accepted = await call(plan, log, 'trades.accept', { trade_id: trade.tradeId }, { token: plan.tokens.get(partner)! });
     if (accepted.code === 0) {
       trade.accepted = true;
-      for (const id of give) (mine.delete(id), pools.get(partner)!.add(id));
-      for (const id of take) (pools.get(partner)!.delete(id), mine.add(id));
+      for (const id of give) {
+        mine.delete(id);
+        pools.get(partner)!.add(id);
+      }
+      for (const id of take) {
+        pools.get(partner)!.delete(id);
+        mine.add(id);
+      }
     } else if (accepted.code !== 603) {
       log.unexpected.push(`trades.accept answered ${JSON.stringify(accepted)}`);
       return;
@@ -308,7 +344,13 @@ async function friendPair(plan: StormPlan, log: StormLog, record: PairRecord): P
     const op = ops[Math.floor(plan.random() * ops.length)]!;
     const [from, to] = op.endsWith('_ab') ? [record.a, record.b] : [record.b, record.a];
     record.pending = op;
-    const answer = await call(plan, log, op.startsWith('add') ? 'friends.add' : 'friends.delete', { user_id: to }, { token: plan.tokens.get(from)! });
+    const answer = await call(
+      plan,
+      log,
+      op.startsWith('add') ? 'friends.add' : 'friends.delete',
+      { user_id: to },
+      { token: plan.tokens.get(from)! },
+    );
     if (answer.code !== 0) {
       log.unexpected.push(`${op} ${from}->${to} answered ${JSON.stringify(answer)}`);
       return;
@@ -383,5 +425,20 @@ export async function runStorm(plan: StormPlan, log: StormLog): Promise<void> {
 }
 
 export function newStormLog(): StormLog {
-  return { crafts: [], trades: [], openings: [], pendingOpenings: [], redemptions: [], pendingRedemptions: [], revocations: [], pairs: [], messages: [], deletions: new Set(), pendingDeletions: new Set(), unexpected: [], requests: 0, gone: false };
+  return {
+    crafts: [],
+    trades: [],
+    openings: [],
+    pendingOpenings: [],
+    redemptions: [],
+    pendingRedemptions: [],
+    revocations: [],
+    pairs: [],
+    messages: [],
+    deletions: new Set(),
+    pendingDeletions: new Set(),
+    unexpected: [],
+    requests: 0,
+    gone: false,
+  };
 }

@@ -17,7 +17,10 @@ import { listen, transportWorld, wire } from './transport-support.js';
  */
 
 /** Opens a raw TCP connection from `localAddress` (any 127.x address reaches the server on loopback). */
-function rawConnection(url: string, localAddress = '127.0.0.1'): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+function rawConnection(
+  url: string,
+  localAddress = '127.0.0.1',
+): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     let text = '';
@@ -42,7 +45,10 @@ function getFrom(url: string, localAddress: string): Promise<{ status: number; b
 }
 
 /** Opens a WebSocket; resolves with it once open, or with the HTTP status that refused it. */
-function openSocket(url: string, headers: Record<string, string> = {}): Promise<{ socket?: WebSocket; status?: number; body?: any; error?: string }> {
+function openSocket(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ socket?: WebSocket; status?: number; body?: any; error?: string }> {
   return new Promise((resolve) => {
     const socket = new WebSocket(url.replace('http', 'ws') + '/ws?subs=gchat', { headers });
     socket.once('open', () => resolve({ socket }));
@@ -52,7 +58,9 @@ function openSocket(url: string, headers: Record<string, string> = {}): Promise<
         let body: unknown = text;
         try {
           body = JSON.parse(text);
-        } catch {}
+        } catch {
+          // not JSON: the body stays the text
+        }
         resolve({ status: res.statusCode, body });
       };
       res.on('data', (c) => (text += c));
@@ -72,11 +80,14 @@ describe('per-address tables are bounded', () => {
         for (let batch = 0; batch < 10; batch++)
           await Promise.all(
             Array.from({ length: 50 }, (_, i) =>
-              server.call('gchat.get', {}, { headers: { 'x-forwarded-for': `10.${batch}.${i}.7` } }).then((a) => assert.equal(a.body.code, 0)),
+              server
+                .call('gchat.get', {}, { headers: { 'x-forwarded-for': `10.${batch}.${i}.7` } })
+                .then((a) => assert.equal(a.body.code, 0)),
             ),
           );
         // IPv6 clients count by their /64: a host rotating through its addresses is one client.
-        for (let i = 0; i < 20; i++) await server.call('gchat.get', {}, { headers: { 'x-forwarded-for': `2001:db8:1:2::${i.toString(16)}` } });
+        for (let i = 0; i < 20; i++)
+          await server.call('gchat.get', {}, { headers: { 'x-forwarded-for': `2001:db8:1:2::${i.toString(16)}` } });
         if (redis) {
           const client = new Redis(REDIS_URL);
           try {
@@ -99,7 +110,8 @@ describe('per-address tables are bounded', () => {
     const server = await startTestServer({ config: { trustProxy: true, rateLimitPerIp: { max: 5, windowSeconds: 60 } } });
     try {
       const codes: number[] = [];
-      for (let i = 1; i <= 7; i++) codes.push((await server.call('gchat.get', {}, { headers: { 'x-forwarded-for': `2001:db8:5:6::${i}` } })).body.code);
+      for (let i = 1; i <= 7; i++)
+        codes.push((await server.call('gchat.get', {}, { headers: { 'x-forwarded-for': `2001:db8:5:6::${i}` } })).body.code);
       assert.deepEqual(codes, [0, 0, 0, 0, 0, 7, 7]);
       assert.equal((await server.call('gchat.get', {}, { headers: { 'x-forwarded-for': '2001:db8:5:7::1' } })).body.code, 0);
     } finally {
@@ -179,7 +191,10 @@ describe('WebSockets behind a proxy', () => {
   });
 
   test('WebSocket connects count in the request limit of their address', async () => {
-    const server = await startTestServer({ world: transportWorld(), config: { trustProxy: true, rateLimitPerIp: { max: 3, windowSeconds: 60 } } });
+    const server = await startTestServer({
+      world: transportWorld(),
+      config: { trustProxy: true, rateLimitPerIp: { max: 3, windowSeconds: 60 } },
+    });
     const sockets: WebSocket[] = [];
     try {
       const url = await listen(server);

@@ -86,7 +86,10 @@ test('the audit log records every authorised call, newest first, without secrets
       ],
     );
     const ids = log.entries.map((e: any) => e.audit_id);
-    assert.deepEqual(ids, [...ids].sort((a: number, b: number) => b - a));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a: number, b: number) => b - a),
+    );
     for (const entry of log.entries) {
       assert.equal(entry.key_fingerprint, keyFingerprint(ADMIN_KEY));
       assert.equal(entry.ip, '127.0.0.1');
@@ -115,12 +118,18 @@ test('admin.auditLog pages with offset and count, filters by action, and caps co
 
     const page = (offset: number) => admin(server, 'auditLog', { action: 'admin.getUser', offset, count: 3 });
     const pages = [await page(0), await page(3), await page(6)];
-    assert.deepEqual(pages.map((p) => p.entries.length), [3, 3, 1]);
+    assert.deepEqual(
+      pages.map((p) => p.entries.length),
+      [3, 3, 1],
+    );
     assert.ok(pages.every((p) => p.count === 7));
     const entries = pages.flatMap((p) => p.entries);
     assert.ok(entries.every((e: any) => e.action === 'admin.getUser'));
     const ids = entries.map((e: any) => e.audit_id);
-    assert.deepEqual(ids, [...ids].sort((a: number, b: number) => b - a));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a: number, b: number) => b - a),
+    );
     assert.equal(new Set(ids).size, 7);
     assert.deepEqual(entries.map((e: any) => e.params.user_id).reverse(), [1, 2, 3, 1, 2, 3, 1]);
     fails(await adminCall(server, 'auditLog', { count: 101 }), 6);

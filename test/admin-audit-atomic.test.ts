@@ -38,7 +38,12 @@ describe('nested parameters and the audit log', () => {
   /** A call whose JSON body carries `extra` as written. */
   const callWithExtra = async (method: string, params: Record<string, unknown>, extra: string) => {
     const payload = `${JSON.stringify(params).slice(0, -1)},"extra":${extra}}`;
-    const response = await server.app.inject({ method: 'POST', url: `/api/${method}`, headers: { ...admin.headers, 'content-type': 'application/json' }, payload });
+    const response = await server.app.inject({
+      method: 'POST',
+      url: `/api/${method}`,
+      headers: { ...admin.headers, 'content-type': 'application/json' },
+      payload,
+    });
     return { status: response.statusCode, body: response.json() as { code: number; description?: string; data?: any } };
   };
 
@@ -66,8 +71,15 @@ describe('nested parameters and the audit log', () => {
   test('JSON text nested too deeply answers 2 without internal error text, and nothing is stored', async () => {
     const proto = `{"item_proto_id":9999,"type":0,"title":"Deep","extra":${nested(5000)}}`;
     const answer = await server.call('admin.upsertItemProto', { item_proto: proto }, admin);
-    assert.deepEqual(answer.body, { code: 2, description: `parameter item_proto: is nested too deeply (at most ${MAX_PARAM_DEPTH} levels of arrays and objects)` });
-    const stored = await server.db.kysely.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', '=', 9999).executeTakeFirst();
+    assert.deepEqual(answer.body, {
+      code: 2,
+      description: `parameter item_proto: is nested too deeply (at most ${MAX_PARAM_DEPTH} levels of arrays and objects)`,
+    });
+    const stored = await server.db.kysely
+      .selectFrom('item_protos')
+      .select('item_proto_id')
+      .where('item_proto_id', '=', 9999)
+      .executeTakeFirst();
     assert.equal(stored, undefined);
     const world = `{"users":[{"user_id":50,"nick":"deep","extra":${nested(5000)}}]}`;
     const imported = await server.call('admin.importWorld', { world }, admin);
@@ -77,7 +89,7 @@ describe('nested parameters and the audit log', () => {
 });
 
 describe('an admin action whose audit entry cannot be written', () => {
-  test('is not carried out, and answers 3 without the error\'s text', async () => {
+  test("is not carried out, and answers 3 without the error's text", async () => {
     const server = await startTestServer({ world: { users: [user(1), user(2)] }, config: { adminKey: ADMIN_KEY } });
     try {
       // The audit log becomes unwritable (as a full disk or a lost table would make it).

@@ -40,7 +40,11 @@ test('every admin method has a command with --help that lists its parameters', a
   assert.equal(general.status, 0);
   for (const method of adminMethods) {
     const command =
-      method.name === 'admin.importWorld' ? 'import' : method.name === 'admin.exportWorld' ? 'export' : method.name.slice(6).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      method.name === 'admin.importWorld'
+        ? 'import'
+        : method.name === 'admin.exportWorld'
+          ? 'export'
+          : method.name.slice(6).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     assert.ok(general.stdout.includes(`  ${command} `), `${command} is listed`);
     const help = await cli([command, '--help']);
     assert.equal(help.status, 0, command);
@@ -54,7 +58,10 @@ test('every admin method has a command with --help that lists its parameters', a
 
 test('commands call the server and print the answer as JSON', () =>
   withListeningServer(async (server, env) => {
-    const created = await cli(['create-user', '--email', 'cli@example.com', '--password', 'a password from the cli', '--nick', 'Cli', '--vip'], env);
+    const created = await cli(
+      ['create-user', '--email', 'cli@example.com', '--password', 'a password from the cli', '--nick', 'Cli', '--vip'],
+      env,
+    );
     assert.equal(created.status, 0, created.stderr);
     const { user } = JSON.parse(created.stdout);
     assert.equal(user.email, 'cli@example.com');
@@ -62,7 +69,10 @@ test('commands call the server and print the answer as JSON', () =>
 
     const banned = await cli(['ban-user', `--user-id=${user.user_id}`], env);
     assert.equal(JSON.parse(banned.stdout).user.global_ban, 1);
-    const granted = await cli(['grant-items', '--user_id', 'alice', '--item-proto-id', '100', '--copies', '2', '--ts-can-trade', '-1'], env);
+    const granted = await cli(
+      ['grant-items', '--user_id', 'alice', '--item-proto-id', '100', '--copies', '2', '--ts-can-trade', '-1'],
+      env,
+    );
     assert.equal(JSON.parse(granted.stdout).item_ids.length, 2);
 
     const log = await cli(['audit-log', '--count', '2'], env);
@@ -71,7 +81,11 @@ test('commands call the server and print the answer as JSON', () =>
       ['admin.grantItems', 'admin.banUser'],
     );
     assert.ok(!log.stdout.includes('a password from the cli'));
-    const row = await server.db.kysely.selectFrom('users').select('global_ban').where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
+    const row = await server.db.kysely
+      .selectFrom('users')
+      .select('global_ban')
+      .where('user_id', '=', user.user_id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.global_ban, 1);
   }));
 
@@ -84,7 +98,10 @@ test('API errors print the envelope on standard error and exit 1; usage errors e
     const wrongKey = await cli(['get-user', '--user-id', '1'], { ...env, ADMIN_KEY: 'this-is-not-the-admin-key' });
     assert.equal(wrongKey.status, 1);
     assert.equal(JSON.parse(wrongKey.stderr).code, 1);
-    const flagWins = await cli(['get-user', '--user-id', '1', '--admin-key', ADMIN_KEY], { ...env, ADMIN_KEY: 'this-is-not-the-admin-key' });
+    const flagWins = await cli(['get-user', '--user-id', '1', '--admin-key', ADMIN_KEY], {
+      ...env,
+      ADMIN_KEY: 'this-is-not-the-admin-key',
+    });
     assert.equal(flagWins.status, 0);
 
     assert.equal((await cli(['no-such-command'], env)).status, 2);
@@ -104,7 +121,10 @@ test('export writes the world to a file, import reads one, and --<parameter>-fil
     assert.equal(exported.status, 0, exported.stderr);
     assert.equal(JSON.parse(exported.stdout).file, file);
     const world = JSON.parse(readFileSync(file, 'utf8'));
-    assert.deepEqual(world.users.map((u: any) => u.nick), ['Alice', 'Bob', 'Carol']);
+    assert.deepEqual(
+      world.users.map((u: any) => u.nick),
+      ['Alice', 'Bob', 'Carol'],
+    );
 
     const toStdout = await cli(['export'], env);
     assert.deepEqual(JSON.parse(toStdout.stdout), world);
@@ -127,10 +147,13 @@ test('export writes the world to a file, import reads one, and --<parameter>-fil
     assert.equal((await cli(['import', join(dir, 'missing.json')], env)).status, 2);
   }));
 
-test('an import above the server\'s body limit explains what to do instead', () =>
+test("an import above the server's body limit explains what to do instead", () =>
   withListeningServer(async (_server, env, dir) => {
     const file = join(dir, 'big.json');
-    writeFileSync(file, JSON.stringify({ collections: Array.from({ length: 3000 }, (_, i) => ({ collection_id: i + 1, title: `Collection ${i + 1}` })) }));
+    writeFileSync(
+      file,
+      JSON.stringify({ collections: Array.from({ length: 3000 }, (_, i) => ({ collection_id: i + 1, title: `Collection ${i + 1}` })) }),
+    );
     const run = await cli(['import', file], env);
     assert.equal(run.status, 1);
     assert.match(run.stderr, /game-platform import FILE/);

@@ -21,7 +21,7 @@ async function withTwoServers(run: (first: TestServer, second: TestServer) => Pr
   }
 }
 
-test('a ban on one process stops the user\'s token on another at once', { skip: missing.redis }, () =>
+test("a ban on one process stops the user's token on another at once", { skip: missing.redis }, () =>
   withTwoServers(async (first, second) => {
     const token = await signIn(second, 'bob@example.com');
     ok(await second.call('users.get', {}, { token, http: 'GET' }));
@@ -38,7 +38,8 @@ test('a ban on one process stops the user\'s token on another at once', { skip: 
     await admin(first, 'killSessions', { user_id: 2 });
     await killed;
     fails(await second.call('users.get', {}, { token: fresh, http: 'GET' }), 1);
-  }));
+  }),
+);
 
 test('a token held in memory on another process stops working there before the revoking call answers', { skip: missing.redis }, () =>
   withTwoServers(async (first, second) => {
@@ -53,7 +54,8 @@ test('a token held in memory on another process stops working there before the r
     // No waiting for the notice: the revoking call answers once every process has confirmed it.
     await admin(first, 'killSessions', { user_id: 2 });
     fails(await second.call('users.get', {}, { token, http: 'GET' }), 1);
-  }));
+  }),
+);
 
 test('a process that never confirms a revocation holds the revoking call for one lease at most', { skip: missing.redis }, () =>
   withTwoServers(async (first, second) => {
@@ -65,12 +67,13 @@ test('a process that never confirms a revocation holds the revoking call for one
       const token = await signIn(second, 'bob@example.com');
       const started = performance.now();
       await admin(first, 'killSessions', { user_id: 2 });
-      assert.ok(performance.now() - started >= BUS_LEASE_MS, 'the call waited for the silent subscriber\'s lease to run out');
+      assert.ok(performance.now() - started >= BUS_LEASE_MS, "the call waited for the silent subscriber's lease to run out");
       fails(await second.call('users.get', {}, { token, http: 'GET' }), 1);
     } finally {
       silent.disconnect();
     }
-  }));
+  }),
+);
 
 test('chat status and mutes set on one process apply on another at once', { skip: missing.redis }, () =>
   withTwoServers(async (first, second) => {
@@ -90,7 +93,8 @@ test('chat status and mutes set on one process apply on another at once', { skip
     await changed;
     fails(await second.call('gchat.send', { message: 'muted' }, { token }), 104);
     assert.equal((await publicUser(second, 1)).muted, 1);
-  }));
+  }),
+);
 
 test('profile and catalogue changes on one process show on another', { skip: missing.redis }, () =>
   withTwoServers(async (first, second) => {
@@ -104,11 +108,14 @@ test('profile and catalogue changes on one process show on another', { skip: mis
 
     ok(await second.call('data.getItemProtos', { item_proto_ids: '100' }, { http: 'GET' }));
     const catalogChanged = heard(second, 'catalog.changed');
-    await admin(first, 'upsertItemProto', { item_proto: JSON.stringify({ item_proto_id: 100, type: 0, quality_id: 1, title: 'Renamed everywhere' }) });
+    await admin(first, 'upsertItemProto', {
+      item_proto: JSON.stringify({ item_proto_id: 100, type: 0, quality_id: 1, title: 'Renamed everywhere' }),
+    });
     await catalogChanged;
     const protos = ok(await second.call('data.getItemProtos', { item_proto_ids: '100' }, { http: 'GET' }));
     assert.equal(protos.item_protos[0].title, 'Renamed everywhere');
-  }));
+  }),
+);
 
 test('an inventory read on one process follows grants, revocations and prototype changes made on another', { skip: missing.redis }, () =>
   withTwoServers(async (first, second) => {
@@ -128,10 +135,16 @@ test('an inventory read on one process follows grants, revocations and prototype
     await changed;
     const afterRevoke = await items();
     assert.equal(afterRevoke.count, 1);
-    assert.deepEqual(afterRevoke.items.map((i: any) => i.item_id), [granted.item_ids[1]]);
+    assert.deepEqual(
+      afterRevoke.items.map((i: any) => i.item_id),
+      [granted.item_ids[1]],
+    );
 
     const catalogChanged = heard(second, 'catalog.changed');
-    await admin(first, 'upsertItemProto', { item_proto: JSON.stringify({ item_proto_id: 100, type: 0, quality_id: 1, title: 'Renamed street' }) });
+    await admin(first, 'upsertItemProto', {
+      item_proto: JSON.stringify({ item_proto_id: 100, type: 0, quality_id: 1, title: 'Renamed street' }),
+    });
     await catalogChanged;
     assert.equal((await items()).items[0].title, 'Renamed street');
-  }));
+  }),
+);

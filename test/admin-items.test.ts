@@ -27,7 +27,10 @@ test('admin.upsertCollection and admin.upsertItemProto create catalogue entries 
     const changes: unknown[] = [];
     const stop = server.services.bus.subscribe('catalog.changed', (m) => changes.push(m));
     try {
-      assert.deepEqual(await admin(server, 'upsertCollection', { collection_id: 20, title: 'Modern' }), { collection_id: 20, title: 'Modern' });
+      assert.deepEqual(await admin(server, 'upsertCollection', { collection_id: 20, title: 'Modern' }), {
+        collection_id: 20,
+        title: 'Modern',
+      });
       const created = await admin(server, 'upsertItemProto', {
         item_proto: JSON.stringify({
           item_proto_id: 300,
@@ -51,7 +54,10 @@ test('admin.upsertCollection and admin.upsertItemProto create catalogue entries 
     assert.equal(proto.quality_id, 2);
     assert.equal(proto.collection_id, 20);
     assert.deepEqual(proto.prices, { buy: 50, quick_sell: 5 });
-    assert.deepEqual(collections.map((c: any) => [c.collection_id, c.title]), [[20, 'Modern']]);
+    assert.deepEqual(
+      collections.map((c: any) => [c.collection_id, c.title]),
+      [[20, 'Modern']],
+    );
 
     await admin(server, 'upsertCollection', { collection_id: 20, title: 'Modern Times' });
     assert.equal((await publicProto(server, 300)).collections[0].title, 'Modern Times');
@@ -94,7 +100,11 @@ test('admin.upsertItemProto checks the entry like a world import and changes not
       const body = fails(await adminCall(server, 'upsertItemProto', { item_proto }), 2);
       assert.ok(body.description!.length > 0);
     }
-    const row = await server.db.kysely.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', '=', 400).executeTakeFirst();
+    const row = await server.db.kysely
+      .selectFrom('item_protos')
+      .select('item_proto_id')
+      .where('item_proto_id', '=', 400)
+      .executeTakeFirst();
     assert.equal(row, undefined);
 
     // Items carry their prototype's type and class: once granted, those stay.
@@ -103,9 +113,16 @@ test('admin.upsertItemProto checks the entry like a world import and changes not
     await admin(server, 'grantItems', { user_id: 1, item_proto_id: 101 });
     fails(await adminCall(server, 'upsertItemProto', { item_proto: JSON.stringify({ ...entry, quality_id: 3 }) }), 2);
     fails(await adminCall(server, 'upsertItemProto', { item_proto: JSON.stringify({ ...entry, type: 1 }) }), 2);
-    fails(await adminCall(server, 'upsertItemProto', { item_proto: JSON.stringify({ item_proto_id: 101, type: 0, title: 'Stock now' }) }), 2);
+    fails(
+      await adminCall(server, 'upsertItemProto', { item_proto: JSON.stringify({ item_proto_id: 101, type: 0, title: 'Stock now' }) }),
+      2,
+    );
     await admin(server, 'upsertItemProto', { item_proto: JSON.stringify({ ...entry, title: 'Same class, new title' }) });
-    const stored = await server.db.kysely.selectFrom('item_protos').select(['quality_id', 'title']).where('item_proto_id', '=', 101).executeTakeFirstOrThrow();
+    const stored = await server.db.kysely
+      .selectFrom('item_protos')
+      .select(['quality_id', 'title'])
+      .where('item_proto_id', '=', 101)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(stored, { quality_id: 2, title: 'Same class, new title' });
     fails(await adminCall(server, 'upsertCollection', { collection_id: 0, title: 'Zero' }), 2);
   }));
@@ -137,7 +154,11 @@ test('admin.revokeItem takes an item out of the inventory and keeps it in histor
     assert.deepEqual(await inventoryItemIds(server, token), [item_ids[1]]);
     const row = await server.db.kysely.selectFrom('items').select('state').where('item_id', '=', item_ids[0]).executeTakeFirstOrThrow();
     assert.equal(row.state, 'revoked');
-    const revocation = await server.db.kysely.selectFrom('revocations').selectAll().where('item_id', '=', item_ids[0]).executeTakeFirstOrThrow();
+    const revocation = await server.db.kysely
+      .selectFrom('revocations')
+      .selectAll()
+      .where('item_id', '=', item_ids[0])
+      .executeTakeFirstOrThrow();
     assert.equal(revocation.reason, 'granted by mistake');
     assert.equal(revocation.user_id, 1);
 
@@ -161,10 +182,20 @@ test('catalogue answers asked again are the same bytes, and follow every change 
     const first = await search();
     const again = await search();
     assert.deepEqual(again.body, first.body);
-    assert.deepEqual(ok(first).item_protos.map((p: any) => p.item_proto_id), [100, 101]);
-    await admin(server, 'upsertItemProto', { item_proto: JSON.stringify({ item_proto_id: 102, type: 0, quality_id: 1, title: 'Third Street' }) });
-    assert.deepEqual(ok(await search()).item_protos.map((p: any) => p.item_proto_id), [100, 101, 102]);
-    await admin(server, 'upsertItemProto', { item_proto: JSON.stringify({ item_proto_id: 101, type: 0, quality_id: 1, title: 'Renamed Street' }) });
+    assert.deepEqual(
+      ok(first).item_protos.map((p: any) => p.item_proto_id),
+      [100, 101],
+    );
+    await admin(server, 'upsertItemProto', {
+      item_proto: JSON.stringify({ item_proto_id: 102, type: 0, quality_id: 1, title: 'Third Street' }),
+    });
+    assert.deepEqual(
+      ok(await search()).item_protos.map((p: any) => p.item_proto_id),
+      [100, 101, 102],
+    );
+    await admin(server, 'upsertItemProto', {
+      item_proto: JSON.stringify({ item_proto_id: 101, type: 0, quality_id: 1, title: 'Renamed Street' }),
+    });
     assert.equal(ok(await search()).item_protos[1].title, 'Renamed Street');
     assert.equal((await publicProto(server, 101)).proto.title, 'Renamed Street');
   }));

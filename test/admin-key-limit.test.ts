@@ -14,7 +14,11 @@ const LIMIT = 20;
 async function burst(servers: TestServer[], count: number): Promise<Record<number, number>> {
   const answers = await Promise.all(
     Array.from({ length: count }, (_, i) =>
-      servers[i % servers.length]!.call('admin.getUser', { user_id: 1 }, { http: 'GET', ip: '198.51.100.9', headers: { 'x-admin-key': `wrong-key-${i}-padding` } }),
+      servers[i % servers.length]!.call(
+        'admin.getUser',
+        { user_id: 1 },
+        { http: 'GET', ip: '198.51.100.9', headers: { 'x-admin-key': `wrong-key-${i}-padding` } },
+      ),
     ),
   );
   const tally: Record<number, number> = {};
@@ -37,8 +41,16 @@ test('two processes on one Redis: of 400 concurrent wrong keys exactly 20 are co
   try {
     assert.deepEqual(await burst([first, second], 400), { 1: LIMIT, 7: 400 - LIMIT });
     // The right key from that address waits too; from another address it works.
-    assert.equal((await first.call('admin.getUser', { user_id: 1 }, { http: 'GET', ip: '198.51.100.9', headers: { 'x-admin-key': ADMIN_KEY } })).body.code, 7);
-    assert.notEqual((await second.call('admin.getUser', { user_id: 1 }, { http: 'GET', ip: '198.51.100.10', headers: { 'x-admin-key': ADMIN_KEY } })).body.code, 7);
+    assert.equal(
+      (await first.call('admin.getUser', { user_id: 1 }, { http: 'GET', ip: '198.51.100.9', headers: { 'x-admin-key': ADMIN_KEY } })).body
+        .code,
+      7,
+    );
+    assert.notEqual(
+      (await second.call('admin.getUser', { user_id: 1 }, { http: 'GET', ip: '198.51.100.10', headers: { 'x-admin-key': ADMIN_KEY } })).body
+        .code,
+      7,
+    );
   } finally {
     await second.close();
     await first.close();

@@ -86,7 +86,9 @@ test('social admin methods refuse unknown users and a user paired with themselve
 test('concurrent admin.makeFriends of one pair leaves one friendship', () =>
   withServer(async (server) => {
     const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => adminCall(server, 'makeFriends', i % 2 ? { user_id: 1, other_user_id: 2 } : { user_id: 2, other_user_id: 1 })),
+      Array.from({ length: 6 }, (_, i) =>
+        adminCall(server, 'makeFriends', i % 2 ? { user_id: 1, other_user_id: 2 } : { user_id: 2, other_user_id: 1 }),
+      ),
     );
     for (const answer of answers) ok(answer);
     const rows = await server.db.kysely.selectFrom('friendships').selectAll().execute();

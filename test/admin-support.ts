@@ -9,9 +9,7 @@ import { ok, startTestServer, type Answer, type StartOptions, type TestServer } 
 export const ADMIN_KEY = 'admin-key-used-only-by-the-test-suite';
 export const PASSWORD = 'correct horse battery';
 
-const checkers = new Map(
-  adminMethods.filter((m) => m.result).map((m) => [m.name, TypeCompiler.Compile(m.result as TSchema)]),
-);
+const checkers = new Map(adminMethods.filter((m) => m.result).map((m) => [m.name, TypeCompiler.Compile(m.result as TSchema)]));
 
 /** A server with the admin API on (the admin key set). */
 export function startAdminServer(options: StartOptions = {}): Promise<TestServer> {
@@ -34,7 +32,8 @@ export async function admin(server: TestServer, name: string, params: Record<str
   const data = ok(await adminCall(server, name, params));
   const checker = checkers.get(`admin.${name}`);
   assert.ok(checker, `admin.${name} declares a result schema`);
-  if (!checker.Check(data)) assert.fail(`admin.${name} answered outside its schema: ${JSON.stringify([...checker.Errors(data)].slice(0, 3))}`);
+  if (!checker.Check(data))
+    assert.fail(`admin.${name} answered outside its schema: ${JSON.stringify([...checker.Errors(data)].slice(0, 3))}`);
   return data;
 }
 

@@ -39,7 +39,11 @@ test('admin.createUser creates an account that signs in and shows in users.get a
     assert.equal(user.nick, 'Dana');
     assert.deepEqual(user.nicks_old, []);
     assert.equal(user.totp, 0);
-    const row = await server.db.kysely.selectFrom('users').select('password_hash').where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
+    const row = await server.db.kysely
+      .selectFrom('users')
+      .select('password_hash')
+      .where('user_id', '=', user.user_id)
+      .executeTakeFirstOrThrow();
     assert.match(row.password_hash!, /^\$argon2id\$/);
 
     const seen = await publicUser(server, user.user_id);
@@ -66,14 +70,19 @@ test('admin.createUser refuses a short password, a bad e-mail, a used e-mail or 
     fails(await adminCall(server, 'createUser', { email: 'x@example.com', password: PASSWORD, nick: 'X', domain: 'alice' }), 2);
     fails(await adminCall(server, 'createUser', { email: 'x@example.com', password: PASSWORD, nick: 'X', domain: '12345' }), 2);
     fails(await adminCall(server, 'createUser', { email: 'x@example.com', password: PASSWORD }), 2);
-    const count = await server.db.kysely.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await server.db.kysely
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 3);
   }));
 
 test('concurrent admin.createUser with one e-mail creates exactly one account', () =>
   withServer(async (server) => {
     const answers = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => adminCall(server, 'createUser', { email: 'race@example.com', password: PASSWORD, nick: `Racer ${i}` })),
+      Array.from({ length: 8 }, (_, i) =>
+        adminCall(server, 'createUser', { email: 'race@example.com', password: PASSWORD, nick: `Racer ${i}` }),
+      ),
     );
     assert.equal(answers.filter((a) => a.body.code === 0).length, 1);
     for (const answer of answers) assert.ok([0, 2].includes(answer.body.code), JSON.stringify(answer.body));
@@ -111,7 +120,10 @@ test('admin.updateUser changes the given fields only, keeps old nicks and clears
 test('admin.updateUser sets each of the four rank forms, or none, and names a missing or misplaced rank parameter', () =>
   withServer(async (server) => {
     const forms: [Record<string, unknown>, unknown][] = [
-      [{ rank: 'visible', rank_id: 7, rank_pts: 1250 }, { id: 7, pts: 1250 }],
+      [
+        { rank: 'visible', rank_id: 7, rank_pts: 1250 },
+        { id: 7, pts: 1250 },
+      ],
       [{ rank: 'qual', rank_qual: 5 }, { qual: 5 }],
       [{ rank: 'expired' }, { expired: 1 }],
       [{ rank: 'hidden' }, { hidden: 1 }],
@@ -174,7 +186,9 @@ test('admin.setTotp answers a secret and otpauth URI that sign-in then asks for;
     assert.equal(first.code, 0);
     const challenge = (first.data as { totp_session_token?: string }).totp_session_token;
     assert.equal(typeof challenge, 'string');
-    const code = new TOTP({ secret: Secret.fromBase32(totp.secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: server.clock.now() });
+    const code = new TOTP({ secret: Secret.fromBase32(totp.secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({
+      timestamp: server.clock.now(),
+    });
     const session = ok(await server.call('auth.totpVerify', { totp_session_token: challenge, code }));
     assert.equal(typeof session.access_token, 'string');
 
@@ -245,7 +259,7 @@ test('admin.setPrivacy decides who may read an inventory', () =>
     fails(await adminCall(server, 'setPrivacy', { user_id: 1, inventory_privacy: 'strangers' }), 2);
   }));
 
-test('admin.killSessions ends every session of a user and no one else\'s', () =>
+test("admin.killSessions ends every session of a user and no one else's", () =>
   withServer(async (server) => {
     const first = await signIn(server, 'alice@example.com');
     const second = await signIn(server, 'alice@example.com');

@@ -16,8 +16,14 @@ test('admin.exportWorld answers the world in the file format', () =>
   withServer(async (server) => {
     await admin(server, 'grantItems', { user_id: 1, item_proto_id: 100, copies: 2 });
     const { world } = await admin(server, 'exportWorld');
-    assert.deepEqual(world.users.map((u: any) => u.user_id), [1, 2, 3]);
-    assert.deepEqual(world.item_protos.map((p: any) => p.item_proto_id), [100, 101, 200]);
+    assert.deepEqual(
+      world.users.map((u: any) => u.user_id),
+      [1, 2, 3],
+    );
+    assert.deepEqual(
+      world.item_protos.map((p: any) => p.item_proto_id),
+      [100, 101, 200],
+    );
     assert.equal(world.items.length, 2);
     assert.equal(world.users[0].password_hash, await passwordHashOnce());
   }));
@@ -49,7 +55,10 @@ test('admin.importWorld merges a world that public methods show at once and anno
     const protos = ok(await server.call('data.getItemProtos', { item_proto_ids: '500' }, { http: 'GET' }));
     assert.equal(protos.item_protos[0].title, 'Imported');
     const friends = ok(await server.call('friends.get', { user_id: 1 }, { http: 'GET' }));
-    assert.deepEqual(friends.friends.map((f: any) => f.user_id), [50]);
+    assert.deepEqual(
+      friends.friends.map((f: any) => f.user_id),
+      [50],
+    );
   }));
 
 test('admin.importWorld with replace makes the world exactly the file, ends sessions and keeps the audit log', () =>
@@ -64,7 +73,10 @@ test('admin.importWorld with replace makes the world exactly the file, ends sess
     assert.equal((await server.call('users.get', {}, { token, http: 'GET' })).body.code, 1, 'the old session ended');
     await signIn(server, 'only@example.com', PASSWORD);
     const log = await admin(server, 'auditLog');
-    assert.deepEqual(log.entries.map((e: any) => e.action), ['admin.importWorld', 'admin.getUser']);
+    assert.deepEqual(
+      log.entries.map((e: any) => e.action),
+      ['admin.importWorld', 'admin.getUser'],
+    );
   }));
 
 test('a wrong world answers 2 and changes nothing', () =>
@@ -73,7 +85,9 @@ test('a wrong world answers 2 and changes nothing', () =>
     fails(await adminCall(server, 'importWorld', { world: '{not json' }), 2);
     fails(await adminCall(server, 'importWorld', { world: '[]' }), 2);
     const unknownUser = fails(
-      await adminCall(server, 'importWorld', { world: JSON.stringify({ users: [{ user_id: 9, nick: 'Nine' }], items: [{ user_id: 404, item_proto_id: 100 }] }) }),
+      await adminCall(server, 'importWorld', {
+        world: JSON.stringify({ users: [{ user_id: 9, nick: 'Nine' }], items: [{ user_id: 404, item_proto_id: 100 }] }),
+      }),
       2,
     );
     assert.match(unknownUser.description!, /items\[0\]\.user_id/);
@@ -100,7 +114,10 @@ test('a world above the body limit answers 2 with HTTP 413, and a raised limit t
   try {
     const summary = await admin(large, 'importWorld', { world: big });
     assert.equal(summary.mode, 'merge');
-    const count = await large.db.kysely.selectFrom('collections').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await large.db.kysely
+      .selectFrom('collections')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 3000);
   } finally {
     await large.close();

@@ -7,8 +7,18 @@ import { missing } from './components.js';
 
 /** Methods a bot's token may call besides the open ones (compatibility.md). */
 const BOT_METHODS = [
-  'friends.add', 'friends.delete', 'friends.getRequests', 'gchat.send', 'inventory.craft', 'trades.accept', 'trades.cancel', 'trades.create',
-  'trades.decline', 'trades.getIncome', 'trades.getOutbound', 'trades.history',
+  'friends.add',
+  'friends.delete',
+  'friends.getRequests',
+  'gchat.send',
+  'inventory.craft',
+  'trades.accept',
+  'trades.cancel',
+  'trades.create',
+  'trades.decline',
+  'trades.getIncome',
+  'trades.getOutbound',
+  'trades.history',
 ];
 
 describe('bots.getToken', () => {
@@ -37,7 +47,7 @@ describe('bots.getToken', () => {
     assert.equal(await probe(server, token, '192.0.2.10'), 4);
   });
 
-  test('the token is bound to ip, by default the caller\'s address', async () => {
+  test("the token is bound to ip, by default the caller's address", async () => {
     const bound = (await getToken({ user_id: ALICE_BOT.user_id, ip: '2001:DB8:0:0::1' })).body.data.access_token;
     assert.equal(await probe(server, bound, '2001:db8::1'), 4);
     assert.equal(await probe(server, bound, '2001:db8::2'), 1);
@@ -80,7 +90,7 @@ describe('bots.getToken', () => {
     assert.equal(alive.length, 1);
   });
 
-  test('a bot that does not exist, is not a bot, or is someone else\'s answers 1801', async () => {
+  test("a bot that does not exist, is not a bot, or is someone else's answers 1801", async () => {
     assert.equal((await getToken({ user_id: 424242 })).body.code, 1801);
     assert.equal((await getToken({ user_id: ALICE.user_id })).body.code, 1801);
     assert.equal((await getToken({ user_id: TOTP_USER_BOT.user_id })).body.code, 1801);
@@ -95,7 +105,7 @@ describe('bots.getToken', () => {
     assert.equal((await getToken({})).body.code, 2);
   });
 
-  test('requires the owner\'s token', async () => {
+  test("requires the owner's token", async () => {
     assert.equal((await server.call('bots.getToken', { user_id: ALICE_BOT.user_id })).body.code, 1);
     assert.equal((await getToken({ user_id: ALICE_BOT.user_id }, 'A'.repeat(43))).body.code, 1);
   });

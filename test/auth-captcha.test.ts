@@ -80,9 +80,7 @@ describe('sign-in defence', () => {
 
   test('a burst of simultaneous guesses gets no more than 5 past the password check', async () => {
     freshWindows();
-    const answers = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => signin(server, BOB.email, WRONG, {}, { ip: `10.25.0.${i}` })),
-    );
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => signin(server, BOB.email, WRONG, {}, { ip: `10.25.0.${i}` })));
     const codes = answers.map((a) => a.body.code);
     assert.equal(codes.filter((c) => c === 1).length, 5, codes.join(','));
     assert.equal(codes.filter((c) => c === 8).length, 25, codes.join(','));
@@ -93,11 +91,13 @@ describe('sign-in defence', () => {
     const email = 'target@example.com';
     for (let batch = 0; batch < 10; batch++) {
       const answers = await Promise.all(
-        Array.from({ length: 10 }, (_, i) =>
-          signin(server, email, WRONG, { captcha: 'test-pass' }, { ip: `10.26.${batch}.${i}` }),
-        ),
+        Array.from({ length: 10 }, (_, i) => signin(server, email, WRONG, { captcha: 'test-pass' }, { ip: `10.26.${batch}.${i}` })),
       );
-      assert.deepEqual(answers.map((a) => a.body.code), Array(10).fill(1), `batch ${batch}`);
+      assert.deepEqual(
+        answers.map((a) => a.body.code),
+        Array(10).fill(1),
+        `batch ${batch}`,
+      );
     }
     server.clock.advance(60);
     const refused = await signin(server, email, WRONG, { captcha: 'test-pass' }, { ip: '10.26.20.1' });

@@ -46,7 +46,13 @@ export function totpCode(timestampMs: number, secret = TOTP_SECRET): string {
   return new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: timestampMs });
 }
 
-export function signin(server: TestServer, email: string, password = PASSWORD, extra: Record<string, unknown> = {}, options: CallOptions = {}) {
+export function signin(
+  server: TestServer,
+  email: string,
+  password = PASSWORD,
+  extra: Record<string, unknown> = {},
+  options: CallOptions = {},
+) {
   return server.call('auth.signin', { email, password, ...extra }, options);
 }
 

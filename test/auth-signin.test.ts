@@ -5,7 +5,18 @@ import { needsRehash } from '../src/auth/passwords.js';
 import { sha256 } from '../src/infra/secrets.js';
 import { startTestServer, type TestServer } from './helpers.js';
 import {
-  ALICE, BANNED, BOB, BOT_WITH_PASSWORD, PASSWORD, TOTP_USER, assertSession, assertTotpPending, authWorld, probe, sessionOf, signin,
+  ALICE,
+  BANNED,
+  BOB,
+  BOT_WITH_PASSWORD,
+  PASSWORD,
+  TOTP_USER,
+  assertSession,
+  assertTotpPending,
+  authWorld,
+  probe,
+  sessionOf,
+  signin,
 } from './auth-fixtures.js';
 
 describe('auth.signin', () => {
@@ -20,7 +31,14 @@ describe('auth.signin', () => {
     assert.equal(answer.status, 200);
     assert.equal(answer.body.code, 0);
     assertSession(answer.body.data);
-    assert.deepEqual(Object.keys(answer.body.data).sort(), ['access_token', 'device_token', 'expires', 'expires_in', 'refresh_token', 'user_id']);
+    assert.deepEqual(Object.keys(answer.body.data).sort(), [
+      'access_token',
+      'device_token',
+      'expires',
+      'expires_in',
+      'refresh_token',
+      'user_id',
+    ]);
     assert.equal(answer.body.data.user_id, ALICE.user_id);
     assert.equal(answer.body.data.expires_in, 86400);
     assert.notEqual(answer.body.data.access_token, answer.body.data.refresh_token);
@@ -113,7 +131,11 @@ describe('auth.signin', () => {
     assert.ok(needsRehash(weak));
     await server.db.kysely.updateTable('users').set({ password_hash: weak }).where('user_id', '=', BOB.user_id).execute();
     assertSession((await signin(server, BOB.email)).body.data);
-    const row = await server.db.kysely.selectFrom('users').select('password_hash').where('user_id', '=', BOB.user_id).executeTakeFirstOrThrow();
+    const row = await server.db.kysely
+      .selectFrom('users')
+      .select('password_hash')
+      .where('user_id', '=', BOB.user_id)
+      .executeTakeFirstOrThrow();
     assert.notEqual(row.password_hash, weak);
     assert.match(row.password_hash!, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     assert.equal(needsRehash(row.password_hash!), false);
@@ -142,7 +164,11 @@ describe('auth.signin configuration', () => {
       const viaProxy = { ip: '127.0.0.1', headers: { 'x-forwarded-for': '203.0.113.7' } };
       const session = await sessionOf(server, ALICE.email, viaProxy);
       const call = (forwardedFor: string) =>
-        server.call('bots.getToken', { user_id: 999_999 }, { token: session.access_token, ip: '127.0.0.1', headers: { 'x-forwarded-for': forwardedFor } });
+        server.call(
+          'bots.getToken',
+          { user_id: 999_999 },
+          { token: session.access_token, ip: '127.0.0.1', headers: { 'x-forwarded-for': forwardedFor } },
+        );
       assert.equal((await call('203.0.113.7')).body.code, 1801);
       assert.equal((await call('203.0.113.8')).body.code, 1);
     } finally {

@@ -2,9 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TOTP_LIMITS } from '../src/auth/defence.js';
 import { startTestServer, type TestServer } from './helpers.js';
-import {
-  BANNED_TOTP, TOTP_USER, assertSession, assertTotpPending, authWorld, probe, signin, totpCode,
-} from './auth-fixtures.js';
+import { BANNED_TOTP, TOTP_USER, assertSession, assertTotpPending, authWorld, probe, signin, totpCode } from './auth-fixtures.js';
 
 describe('auth.totpVerify', () => {
   let server: TestServer;

@@ -61,7 +61,19 @@ test('the block list: newest first, friendship 4 or 6, short and full forms', as
     [6, 4, 4, 4, 4],
   );
   // User 5 is online: they just made a request.
-  assert.deepEqual(data.users[0], { user_id: 5, nick: 'user5', gender: 0, avatar: '', online: 1, nicks_old: [], games: 0, games_wins: 0, xp: 0, xp_level: 0, friendship: 6 });
+  assert.deepEqual(data.users[0], {
+    user_id: 5,
+    nick: 'user5',
+    gender: 0,
+    avatar: '',
+    online: 1,
+    nicks_old: [],
+    games: 0,
+    games_wins: 0,
+    xp: 0,
+    xp_level: 0,
+    friendship: 6,
+  });
   const short = ok(await call('blacklist.get', 1, { count: 2, type: 'short' }));
   assert.deepEqual(short, {
     count: 59,
@@ -83,7 +95,7 @@ test('paging: default 20, count 0, 50, 51, offsets at and past the end', async (
   assert.deepEqual(ok(await call('blacklist.get', 1, { offset: 59 })), { count: 59, users: [] });
 });
 
-test('unblocking: the other side\'s block stays; not blocked: success', async () => {
+test("unblocking: the other side's block stays; not blocked: success", async () => {
   ok(await call('blacklist.delete', 1, { user_id: 5 }));
   assert.equal(await relation(1, 5), 5);
   fails(await call('friends.add', 1, { user_id: 5 }), 107);

@@ -7,7 +7,9 @@ import { REDIS_URL, busCurrent } from './helpers.js';
 import { missing } from './components.js';
 
 /** A bus of its own prefix on the test Redis, as one server process holds it; `subscriberId` is its subscribed connection's. */
-async function withBus(run: (bus: RedisBus, subscriberId: number, publisher: ReturnType<typeof connectRedis>) => Promise<void>): Promise<void> {
+async function withBus(
+  run: (bus: RedisBus, subscriberId: number, publisher: ReturnType<typeof connectRedis>) => Promise<void>,
+): Promise<void> {
   const publisher = connectRedis(REDIS_URL);
   const subscriber = publisher.duplicate();
   const subscriberId = Number(await subscriber.client('ID'));
@@ -32,7 +34,8 @@ test('a confirmed message has been handled by every receiver when publishing res
     await bus.publish('thing.changed', { id: 8 });
     assert.deepEqual(await plain, { id: 8 });
     assert.deepEqual(handled, [{ id: 7 }, { id: 8 }]);
-  }));
+  }),
+);
 
 test('the bus stops believing itself current when its connection drops, and says so', { skip: missing.redis }, () =>
   withBus(async (bus, subscriberId, publisher) => {
@@ -46,4 +49,5 @@ test('the bus stops believing itself current when its connection drops, and says
     const handled = new Promise((resolve) => bus.subscribe('thing.changed', resolve));
     await bus.publishConfirmed('thing.changed', { id: 9 });
     assert.deepEqual(await handled, { id: 9 });
-  }));
+  }),
+);

@@ -64,9 +64,36 @@ describe('data.getItemProtos', () => {
       prices: { buy: 33 },
       case_item_proto_ids: [501],
     });
-    assert.deepEqual(plain, { item_proto_id: 102, type: 0, image: '', title: 'Card B1', description: '', quality_id: 1, collection_id: 1, monopoly_id: 2, can_craft: 1 });
-    assert.deepEqual(subscription, { item_proto_id: 901, item_proto_status: 1, type: 7, image: '', title: 'Subscription', description: '', quality_id: 1 });
-    assert.deepEqual(sticker, { item_proto_id: 701, type: 9, image: '', title: 'Sticker', description: '', quality_id: 1, sticker_group_id: 1, can_craft: 1 });
+    assert.deepEqual(plain, {
+      item_proto_id: 102,
+      type: 0,
+      image: '',
+      title: 'Card B1',
+      description: '',
+      quality_id: 1,
+      collection_id: 1,
+      monopoly_id: 2,
+      can_craft: 1,
+    });
+    assert.deepEqual(subscription, {
+      item_proto_id: 901,
+      item_proto_status: 1,
+      type: 7,
+      image: '',
+      title: 'Subscription',
+      description: '',
+      quality_id: 1,
+    });
+    assert.deepEqual(sticker, {
+      item_proto_id: 701,
+      type: 9,
+      image: '',
+      title: 'Sticker',
+      description: '',
+      quality_id: 1,
+      sticker_group_id: 1,
+      can_craft: 1,
+    });
   });
 
   test('add_legacy = 1 adds the Thing fields', async () => {
@@ -174,7 +201,21 @@ describe('data.getItemProtos', () => {
     const plain = await callOk(server, 'data.getItemProtos', { item_proto_ids: ids });
     const legacy = await callOk(server, 'data.getItemProtos', { item_proto_ids: ids, add_legacy: 1 });
     assert.equal(plain.item_protos.length, CATALOG_IDS.length);
-    const legacyNames = ['thing_prototype_id', 'thing_prototype_status', 'thing_type', 'quality', 'group', 'sticker_group', 'collection', 'twin_thing_prototype_id', 'delete_price', 'can_be_upgraded', 'buy_cost', 'key', 'cases'];
+    const legacyNames = [
+      'thing_prototype_id',
+      'thing_prototype_status',
+      'thing_type',
+      'quality',
+      'group',
+      'sticker_group',
+      'collection',
+      'twin_thing_prototype_id',
+      'delete_price',
+      'can_be_upgraded',
+      'buy_cost',
+      'key',
+      'cases',
+    ];
     for (const [i, proto] of plain.item_protos.entries()) {
       const source = catalogWorld.item_protos!.find((p) => p.item_proto_id === proto.item_proto_id)!;
       assert.equal(proto.description, source.description ?? '');
@@ -301,7 +342,16 @@ describe('data.searchItemProtos', () => {
   test('add_legacy = 1 adds the Thing fields, default 0 does not', async () => {
     const plain = await search({ type: '3' });
     assert.deepEqual(plain.item_protos, [
-      { item_proto_id: 502, type: 3, image: '', title: 'Key', description: '', quality_id: 1, prices: { buy: 33 }, case_item_proto_ids: [501] },
+      {
+        item_proto_id: 502,
+        type: 3,
+        image: '',
+        title: 'Key',
+        description: '',
+        quality_id: 1,
+        prices: { buy: 33 },
+        case_item_proto_ids: [501],
+      },
     ]);
     const legacy = await search({ type: '3', add_legacy: 1 });
     assert.deepEqual(legacy.item_protos, [
@@ -333,7 +383,10 @@ describe('data.searchItemProtos', () => {
       if (name === 'type') return set.includes(proto.type);
       if (name === 'quality_id') return set.includes(proto.quality_id ?? 0);
       if (name === 'collection_id') return proto.collection_id !== undefined && set.includes(proto.collection_id);
-      return (proto.monopoly_id !== undefined && set.includes(proto.monopoly_id)) || (proto.sticker_group_id !== undefined && set.includes(proto.sticker_group_id));
+      return (
+        (proto.monopoly_id !== undefined && set.includes(proto.monopoly_id)) ||
+        (proto.sticker_group_id !== undefined && set.includes(proto.sticker_group_id))
+      );
     };
     const names = Object.keys(values) as (keyof typeof values)[];
     let combinations = 0;
@@ -355,8 +408,18 @@ describe('data.searchItemProtos', () => {
           for (let offset = 0; offset <= expected.length; offset += 3) {
             const page = await search({ ...params, offset, count: 3 });
             assert.deepEqual(ids(page), expected.slice(offset, offset + 3), `${label} offset ${offset}`);
-            const collectionIds = [...new Set(ids(page).map((id: number) => protos.find((p) => p.item_proto_id === id)!.collection_id).filter((c: unknown) => c !== undefined))].sort((a: any, b: any) => a - b);
-            assert.deepEqual(page.collections.map((c: any) => c.collection_id), collectionIds, `${label} offset ${offset}`);
+            const collectionIds = [
+              ...new Set(
+                ids(page)
+                  .map((id: number) => protos.find((p) => p.item_proto_id === id)!.collection_id)
+                  .filter((c: unknown) => c !== undefined),
+              ),
+            ].sort((a: any, b: any) => a - b);
+            assert.deepEqual(
+              page.collections.map((c: any) => c.collection_id),
+              collectionIds,
+              `${label} offset ${offset}`,
+            );
             paged.push(...ids(page));
           }
           assert.deepEqual(paged, expected, label);

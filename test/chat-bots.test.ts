@@ -66,7 +66,10 @@ test("a bot's message that mentions users without is_public goes only to them, l
     for (let i = 0; i < 7; i++) privateIds.push(await say(server, bot, `@2 your move ${i}`));
     const frame = await bobFeed.added(privateIds[6]);
     assert.deepEqual(frame.data.message.user_ids_mentioned, [BOB]);
-    assert.deepEqual(frame.data.users.map((u: any) => u.user_id), [BOB, BOT]);
+    assert.deepEqual(
+      frame.data.users.map((u: any) => u.user_id),
+      [BOB, BOT],
+    );
     assert.equal(frame.data.users.find((u: any) => u.user_id === BOT).bot, 1);
 
     const marker = await say(server, bot, 'everyone: a new game starts');

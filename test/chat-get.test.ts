@@ -6,7 +6,20 @@ import { importWorld } from '../src/world/import.js';
 import { MessageIds } from '../src/chat/message-id.js';
 import { deleteMessage, postSystemMessage } from '../src/chat/moderation.js';
 import {
-  ALICE, BOB, CARD, CAROL, CASE, MODERATOR, OTHER_CARD, call, chat, chatWorld, connect, say, signIn, withServer,
+  ALICE,
+  BOB,
+  CARD,
+  CAROL,
+  CASE,
+  MODERATOR,
+  OTHER_CARD,
+  call,
+  chat,
+  chatWorld,
+  connect,
+  say,
+  signIn,
+  withServer,
 } from './chat-support.js';
 
 const shortProtos = {
@@ -73,7 +86,10 @@ test('gchat.get keeps the newest historySize messages and names exactly the user
     const fifth = await postSystemMessage(server.services, { type: 4, user_id: BOB, item_proto_ids: [OTHER_CARD] });
 
     const data = await chat(server);
-    assert.deepEqual(data.messages.map((m: any) => m.msg_id), [third, fourth, fifth]);
+    assert.deepEqual(
+      data.messages.map((m: any) => m.msg_id),
+      [third, fourth, fifth],
+    );
     assert.ok(!data.messages.some((m: any) => m.msg_id === first));
     assert.deepEqual(data.users, await shortUsers(server, [ALICE, BOB]));
     assert.deepEqual(data.item_protos, [shortProtos[OTHER_CARD]]);
@@ -84,23 +100,30 @@ test('a deleted message leaves gchat.get and the next older one takes its place'
     const alice = await signIn(server, ALICE);
     const ids = [];
     for (const text of ['one', 'two', 'three']) ids.push(await say(server, alice, text));
-    assert.deepEqual((await chat(server)).messages.map((m: any) => m.text), ['two', 'three']);
+    assert.deepEqual(
+      (await chat(server)).messages.map((m: any) => m.text),
+      ['two', 'three'],
+    );
 
     assert.equal(await deleteMessage(server.services, ids[2]), true);
     assert.equal(await deleteMessage(server.services, ids[2]), false, 'a message is deleted once');
     assert.equal(await deleteMessage(server.services, 'no-such-message'), false);
-    assert.deepEqual((await chat(server)).messages.map((m: any) => m.text), ['one', 'two']);
+    assert.deepEqual(
+      (await chat(server)).messages.map((m: any) => m.text),
+      ['one', 'two'],
+    );
   }));
 
 test('messages sent at the same time all appear, once each, in the order the database gave them', () =>
   withServer({}, async (server) => {
     const tokens = await Promise.all([ALICE, BOB, CAROL, MODERATOR].map((id) => signIn(server, id)));
-    const sent = await Promise.all(
-      Array.from({ length: 24 }, (_, i) => say(server, tokens[i % tokens.length], `message ${i}`)),
-    );
+    const sent = await Promise.all(Array.from({ length: 24 }, (_, i) => say(server, tokens[i % tokens.length], `message ${i}`)));
     const rows = await server.db.kysely.selectFrom('chat_messages').select(['msg_id']).orderBy('msg_seq').execute();
     const shown = (await chat(server)).messages.map((m: any) => m.msg_id);
-    assert.deepEqual(shown, rows.map((r) => r.msg_id));
+    assert.deepEqual(
+      shown,
+      rows.map((r) => r.msg_id),
+    );
     assert.deepEqual([...shown].sort(), [...sent].sort());
     assert.equal(new Set(shown).size, 24);
   }));
@@ -195,11 +218,17 @@ test('a change whose event was lost shows within 30 seconds: the chat is read ag
       .execute();
     await server.db.kysely.updateTable('chat_state').set({ closed: 1 }).where('id', '=', 1).execute();
     const feed = await connect(server);
-    assert.deepEqual((await chat(server)).messages.map((m: any) => m.msg_id), [seen]);
+    assert.deepEqual(
+      (await chat(server)).messages.map((m: any) => m.msg_id),
+      [seen],
+    );
 
     server.clock.advance(30);
     const data = await chat(server);
-    assert.deepEqual(data.messages.map((m: any) => m.msg_id), [seen, 'lost-event']);
+    assert.deepEqual(
+      data.messages.map((m: any) => m.msg_id),
+      [seen, 'lost-event'],
+    );
     assert.equal(data.status.closed, true);
     assert.deepEqual(data.users, await shortUsers(server, [ALICE, CAROL]));
     assert.deepEqual((await feed.next((f) => f.event === 'gchat.status')).data, { closed: true, slowmode: false, emoteonly: false });

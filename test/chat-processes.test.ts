@@ -97,7 +97,9 @@ test(
       servers.push(...(await Promise.all([serve(env), serve(env)])));
 
       const tokens = await Promise.all(
-        USERS.map(async (id) => (await api(servers[0], 'auth.signin', { email: `u${id}@example.com`, password: PASSWORD })).access_token as string),
+        USERS.map(
+          async (id) => (await api(servers[0], 'auth.signin', { email: `u${id}@example.com`, password: PASSWORD })).access_token as string,
+        ),
       );
       const feeds = await Promise.all(servers.map(feedOf));
 
@@ -119,17 +121,27 @@ test(
       const sorted = [...ids].sort();
 
       const rows = await db.kysely.selectFrom('chat_messages').select('msg_id').orderBy('msg_seq').execute();
-      assert.deepEqual(rows.map((r) => r.msg_id), sorted, 'the order of appearance is the order of the ids');
+      assert.deepEqual(
+        rows.map((r) => r.msg_id),
+        sorted,
+        'the order of appearance is the order of the ids',
+      );
 
       for (const feed of feeds) for (const msgId of ids) await feed.added(msgId);
       const markers = await Promise.all(
-        servers.map(async (server, s) => (await api(server, 'gchat.send', { access_token: tokens[s], message: `marker ${s}` })).msg_id as string),
+        servers.map(
+          async (server, s) => (await api(server, 'gchat.send', { access_token: tokens[s], message: `marker ${s}` })).msg_id as string,
+        ),
       );
       await assertPushedOnceInOrder(feeds, ids, markers, new Map(sent.map((x) => [x.msgId, x.origin])), servers.length);
       // Every process answers gchat.get the same once it has heard of every marker.
       const all = [...ids, ...markers].sort();
       assert.deepEqual(all.slice(0, ids.length), sorted, 'the markers came after everything');
-      for (const server of servers) assert.deepEqual((await api(server, 'gchat.get', {})).messages.map((m: any) => m.msg_id), all);
+      for (const server of servers)
+        assert.deepEqual(
+          (await api(server, 'gchat.get', {})).messages.map((m: any) => m.msg_id),
+          all,
+        );
       const shown = new Map((await api(servers[2], 'gchat.get', {})).messages.map((m: any) => [m.msg_id, m]));
       for (const x of sent) {
         const { type, user_id, text, user_ids_mentioned } = shown.get(x.msgId) as any;

@@ -3,7 +3,20 @@ import assert from 'node:assert/strict';
 import { ok } from './helpers.js';
 import { setChatStatus } from '../src/chat/moderation.js';
 import {
-  ALICE, BOB, CAROL, MODERATOR, MUTED, MUTED_UNTIL, call, chat, connect, fails, say, send, signIn, withServer,
+  ALICE,
+  BOB,
+  CAROL,
+  MODERATOR,
+  MUTED,
+  MUTED_UNTIL,
+  call,
+  chat,
+  connect,
+  fails,
+  say,
+  send,
+  signIn,
+  withServer,
 } from './chat-support.js';
 
 const chatConfig = { historySize: 100, slowmodeInterval: 10, emoticons: ['smile', 'fire', 'gg'], botHourlyLimit: 5 };
@@ -27,7 +40,11 @@ test('gchat.send needs a valid token and a message of 1 to 500 characters once t
     const messages = (await chat(server)).messages;
     assert.deepEqual(
       messages.map((m: any) => [m.msg_id, m.text]),
-      [[ids[0], longest], [ids[1], wide], [ids[2], 'padded']],
+      [
+        [ids[0], longest],
+        [ids[1], wide],
+        [ids[2], 'padded'],
+      ],
     );
     const sent = messages[2];
     assert.deepEqual(Object.keys(sent).sort(), ['msg_id', 'text', 'ts', 'type', 'user_id', 'user_ids_mentioned']);
@@ -61,7 +78,10 @@ test('mentions: @<user_id> of existing users, once each, in order of appearance'
       assert.deepEqual(message.user_ids_mentioned, mentioned, text);
     }
     // The users list names the author and everyone mentioned, nobody else.
-    assert.deepEqual((await chat(server)).users.map((u: any) => u.user_id), [ALICE, BOB, CAROL, MODERATOR]);
+    assert.deepEqual(
+      (await chat(server)).users.map((u: any) => u.user_id),
+      [ALICE, BOB, CAROL, MODERATOR],
+    );
   }));
 
 test('a muted user gets 104 with muted_until until the mute ends; the mute is read at send time', () =>
@@ -71,13 +91,21 @@ test('a muted user gets 104 with muted_until until the mute ends; the mute is re
     assert.deepEqual(body.data, { muted_until: MUTED_UNTIL });
 
     const now = Math.floor(server.clock.now() / 1000);
-    await server.db.kysely.updateTable('users').set({ muted_until: now + 60 }).where('user_id', '=', MUTED).execute();
+    await server.db.kysely
+      .updateTable('users')
+      .set({ muted_until: now + 60 })
+      .where('user_id', '=', MUTED)
+      .execute();
     assert.deepEqual(fails(await send(server, muted, 'now?'), 104).data, { muted_until: now + 60 });
     server.clock.advance(60);
     await say(server, muted, 'free again');
 
     // A moderator can be muted too.
-    await server.db.kysely.updateTable('users').set({ muted_until: now + 3600 }).where('user_id', '=', MODERATOR).execute();
+    await server.db.kysely
+      .updateTable('users')
+      .set({ muted_until: now + 3600 })
+      .where('user_id', '=', MODERATOR)
+      .execute();
     fails(await send(server, await signIn(server, MODERATOR), 'hm'), 104);
   }));
 
@@ -87,7 +115,10 @@ test('a closed chat refuses everyone but moderators with 1203 DISABLED', () =>
     await setChatStatus(server.services, { closed: true });
     assert.deepEqual(fails(await send(server, alice, 'anyone?'), 1203).data, { type: 'DISABLED' });
     const notice = await say(server, moderator, 'the chat is closed for maintenance');
-    assert.deepEqual((await chat(server)).messages.map((m: any) => m.msg_id), [notice]);
+    assert.deepEqual(
+      (await chat(server)).messages.map((m: any) => m.msg_id),
+      [notice],
+    );
 
     await setChatStatus(server.services, { closed: false });
     await say(server, alice, 'open again');
@@ -163,12 +194,21 @@ test('a message starting with ! is pushed live to subscribers but not kept', () 
     const command = await say(server, alice, '!roll @2');
     const frame = await feed.added(command);
     assert.deepEqual(frame.data.message.user_ids_mentioned, [BOB]);
-    assert.deepEqual(frame.data.users.map((u: any) => u.user_id), [ALICE, BOB]);
+    assert.deepEqual(
+      frame.data.users.map((u: any) => u.user_id),
+      [ALICE, BOB],
+    );
     const kept = await say(server, alice, 'a kept message');
     await feed.added(kept);
 
-    assert.deepEqual((await chat(server)).messages.map((m: any) => m.msg_id), [kept]);
-    assert.equal(await server.db.kysely.selectFrom('chat_messages').select('msg_id').where('msg_id', '=', command).executeTakeFirst(), undefined);
+    assert.deepEqual(
+      (await chat(server)).messages.map((m: any) => m.msg_id),
+      [kept],
+    );
+    assert.equal(
+      await server.db.kysely.selectFrom('chat_messages').select('msg_id').where('msg_id', '=', command).executeTakeFirst(),
+      undefined,
+    );
     // is_public means nothing for users who are not bots.
     const withFlag = await say(server, alice, 'hi @3', { is_public: 0 });
     assert.ok((await chat(server)).messages.some((m: any) => m.msg_id === withFlag));

@@ -61,7 +61,12 @@ export const EMAIL: Record<number, string> = {
 const methodsByName = new Map(allMethods().map((m) => [m.name, m]));
 
 /** Calls a method and asserts that the answer matches its published schema. */
-export async function call(server: TestServer, method: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Answer> {
+export async function call(
+  server: TestServer,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: CallOptions = {},
+): Promise<Answer> {
   const answer = await server.call(method, params, options);
   const problems = responseProblems(methodsByName.get(method), answer.status, answer.body, params);
   assert.deepEqual(problems, [], `${method} answered outside its schema`);
@@ -172,7 +177,10 @@ export function openSocket(url: string, options: WebSocket.ClientOptions = {}): 
 }
 
 /** Connects to /ws with the given token and subscriptions. */
-export async function connect(server: TestServer, options: { token?: string; subs?: string; client?: WebSocket.ClientOptions } = {}): Promise<FeedClient> {
+export async function connect(
+  server: TestServer,
+  options: { token?: string; subs?: string; client?: WebSocket.ClientOptions } = {},
+): Promise<FeedClient> {
   const base = await listen(server);
   const query = new URLSearchParams();
   if (options.token !== undefined) query.set('access_token', options.token);
@@ -193,7 +201,13 @@ export async function connect(server: TestServer, options: { token?: string; sub
  * After `markers` (one per process, sent after everything else) reached every feed: each feed
  * got every message exactly once, and the messages of one process in the order of their ids.
  */
-export async function assertPushedOnceInOrder(feeds: FeedClient[], ids: string[], markers: string[], originOf: Map<string, number>, processes: number): Promise<void> {
+export async function assertPushedOnceInOrder(
+  feeds: FeedClient[],
+  ids: string[],
+  markers: string[],
+  originOf: Map<string, number>,
+  processes: number,
+): Promise<void> {
   for (const feed of feeds) {
     for (const marker of markers) await feed.added(marker);
     const added = feed.frames.filter((f) => f.event === 'gchat.add').map((f) => f.data.message.msg_id as string);

@@ -8,7 +8,22 @@ import { deleteMessage, postSystemMessage, setChatStatus } from '../src/chat/mod
 import { ChatAddEvent, ChatStatus } from '../src/chat/schemas.js';
 import { ADMIN_KEY, admin } from './admin-support.js';
 import {
-  ALICE, BOB, CARD, CAROL, CASE, MODERATOR, OTHER_CARD, call, chat, connect, listen, openSocket, say, signIn, withServer, type FeedClient,
+  ALICE,
+  BOB,
+  CARD,
+  CAROL,
+  CASE,
+  MODERATOR,
+  OTHER_CARD,
+  call,
+  chat,
+  connect,
+  listen,
+  openSocket,
+  say,
+  signIn,
+  withServer,
+  type FeedClient,
 } from './chat-support.js';
 
 const addFrame = TypeCompiler.Compile(ChatAddEvent);
@@ -34,11 +49,20 @@ test('subscribers receive each new message as gchat.add with the users and proto
         const message = data.messages.find((m: any) => m.msg_id === msgId);
         assert.deepEqual(frame.data.message, message);
         const named = new Set([message.user_id, ...(message.user_ids_mentioned ?? [])]);
-        assert.deepEqual(frame.data.users, data.users.filter((u: any) => named.has(u.user_id)));
+        assert.deepEqual(
+          frame.data.users,
+          data.users.filter((u: any) => named.has(u.user_id)),
+        );
         const protos = new Set([message.case_item_proto_id, message.drop_item_proto_id].filter(Boolean));
-        assert.deepEqual(frame.data.item_protos, data.item_protos.filter((p: any) => protos.has(p.item_proto_id)));
+        assert.deepEqual(
+          frame.data.item_protos,
+          data.item_protos.filter((p: any) => protos.has(p.item_proto_id)),
+        );
       }
-      assert.deepEqual(feed.frames[0], feed.frames.find((f) => f.event === 'ready'));
+      assert.deepEqual(
+        feed.frames[0],
+        feed.frames.find((f) => f.event === 'ready'),
+      );
     }
     assert.deepEqual(feeds[0].frames[0].data, { subs: ['gchat'] });
     assert.deepEqual(feeds[1].frames[0].data, { subs: ['gchat'], user_id: CAROL });
@@ -180,7 +204,8 @@ test('stopping the server closes every subscriber with 1001', async () => {
 
 test('admin API: system messages of types 2, 3 and 4, status changes and deletions arrive as frames of exactly this shape', () =>
   withServer({ config: { adminKey: ADMIN_KEY } }, async (server) => {
-    const shortUsers = async (ids: number[]) => ok(await call(server, 'users.get', { user_ids: ids.join(','), type: 'short' }, { http: 'GET' }));
+    const shortUsers = async (ids: number[]) =>
+      ok(await call(server, 'users.get', { user_ids: ids.join(','), type: 'short' }, { http: 'GET' }));
     const protos: Record<number, object> = {
       [CARD]: { item_proto_id: CARD, type: 0, image: '/i/100.png', title: 'Old Street', description: 'a card', quality_id: 1 },
       [OTHER_CARD]: { item_proto_id: OTHER_CARD, type: 0, image: '/i/101.png', title: 'New Street', description: '', quality_id: 2 },
@@ -190,9 +215,12 @@ test('admin API: system messages of types 2, 3 and 4, status changes and deletio
     const feed = await connect(server);
     const ts = Math.floor(server.clock.now() / 1000);
 
-    const drop = (await admin(server, 'postSystemMessage', { type: 2, user_id: BOB, case_item_proto_id: CASE, drop_item_proto_id: CARD })).msg_id;
-    const gift = (await admin(server, 'postSystemMessage', { type: 3, user_id: CAROL, user_id_receiver: ALICE, item_proto_id: OTHER_CARD })).msg_id;
-    const promo = (await admin(server, 'postSystemMessage', { type: 4, user_id: MODERATOR, item_proto_ids: `${OTHER_CARD},${CARD}` })).msg_id;
+    const drop = (await admin(server, 'postSystemMessage', { type: 2, user_id: BOB, case_item_proto_id: CASE, drop_item_proto_id: CARD }))
+      .msg_id;
+    const gift = (await admin(server, 'postSystemMessage', { type: 3, user_id: CAROL, user_id_receiver: ALICE, item_proto_id: OTHER_CARD }))
+      .msg_id;
+    const promo = (await admin(server, 'postSystemMessage', { type: 4, user_id: MODERATOR, item_proto_ids: `${OTHER_CARD},${CARD}` }))
+      .msg_id;
     assert.ok(drop < gift && gift < promo, 'ids sort in order of appearance');
 
     assert.deepEqual(await feed.added(drop), {
@@ -220,7 +248,10 @@ test('admin API: system messages of types 2, 3 and 4, status changes and deletio
       },
     });
     const data = await chat(server);
-    assert.deepEqual(data.messages.map((m: any) => m.msg_id), [drop, gift, promo]);
+    assert.deepEqual(
+      data.messages.map((m: any) => m.msg_id),
+      [drop, gift, promo],
+    );
     assert.deepEqual(data.users, await shortUsers([ALICE, BOB, CAROL, MODERATOR]));
     assert.deepEqual(data.item_protos, [proto(CARD), proto(OTHER_CARD), proto(CASE)]);
 
@@ -231,7 +262,10 @@ test('admin API: system messages of types 2, 3 and 4, status changes and deletio
     });
     await admin(server, 'deleteMessage', { msg_id: gift });
     assert.deepEqual(await feed.next((f) => f.event === 'gchat.delete'), { event: 'gchat.delete', data: { msg_id: gift } });
-    assert.deepEqual((await chat(server)).messages.map((m: any) => m.msg_id), [drop, promo]);
+    assert.deepEqual(
+      (await chat(server)).messages.map((m: any) => m.msg_id),
+      [drop, promo],
+    );
     assert.deepEqual((await chat(server)).users, await shortUsers([BOB, MODERATOR]));
 
     // A text message: exactly the fields of type 1, and the author and the mentioned users.

@@ -22,7 +22,17 @@ interface Finished {
 function start(args: string[], env: NodeJS.ProcessEnv = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
     // Settings of the surrounding shell must not leak into the process under test.
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '', REDIS_URL: '', WORLD: '', ADMIN_KEY: '', RATE_LIMIT: '', LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '',
+      REDIS_URL: '',
+      WORLD: '',
+      ADMIN_KEY: '',
+      RATE_LIMIT: '',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -96,7 +106,23 @@ describe('the game-platform command', () => {
       assert.match(help.stdout, new RegExp(`^Usage: game-platform ${name}`));
     }
     const serveHelp = (await run(['serve', '--help'])).stdout;
-    for (const option of ['--host', 'HOST', '--port', 'PORT', '--database', 'DATABASE_URL', '--redis', 'REDIS_URL', '--admin-key', 'ADMIN_KEY', '--trust-proxy', 'TRUST_PROXY', '--no-rate-limit', 'RATE_LIMIT=off', '--world'])
+    for (const option of [
+      '--host',
+      'HOST',
+      '--port',
+      'PORT',
+      '--database',
+      'DATABASE_URL',
+      '--redis',
+      'REDIS_URL',
+      '--admin-key',
+      'ADMIN_KEY',
+      '--trust-proxy',
+      'TRUST_PROXY',
+      '--no-rate-limit',
+      'RATE_LIMIT=off',
+      '--world',
+    ])
       assert.ok(serveHelp.includes(option), `serve --help mentions ${option}`);
     assert.match((await run(['import', '--help'])).stdout, /--mode/);
 
@@ -181,18 +207,26 @@ describe('the game-platform command', () => {
       assert.equal(chat.code, 0);
       assert.equal(chat.data.messages[0].text, 'from the command line');
       const signin = await (
-        await fetch(`${base}/api/auth.signin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'cli@example.com', password: PASSWORD }) })
+        await fetch(`${base}/api/auth.signin`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'cli@example.com', password: PASSWORD }),
+        })
       ).json();
       assert.equal(signin.code, 0, 'the plain password of the world file was hashed and works');
 
       // A request in flight when the signal arrives is answered before the process ends.
       const body = JSON.stringify({ item_proto_ids: '1' });
       const inFlight = new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = request(`${base}/api/data.getItemProtos`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-          let text = '';
-          res.on('data', (chunk) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-        });
+        const req = request(
+          `${base}/api/data.getItemProtos`,
+          { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          },
+        );
         req.on('error', reject);
         req.write(body.slice(0, 5));
         // The rest of the body follows once the server has begun shutting down.
@@ -223,43 +257,50 @@ describe('the game-platform command', () => {
   });
 
   // The time limit only keeps a missing announcement from hanging the suite.
-  test('import --redis makes running servers answer from the imported world at once', { timeout: 120_000, skip: missing.redis }, async () => {
-    const shared = await newDatabaseLocation();
-    const server = await startTestServer({ location: shared, redis: true, world });
-    try {
-      const title = async () => ok(await server.call('data.getItemProtos', { item_proto_ids: '1' }, { http: 'GET' })).item_protos[0].title;
-      const nick = async () => ok(await server.call('users.get', { user_id: 1 }, { http: 'GET' }))[0].nick;
-      // Both are now held in the server's memory.
-      assert.equal(await title(), 'Card');
-      assert.equal(await nick(), 'Cli');
+  test(
+    'import --redis makes running servers answer from the imported world at once',
+    { timeout: 120_000, skip: missing.redis },
+    async () => {
+      const shared = await newDatabaseLocation();
+      const server = await startTestServer({ location: shared, redis: true, world });
+      try {
+        const title = async () =>
+          ok(await server.call('data.getItemProtos', { item_proto_ids: '1' }, { http: 'GET' })).item_protos[0].title;
+        const nick = async () => ok(await server.call('users.get', { user_id: 1 }, { http: 'GET' }))[0].nick;
+        // Both are now held in the server's memory.
+        assert.equal(await title(), 'Card');
+        assert.equal(await nick(), 'Cli');
 
-      const bus = server.services.bus as RedisBus;
-      await bus.ready(['world.changed']);
-      const announced = new Promise<void>((resolve) => {
-        const stop = bus.subscribe('world.changed', () => {
-          stop();
-          resolve();
+        const bus = server.services.bus as RedisBus;
+        await bus.ready(['world.changed']);
+        const announced = new Promise<void>((resolve) => {
+          const stop = bus.subscribe('world.changed', () => {
+            stop();
+            resolve();
+          });
         });
-      });
-      const renamed = {
-        item_protos: [{ ...world.item_protos[0], title: 'Renamed card' }],
-        users: [{ ...world.users[0], nick: 'Renamed' }],
-      };
-      writeFileSync(join(dir, 'renamed.json'), JSON.stringify(renamed));
-      let databaseUrl = shared.url;
-      if (shared.schema) {
-        const url = new URL(shared.url);
-        url.searchParams.set('options', `-c search_path=${shared.schema}`);
-        databaseUrl = url.toString();
+        const renamed = {
+          item_protos: [{ ...world.item_protos[0], title: 'Renamed card' }],
+          users: [{ ...world.users[0], nick: 'Renamed' }],
+        };
+        writeFileSync(join(dir, 'renamed.json'), JSON.stringify(renamed));
+        let databaseUrl = shared.url;
+        if (shared.schema) {
+          const url = new URL(shared.url);
+          url.searchParams.set('options', `-c search_path=${shared.schema}`);
+          databaseUrl = url.toString();
+        }
+        const imported = await run(['import', join(dir, 'renamed.json'), '--redis', REDIS_URL, '--redis-prefix', shared.redisPrefix], {
+          DATABASE_URL: databaseUrl,
+        });
+        assert.equal(imported.code, 0, imported.stderr);
+        await announced;
+        assert.equal(await title(), 'Renamed card');
+        assert.equal(await nick(), 'Renamed');
+      } finally {
+        await server.close();
+        await shared.dispose();
       }
-      const imported = await run(['import', join(dir, 'renamed.json'), '--redis', REDIS_URL, '--redis-prefix', shared.redisPrefix], { DATABASE_URL: databaseUrl });
-      assert.equal(imported.code, 0, imported.stderr);
-      await announced;
-      assert.equal(await title(), 'Renamed card');
-      assert.equal(await nick(), 'Renamed');
-    } finally {
-      await server.close();
-      await shared.dispose();
-    }
-  });
+    },
+  );
 });

@@ -5,7 +5,11 @@ import { defaultConfig } from '../src/config.js';
 import { ConfigError, SERVER_SETTINGS, loadConfig, parseArgsOptions, withOptionalValues } from '../src/cli/settings.js';
 
 const load = (args: string[], env: NodeJS.ProcessEnv = {}) => {
-  const { values } = parseArgs({ args: withOptionalValues(SERVER_SETTINGS, args), options: parseArgsOptions(SERVER_SETTINGS), strict: true });
+  const { values } = parseArgs({
+    args: withOptionalValues(SERVER_SETTINGS, args),
+    options: parseArgsOptions(SERVER_SETTINGS),
+    strict: true,
+  });
   return loadConfig(SERVER_SETTINGS, values as Record<string, string | boolean | undefined>, env);
 };
 
@@ -30,7 +34,22 @@ test('a flag wins over its environment variable, which wins over the default', (
 
 test('every setting of the issue has its flag and variable', () => {
   const config = load(
-    ['--host', 'h', '--port', '1', '--database', 'sqlite:a.db', '--redis', 'redis://r', '--admin-key', 'k'.repeat(20), '--trust-proxy', '--no-rate-limit', '--world', 'w.json'],
+    [
+      '--host',
+      'h',
+      '--port',
+      '1',
+      '--database',
+      'sqlite:a.db',
+      '--redis',
+      'redis://r',
+      '--admin-key',
+      'k'.repeat(20),
+      '--trust-proxy',
+      '--no-rate-limit',
+      '--world',
+      'w.json',
+    ],
     {},
   );
   assert.deepEqual(
@@ -38,7 +57,14 @@ test('every setting of the issue has its flag and variable', () => {
     ['h', 1, 'sqlite:a.db', 'redis://r', 'k'.repeat(20), true, false, 'w.json'],
   );
   const viaEnv = load([], {
-    HOST: 'h', PORT: '1', DATABASE_URL: 'sqlite:a.db', REDIS_URL: 'redis://r', ADMIN_KEY: 'k'.repeat(20), TRUST_PROXY: 'on', RATE_LIMIT: 'off', WORLD: 'w.json',
+    HOST: 'h',
+    PORT: '1',
+    DATABASE_URL: 'sqlite:a.db',
+    REDIS_URL: 'redis://r',
+    ADMIN_KEY: 'k'.repeat(20),
+    TRUST_PROXY: 'on',
+    RATE_LIMIT: 'off',
+    WORLD: 'w.json',
   });
   assert.deepEqual(viaEnv, config);
   assert.equal(load([], { RATE_LIMIT: 'on' }).rateLimit, true);
@@ -59,9 +85,28 @@ test('--trust-proxy takes a hop count or proxy addresses and CIDR ranges; alone 
 
 test('the other settings reach the configuration', () => {
   const config = load([
-    '--log-level', 'warn', '--body-limit', '2048', '--session-ttl', '3600', '--no-ip-binding', '--online-window', '60',
-    '--chat-history', '50', '--rate-limit-ip', '100/10', '--rate-limit-token', '20/5', '--redis-prefix', 'prod:',
-    '--captcha-verify-url', 'https://captcha.example.com/siteverify', '--captcha-secret', 's3cret', '--captcha-test-verifier',
+    '--log-level',
+    'warn',
+    '--body-limit',
+    '2048',
+    '--session-ttl',
+    '3600',
+    '--no-ip-binding',
+    '--online-window',
+    '60',
+    '--chat-history',
+    '50',
+    '--rate-limit-ip',
+    '100/10',
+    '--rate-limit-token',
+    '20/5',
+    '--redis-prefix',
+    'prod:',
+    '--captcha-verify-url',
+    'https://captcha.example.com/siteverify',
+    '--captcha-secret',
+    's3cret',
+    '--captcha-test-verifier',
   ]);
   assert.equal(config.logLevel, 'warn');
   assert.equal(config.bodyLimit, 2048);
@@ -88,5 +133,9 @@ test('a bad value is refused naming the flag or variable it came from', () => {
     [['--log-level', 'loud'], {}, /--log-level/],
     [[], { ADMIN_KEY: 'short' }, /ADMIN_KEY/],
   ];
-  for (const [args, env, named] of cases) assert.throws(() => load(args, env), (error: unknown) => error instanceof ConfigError && named.test(error.message));
+  for (const [args, env, named] of cases)
+    assert.throws(
+      () => load(args, env),
+      (error: unknown) => error instanceof ConfigError && named.test(error.message),
+    );
 });

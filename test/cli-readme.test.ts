@@ -29,7 +29,11 @@ test('the README configuration table has exactly the flags of serve, each with i
     flag: `\`--${s.flag}${s.value ? ` ${s.value}` : ''}\``,
     env: `\`${s.env}${s.envValue ? `=${s.envValue}` : ''}\``,
   }));
-  assert.deepEqual(rows.map(({ flag, env }) => ({ flag, env })), expected, 'one row per setting, in the order of serve --help');
+  assert.deepEqual(
+    rows.map(({ flag, env }) => ({ flag, env })),
+    expected,
+    'one row per setting, in the order of serve --help',
+  );
   for (const setting of SERVER_SETTINGS) {
     const row = rows.find((r) => r.flag.startsWith(`\`--${setting.flag}`))!;
     // Defaults that are values (numbers, addresses, URLs) are written as code and must match.

@@ -13,8 +13,13 @@ const ADMIN_KEY = 'client-address-admin-key';
 
 /** The client address the server saw for one admin call (as its audit entry records it). */
 async function seenAs(server: TestServer, url: string, forwardedFor: string): Promise<{ status: number; code: number; ip?: string }> {
-  const before = await server.db.kysely.selectFrom('audit_log').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  const answer = await wire(`${url}/api/admin.getUser?user_id=1`, { headers: { 'x-admin-key': ADMIN_KEY, 'x-forwarded-for': forwardedFor } });
+  const before = await server.db.kysely
+    .selectFrom('audit_log')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  const answer = await wire(`${url}/api/admin.getUser?user_id=1`, {
+    headers: { 'x-admin-key': ADMIN_KEY, 'x-forwarded-for': forwardedFor },
+  });
   const rows = await server.db.kysely.selectFrom('audit_log').select(['ip']).orderBy('audit_id').execute();
   const ip = rows.length > Number(before.n) ? rows[rows.length - 1]!.ip : undefined;
   return { status: answer.status, code: answer.body?.code, ip };
@@ -37,7 +42,7 @@ describe('client addresses behind one proxy (plain --trust-proxy)', () => {
     assert.deepEqual(await seenAs(server, url, '198.51.100.1, 203.0.113.10'), { status: 200, code: 0, ip: '203.0.113.10' });
   });
 
-  test('a stolen token does not work from elsewhere by naming its owner\'s address first', async () => {
+  test("a stolen token does not work from elsewhere by naming its owner's address first", async () => {
     const token = await signIn(server, 'alice@example.com', '203.0.113.20');
     const call = (forwardedFor: string) =>
       wire(`${url}/api/friends.get?access_token=${token}`, { headers: { 'x-forwarded-for': forwardedFor } });
@@ -66,7 +71,10 @@ describe('client addresses behind one proxy (plain --trust-proxy)', () => {
       assert.deepEqual(answer.body, { code: 2, description: 'X-Forwarded-For: the client address is not an IP address' });
     }
     const stored = await server.db.kysely.selectFrom('audit_log').select(['ip']).execute();
-    assert.ok(stored.every((row) => /^[0-9a-f.:]+$/.test(row.ip)), JSON.stringify(stored));
+    assert.ok(
+      stored.every((row) => /^[0-9a-f.:]+$/.test(row.ip)),
+      JSON.stringify(stored),
+    );
   });
 });
 
@@ -82,7 +90,10 @@ describe('client addresses behind several proxies', () => {
   });
 
   test('a list of proxy addresses and ranges: the rightmost entry outside it is the client', async () => {
-    const server = await startTestServer({ world: transportWorld(), config: { trustProxy: ['127.0.0.1', '10.0.0.0/8'], adminKey: ADMIN_KEY } });
+    const server = await startTestServer({
+      world: transportWorld(),
+      config: { trustProxy: ['127.0.0.1', '10.0.0.0/8'], adminKey: ADMIN_KEY },
+    });
     try {
       const url = await listen(server);
       assert.equal((await seenAs(server, url, '198.51.100.1, 203.0.113.40, 10.1.2.3, 10.0.0.9')).ip, '203.0.113.40');

@@ -81,7 +81,8 @@ async function post(method: string, body: Record<string, unknown>, headers: Reco
   return response.json();
 }
 
-const craft = (ids: number[], userId = 1) => post('inventory.craft', { item_ids: ids.join(',') }, { authorization: `Bearer ${tokens.get(userId)}` });
+const craft = (ids: number[], userId = 1) =>
+  post('inventory.craft', { item_ids: ids.join(',') }, { authorization: `Bearer ${tokens.get(userId)}` });
 const revoke = (itemId: number) => post('admin.revokeItem', { item_id: itemId, reason: 'race' }, { 'x-admin-key': ADMIN_KEY });
 
 /**
@@ -145,7 +146,11 @@ async function assertConservation(): Promise<{ crafts: number; revoked: number; 
 /** The recorded craft behind a successful answer consumed exactly the items the request sent. */
 async function assertRecorded(answer: any, ids: number[]): Promise<void> {
   const item = answer.data.item;
-  const craft = await servers[0].db.kysely.selectFrom('crafts').selectAll().where('result_item_id', '=', item.item_id).executeTakeFirstOrThrow();
+  const craft = await servers[0].db.kysely
+    .selectFrom('crafts')
+    .selectAll()
+    .where('result_item_id', '=', item.item_id)
+    .executeTakeFirstOrThrow();
   assert.equal(craft.user_id, 1);
   assert.deepEqual(JSON.parse(craft.consumed_item_ids), ascending(ids));
   assert.equal(item.ts_owned, craft.ts);
@@ -177,7 +182,10 @@ describe('inventory.craft under concurrency', { skip: withoutRedis }, () => {
       answers.map((a) => a.code).sort((a, b) => a - b),
       [0, 603, 603, 603, 603, 603],
     );
-    await assertRecorded(answers.find((a) => a.code === 0), identical);
+    await assertRecorded(
+      answers.find((a) => a.code === 0),
+      identical,
+    );
     const totals = await assertConservation();
     assert.equal(totals.crafts, 9);
   });

@@ -60,12 +60,24 @@ describe('inventory.craft', () => {
   after(() => server.close());
 
   const craft = (itemIds: number[], t = token) => server.call('inventory.craft', { item_ids: itemIds.join(',') }, { token: t });
-  const fails = (itemIds: number[], code: number, t = token) => callFails(server, 'inventory.craft', { item_ids: itemIds.join(',') }, code, { token: t });
+  const fails = (itemIds: number[], code: number, t = token) =>
+    callFails(server, 'inventory.craft', { item_ids: itemIds.join(',') }, code, { token: t });
   const nine = () => CARDS_A.slice(10, 19);
 
   async function assertUnchanged(): Promise<void> {
     const owned = new Set(await ownedIds(server, 1));
-    for (const id of [...CARDS_A.slice(10), UNCRAFTABLE, LOCKED, LOCKED_FOREVER, EQUIPPED, ...CLASS_2, ...TOP_CLASS, ...DICE, ...TAUNTS, ...PASSES])
+    for (const id of [
+      ...CARDS_A.slice(10),
+      UNCRAFTABLE,
+      LOCKED,
+      LOCKED_FOREVER,
+      EQUIPPED,
+      ...CLASS_2,
+      ...TOP_CLASS,
+      ...DICE,
+      ...TAUNTS,
+      ...PASSES,
+    ])
       assert.ok(owned.has(id), `item ${id} is still owned`);
     assert.deepEqual(await ownedIds(server, 2), [OTHERS_CARD]);
   }
@@ -81,7 +93,7 @@ describe('inventory.craft', () => {
     assert.deepEqual(await ownedIds(server, 1, 101), [...CARDS_A, LOCKED, LOCKED_FOREVER, LOCKED_BRIEFLY, EQUIPPED]);
   });
 
-  test('603 for an unknown item, another user\'s, an uncraftable, trade-locked or equipped one', async () => {
+  test("603 for an unknown item, another user's, an uncraftable, trade-locked or equipped one", async () => {
     await fails([...nine(), 99_999], 603);
     await fails([...nine(), OTHERS_CARD], 603);
     await fails([...nine(), UNCRAFTABLE], 603);
@@ -120,9 +132,20 @@ describe('inventory.craft', () => {
     assert.equal(answer.body.code, 0, JSON.stringify(answer.body));
     const item = answer.body.data.item;
     assert.ok([201, 202].includes(item.item_proto_id), `a craft result of class 2 (got ${item.item_proto_id})`);
-    const expected = item.item_proto_id === 201
-      ? { item_proto_id: 201, type: 0, image: '', title: 'Card A2', description: '', quality_id: 2, collection_id: 2, monopoly_id: 1, can_craft: 1 }
-      : { item_proto_id: 202, type: 0, image: '', title: 'Card B2', description: '', quality_id: 2, monopoly_id: 2, can_craft: 1 };
+    const expected =
+      item.item_proto_id === 201
+        ? {
+            item_proto_id: 201,
+            type: 0,
+            image: '',
+            title: 'Card A2',
+            description: '',
+            quality_id: 2,
+            collection_id: 2,
+            monopoly_id: 1,
+            can_craft: 1,
+          }
+        : { item_proto_id: 202, type: 0, image: '', title: 'Card B2', description: '', quality_id: 2, monopoly_id: 2, can_craft: 1 };
     assert.deepEqual(item, { item_id: item.item_id, ...expected, ts_owned: now });
     assert.ok(item.item_id > OTHERS_CARD);
 
@@ -137,7 +160,10 @@ describe('inventory.craft', () => {
     assert.equal(crafts[0].user_id, 1);
     assert.equal(crafts[0].ts, now);
     assert.equal(crafts[0].result_item_id, item.item_id);
-    assert.deepEqual(JSON.parse(crafts[0].consumed_item_ids), [...inputs].sort((a, b) => a - b));
+    assert.deepEqual(
+      JSON.parse(crafts[0].consumed_item_ids),
+      [...inputs].sort((a, b) => a - b),
+    );
     const consumed = await server.db.kysely.selectFrom('items').selectAll().where('item_id', 'in', inputs).execute();
     for (const row of consumed) {
       assert.equal(row.state, 'consumed');
@@ -160,7 +186,14 @@ describe('inventory.craft', () => {
   test('a trade lock ends at its time', async () => {
     await fails([...CARDS_A.slice(5, 10), ...CARDS_B.slice(5, 9), LOCKED_BRIEFLY], 603);
     server.clock.advance(100);
-    const item = (await callOk(server, 'inventory.craft', { item_ids: [...CARDS_A.slice(5, 10), ...CARDS_B.slice(5, 9), LOCKED_BRIEFLY].join(',') }, { token })).item;
+    const item = (
+      await callOk(
+        server,
+        'inventory.craft',
+        { item_ids: [...CARDS_A.slice(5, 10), ...CARDS_B.slice(5, 9), LOCKED_BRIEFLY].join(',') },
+        { token },
+      )
+    ).item;
     assert.equal(item.quality_id, 2);
   });
 

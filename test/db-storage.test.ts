@@ -11,9 +11,33 @@ const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
 
 /** Every table of the schema: the resources of the spec and what the server keeps about them. */
 const TABLES = [
-  'account_tokens', 'audit_log', 'blocks', 'chat_messages', 'chat_state', 'collections', 'crafts', 'draws', 'equipped', 'friend_requests',
-  'friendships', 'inventory_counts', 'item_protos', 'item_types', 'items', 'promocode_uses', 'promocodes', 'qualities', 'recovery_codes',
-  'revocations', 'sessions', 'signin_sources', 'totp_challenges', 'trade_items', 'trade_moves', 'trades', 'users',
+  'account_tokens',
+  'audit_log',
+  'blocks',
+  'chat_messages',
+  'chat_state',
+  'collections',
+  'crafts',
+  'draws',
+  'equipped',
+  'friend_requests',
+  'friendships',
+  'inventory_counts',
+  'item_protos',
+  'item_types',
+  'items',
+  'promocode_uses',
+  'promocodes',
+  'qualities',
+  'recovery_codes',
+  'revocations',
+  'sessions',
+  'signin_sources',
+  'totp_challenges',
+  'trade_items',
+  'trade_moves',
+  'trades',
+  'users',
 ];
 
 /** DATABASE_URL for another process: the SQLite file, or the PostgreSQL schema chosen by search_path. */
@@ -37,7 +61,10 @@ function migrateInProcess(databaseUrl: string): Promise<{ code: number | null; o
 
 async function tableNames(db: Database, schema: string | undefined): Promise<string[]> {
   const tables = await db.kysely.introspection.getTables();
-  return tables.filter((t) => schema === undefined || t.schema === schema).map((t) => t.name).sort();
+  return tables
+    .filter((t) => schema === undefined || t.schema === schema)
+    .map((t) => t.name)
+    .sort();
 }
 
 test('several processes migrating one new database at once: one creates the schema, the others find it in place', async () => {
@@ -62,44 +89,52 @@ test('several processes migrating one new database at once: one creates the sche
   }
 });
 
-test('a SQLite database has its write-ahead log copied into the file by a background thread, not by commits', { skip: DB_KIND !== 'sqlite' && 'SQLite only' }, async () => {
-  const location = await newDatabaseLocation();
-  const path = location.url.slice('sqlite:'.length);
-  const db = await openDatabase(location.url);
-  try {
-    const limit = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db.kysely);
-    assert.equal(limit.rows[0].wal_autocheckpoint, 10_000);
-    await sql`create table filler (text text not null)`.execute(db.kysely);
-    const before = statSync(path).size;
-    // About 2 MB: hundreds of pages, far below the committing writer's own threshold.
-    await db.kysely.transaction().execute(async (trx) => {
-      for (let i = 0; i < 500; i++) await sql`insert into filler (text) values (${'x'.repeat(4000)})`.execute(trx);
-    });
-    assert.ok(statSync(path).size < before + 1_000_000, 'the commit left the pages in the log');
-    const deadline = Date.now() + 10_000;
-    // The thread writes the pages one by one: wait for all of them, not for the first.
-    while (statSync(path).size < before + 2_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(statSync(path).size >= before + 2_000_000, 'the background thread copied the log into the file');
-  } finally {
-    await db.close();
-    await location.dispose();
-  }
-});
+test(
+  'a SQLite database has its write-ahead log copied into the file by a background thread, not by commits',
+  { skip: DB_KIND !== 'sqlite' && 'SQLite only' },
+  async () => {
+    const location = await newDatabaseLocation();
+    const path = location.url.slice('sqlite:'.length);
+    const db = await openDatabase(location.url);
+    try {
+      const limit = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db.kysely);
+      assert.equal(limit.rows[0].wal_autocheckpoint, 10_000);
+      await sql`create table filler (text text not null)`.execute(db.kysely);
+      const before = statSync(path).size;
+      // About 2 MB: hundreds of pages, far below the committing writer's own threshold.
+      await db.kysely.transaction().execute(async (trx) => {
+        for (let i = 0; i < 500; i++) await sql`insert into filler (text) values (${'x'.repeat(4000)})`.execute(trx);
+      });
+      assert.ok(statSync(path).size < before + 1_000_000, 'the commit left the pages in the log');
+      const deadline = Date.now() + 10_000;
+      // The thread writes the pages one by one: wait for all of them, not for the first.
+      while (statSync(path).size < before + 2_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(statSync(path).size >= before + 2_000_000, 'the background thread copied the log into the file');
+    } finally {
+      await db.close();
+      await location.dispose();
+    }
+  },
+);
 
-test('a SQLite database runs in WAL mode with foreign keys enforced and temporary storage in memory', { skip: DB_KIND !== 'sqlite' && 'SQLite only' }, async () => {
-  const location = await newDatabaseLocation();
-  const db = await openDatabase(location.url);
-  try {
-    await migrateToLatest(db);
-    const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(db.kysely);
-    assert.equal(mode.rows[0].journal_mode, 'wal');
-    const keys = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db.kysely);
-    assert.equal(keys.rows[0].foreign_keys, 1);
-    // Statement journals (a craft's update of ten items) in memory, not in a temporary file each time.
-    const tempStore = await sql<{ temp_store: number }>`pragma temp_store`.execute(db.kysely);
-    assert.equal(tempStore.rows[0].temp_store, 2);
-  } finally {
-    await db.close();
-    await location.dispose();
-  }
-});
+test(
+  'a SQLite database runs in WAL mode with foreign keys enforced and temporary storage in memory',
+  { skip: DB_KIND !== 'sqlite' && 'SQLite only' },
+  async () => {
+    const location = await newDatabaseLocation();
+    const db = await openDatabase(location.url);
+    try {
+      await migrateToLatest(db);
+      const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(db.kysely);
+      assert.equal(mode.rows[0].journal_mode, 'wal');
+      const keys = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db.kysely);
+      assert.equal(keys.rows[0].foreign_keys, 1);
+      // Statement journals (a craft's update of ten items) in memory, not in a temporary file each time.
+      const tempStore = await sql<{ temp_store: number }>`pragma temp_store`.execute(db.kysely);
+      assert.equal(tempStore.rows[0].temp_store, 2);
+    } finally {
+      await db.close();
+      await location.dispose();
+    }
+  },
+);

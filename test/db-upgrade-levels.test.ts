@@ -12,11 +12,19 @@ import { migrationsFor } from '../src/db/migrate.js';
  */
 async function writeEarlyData(db: Database): Promise<void> {
   const k = db.kysely;
-  await sql`insert into users (user_id, email, domain, nick, created_at) values (1, 'early@example.com', 'early', 'Early', 1000), (2, null, null, 'Second', 1000)`.execute(k);
-  await sql`insert into item_protos (item_proto_id, type, quality_id, title) values (101, 0, 1, 'Early card'), (201, 0, 2, 'Early card II')`.execute(k);
+  await sql`insert into users (user_id, email, domain, nick, created_at) values (1, 'early@example.com', 'early', 'Early', 1000), (2, null, null, 'Second', 1000)`.execute(
+    k,
+  );
+  await sql`insert into item_protos (item_proto_id, type, quality_id, title) values (101, 0, 1, 'Early card'), (201, 0, 2, 'Early card II')`.execute(
+    k,
+  );
   for (let i = 0; i < 12; i++)
-    await sql`insert into items (user_id, item_proto_id, type, quality_id, ts_owned, state) values (1, 101, 0, 1, ${2000 + i}, 'owned')`.execute(k);
-  await sql`insert into items (user_id, item_proto_id, type, quality_id, ts_owned, state, ended_at) values (1, 101, 0, 1, 1500, 'revoked', 1600)`.execute(k);
+    await sql`insert into items (user_id, item_proto_id, type, quality_id, ts_owned, state) values (1, 101, 0, 1, ${2000 + i}, 'owned')`.execute(
+      k,
+    );
+  await sql`insert into items (user_id, item_proto_id, type, quality_id, ts_owned, state, ended_at) values (1, 101, 0, 1, 1500, 'revoked', 1600)`.execute(
+    k,
+  );
 }
 
 const names = Object.keys(migrationsFor({ dialect: DB_KIND } as Database));
@@ -34,7 +42,10 @@ for (const [index, level] of names.slice(0, -1).entries()) {
         });
         const { error, results } = await migrator.migrateTo(level);
         assert.equal(error, undefined);
-        assert.deepEqual(results?.map((r) => r.migrationName), names.slice(0, index + 1));
+        assert.deepEqual(
+          results?.map((r) => r.migrationName),
+          names.slice(0, index + 1),
+        );
         await writeEarlyData(early);
       } finally {
         await early.close();
@@ -43,11 +54,20 @@ for (const [index, level] of names.slice(0, -1).entries()) {
       // The server migrates on start.
       const server = await startTestServer({ location });
       try {
-        const applied = await server.db.kysely.selectFrom('kysely_migration' as never).select('name' as never).execute();
+        const applied = await server.db.kysely
+          .selectFrom('kysely_migration' as never)
+          .select('name' as never)
+          .execute();
         assert.deepEqual(applied.map((r) => (r as { name: string }).name).sort(), names);
         const users = (await server.call('users.get', { user_ids: '1,2' }, { http: 'GET' })).body;
         assert.equal(users.code, 0);
-        assert.deepEqual(users.data.map((u: { user_id: number; nick: string }) => [u.user_id, u.nick]), [[1, 'Early'], [2, 'Second']]);
+        assert.deepEqual(
+          users.data.map((u: { user_id: number; nick: string }) => [u.user_id, u.nick]),
+          [
+            [1, 'Early'],
+            [2, 'Second'],
+          ],
+        );
         const inventory = (await server.call('inventory.get', { user_id: 1 }, { http: 'GET' })).body;
         assert.equal(inventory.code, 0, JSON.stringify(inventory));
         assert.equal(inventory.data.count, 12, 'the owned items, not the revoked one');

@@ -35,7 +35,9 @@ async function indexDefinition(server: TestServer, name: string): Promise<string
   const query =
     DB_KIND === 'sqlite'
       ? sql<{ definition: string }>`select sql as definition from sqlite_master where type = 'index' and name = ${name}`
-      : sql<{ definition: string }>`select indexdef as definition from pg_indexes where schemaname = current_schema() and indexname = ${name}`;
+      : sql<{
+          definition: string;
+        }>`select indexdef as definition from pg_indexes where schemaname = current_schema() and indexname = ${name}`;
   return (await query.execute(server.db.kysely)).rows[0].definition;
 }
 

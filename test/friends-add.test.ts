@@ -55,7 +55,12 @@ test('already friends or already requested: success, nothing changes', async () 
   ok(await add(2, 1));
   assert.equal(await relation(1, 2), 1);
   const friendships = () =>
-    server.db.kysely.selectFrom('friendships').select(['user_id', 'friend_id', 'since']).where('user_id', 'in', [1, 2]).orderBy('user_id').execute();
+    server.db.kysely
+      .selectFrom('friendships')
+      .select(['user_id', 'friend_id', 'since'])
+      .where('user_id', 'in', [1, 2])
+      .orderBy('user_id')
+      .execute();
   const rows = await friendships();
   assert.equal(rows.length, 2);
   server.clock.advance(10);

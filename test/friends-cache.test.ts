@@ -5,10 +5,18 @@ import { heard, ok, startTestServer, type StartOptions, type TestServer } from '
 import { idsOf, sessionFor } from './social-fixtures.js';
 import { missing } from './components.js';
 
-const relations = (friendId: number): ViewerRelations => ({ kinds: new Map([[friendId, 1]]), blocked: new Set(), blockedBy: new Set(), friendsByAge: [friendId] });
+const relations = (friendId: number): ViewerRelations => ({
+  kinds: new Map([[friendId, 1]]),
+  blocked: new Set(),
+  blockedBy: new Set(),
+  friendsByAge: [friendId],
+});
 
 test('a load of relations that started before a change is not kept', () => {
-  const cache = new RelationCache(() => 0, () => true);
+  const cache = new RelationCache(
+    () => 0,
+    () => true,
+  );
   const before = cache.startFill();
   cache.invalidate([1]);
   cache.store(before, 1, relations(2));
@@ -29,7 +37,10 @@ test('a load of relations that started before a change is not kept', () => {
 test('cached relations expire after 60 seconds and are not used while Redis is unreachable', () => {
   let now = 0;
   let connected = true;
-  const cache = new RelationCache(() => now, () => connected);
+  const cache = new RelationCache(
+    () => now,
+    () => connected,
+  );
   cache.store(cache.startFill(), 1, 'too_many');
   now = 59;
   assert.equal(cache.get(1), 'too_many');
@@ -43,9 +54,17 @@ test('cached relations expire after 60 seconds and are not used while Redis is u
 });
 
 test('the cache holds a bounded number of relations in all: the viewers stored longest ago are forgotten first', () => {
-  const cache = new RelationCache(() => 0, () => true);
+  const cache = new RelationCache(
+    () => 0,
+    () => true,
+  );
   const share = Math.floor(RelationCache.maxTotalRelations * 0.4);
-  const many = (friend: number): ViewerRelations => ({ kinds: new Map(), blocked: new Set(), blockedBy: new Set(), friendsByAge: new Array<number>(share).fill(friend) });
+  const many = (friend: number): ViewerRelations => ({
+    kinds: new Map(),
+    blocked: new Set(),
+    blockedBy: new Set(),
+    friendsByAge: new Array<number>(share).fill(friend),
+  });
   cache.store(cache.startFill(), 1, many(11));
   cache.store(cache.startFill(), 2, many(12));
   assert.ok(cache.get(1));
@@ -103,25 +122,29 @@ test('friends.get shows bans, unbans and changes to the list made after it was r
   }
 });
 
-test('with Redis, a ban or a relation changed on another process shows in friends.get once announced', { skip: missing.redis }, async () => {
-  const first = await start({ redis: true });
-  try {
-    const second = await start({ redis: true, location: first.location, world: undefined });
+test(
+  'with Redis, a ban or a relation changed on another process shows in friends.get once announced',
+  { skip: missing.redis },
+  async () => {
+    const first = await start({ redis: true });
     try {
-      assert.deepEqual(await friendsOf(second, 1), { count: 2, ids: [3, 2] });
-      let changed = heard(second, 'users.changed');
-      await admin(first, 'banUser', { user_id: 2 });
-      await changed;
-      assert.deepEqual(await friendsOf(second, 1), { count: 1, ids: [3] });
+      const second = await start({ redis: true, location: first.location, world: undefined });
+      try {
+        assert.deepEqual(await friendsOf(second, 1), { count: 2, ids: [3, 2] });
+        let changed = heard(second, 'users.changed');
+        await admin(first, 'banUser', { user_id: 2 });
+        await changed;
+        assert.deepEqual(await friendsOf(second, 1), { count: 1, ids: [3] });
 
-      changed = heard(second, 'friends.changed');
-      ok(await first.call('friends.delete', { user_id: 3 }, { token: await sessionFor(first, 1) }));
-      await changed;
-      assert.deepEqual(await friendsOf(second, 1), { count: 0, ids: [] });
+        changed = heard(second, 'friends.changed');
+        ok(await first.call('friends.delete', { user_id: 3 }, { token: await sessionFor(first, 1) }));
+        await changed;
+        assert.deepEqual(await friendsOf(second, 1), { count: 0, ids: [] });
+      } finally {
+        await second.close();
+      }
     } finally {
-      await second.close();
+      await first.close();
     }
-  } finally {
-    await first.close();
-  }
-});
+  },
+);

@@ -62,7 +62,7 @@ test('paging: default 20, count 0, count 50, count 51, offsets at and past the e
   fails(await friendsOf({ user_id: 1, offset: -1 }), 2);
   fails(await friendsOf({ user_id: 1, count: 'many' }), 2);
   const all: number[] = [];
-  for (let offset = 0; offset < 57; offset += 20) all.push(...idsOf(ok(await friendsOf({ user_id: 1, offset })).friends) as number[]);
+  for (let offset = 0; offset < 57; offset += 20) all.push(...(idsOf(ok(await friendsOf({ user_id: 1, offset })).friends) as number[]));
   assert.deepEqual(all, newestFirst);
 });
 
@@ -81,7 +81,19 @@ test('short and full forms, and add_user', async () => {
   assert.deepEqual(full, {
     count: 1,
     friends: [{ user_id: 70, nick: 'Small', gender: 0, avatar: '', vip: 1, nicks_old: [], games: 0, games_wins: 0, xp: 0, xp_level: 0 }],
-    user: { user_id: 71, domain: 'always', nick: 'Always', gender: 0, avatar: '', online: 1, nicks_old: [], games: 0, games_wins: 0, xp: 0, xp_level: 0 },
+    user: {
+      user_id: 71,
+      domain: 'always',
+      nick: 'Always',
+      gender: 0,
+      avatar: '',
+      online: 1,
+      nicks_old: [],
+      games: 0,
+      games_wins: 0,
+      xp: 0,
+      xp_level: 0,
+    },
   });
 });
 
@@ -104,7 +116,10 @@ test('a signed-in caller sees their relation to every listed user but themselves
   assert.equal('friendship' in mine.user, false);
   const short = ok(await friendsOf({ user_id: 70, type: 'short', add_user: 1 }, token));
   const listed: object[] = [...short.friends, short.user];
-  assert.ok(listed.every((u) => !('friendship' in u)), 'the short form has no friendship');
+  assert.ok(
+    listed.every((u) => !('friendship' in u)),
+    'the short form has no friendship',
+  );
 });
 
 test('online=1 lists and counts only friends online', async () => {

@@ -126,13 +126,20 @@ test('two users asking each other at the same moment end up friends, every pair,
       const [first, second] = (round + i) % 2 === 0 ? [a, b] : [b, a];
       return [call('friends.add', first, second), call('friends.add', second, first)];
     });
-    assert.deepEqual(await Promise.all(adds), adds.map(() => 0), `round ${round}`);
+    assert.deepEqual(
+      await Promise.all(adds),
+      adds.map(() => 0),
+      `round ${round}`,
+    );
     const stored = await consistentRows();
     assert.equal(stored.friendships.length, PAIRS * 2, `round ${round}: every pair is friends`);
     assert.deepEqual(stored.requests, [], `round ${round}: no request is left`);
 
     const deletes = pairs.flatMap(([a, b]) => [call('friends.delete', a, b), call('friends.delete', b, a)]);
-    assert.deepEqual(await Promise.all(deletes), deletes.map(() => 0));
+    assert.deepEqual(
+      await Promise.all(deletes),
+      deletes.map(() => 0),
+    );
     assert.deepEqual(await rows(), { friendships: [], requests: [], blocks: [] }, `round ${round}: every friendship ended`);
   }
 });
@@ -140,7 +147,10 @@ test('two users asking each other at the same moment end up friends, every pair,
 test('the same request sent many times at once is stored once', { skip: withoutRedis }, async () => {
   const [a, b] = pairs[0];
   const codes = await Promise.all(Array.from({ length: 20 }, () => call('friends.add', a, b)));
-  assert.deepEqual(codes, codes.map(() => 0));
+  assert.deepEqual(
+    codes,
+    codes.map(() => 0),
+  );
   assert.deepEqual((await rows()).requests, [{ from_user_id: a, to_user_id: b }]);
   assert.equal(await call('friends.delete', b, a), 0);
   assert.deepEqual(await rows(), { friendships: [], requests: [], blocks: [] });
@@ -243,51 +253,61 @@ function random(seed: number): () => number {
   };
 }
 
-test('concurrent adds, deletes, blocks and unblocks always end as some one-at-a-time order would', { timeout: 300_000, skip: withoutRedis }, async () => {
-  const next = random(20261121);
-  // Adds are drawn more often, so pairs keep reaching requests and friendships.
-  const kinds: Kind[] = ['friends.add', 'friends.add', 'friends.add', 'friends.delete', 'blacklist.add', 'blacklist.delete'];
-  let states = pairStates(await consistentRows());
-  const seen = new Set<string>();
-  for (let round = 0; round < MIXED_ROUNDS; round++) {
-    const plans = pairs.map(() =>
-      Array.from({ length: 2 + Math.floor(next() * 3) }, (): Operation => {
-        const kind = kinds[Math.floor(next() * kinds.length)];
-        return { kind, side: next() < 0.5 ? 0 : 1 };
-      }),
-    );
-    const perform = (plan: Operation[], [a, b]: readonly [number, number]) =>
-      Promise.all(plan.map(({ kind, side }) => (side === 0 ? call(kind, a, b) : call(kind, b, a))));
-    const showAll = () => Promise.all(bases.flatMap((base) => pairs.flatMap(([a, b]) => [friendshipShown(base, a, b), friendshipShown(base, b, a)])));
-    // Reads of the relations race the changes, so caches fill while the graph changes.
-    const [answers] = await Promise.all([Promise.all(plans.map((plan, p) => perform(plan, pairs[p]))), showAll()]);
-    const after = pairStates(await consistentRows());
-    // Every server, once told of every change, shows each user's relation as stored.
-    await everyServerHeard(changesAsked);
-    const shown = await showAll();
-    const stored = bases.flatMap(() => after.flatMap((state) => [friendshipOf(state, 0), friendshipOf(state, 1)]));
-    assert.deepEqual(shown, stored, `round ${round}: friendship shown by users.get`);
-    plans.forEach((plan, p) => {
-      assert.ok(
-        explainable(states[p], plan, answers[p], after[p]),
-        `round ${round}, pair ${pairs[p]}: from ${JSON.stringify(states[p])}, ${JSON.stringify(plan)} ` +
-          `answered ${answers[p]} and left ${JSON.stringify(after[p])}`,
+test(
+  'concurrent adds, deletes, blocks and unblocks always end as some one-at-a-time order would',
+  { timeout: 300_000, skip: withoutRedis },
+  async () => {
+    const next = random(20261121);
+    // Adds are drawn more often, so pairs keep reaching requests and friendships.
+    const kinds: Kind[] = ['friends.add', 'friends.add', 'friends.add', 'friends.delete', 'blacklist.add', 'blacklist.delete'];
+    let states = pairStates(await consistentRows());
+    const seen = new Set<string>();
+    for (let round = 0; round < MIXED_ROUNDS; round++) {
+      const plans = pairs.map(() =>
+        Array.from({ length: 2 + Math.floor(next() * 3) }, (): Operation => {
+          const kind = kinds[Math.floor(next() * kinds.length)];
+          return { kind, side: next() < 0.5 ? 0 : 1 };
+        }),
       );
-      seen.add(JSON.stringify(after[p]));
-    });
-    states = after;
-  }
-  // The rounds went through friendships, requests and blocks both ways, not only one corner.
-  const ended = [...seen].map((s) => JSON.parse(s) as PairState);
-  assert.ok(ended.some((s) => s.friends));
-  assert.ok(ended.some((s) => s.requests[0]) && ended.some((s) => s.requests[1]));
-  assert.ok(ended.some((s) => s.blocks[0] && s.blocks[1]));
-});
+      const perform = (plan: Operation[], [a, b]: readonly [number, number]) =>
+        Promise.all(plan.map(({ kind, side }) => (side === 0 ? call(kind, a, b) : call(kind, b, a))));
+      const showAll = () =>
+        Promise.all(bases.flatMap((base) => pairs.flatMap(([a, b]) => [friendshipShown(base, a, b), friendshipShown(base, b, a)])));
+      // Reads of the relations race the changes, so caches fill while the graph changes.
+      const [answers] = await Promise.all([Promise.all(plans.map((plan, p) => perform(plan, pairs[p]))), showAll()]);
+      const after = pairStates(await consistentRows());
+      // Every server, once told of every change, shows each user's relation as stored.
+      await everyServerHeard(changesAsked);
+      const shown = await showAll();
+      const stored = bases.flatMap(() => after.flatMap((state) => [friendshipOf(state, 0), friendshipOf(state, 1)]));
+      assert.deepEqual(shown, stored, `round ${round}: friendship shown by users.get`);
+      plans.forEach((plan, p) => {
+        assert.ok(
+          explainable(states[p], plan, answers[p], after[p]),
+          `round ${round}, pair ${pairs[p]}: from ${JSON.stringify(states[p])}, ${JSON.stringify(plan)} ` +
+            `answered ${answers[p]} and left ${JSON.stringify(after[p])}`,
+        );
+        seen.add(JSON.stringify(after[p]));
+      });
+      states = after;
+    }
+    // The rounds went through friendships, requests and blocks both ways, not only one corner.
+    const ended = [...seen].map((s) => JSON.parse(s) as PairState);
+    assert.ok(ended.some((s) => s.friends));
+    assert.ok(ended.some((s) => s.requests[0]) && ended.some((s) => s.requests[1]));
+    assert.ok(ended.some((s) => s.blocks[0] && s.blocks[1]));
+  },
+);
 
 test('blocking while the other side asks or accepts ends with the block alone', { skip: withoutRedis }, async () => {
-  await Promise.all(pairs.flatMap(([a, b]) => [call('blacklist.delete', a, b), call('blacklist.delete', b, a), call('friends.delete', a, b)]));
+  await Promise.all(
+    pairs.flatMap(([a, b]) => [call('blacklist.delete', a, b), call('blacklist.delete', b, a), call('friends.delete', a, b)]),
+  );
   const setup = await Promise.all(pairs.slice(0, PAIRS / 2).flatMap(([a, b]) => [call('friends.add', a, b), call('friends.add', b, a)]));
-  assert.deepEqual(setup, setup.map(() => 0));
+  assert.deepEqual(
+    setup,
+    setup.map(() => 0),
+  );
   const answers = await Promise.all(pairs.map(([a, b]) => Promise.all([call('blacklist.add', a, b), call('friends.add', b, a)])));
   for (const [block, add] of answers) {
     assert.equal(block, 0);

@@ -8,60 +8,76 @@ import { startTestServer } from './helpers.js';
 import type { World } from '../src/world/schema.js';
 import { CHROMIUM, missing } from './components.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** Generous waits for a loaded machine; nothing here measures speed. */
 const WAIT = { timeout: 60_000 };
 const root = join(import.meta.dirname, '..');
 const demoFile = join(root, 'worlds/demo.json');
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 
-test('GET / in a browser: what the server is, its version, links that work, and the demo accounts without passwords', { timeout: 240_000, skip: missing.chromium }, async () => {
-  const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as World & { users: { email?: string; password?: string }[] };
-  const accounts = demo.users.filter((u) => u.email && u.password);
-  assert.ok(accounts.length >= 5);
-  const server = await startTestServer({ world: demo, config: { world: demoFile } });
-  let browser: Browser | undefined;
-  try {
-    await server.app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = server.app.server.address() as AddressInfo;
-    const origin = `http://127.0.0.1:${port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM!, args: CHROMIUM_ARGS });
-    const page = await browser.newPage();
-    const outside: string[] = [];
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(`${origin}/`)) return route.continue();
-      outside.push(url);
-      return route.abort();
-    });
+test(
+  'GET / in a browser: what the server is, its version, links that work, and the demo accounts without passwords',
+  { timeout: 240_000, skip: missing.chromium },
+  async () => {
+    const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as World & { users: { email?: string; password?: string }[] };
+    const accounts = demo.users.filter((u) => u.email && u.password);
+    assert.ok(accounts.length >= 5);
+    const server = await startTestServer({ world: demo, config: { world: demoFile } });
+    let browser: Browser | undefined;
+    try {
+      await server.app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = server.app.server.address() as AddressInfo;
+      const origin = `http://127.0.0.1:${port}`;
+      browser = await chromium.launch({ executablePath: CHROMIUM!, args: CHROMIUM_ARGS });
+      const page = await browser.newPage();
+      const outside: string[] = [];
+      await page.route('**/*', (route) => {
+        const url = route.request().url();
+        if (url.startsWith(`${origin}/`)) return route.continue();
+        outside.push(url);
+        return route.abort();
+      });
 
-    const loaded = await page.goto(`${origin}/`, WAIT);
-    assert.equal(loaded?.status(), 200);
-    assert.equal(await page.title(), `game-platform ${version}`);
-    assert.equal(await page.locator('#version').innerText(), version);
-    const listed = await page.locator('#demo-accounts li').allInnerTexts();
-    assert.deepEqual(listed, accounts.map((a) => a.email));
-    const text = await page.locator('body').innerText();
-    for (const account of accounts) assert.equal(text.includes(account.password!), false, 'no password on the page');
-    assert.equal((await page.content()).includes('demo-password'), false);
+      const loaded = await page.goto(`${origin}/`, WAIT);
+      assert.equal(loaded?.status(), 200);
+      assert.equal(await page.title(), `game-platform ${version}`);
+      assert.equal(await page.locator('#version').innerText(), version);
+      const listed = await page.locator('#demo-accounts li').allInnerTexts();
+      assert.deepEqual(
+        listed,
+        accounts.map((a) => a.email),
+      );
+      const text = await page.locator('body').innerText();
+      for (const account of accounts) assert.equal(text.includes(account.password!), false, 'no password on the page');
+      assert.equal((await page.content()).includes('demo-password'), false);
 
-    // Each link leads somewhere that answers.
-    for (const [name, check] of [
-      ['Health', async () => assert.deepEqual(JSON.parse(await page.locator('body').innerText()), { status: 'ok' })],
-      ['OpenAPI document', async () => assert.equal(JSON.parse(await page.locator('body').innerText()).openapi, '3.1.0')],
-      ['API reference', async () => page.locator('.sidebar-heading-type').first().waitFor(WAIT)],
-    ] as const) {
-      await page.goto(`${origin}/`, WAIT);
-      const [response] = await Promise.all([page.waitForNavigation(WAIT), page.getByRole('link', { name, exact: true }).click()]);
-      assert.equal(response?.status(), 200, name);
-      await check();
+      // Each link leads somewhere that answers.
+      for (const [name, check] of [
+        ['Health', async () => assert.deepEqual(JSON.parse(await page.locator('body').innerText()), { status: 'ok' })],
+        ['OpenAPI document', async () => assert.equal(JSON.parse(await page.locator('body').innerText()).openapi, '3.1.0')],
+        ['API reference', async () => page.locator('.sidebar-heading-type').first().waitFor(WAIT)],
+      ] as const) {
+        await page.goto(`${origin}/`, WAIT);
+        const [response] = await Promise.all([page.waitForNavigation(WAIT), page.getByRole('link', { name, exact: true }).click()]);
+        assert.equal(response?.status(), 200, name);
+        await check();
+      }
+      assert.deepEqual(outside, [], 'the page loaded something from outside this server');
+    } finally {
+      await browser?.close();
+      await server.close();
     }
-    assert.deepEqual(outside, [], 'the page loaded something from outside this server');
-  } finally {
-    await browser?.close();
-    await server.close();
-  }
-});
+  },
+);
 
 test('without the demo world, GET / lists no accounts', async () => {
   const server = await startTestServer({ world: { users: [{ user_id: 1, nick: 'x', email: 'someone@example.com' }] } });

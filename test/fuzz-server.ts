@@ -39,12 +39,7 @@ export async function startFuzzServer(): Promise<FuzzServer> {
   const world: World = {
     ...catalogWorld,
     users,
-    items: [
-      ...run(1000, 60, 1, 101),
-      ...run(2000, 10, 1, 601),
-      ...run(3000, 20, 2, 101),
-      ...run(4000, 10, 1, 951),
-    ],
+    items: [...run(1000, 60, 1, 101), ...run(2000, 10, 1, 601), ...run(3000, 20, 2, 101), ...run(4000, 10, 1, 951)],
     friends: [[1, 2]],
     friend_requests: [{ from: 3, to: 1 }],
     blocks: [{ user_id: 4, blocked_user_id: 1 }],
@@ -67,7 +62,13 @@ export async function startFuzzServer(): Promise<FuzzServer> {
     db: server.db,
     restore,
     async inject(wire, ip) {
-      const response = await server.app.inject({ method: wire.method, url: wire.url, headers: wire.headers, payload: wire.payload, remoteAddress: ip });
+      const response = await server.app.inject({
+        method: wire.method,
+        url: wire.url,
+        headers: wire.headers,
+        payload: wire.payload,
+        remoteAddress: ip,
+      });
       return { status: response.statusCode, text: response.body };
     },
   };

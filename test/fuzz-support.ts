@@ -33,7 +33,7 @@ export const hostileScalars: Value[] = [
   'ü日本語🎲',
   '\u202Eevil',
   "' OR 1=1 --",
-  "1; DROP TABLE users; --",
+  '1; DROP TABLE users; --',
   '1 UNION SELECT password_hash FROM users',
   '%',
   '_',
@@ -78,7 +78,16 @@ export const hostileScalars: Value[] = [
 ];
 
 /** Non-scalar values where scalars belong. */
-export const hostileStructures: Value[] = [[], [1, 2], ['a', 'b'], [[1]], {}, { a: 1 }, JSON.parse('{"__proto__":{"polluted":1}}') as Value, { toString: 'x' }];
+export const hostileStructures: Value[] = [
+  [],
+  [1, 2],
+  ['a', 'b'],
+  [[1]],
+  {},
+  { a: 1 },
+  JSON.parse('{"__proto__":{"polluted":1}}') as Value,
+  { toString: 'x' },
+];
 
 export interface Fixture {
   userIds: number[];
@@ -119,9 +128,22 @@ function scalarFor(kind: ParamKind | undefined, schema: TSchema, name: string, f
     default: {
       const maxLength = (schema.maxLength as number | undefined) ?? 200;
       const near = Math.min(maxLength, 5000);
-      const known: Value[] = [...fixture.emails, fixture.password, ...fixture.msgIds, 'short', 'full', 'time', 'quality', 'array', 'tree', 'merge', 'replace'];
+      const known: Value[] = [
+        ...fixture.emails,
+        fixture.password,
+        ...fixture.msgIds,
+        'short',
+        'full',
+        'time',
+        'quality',
+        'array',
+        'tree',
+        'merge',
+        'replace',
+      ];
       if (name === 'message') known.push('hello @1', ':smile:', '!command', 'hi @2 @3');
-      if (name === 'item_proto' || name === 'world') known.push('{}', '[]', '{"item_proto_id":1,"type":0,"title":"t"}', '{"users":[{"user_id":1,"nick":"n"}]}');
+      if (name === 'item_proto' || name === 'world')
+        known.push('{}', '[]', '{"item_proto_id":1,"type":0,"title":"t"}', '{"users":[{"user_id":1,"nick":"n"}]}');
       return fc.oneof(
         fc.constantFrom(...known),
         fc.string({ maxLength: 40 }),
@@ -140,7 +162,12 @@ function valueFor(name: string, schema: TSchema, fixture: Fixture): fc.Arbitrary
     { weight: 30, arbitrary: scalarFor(schema['x-param'] as ParamKind | undefined, schema, name, fixture) },
     { weight: 15, arbitrary: fc.constantFrom(...hostileScalars) },
     { weight: 5, arbitrary: fc.constantFrom(...hostileStructures) },
-    { weight: 5, arbitrary: fc.tuple(scalarFor(schema['x-param'] as ParamKind | undefined, schema, name, fixture), fc.constantFrom<Value>('', '1', 'x')).map(([a, b]) => [a, b]) },
+    {
+      weight: 5,
+      arbitrary: fc
+        .tuple(scalarFor(schema['x-param'] as ParamKind | undefined, schema, name, fixture), fc.constantFrom<Value>('', '1', 'x'))
+        .map(([a, b]) => [a, b]),
+    },
     { weight: 1, arbitrary: fc.constant(HUGE) },
   );
 }
@@ -152,9 +179,13 @@ export function paramsFor(method: AnyMethod, fixture: Fixture): fc.Arbitrary<Rec
   return fc
     .tuple(
       fc.record(declared, { requiredKeys: [] }),
-      fc.dictionary(fc.constantFrom('__proto__', 'constructor', 'hasOwnProperty', 'code', 'data', 'extra', ''), fc.constantFrom<Value>(...hostileScalars), {
-        maxKeys: 2,
-      }),
+      fc.dictionary(
+        fc.constantFrom('__proto__', 'constructor', 'hasOwnProperty', 'code', 'data', 'extra', ''),
+        fc.constantFrom<Value>(...hostileScalars),
+        {
+          maxKeys: 2,
+        },
+      ),
     )
     .map(([params, extra]) => ({ ...extra, ...params }) as Record<string, Value>);
 }
@@ -198,7 +229,17 @@ export const encodings: Encoding[] = [
 
 export type Credential = 'none' | 'user' | 'user-bearer' | 'bot' | 'invalid' | 'garbage' | 'admin' | 'admin-wrong' | 'admin-and-user';
 
-export const credentials: Credential[] = ['none', 'user', 'user-bearer', 'bot', 'invalid', 'garbage', 'admin', 'admin-wrong', 'admin-and-user'];
+export const credentials: Credential[] = [
+  'none',
+  'user',
+  'user-bearer',
+  'bot',
+  'invalid',
+  'garbage',
+  'admin',
+  'admin-wrong',
+  'admin-and-user',
+];
 
 export interface FuzzRequest {
   params: Record<string, Value>;
@@ -228,7 +269,9 @@ function wireString(value: Value): string {
 
 /** key=value pairs of a record: lists become repeated keys (duplicate parameters). */
 function pairs(params: Record<string, Value>): [string, string][] {
-  return Object.entries(params).flatMap(([k, v]) => (Array.isArray(v) ? v.map((e) => [k, wireString(e)] as [string, string]) : [[k, wireString(v)]]));
+  return Object.entries(params).flatMap(([k, v]) =>
+    Array.isArray(v) ? v.map((e) => [k, wireString(e)] as [string, string]) : [[k, wireString(v)]],
+  );
 }
 
 export interface WireRequest {
@@ -287,9 +330,19 @@ export function encode(methodName: string, request: FuzzRequest, secrets: Secret
     case 'json':
       return { method: 'POST', url: path, headers: { ...headers, 'content-type': 'application/json' }, payload: json };
     case 'form':
-      return { method: 'POST', url: path, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: query(params) };
+      return {
+        method: 'POST',
+        url: path,
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: query(params),
+      };
     case 'json-with-conflicting-query':
-      return { method: 'POST', url: `${path}?${query(request.conflicting)}`, headers: { ...headers, 'content-type': 'application/json' }, payload: json };
+      return {
+        method: 'POST',
+        url: `${path}?${query(request.conflicting)}`,
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: json,
+      };
     case 'multipart': {
       const boundary = 'fuzzboundary7MA4YWxkTrZu0gW';
       const parts = pairs(params).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
@@ -305,23 +358,55 @@ export function encode(methodName: string, request: FuzzRequest, secrets: Secret
     case 'no-content-type':
       return { method: 'POST', url: path, headers, payload: json };
     case 'malformed-json':
-      return { method: 'POST', url: path, headers: { ...headers, 'content-type': 'application/json' }, payload: `${json.slice(0, Math.max(1, json.length - 1))},NaN` };
+      return {
+        method: 'POST',
+        url: path,
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: `${json.slice(0, Math.max(1, json.length - 1))},NaN`,
+      };
     case 'json-not-object':
-      return { method: 'POST', url: `${path}?${query(params)}`, headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify(Object.values(params)) };
+      return {
+        method: 'POST',
+        url: `${path}?${query(params)}`,
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: JSON.stringify(Object.values(params)),
+      };
     case 'json-odd-content-type':
       return { method: 'POST', url: path, headers: { ...headers, 'content-type': 'Application/JSON; charset=latin1' }, payload: json };
     case 'get-with-body':
-      return { method: 'GET', url: `${path}?${query(request.conflicting)}`, headers: { ...headers, 'content-type': 'application/json' }, payload: json };
+      return {
+        method: 'GET',
+        url: `${path}?${query(request.conflicting)}`,
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: json,
+      };
     case 'empty-post':
       return { method: 'POST', url: `${path}?${query(params)}`, headers: { ...headers, 'content-type': 'application/json' }, payload: '' };
     case 'octet-stream':
-      return { method: 'POST', url: `${path}?${query(request.conflicting)}`, headers: { ...headers, 'content-type': 'application/octet-stream' }, payload: json };
+      return {
+        method: 'POST',
+        url: `${path}?${query(request.conflicting)}`,
+        headers: { ...headers, 'content-type': 'application/octet-stream' },
+        payload: json,
+      };
     case 'xml':
-      return { method: 'POST', url: path, headers: { ...headers, 'content-type': 'application/xml' }, payload: `<?xml version="1.0"?><params>${pairs(params).map(([k, v]) => `<p n="${k}">${v}</p>`).join('')}</params>` };
+      return {
+        method: 'POST',
+        url: path,
+        headers: { ...headers, 'content-type': 'application/xml' },
+        payload: `<?xml version="1.0"?><params>${pairs(params)
+          .map(([k, v]) => `<p n="${k}">${v}</p>`)
+          .join('')}</params>`,
+      };
     case 'form-as-json':
       return { method: 'POST', url: path, headers: { ...headers, 'content-type': 'application/json' }, payload: query(params) };
     case 'json-utf16':
-      return { method: 'POST', url: path, headers: { ...headers, 'content-type': 'application/json; charset=utf-16le' }, payload: Buffer.from(json, 'utf16le') };
+      return {
+        method: 'POST',
+        url: path,
+        headers: { ...headers, 'content-type': 'application/json; charset=utf-16le' },
+        payload: Buffer.from(json, 'utf16le'),
+      };
   }
 }
 
@@ -337,7 +422,11 @@ async function tableNames(db: Database): Promise<string[]> {
   const rows =
     db.dialect === 'sqlite'
       ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db.kysely)).rows
-      : (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db.kysely)).rows;
+      : (
+          await sql<{
+            name: string;
+          }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db.kysely)
+        ).rows;
   return rows
     .map((r) => r.name)
     .filter((name) => !name.startsWith('sqlite_') && !name.startsWith('kysely_') && !LOG_TABLES.has(name))
@@ -412,25 +501,33 @@ export interface FuzzTarget {
  * Runs FUZZ_RUNS generated requests against one method: every answer must be sane, and a
  * refused one must leave every table as it was.
  */
-export async function fuzzMethod(target: FuzzTarget, method: AnyMethod, fixture: Fixture, seed: number, numRuns = FUZZ_RUNS): Promise<void> {
+export async function fuzzMethod(
+  target: FuzzTarget,
+  method: AnyMethod,
+  fixture: Fixture,
+  seed: number,
+  numRuns = FUZZ_RUNS,
+): Promise<void> {
   const secrets = await target.restore();
   const codes = new Map<number, number>();
   let before = await snapshot(target.db);
-  await fc.assert(
-    fc.asyncProperty(requestFor(method, fixture), async (request) => {
-      const wire = encode(method.name, request, secrets);
-      const { status, text } = await target.inject(wire, request.ip);
-      const context = `for ${wire.method} ${wire.url.slice(0, 300)} ${JSON.stringify(wire.headers)} ${String(wire.payload ?? '').slice(0, 300)}`;
-      const { code } = assertSaneAnswer(method, status, text, context);
-      codes.set(code, (codes.get(code) ?? 0) + 1);
-      const after = await snapshot(target.db);
-      if (code !== 0) assert.deepEqual(differences(before, after), [], `refused with code ${code} but changed the database ${context}`);
-      before = after;
-    }),
-    { seed, numRuns, endOnFailure: true },
-  ).catch((error: Error) => {
-    error.message = `${error.message}\nReplay with FUZZ_SEED=${FUZZ_SEED} (method ${method.name}, run seed ${seed})`;
-    throw error;
-  });
+  await fc
+    .assert(
+      fc.asyncProperty(requestFor(method, fixture), async (request) => {
+        const wire = encode(method.name, request, secrets);
+        const { status, text } = await target.inject(wire, request.ip);
+        const context = `for ${wire.method} ${wire.url.slice(0, 300)} ${JSON.stringify(wire.headers)} ${String(wire.payload ?? '').slice(0, 300)}`;
+        const { code } = assertSaneAnswer(method, status, text, context);
+        codes.set(code, (codes.get(code) ?? 0) + 1);
+        const after = await snapshot(target.db);
+        if (code !== 0) assert.deepEqual(differences(before, after), [], `refused with code ${code} but changed the database ${context}`);
+        before = after;
+      }),
+      { seed, numRuns, endOnFailure: true },
+    )
+    .catch((error: Error) => {
+      error.message = `${error.message}\nReplay with FUZZ_SEED=${FUZZ_SEED} (method ${method.name}, run seed ${seed})`;
+      throw error;
+    });
   if (process.env.FUZZ_STATS) console.log(`${method.name}: codes ${JSON.stringify(Object.fromEntries(codes))}`);
 }

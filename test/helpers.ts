@@ -91,7 +91,8 @@ export interface StartOptions {
 
 /** Starts a server on a fresh database (or a shared one) with a manual clock. */
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
-  if (options.redis && missing.redis) throw new Error(`${missing.redis}. Declare the test with { skip: missing.redis } (test/components.ts)`);
+  if (options.redis && missing.redis)
+    throw new Error(`${missing.redis}. Declare the test with { skip: missing.redis } (test/components.ts)`);
   const location = options.location ?? (await newDatabaseLocation());
   const ownsLocation = !options.location;
   const db = await openDatabase(location.url, { schema: location.schema, poolSize: 5 });
@@ -113,7 +114,9 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     await importWorld(db, options.world, { mode: 'merge', now: Math.floor(clock.now() / 1000) });
   }
   const logLines = options.logLines;
-  const logger = logLines ? { ...(loggerOptions(options.logLevel ?? 'warn') as object), stream: { write: (line: string) => void logLines.push(line) } } : false;
+  const logger = logLines
+    ? { ...(loggerOptions(options.logLevel ?? 'warn') as object), stream: { write: (line: string) => void logLines.push(line) } }
+    : false;
   const { app, services } = await createServer(config, { clock, db, logger });
   // Every /api answer is checked against the published schemas (test/response-check.ts).
   const responses = watchResponses(app, allMethods());
@@ -134,7 +137,9 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       let body: string | undefined;
       if (http === 'GET') {
         const query = new URLSearchParams(
-          Object.entries(payload).filter(([, v]) => v !== undefined).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]),
+          Object.entries(payload)
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]),
         ).toString();
         if (query) url += `?${query}`;
       } else if (callOptions.form) {

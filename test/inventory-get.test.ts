@@ -258,7 +258,10 @@ describe('inventory.get', () => {
       collections: [],
     });
     const shrunkLegacy = await get({ user_id: 8, shrink: 1 });
-    assert.deepEqual(shrunkLegacy.things.map((t: any) => [t.item_id, t.thing_id, t.item_ids, t.owned_time]), [[80, 80, [80, 81], 200]]);
+    assert.deepEqual(
+      shrunkLegacy.things.map((t: any) => [t.item_id, t.thing_id, t.item_ids, t.owned_time]),
+      [[80, 80, [80, 81], 200]],
+    );
   });
 
   test('add_legacy = 0: items without the Thing fields, collections without id', async () => {

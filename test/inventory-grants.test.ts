@@ -22,14 +22,18 @@ describe('grants and revocations', () => {
   });
   after(() => server.close());
 
-  const inventory = (params: Record<string, unknown> = {}) => callOk(server, 'inventory.get', { add_legacy: 0, ...params }, { token, http: 'GET' });
+  const inventory = (params: Record<string, unknown> = {}) =>
+    callOk(server, 'inventory.get', { add_legacy: 0, ...params }, { token, http: 'GET' });
 
   test('grantItems adds copies received now, with the given trade lock', async () => {
     server.clock.advance(10);
     const now = Math.floor(server.clock.now() / 1000);
     const ids = await grantItems(server.services, { userId: 1, itemProtoId: 201, copies: 3, tsCanTrade: now + 50 });
     assert.equal(ids.length, 3);
-    assert.deepEqual([...ids].sort((a, b) => a - b), ids);
+    assert.deepEqual(
+      [...ids].sort((a, b) => a - b),
+      ids,
+    );
     const data = await inventory();
     assert.deepEqual(
       data.items.map((i: any) => i.item_id),
@@ -46,9 +50,18 @@ describe('grants and revocations', () => {
   });
 
   test('grantItems refuses an unknown prototype, an unknown user and no copies', async () => {
-    await assert.rejects(grantItems(server.services, { userId: 1, itemProtoId: 9999, copies: 1 }), (e: unknown) => e instanceof ApiError && e.code === 2);
-    await assert.rejects(grantItems(server.services, { userId: 999, itemProtoId: 101, copies: 1 }), (e: unknown) => e instanceof ApiError && e.code === 101);
-    await assert.rejects(grantItems(server.services, { userId: 1, itemProtoId: 101, copies: 0 }), (e: unknown) => e instanceof ApiError && e.code === 2);
+    await assert.rejects(
+      grantItems(server.services, { userId: 1, itemProtoId: 9999, copies: 1 }),
+      (e: unknown) => e instanceof ApiError && e.code === 2,
+    );
+    await assert.rejects(
+      grantItems(server.services, { userId: 999, itemProtoId: 101, copies: 1 }),
+      (e: unknown) => e instanceof ApiError && e.code === 101,
+    );
+    await assert.rejects(
+      grantItems(server.services, { userId: 1, itemProtoId: 101, copies: 0 }),
+      (e: unknown) => e instanceof ApiError && e.code === 2,
+    );
   });
 
   test('revokeItem takes an equipped item away, records why, and unequips it', async () => {
@@ -86,7 +99,8 @@ describe('grants and revocations', () => {
       // Writes made here behind the server's back are announced, as every writer of items must.
       await announceInventoriesChanged(server.services, [1, 2]);
       for (const userId of [1, 2])
-        for (const stock of [0, 1] as const) assert.equal(await total(userId, stock), await counted(userId, stock === 1), `user ${userId}, include_stock ${stock}`);
+        for (const stock of [0, 1] as const)
+          assert.equal(await total(userId, stock), await counted(userId, stock === 1), `user ${userId}, include_stock ${stock}`);
     };
     await check();
     const k = server.db.kysely;
@@ -110,7 +124,12 @@ describe('grants and revocations', () => {
     const ids = await grantItems(server.services, { userId: 1, itemProtoId: 101, copies: 10 });
     assert.equal(await revokeItem(server.services, ids[3], null), true);
     await callFails(server, 'inventory.craft', { item_ids: ids.join(',') }, 603, { token });
-    const owned = await server.db.kysely.selectFrom('items').select('item_id').where('item_id', 'in', ids).where('state', '=', 'owned').execute();
+    const owned = await server.db.kysely
+      .selectFrom('items')
+      .select('item_id')
+      .where('item_id', 'in', ids)
+      .where('state', '=', 'owned')
+      .execute();
     assert.equal(owned.length, 9);
   });
 });

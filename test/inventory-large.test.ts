@@ -71,7 +71,12 @@ describe('an inventory of 10,000 items', () => {
       byQuality.things.map((t: any) => t.item_id),
       [...newestFirst(special), ...newestFirst(cards).slice(0, 15)],
     );
-    const stockLast = await callOk(server, 'inventory.get', { count: 20, order: 'quality', include_stock: 1, shrink: 1 }, { token, http: 'GET' });
+    const stockLast = await callOk(
+      server,
+      'inventory.get',
+      { count: 20, order: 'quality', include_stock: 1, shrink: 1 },
+      { token, http: 'GET' },
+    );
     assert.equal(stockLast.count, SIZE);
     assert.deepEqual(
       stockLast.things.map((t: any) => t.item_ids.length),
@@ -219,7 +224,10 @@ describe('inventory.get with a small count reads about count rows, however large
   test('PostgreSQL reads at most count rows per class', { skip: DB_KIND !== 'postgres' }, async () => {
     await sql`analyze items`.execute(server.db.kysely);
     const explain = async (query: CompiledQuery) => {
-      const result = await server.db.kysely.executeQuery<{ 'QUERY PLAN': any }>({ ...query, sql: `explain (analyze, format json) ${query.sql}` });
+      const result = await server.db.kysely.executeQuery<{ 'QUERY PLAN': any }>({
+        ...query,
+        sql: `explain (analyze, format json) ${query.sql}`,
+      });
       return itemsScans(result.rows[0]['QUERY PLAN'][0].Plan);
     };
     const classes = await classesOf(2);

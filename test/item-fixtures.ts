@@ -46,7 +46,12 @@ export function assertResultSchema(method: string, answer: Answer): void {
 }
 
 /** Calls a method, asserts success and the result schema, and returns `data`. */
-export async function callOk(server: TestServer, method: string, params: Record<string, unknown> = {}, options: Parameters<TestServer['call']>[2] = {}): Promise<any> {
+export async function callOk(
+  server: TestServer,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: Parameters<TestServer['call']>[2] = {},
+): Promise<any> {
   const answer = await server.call(method, params, options);
   const data = ok(answer);
   assertResultSchema(method, answer);
@@ -54,7 +59,13 @@ export async function callOk(server: TestServer, method: string, params: Record<
 }
 
 /** Calls a method and asserts it failed with the given code. */
-export async function callFails(server: TestServer, method: string, params: Record<string, unknown>, code: number, options: Parameters<TestServer['call']>[2] = {}): Promise<Answer> {
+export async function callFails(
+  server: TestServer,
+  method: string,
+  params: Record<string, unknown>,
+  code: number,
+  options: Parameters<TestServer['call']>[2] = {},
+): Promise<Answer> {
   const answer = await server.call(method, params, options);
   assert.equal(answer.body.code, code, `expected code ${code}, got ${JSON.stringify(answer.body)}`);
   return answer;
@@ -121,7 +132,15 @@ export const catalogWorld: World = {
     { item_proto_id: 702, type: 9, quality_id: 2, title: 'Sticker 2', sticker_group_id: 7 },
     { item_proto_id: 801, type: 0, quality_id: 0, title: 'Stock card', monopoly_id: 1 },
     { item_proto_id: 802, type: 0, quality_id: 0, title: 'Stock card 2', monopoly_id: 2 },
-    { item_proto_id: 901, type: 7, quality_id: 1, title: 'Subscription', item_proto_status: 1, can_craft: 0, extra: { uses: { left: 5, origin: 5 } } },
+    {
+      item_proto_id: 901,
+      type: 7,
+      quality_id: 1,
+      title: 'Subscription',
+      item_proto_status: 1,
+      can_craft: 0,
+      extra: { uses: { left: 5, origin: 5 } },
+    },
     { item_proto_id: 951, type: 0, quality_id: 5, title: 'Card A5', monopoly_id: 1 },
     { item_proto_id: 550, type: 5, quality_id: 1, title: 'Badge', can_craft: 0 },
     { item_proto_id: 850, type: 8, quality_id: 1, title: 'Taunt' },

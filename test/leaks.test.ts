@@ -11,12 +11,14 @@ describe('log redaction', () => {
     const logLines: string[] = [];
     const server = await startTestServer({ world: transportWorld(), logLines, logLevel: 'info', config: { accessLog: 1 } });
     try {
-      const url = '/api/auth.signin?email=alice%40example.com&pass%77ord=hunter2-in-clear&access%5Ftoken=tok-in-clear-123&PASSWORD=upper-in-clear&my_secret=s3cr3t-in-clear';
+      const url =
+        '/api/auth.signin?email=alice%40example.com&pass%77ord=hunter2-in-clear&access%5Ftoken=tok-in-clear-123&PASSWORD=upper-in-clear&my_secret=s3cr3t-in-clear';
       const answer = await server.app.inject({ method: 'POST', url });
       assert.equal(answer.json().code, 1);
       const logged = logLines.join('\n');
       assert.ok(logged.includes('pass%77ord=[redacted]'), logged);
-      for (const secret of ['hunter2-in-clear', 'tok-in-clear-123', 'upper-in-clear', 's3cr3t-in-clear']) assert.ok(!logged.includes(secret), secret);
+      for (const secret of ['hunter2-in-clear', 'tok-in-clear-123', 'upper-in-clear', 's3cr3t-in-clear'])
+        assert.ok(!logged.includes(secret), secret);
       assert.ok(logged.includes('email=alice%40example.com'), 'other parameters stay');
     } finally {
       await server.close();

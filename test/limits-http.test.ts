@@ -77,7 +77,13 @@ describe('limits over a real socket', () => {
   });
 
   test('parameters: text over its length answers 2 naming it, a set over 50 answers 6, repeated keys answer 2', async () => {
-    const token = (await wire(`${url}/api/auth.signin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'alice@example.com', password: 'transport-test-password' }) })).body.data.access_token;
+    const token = (
+      await wire(`${url}/api/auth.signin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'alice@example.com', password: 'transport-test-password' }),
+      })
+    ).body.data.access_token;
     const long = await wire(`${url}/api/gchat.send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -135,7 +141,20 @@ describe('keep-alive', () => {
 
 describe('limit settings', () => {
   test('every limit is a flag and a variable of serve', () => {
-    const argv = ['--body-limit', '2048', '--max-header-bytes', '4096', '--connection-timeout', '5', '--keep-alive-timeout', '7', '--request-timeout', '9', '--ws-max-frame', '512'];
+    const argv = [
+      '--body-limit',
+      '2048',
+      '--max-header-bytes',
+      '4096',
+      '--connection-timeout',
+      '5',
+      '--keep-alive-timeout',
+      '7',
+      '--request-timeout',
+      '9',
+      '--ws-max-frame',
+      '512',
+    ];
     const { values } = parseArgs({ args: argv, options: parseArgsOptions(SERVER_SETTINGS), strict: true });
     const config = loadConfig(SERVER_SETTINGS, values, { WS_MAX_QUEUE: '65536', REQUEST_TIMEOUT: '99' });
     assert.equal(config.bodyLimit, 2048);

@@ -55,80 +55,105 @@ function sample(families: Scraped, family: string, labels: Record<string, string
   return match ? Number(match.value ?? match.count) : 0;
 }
 
-test('GET /metrics: only to the admin key; requests, sign-ins, crafts, rate limits, caches, database, WebSockets, process', { timeout: 120_000 }, async () => {
-  const server = await startTestServer({ world: metricsWorld(), config: { adminKey: ADMIN_KEY, rateLimitPerIp: { max: 40, windowSeconds: 60 } } });
-  try {
-    const base = await listen(server);
-    const url = `${base}/metrics`;
-
-    // Off the public API.
-    for (const headers of <Record<string, string>[]>[{}, { 'x-admin-key': 'not-the-admin-key-at-all' }, { authorization: 'Bearer not-the-admin-key-at-all' }]) {
-      const refused = await wire(url, { headers });
-      assert.equal(refused.status, 403);
-      assert.equal(refused.body.code, 1);
-      assert.doesNotMatch(refused.text, /game_platform/);
-    }
-
-    const signin = await wire(`${base}/api/auth.signin`, json({ email: 'alice@example.com', password: PASSWORD }));
-    const token = signin.body.data.access_token as string;
-    assert.equal((await wire(`${base}/api/auth.signin`, json({ email: 'alice@example.com', password: 'wrong-password' }))).body.code, 1);
-    for (let i = 0; i < 3; i++) assert.equal((await wire(`${base}/api/users.get?user_ids=2&access_token=${token}`)).body.code, 0);
-    assert.equal((await wire(`${base}/api/no.suchMethod`)).body.code, 5);
-    const items = (await wire(`${base}/api/inventory.get?user_id=1&access_token=${token}`)).body.data.things as { item_id: number }[];
-    assert.equal(items.length, 10);
-    const crafted = await wire(`${base}/api/inventory.craft`, json({ access_token: token, item_ids: items.map((i) => i.item_id).join(',') }));
-    assert.equal(crafted.body.code, 0, crafted.text);
-
-    const socket = new WebSocket(`${base.replace('http', 'ws')}/ws?subs=gchat`);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('message', () => resolve());
-      socket.once('error', reject);
+test(
+  'GET /metrics: only to the admin key; requests, sign-ins, crafts, rate limits, caches, database, WebSockets, process',
+  { timeout: 120_000 },
+  async () => {
+    const server = await startTestServer({
+      world: metricsWorld(),
+      config: { adminKey: ADMIN_KEY, rateLimitPerIp: { max: 40, windowSeconds: 60 } },
     });
+    try {
+      const base = await listen(server);
+      const url = `${base}/metrics`;
 
-    let families = await scrape(url);
-    const requests = (method: string, code: number) => sample(families, 'game_platform_requests_total', { method, code: String(code) });
-    assert.equal(requests('auth.signin', 0), 1);
-    assert.equal(requests('auth.signin', 1), 1);
-    assert.equal(requests('users.get', 0), 3);
-    assert.equal(requests('unknown', 5), 1, 'unknown methods share one label');
-    assert.equal(requests('inventory.craft', 0), 1);
-    assert.equal(histogramCount(families, 'game_platform_request_duration_seconds', 'method', 'users.get'), 3, 'three latencies of users.get');
-    assert.equal(sample(families, 'game_platform_signins_total', { step: 'password', outcome: 'ok' }), 1);
-    assert.equal(sample(families, 'game_platform_signins_total', { step: 'password', outcome: 'wrong_credentials' }), 1);
-    assert.equal(sample(families, 'game_platform_domain_events_total', { kind: 'craft', outcome: 'made' }), 1);
-    assert.equal(sample(families, 'game_platform_domain_events_total', { kind: 'trade', outcome: 'accepted' }), 0, 'shown before it happens');
-    // Five calls presented a token: three users.get, inventory.get and the craft.
-    const sessions = sample(families, 'game_platform_cache_hits', { cache: 'sessions' }) + sample(families, 'game_platform_cache_misses', { cache: 'sessions' });
-    assert.equal(sessions, 5);
-    if (DB_KIND === 'sqlite') assert.ok(sample(families, 'game_platform_cache_hits', { cache: 'sessions' }) >= 4, 'sessions are kept in memory on SQLite');
-    assert.ok(histogramCount(families, 'game_platform_db_query_duration_seconds', 'outcome', 'ok') > 10, 'statements are timed');
-    if (DB_KIND === 'postgres') assert.ok(sample(families, 'game_platform_db_pool_connections') >= 1);
-    else assert.equal(families.has('game_platform_db_pool_connections'), false, 'SQLite has no pool');
-    assert.equal(sample(families, 'game_platform_websocket_connections'), 1);
-    assert.ok(families.has('game_platform_websocket_queued_bytes'));
-    assert.ok(sample(families, 'process_resident_memory_bytes') > 10 * 1024 * 1024);
-    assert.ok(families.has('nodejs_eventloop_lag_seconds'));
-    assert.ok(families.has('nodejs_heap_size_used_bytes'));
+      // Off the public API.
+      for (const headers of <Record<string, string>[]>[
+        {},
+        { 'x-admin-key': 'not-the-admin-key-at-all' },
+        { authorization: 'Bearer not-the-admin-key-at-all' },
+      ]) {
+        const refused = await wire(url, { headers });
+        assert.equal(refused.status, 403);
+        assert.equal(refused.body.code, 1);
+        assert.doesNotMatch(refused.text, /game_platform/);
+      }
 
-    // Rate-limit refusals, counted as answered.
-    let refused = 0;
-    for (let i = 0; i < 40; i++) if ((await wire(`${base}/api/gchat.get`)).status === 429) refused++;
-    assert.ok(refused > 0);
-    socket.close();
-    await new Promise((resolve) => socket.once('close', resolve));
-    // Prometheus sends the key as a bearer token.
-    families = await scrape(url, { authorization: `Bearer ${ADMIN_KEY}` });
-    assert.equal(sample(families, 'game_platform_rate_limited_total', { method: 'gchat.get' }), refused);
-    assert.equal(requests('gchat.get', 7), refused);
-    for (let i = 0; sample(families, 'game_platform_websocket_connections') !== 0 && i < 100; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      families = await scrape(url);
+      const signin = await wire(`${base}/api/auth.signin`, json({ email: 'alice@example.com', password: PASSWORD }));
+      const token = signin.body.data.access_token as string;
+      assert.equal((await wire(`${base}/api/auth.signin`, json({ email: 'alice@example.com', password: 'wrong-password' }))).body.code, 1);
+      for (let i = 0; i < 3; i++) assert.equal((await wire(`${base}/api/users.get?user_ids=2&access_token=${token}`)).body.code, 0);
+      assert.equal((await wire(`${base}/api/no.suchMethod`)).body.code, 5);
+      const items = (await wire(`${base}/api/inventory.get?user_id=1&access_token=${token}`)).body.data.things as { item_id: number }[];
+      assert.equal(items.length, 10);
+      const crafted = await wire(
+        `${base}/api/inventory.craft`,
+        json({ access_token: token, item_ids: items.map((i) => i.item_id).join(',') }),
+      );
+      assert.equal(crafted.body.code, 0, crafted.text);
+
+      const socket = new WebSocket(`${base.replace('http', 'ws')}/ws?subs=gchat`);
+      await new Promise<void>((resolve, reject) => {
+        socket.once('message', () => resolve());
+        socket.once('error', reject);
+      });
+
+      let families = await scrape(url);
+      const requests = (method: string, code: number) => sample(families, 'game_platform_requests_total', { method, code: String(code) });
+      assert.equal(requests('auth.signin', 0), 1);
+      assert.equal(requests('auth.signin', 1), 1);
+      assert.equal(requests('users.get', 0), 3);
+      assert.equal(requests('unknown', 5), 1, 'unknown methods share one label');
+      assert.equal(requests('inventory.craft', 0), 1);
+      assert.equal(
+        histogramCount(families, 'game_platform_request_duration_seconds', 'method', 'users.get'),
+        3,
+        'three latencies of users.get',
+      );
+      assert.equal(sample(families, 'game_platform_signins_total', { step: 'password', outcome: 'ok' }), 1);
+      assert.equal(sample(families, 'game_platform_signins_total', { step: 'password', outcome: 'wrong_credentials' }), 1);
+      assert.equal(sample(families, 'game_platform_domain_events_total', { kind: 'craft', outcome: 'made' }), 1);
+      assert.equal(
+        sample(families, 'game_platform_domain_events_total', { kind: 'trade', outcome: 'accepted' }),
+        0,
+        'shown before it happens',
+      );
+      // Five calls presented a token: three users.get, inventory.get and the craft.
+      const sessions =
+        sample(families, 'game_platform_cache_hits', { cache: 'sessions' }) +
+        sample(families, 'game_platform_cache_misses', { cache: 'sessions' });
+      assert.equal(sessions, 5);
+      if (DB_KIND === 'sqlite')
+        assert.ok(sample(families, 'game_platform_cache_hits', { cache: 'sessions' }) >= 4, 'sessions are kept in memory on SQLite');
+      assert.ok(histogramCount(families, 'game_platform_db_query_duration_seconds', 'outcome', 'ok') > 10, 'statements are timed');
+      if (DB_KIND === 'postgres') assert.ok(sample(families, 'game_platform_db_pool_connections') >= 1);
+      else assert.equal(families.has('game_platform_db_pool_connections'), false, 'SQLite has no pool');
+      assert.equal(sample(families, 'game_platform_websocket_connections'), 1);
+      assert.ok(families.has('game_platform_websocket_queued_bytes'));
+      assert.ok(sample(families, 'process_resident_memory_bytes') > 10 * 1024 * 1024);
+      assert.ok(families.has('nodejs_eventloop_lag_seconds'));
+      assert.ok(families.has('nodejs_heap_size_used_bytes'));
+
+      // Rate-limit refusals, counted as answered.
+      let refused = 0;
+      for (let i = 0; i < 40; i++) if ((await wire(`${base}/api/gchat.get`)).status === 429) refused++;
+      assert.ok(refused > 0);
+      socket.close();
+      await new Promise((resolve) => socket.once('close', resolve));
+      // Prometheus sends the key as a bearer token.
+      families = await scrape(url, { authorization: `Bearer ${ADMIN_KEY}` });
+      assert.equal(sample(families, 'game_platform_rate_limited_total', { method: 'gchat.get' }), refused);
+      assert.equal(requests('gchat.get', 7), refused);
+      for (let i = 0; sample(families, 'game_platform_websocket_connections') !== 0 && i < 100; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        families = await scrape(url);
+      }
+      assert.equal(sample(families, 'game_platform_websocket_connections'), 0);
+    } finally {
+      await server.close();
     }
-    assert.equal(sample(families, 'game_platform_websocket_connections'), 0);
-  } finally {
-    await server.close();
-  }
-});
+  },
+);
 
 test('--metrics-port serves the metrics without a key on a listener of its own, and closes it with the server', async () => {
   const server = await startTestServer({ config: { metricsPort: 0, metricsHost: '127.0.0.1' } });

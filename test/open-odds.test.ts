@@ -21,7 +21,16 @@ const world: World = {
   item_protos: [
     { item_proto_id: HEAVY, type: 0, quality_id: 1, title: 'Heavy' },
     { item_proto_id: LIGHT, type: 0, quality_id: 1, title: 'Light' },
-    { item_proto_id: 510, type: 2, quality_id: 1, title: 'Weighted case', drop: [{ item_proto_id: HEAVY, weight: 3 }, { item_proto_id: LIGHT, weight: 1 }] },
+    {
+      item_proto_id: 510,
+      type: 2,
+      quality_id: 1,
+      title: 'Weighted case',
+      drop: [
+        { item_proto_id: HEAVY, weight: 3 },
+        { item_proto_id: LIGHT, weight: 1 },
+      ],
+    },
   ],
   users: [user(1)],
   items: [{ user_id: 1, item_proto_id: 510, copies: DRAWS }],
@@ -31,7 +40,8 @@ const world: World = {
 function binomialInterval(n: number, p: number, tail: number): [number, number] {
   const logFactorial = [0];
   for (let i = 1; i <= n; i++) logFactorial.push(logFactorial[i - 1] + Math.log(i));
-  const pmf = (k: number) => Math.exp(logFactorial[n] - logFactorial[k] - logFactorial[n - k] + k * Math.log(p) + (n - k) * Math.log(1 - p));
+  const pmf = (k: number) =>
+    Math.exp(logFactorial[n] - logFactorial[k] - logFactorial[n - k] + k * Math.log(p) + (n - k) * Math.log(1 - p));
   let low = 0;
   for (let below = 0; below + pmf(low) <= tail; low++) below += pmf(low);
   let high = n;

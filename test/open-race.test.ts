@@ -99,8 +99,16 @@ describe('inventory.open under concurrency', { skip: withoutRedis }, () => {
       const codes = answers.map((a) => a.code).sort((a, b) => a - b);
       assert.deepEqual(codes, [0, ...Array(RACERS - 1).fill(603)], `round ${round}: ${JSON.stringify(answers)}`);
       const winner = answers.findIndex((a) => a.code === 0);
-      const owned = await servers[0].db.kysely.selectFrom('items').select('item_id').where('item_id', 'in', keys).where('state', '=', 'owned').execute();
-      assert.deepEqual(owned.map((r) => r.item_id).sort((a, b) => a - b), keys.filter((_, i) => i !== winner));
+      const owned = await servers[0].db.kysely
+        .selectFrom('items')
+        .select('item_id')
+        .where('item_id', 'in', keys)
+        .where('state', '=', 'owned')
+        .execute();
+      assert.deepEqual(
+        owned.map((r) => r.item_id).sort((a, b) => a - b),
+        keys.filter((_, i) => i !== winner),
+      );
     }
     assert.equal(await assertConservation(), ROUNDS);
   });

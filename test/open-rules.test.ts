@@ -23,10 +23,35 @@ const world: World = {
   ...catalogWorld,
   item_protos: [
     ...catalogWorld.item_protos!,
-    { item_proto_id: 401, type: 1, quality_id: 2, title: 'Gift set', drop: [{ item_proto_id: 101 }, { item_proto_id: 601 }, { item_proto_id: 702, is_secondary: 1 }], can_craft: 0 },
+    {
+      item_proto_id: 401,
+      type: 1,
+      quality_id: 2,
+      title: 'Gift set',
+      drop: [{ item_proto_id: 101 }, { item_proto_id: 601 }, { item_proto_id: 702, is_secondary: 1 }],
+      can_craft: 0,
+    },
     { item_proto_id: 402, type: 1, quality_id: 1, title: 'Empty gift set', drop: [], can_craft: 0 },
-    { item_proto_id: 510, type: 2, quality_id: 1, title: 'Keyless case', drop: [{ item_proto_id: 101, weight: 3 }, { item_proto_id: 201, weight: 1 }], can_craft: 0 },
-    { item_proto_id: 511, type: 2, quality_id: 1, title: 'Other case', key_item_proto_id: 512, drop: [{ item_proto_id: 101 }], can_craft: 0 },
+    {
+      item_proto_id: 510,
+      type: 2,
+      quality_id: 1,
+      title: 'Keyless case',
+      drop: [
+        { item_proto_id: 101, weight: 3 },
+        { item_proto_id: 201, weight: 1 },
+      ],
+      can_craft: 0,
+    },
+    {
+      item_proto_id: 511,
+      type: 2,
+      quality_id: 1,
+      title: 'Other case',
+      key_item_proto_id: 512,
+      drop: [{ item_proto_id: 101 }],
+      can_craft: 0,
+    },
     { item_proto_id: 512, type: 3, quality_id: 1, title: 'Other key', case_item_proto_ids: [511], can_craft: 0 },
   ],
   users: [user(1), user(FRIEND), user(STRANGER), user(BOT, { bot_owner: 1 })],
@@ -60,7 +85,8 @@ describe('inventory.open', () => {
   after(() => server.close());
 
   const open = (params: Record<string, unknown>, t = token) => callOk(server, 'inventory.open', params, { token: t });
-  const fails = (params: Record<string, unknown>, code: number, t = token) => callFails(server, 'inventory.open', params, code, { token: t });
+  const fails = (params: Record<string, unknown>, code: number, t = token) =>
+    callFails(server, 'inventory.open', params, code, { token: t });
   const draws = () => server.db.kysely.selectFrom('draws').selectAll().orderBy('draw_id').execute();
   const chat = async () => (await callOk(server, 'gchat.get', {})).messages as any[];
   const admin = (method: string, params: Record<string, unknown>) =>
@@ -77,21 +103,46 @@ describe('inventory.open', () => {
     assert.deepEqual(await ownedIds(server, 1, 501), CASES.slice(1));
     assert.deepEqual(await ownedIds(server, 1, 502), KEYS.slice(1));
     assert.ok((await ownedIds(server, 1, item.item_proto_id)).includes(item.item_id));
-    const consumed = await server.db.kysely.selectFrom('items').select(['state', 'ended_at']).where('item_id', 'in', [CASES[0], KEYS[0]]).execute();
-    assert.deepEqual(consumed, [{ state: 'consumed', ended_at: now }, { state: 'consumed', ended_at: now }]);
+    const consumed = await server.db.kysely
+      .selectFrom('items')
+      .select(['state', 'ended_at'])
+      .where('item_id', 'in', [CASES[0], KEYS[0]])
+      .execute();
+    assert.deepEqual(consumed, [
+      { state: 'consumed', ended_at: now },
+      { state: 'consumed', ended_at: now },
+    ]);
 
     const recorded = (await draws()).slice(before.length);
     assert.equal(recorded.length, 1);
     const odds = JSON.stringify(CASE_DROPS.map((id) => ({ item_proto_id: id, weight: 1 })));
-    assert.deepEqual({ ...recorded[0], draw_id: 0 }, {
-      draw_id: 0, ts: now, user_id: 1, receiver_user_id: 1, kind: 'case', case_item_id: CASES[0], case_item_proto_id: 501,
-      key_item_id: KEYS[0], key_item_proto_id: 502, result_item_ids: `[${item.item_id}]`, result_item_proto_ids: `[${item.item_proto_id}]`,
-      odds_version: recorded[0].odds_version, odds, request_id: null, answer: JSON.stringify(data.items),
-    });
+    assert.deepEqual(
+      { ...recorded[0], draw_id: 0 },
+      {
+        draw_id: 0,
+        ts: now,
+        user_id: 1,
+        receiver_user_id: 1,
+        kind: 'case',
+        case_item_id: CASES[0],
+        case_item_proto_id: 501,
+        key_item_id: KEYS[0],
+        key_item_proto_id: 502,
+        result_item_ids: `[${item.item_id}]`,
+        result_item_proto_ids: `[${item.item_proto_id}]`,
+        odds_version: recorded[0].odds_version,
+        odds,
+        request_id: null,
+        answer: JSON.stringify(data.items),
+      },
+    );
     assert.match(recorded[0].odds_version, /^[0-9a-f]{16}$/);
 
     const last = (await chat()).at(-1);
-    assert.deepEqual({ ...last, msg_id: '' }, { type: 2, user_id: 1, msg_id: '', ts: now, case_item_proto_id: 501, drop_item_proto_id: item.item_proto_id });
+    assert.deepEqual(
+      { ...last, msg_id: '' },
+      { type: 2, user_id: 1, msg_id: '', ts: now, case_item_proto_id: 501, drop_item_proto_id: item.item_proto_id },
+    );
   });
 
   test('errors: 603 for items not owned by the caller, used up or a wrong key; 624 for what cannot be opened; 2 for a missing or needless key', async () => {
@@ -124,8 +175,14 @@ describe('inventory.open', () => {
 
   test('a gift set gives every item of its list; the chat names its best item', async () => {
     const data = await open({ item_id: GIFTS[0] });
-    assert.deepEqual(data.items.map((i: any) => i.item_proto_id), [101, 601, 702]);
-    assert.deepEqual(data.items.map((i: any) => i.item_id), [...data.items.map((i: any) => i.item_id)].sort((a: number, b: number) => a - b));
+    assert.deepEqual(
+      data.items.map((i: any) => i.item_proto_id),
+      [101, 601, 702],
+    );
+    assert.deepEqual(
+      data.items.map((i: any) => i.item_id),
+      [...data.items.map((i: any) => i.item_id)].sort((a: number, b: number) => a - b),
+    );
     assert.deepEqual(await ownedIds(server, 1, 401), GIFTS.slice(1));
     const last = (await chat()).at(-1);
     assert.equal(last.type, 2);
@@ -139,13 +196,22 @@ describe('inventory.open', () => {
   test('a gift set opened for a friend: the friend receives the items, the chat posts a present', async () => {
     const friendBefore = await ownedIds(server, FRIEND);
     const data = await open({ item_id: GIFTS[1], user_id_receiver: FRIEND });
-    assert.deepEqual(data.items.map((i: any) => i.item_proto_id), [101, 601, 702]);
+    assert.deepEqual(
+      data.items.map((i: any) => i.item_proto_id),
+      [101, 601, 702],
+    );
     const friendAfter = await ownedIds(server, FRIEND);
-    assert.deepEqual(friendAfter, [...friendBefore, ...data.items.map((i: any) => i.item_id)].sort((a, b) => a - b));
+    assert.deepEqual(
+      friendAfter,
+      [...friendBefore, ...data.items.map((i: any) => i.item_id)].sort((a, b) => a - b),
+    );
     const inventory = await callOk(server, 'inventory.get', { add_legacy: 0 }, { token: friendToken });
     for (const item of data.items) assert.ok(inventory.items.some((i: any) => i.item_id === item.item_id));
     const last = (await chat()).at(-1);
-    assert.deepEqual({ ...last, msg_id: '', ts: 0 }, { type: 3, user_id: 1, msg_id: '', ts: 0, user_id_receiver: FRIEND, item_proto_id: 401 });
+    assert.deepEqual(
+      { ...last, msg_id: '', ts: 0 },
+      { type: 3, user_id: 1, msg_id: '', ts: 0, user_id_receiver: FRIEND, item_proto_id: 401 },
+    );
     const [draw] = (await draws()).slice(-1);
     assert.equal(draw.user_id, 1);
     assert.equal(draw.receiver_user_id, FRIEND);
@@ -166,7 +232,9 @@ describe('inventory.open', () => {
     assert.deepEqual(await ownedIds(server, 1, 501), CASES.slice(2));
     // Another request id is another request; another user's same id is theirs.
     await fails({ item_id: CASES[1], key_item_id: KEYS[1], request_id: 'retry-2' }, 603);
-    await callFails(server, 'inventory.open', { item_id: CASES[2], key_item_id: KEYS[2], request_id: 'retry-1' }, 603, { token: friendToken });
+    await callFails(server, 'inventory.open', { item_id: CASES[2], key_item_id: KEYS[2], request_id: 'retry-1' }, 603, {
+      token: friendToken,
+    });
   });
 
   test('published odds: every drop entry carries its weight and its exact chance, in the catalogue and in inventories', async () => {
@@ -181,7 +249,12 @@ describe('inventory.open', () => {
       { item_proto_id: 702, is_secondary: 1, chance: 1 },
     ]);
     const found = (await callOk(server, 'data.searchItemProtos', { type: '2', count: 50 })).item_protos;
-    for (const proto of found) assert.equal(proto.drop.reduce((sum: number, d: any) => sum + d.chance, 0), 1, `chances of ${proto.item_proto_id}`);
+    for (const proto of found)
+      assert.equal(
+        proto.drop.reduce((sum: number, d: any) => sum + d.chance, 0),
+        1,
+        `chances of ${proto.item_proto_id}`,
+      );
     const inventory = await callOk(server, 'inventory.get', { add_legacy: 0 }, { token });
     const weighted = inventory.items.find((i: any) => i.item_proto_id === 510);
     assert.deepEqual(weighted.drop, protos[0].drop);
@@ -189,7 +262,13 @@ describe('inventory.open', () => {
     const data = await open({ item_id: WEIGHTED[0] });
     assert.ok([101, 201].includes(data.items[0].item_proto_id));
     const [draw] = (await draws()).slice(-1);
-    assert.equal(draw.odds, JSON.stringify([{ item_proto_id: 101, weight: 3 }, { item_proto_id: 201, weight: 1 }]));
+    assert.equal(
+      draw.odds,
+      JSON.stringify([
+        { item_proto_id: 101, weight: 3 },
+        { item_proto_id: 201, weight: 1 },
+      ]),
+    );
   });
 
   test('admin.listDraws and admin.exportDraws show the record by user and by case, and are audited', async () => {
@@ -197,17 +276,36 @@ describe('inventory.open', () => {
     const byUser = await admin('listDraws', { user_id: 1, count: 100 });
     assert.equal(byUser.body.code, 0);
     assert.equal(byUser.body.data.count, all.length);
-    assert.deepEqual(byUser.body.data.draws.map((d: any) => d.draw_id), all.map((d) => d.draw_id));
+    assert.deepEqual(
+      byUser.body.data.draws.map((d: any) => d.draw_id),
+      all.map((d) => d.draw_id),
+    );
     const first = byUser.body.data.draws[0];
     assert.deepEqual(first, {
-      draw_id: all[0].draw_id, ts: all[0].ts, user_id: 1, user_id_receiver: 1, kind: 'case', case_item_id: CASES[0], case_item_proto_id: 501,
-      key_item_id: KEYS[0], key_item_proto_id: 502, result_item_ids: JSON.parse(all[0].result_item_ids), result_item_proto_ids: JSON.parse(all[0].result_item_proto_ids),
-      odds_version: all[0].odds_version, odds: CASE_DROPS.map((id) => ({ item_proto_id: id, weight: 1 })),
+      draw_id: all[0].draw_id,
+      ts: all[0].ts,
+      user_id: 1,
+      user_id_receiver: 1,
+      kind: 'case',
+      case_item_id: CASES[0],
+      case_item_proto_id: 501,
+      key_item_id: KEYS[0],
+      key_item_proto_id: 502,
+      result_item_ids: JSON.parse(all[0].result_item_ids),
+      result_item_proto_ids: JSON.parse(all[0].result_item_proto_ids),
+      odds_version: all[0].odds_version,
+      odds: CASE_DROPS.map((id) => ({ item_proto_id: id, weight: 1 })),
     });
     const byCase = await admin('listDraws', { case_item_proto_id: 401 });
-    assert.deepEqual(byCase.body.data.draws.map((d: any) => d.kind), ['gift', 'gift']);
+    assert.deepEqual(
+      byCase.body.data.draws.map((d: any) => d.kind),
+      ['gift', 'gift'],
+    );
     const page = await admin('listDraws', { user_id: 1, offset: 1, count: 1 });
-    assert.deepEqual(page.body.data.draws.map((d: any) => d.draw_id), [all[1].draw_id]);
+    assert.deepEqual(
+      page.body.data.draws.map((d: any) => d.draw_id),
+      [all[1].draw_id],
+    );
     assert.equal((await admin('listDraws', { user_id: 1, since: all[0].ts + 1 })).body.data.count, 0);
     assert.equal((await admin('listDraws', {})).body.code, 2);
     assert.equal((await admin('listDraws', { user_id: 999_999 })).body.code, 101);
@@ -215,7 +313,10 @@ describe('inventory.open', () => {
     const exported = await admin('exportDraws', { case_item_proto_id: 501 });
     assert.equal(exported.body.code, 0);
     const lines = exported.body.data.csv.split('\r\n');
-    assert.equal(lines[0], 'draw_id,ts,user_id,user_id_receiver,kind,case_item_id,case_item_proto_id,key_item_id,key_item_proto_id,result_item_ids,result_item_proto_ids,odds_version,odds,request_id');
+    assert.equal(
+      lines[0],
+      'draw_id,ts,user_id,user_id_receiver,kind,case_item_id,case_item_proto_id,key_item_id,key_item_proto_id,result_item_ids,result_item_proto_ids,odds_version,odds,request_id',
+    );
     const caseDraws = all.filter((d) => d.case_item_proto_id === 501);
     assert.equal(exported.body.data.count, caseDraws.length);
     assert.equal(lines.length, caseDraws.length + 2);

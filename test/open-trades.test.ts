@@ -37,6 +37,10 @@ test('opening a case invalidates every open trade holding the case or its key, a
   const statuses = await server.db.kysely.selectFrom('trades').select(['trade_id', 'status']).orderBy('trade_id').execute();
   assert.deepEqual(
     statuses.map((t) => [t.trade_id, t.status]),
-    [[withCase.trade_id, 4], [withKey.trade_id, 4], [untouched.trade_id, 0]],
+    [
+      [withCase.trade_id, 4],
+      [withKey.trade_id, 4],
+      [untouched.trade_id, 0],
+    ],
   );
 });

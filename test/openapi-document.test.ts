@@ -38,34 +38,113 @@ test('/openapi.json is a valid OpenAPI 3.1 document', async () => {
 
 /** The methods the server must have, by where they come from (README "Methods"). */
 const SPEC_METHODS = [
-  'auth.signin', 'auth.totpVerify', 'bots.getToken', 'users.get', 'friends.add', 'friends.delete', 'friends.get',
-  'inventory.get', 'inventory.craft', 'data.getItemProtos', 'data.searchItemProtos', 'gchat.get',
+  'auth.signin',
+  'auth.totpVerify',
+  'bots.getToken',
+  'users.get',
+  'friends.add',
+  'friends.delete',
+  'friends.get',
+  'inventory.get',
+  'inventory.craft',
+  'data.getItemProtos',
+  'data.searchItemProtos',
+  'gchat.get',
 ];
 const REFERENCE_METHODS = [
-  'auth.refresh', 'friends.getRequests', 'gchat.send', 'wallet.promocodeActivate', 'auth.signup', 'account.info', 'account.updateInfo',
-  'account.updatePassword', 'account.updateEmail', 'privacy.get', 'privacy.update', 'trades.create', 'trades.accept', 'trades.decline',
-  'trades.revoke', 'trades.cancel', 'trades.getIncome', 'trades.getOutbound', 'trades.history', 'trades.historyWith', 'trades.getById',
+  'auth.refresh',
+  'friends.getRequests',
+  'gchat.send',
+  'wallet.promocodeActivate',
+  'auth.signup',
+  'account.info',
+  'account.updateInfo',
+  'account.updatePassword',
+  'account.updateEmail',
+  'privacy.get',
+  'privacy.update',
+  'trades.create',
+  'trades.accept',
+  'trades.decline',
+  'trades.revoke',
+  'trades.cancel',
+  'trades.getIncome',
+  'trades.getOutbound',
+  'trades.history',
+  'trades.historyWith',
+  'trades.getById',
   'execute.prepareTrade',
 ];
 const OUR_METHODS = [
-  'inventory.open', 'auth.signout', 'account.setPrivacy', 'account.getPrivacy', 'blacklist.add', 'blacklist.delete', 'blacklist.get',
-  'account.verifyEmail', 'auth.requestPasswordReset', 'auth.resetPassword', 'account.totpSetup', 'account.totpEnable',
-  'account.totpDisable', 'account.sessionsGet', 'account.sessionsRevoke',
+  'inventory.open',
+  'auth.signout',
+  'account.setPrivacy',
+  'account.getPrivacy',
+  'blacklist.add',
+  'blacklist.delete',
+  'blacklist.get',
+  'account.verifyEmail',
+  'auth.requestPasswordReset',
+  'auth.resetPassword',
+  'account.totpSetup',
+  'account.totpEnable',
+  'account.totpDisable',
+  'account.sessionsGet',
+  'account.sessionsRevoke',
 ];
 const ADMIN_METHODS = [
-  'admin.getUser', 'admin.createUser', 'admin.updateUser', 'admin.setTotp', 'admin.clearTotp', 'admin.banUser', 'admin.unbanUser',
-  'admin.muteUser', 'admin.setPrivacy', 'admin.killSessions', 'admin.createBot', 'admin.upsertItemProto', 'admin.upsertCollection',
-  'admin.grantItems', 'admin.revokeItem', 'admin.makeFriends', 'admin.endFriendship', 'admin.addFriendRequest', 'admin.block',
-  'admin.unblock', 'admin.setChatStatus', 'admin.deleteMessage', 'admin.postSystemMessage', 'admin.listDraws', 'admin.exportDraws', 'admin.createPromocode', 'admin.listPromocodes', 'admin.disablePromocode', 'admin.importWorld',
-  'admin.exportWorld', 'admin.auditLog', 'admin.listTrades', 'admin.getTrade', 'admin.cancelTrade',
+  'admin.getUser',
+  'admin.createUser',
+  'admin.updateUser',
+  'admin.setTotp',
+  'admin.clearTotp',
+  'admin.banUser',
+  'admin.unbanUser',
+  'admin.muteUser',
+  'admin.setPrivacy',
+  'admin.killSessions',
+  'admin.createBot',
+  'admin.upsertItemProto',
+  'admin.upsertCollection',
+  'admin.grantItems',
+  'admin.revokeItem',
+  'admin.makeFriends',
+  'admin.endFriendship',
+  'admin.addFriendRequest',
+  'admin.block',
+  'admin.unblock',
+  'admin.setChatStatus',
+  'admin.deleteMessage',
+  'admin.postSystemMessage',
+  'admin.listDraws',
+  'admin.exportDraws',
+  'admin.createPromocode',
+  'admin.listPromocodes',
+  'admin.disablePromocode',
+  'admin.importWorld',
+  'admin.exportWorld',
+  'admin.auditLog',
+  'admin.listTrades',
+  'admin.getTrade',
+  'admin.cancelTrade',
 ];
 /** Methods that need a token and that a bot's token may call; every other such method answers a bot 4. */
 const BOT_ALLOWED = [
-  'friends.add', 'friends.delete', 'friends.getRequests', 'inventory.craft', 'gchat.send', 'trades.accept', 'trades.cancel', 'trades.create',
-  'trades.decline', 'trades.getIncome', 'trades.getOutbound', 'trades.history',
+  'friends.add',
+  'friends.delete',
+  'friends.getRequests',
+  'inventory.craft',
+  'gchat.send',
+  'trades.accept',
+  'trades.cancel',
+  'trades.create',
+  'trades.decline',
+  'trades.getIncome',
+  'trades.getOutbound',
+  'trades.history',
 ];
 
-test('the document has every method: the spec\'s, the reference service\'s, ours and the admin API', async () => {
+test("the document has every method: the spec's, the reference service's, ours and the admin API", async () => {
   const document = await servedDocument();
   const all = [...SPEC_METHODS, ...REFERENCE_METHODS, ...OUR_METHODS, ...ADMIN_METHODS];
   assert.deepEqual(Object.keys(document.paths).sort(), all.map((name) => `/api/${name}`).sort());
@@ -81,8 +160,13 @@ test('the document has every method: the spec\'s, the reference service\'s, ours
     const expected = get['x-auth'] === 'none' || get['x-auth'] === 'optional' || BOT_ALLOWED.includes(name);
     assert.equal(get['x-bots'], expected, `${name}: bot allow-list`);
   }
-  const allowList = [...BOT_ALLOWED].sort().map((name) => `\`${name}\``).join(', ');
-  assert.ok(document.info.description.includes(`of the methods that require a token only ${allowList}; any other method answers a bot code 4`));
+  const allowList = [...BOT_ALLOWED]
+    .sort()
+    .map((name) => `\`${name}\``)
+    .join(', ');
+  assert.ok(
+    document.info.description.includes(`of the methods that require a token only ${allowList}; any other method answers a bot code 4`),
+  );
 });
 
 /** A copy of a schema with every `$ref` into the document's components replaced by what it names. */
@@ -184,14 +268,27 @@ test('every method: both forms, auth, bot rule, every parameter, every answer an
     assert.equal(get['x-extension'], method.extension === true);
     const botsMayCall = method.auth === 'none' || method.auth === 'optional' || (method.auth === 'required' && method.bots === true);
     assert.equal(get['x-bots'], botsMayCall, `${method.name}: bot allow-list`);
-    assert.match(get.description, botsMayCall ? /\*\*Bot tokens:\*\* Allowed/ : /\*\*Bot tokens:\*\* Not/, `${method.name}: bot rule in words`);
-    const security = { none: [], optional: [{}, { accessToken: [] }, { bearerAuth: [] }], required: [{ accessToken: [] }, { bearerAuth: [] }], admin: [{ adminKey: [] }] };
+    assert.match(
+      get.description,
+      botsMayCall ? /\*\*Bot tokens:\*\* Allowed/ : /\*\*Bot tokens:\*\* Not/,
+      `${method.name}: bot rule in words`,
+    );
+    const security = {
+      none: [],
+      optional: [{}, { accessToken: [] }, { bearerAuth: [] }],
+      required: [{ accessToken: [] }, { bearerAuth: [] }],
+      admin: [{ adminKey: [] }],
+    };
     assert.deepEqual(get.security, security[method.auth], `${method.name}: security`);
     assert.deepEqual(post.security, get.security);
 
     // Every parameter: wire type, limits, default, whether it is required, and a description.
     const names = Object.keys(method.params.properties);
-    assert.deepEqual(get.parameters.map((p: any) => p.name), names, `${method.name}: query parameters`);
+    assert.deepEqual(
+      get.parameters.map((p: any) => p.name),
+      names,
+      `${method.name}: query parameters`,
+    );
     for (const parameter of get.parameters) {
       const where = `${method.name}(${parameter.name})`;
       const declared = method.params.properties[parameter.name] as TSchema;
@@ -206,16 +303,28 @@ test('every method: both forms, auth, bot rule, every parameter, every answer an
       const body = post.requestBody.content['application/json'].schema;
       assert.deepEqual(Object.keys(body.properties), names);
       for (const parameter of get.parameters)
-        assert.deepEqual(body.properties[parameter.name], { ...parameter.schema, description: parameter.description }, `${method.name}(${parameter.name}) in the body`);
+        assert.deepEqual(
+          body.properties[parameter.name],
+          { ...parameter.schema, description: parameter.description },
+          `${method.name}(${parameter.name}) in the body`,
+        );
       assert.deepEqual(post.requestBody.content['application/x-www-form-urlencoded'].schema, body);
-      assert.deepEqual(body.required, get.parameters.filter((p: any) => p.required).map((p: any) => p.name));
+      assert.deepEqual(
+        body.required,
+        get.parameters.filter((p: any) => p.required).map((p: any) => p.name),
+      );
     } else assert.equal(post.requestBody, undefined);
 
     // Every error code, in the extension field, in the description's table and as an envelope.
     const codes = expectedCodes(method);
     assert.deepEqual(Object.keys(get['x-error-codes']).map(Number), codes, `${method.name}: error codes`);
-    for (const [code, meaning] of Object.entries(method.errors ?? {})) assert.equal(get['x-error-codes'][code], meaning, `${method.name}: error ${code}`);
-    for (const code of codes) assert.ok(get.description.includes(`| ${code} | ${get['x-error-codes'][code]} |`), `${method.name}: error ${code} in the description`);
+    for (const [code, meaning] of Object.entries(method.errors ?? {}))
+      assert.equal(get['x-error-codes'][code], meaning, `${method.name}: error ${code}`);
+    for (const code of codes)
+      assert.ok(
+        get.description.includes(`| ${code} | ${get['x-error-codes'][code]} |`),
+        `${method.name}: error ${code} in the description`,
+      );
 
     // Every answer: the success envelope carries exactly the declared result schema, the
     // error envelopes exactly the codes above (3 and 7 under their own HTTP statuses).
@@ -230,8 +339,14 @@ test('every method: both forms, auth, bot rule, every parameter, every answer an
       assert.deepEqual(Object.keys(success.properties), ['code']);
     }
     assert.equal(success.additionalProperties, false);
-    const answered = errors.flatMap((e: any) => (e.properties.code.anyOf ?? [e.properties.code]).map((c: any) => c.const)).sort((a: number, b: number) => a - b);
-    assert.deepEqual(answered, codes.filter((c) => c !== 3 && c !== 7), `${method.name}: error envelopes`);
+    const answered = errors
+      .flatMap((e: any) => (e.properties.code.anyOf ?? [e.properties.code]).map((c: any) => c.const))
+      .sort((a: number, b: number) => a - b);
+    assert.deepEqual(
+      answered,
+      codes.filter((c) => c !== 3 && c !== 7),
+      `${method.name}: error envelopes`,
+    );
     for (const envelope of errors) {
       assert.deepEqual(envelope.required, envelope.properties.data ? ['code', 'description', 'data'] : ['code', 'description']);
       const code = envelope.properties.code.const;
@@ -242,7 +357,10 @@ test('every method: both forms, auth, bot rule, every parameter, every answer an
     assert.deepEqual(rateLimited.content['application/json'].schema.properties.code, { const: 7, type: 'number' });
     assert.deepEqual(rateLimited.content['application/json'].schema.properties.data, plain(ERROR_DATA[7]));
     assert.ok(rateLimited.headers['Retry-After']);
-    assert.deepEqual(inline(document, get.responses['500']).content['application/json'].schema.properties.code, { const: 3, type: 'number' });
+    assert.deepEqual(inline(document, get.responses['500']).content['application/json'].schema.properties.code, {
+      const: 3,
+      type: 'number',
+    });
   }
 });
 
@@ -289,7 +407,10 @@ test('parameters carry their wire format, type, default, limits and description'
   assert.equal(document.info.version, '1.2.3');
   const get = document.paths['/api/sample.read'].get;
   const byName = Object.fromEntries(get.parameters.map((p: any) => [p.name, p]));
-  assert.deepEqual(byName.user_id.schema.anyOf.map((s: any) => s.type), ['integer', 'string']);
+  assert.deepEqual(
+    byName.user_id.schema.anyOf.map((s: any) => s.type),
+    ['integer', 'string'],
+  );
   assert.equal(byName.user_id.required, false);
   assert.match(byName.user_id.description, /whose samples/);
   assert.equal(byName.ids.required, true);
@@ -300,7 +421,12 @@ test('parameters carry their wire format, type, default, limits and description'
   assert.match('4,5, 6', new RegExp(byName.ids.schema.pattern));
   assert.equal(byName.names.schema['x-item'], 'idOrDomain');
   assert.deepEqual(
-    { type: byName.count.schema.type, minimum: byName.count.schema.minimum, maximum: byName.count.schema.maximum, default: byName.count.schema.default },
+    {
+      type: byName.count.schema.type,
+      minimum: byName.count.schema.minimum,
+      maximum: byName.count.schema.maximum,
+      default: byName.count.schema.default,
+    },
     { type: 'integer', minimum: 0, maximum: 50, default: 20 },
   );
   assert.equal(byName.count.required, false, 'a parameter with a default need not be sent');
@@ -330,7 +456,10 @@ test('parameters carry their wire format, type, default, limits and description'
   const ok = responseOf(document, get, '200').content['application/json'].schema.anyOf;
   assert.deepEqual(ok[0].properties.data.properties.things.items, { $ref: '#/components/schemas/SampleThing' });
   const restricted = ok.find((s: any) => s.properties.code.const === 1203);
-  assert.deepEqual(restricted.properties.data.properties.type.anyOf.map((s: any) => s.const), ['DISABLED', 'STRICT', 'EMOTES_ONLY', 'BOT_LIMITATIONS']);
+  assert.deepEqual(
+    restricted.properties.data.properties.type.anyOf.map((s: any) => s.const),
+    ['DISABLED', 'STRICT', 'EMOTES_ONLY', 'BOT_LIMITATIONS'],
+  );
 });
 
 test('a bot-forbidden method lists code 4; two schemas under one name are refused', () => {
@@ -338,7 +467,11 @@ test('a bot-forbidden method lists code 4; two schemas under one name are refuse
   const document: any = buildOpenApiDocument([forbidden]);
   assert.equal(document.paths['/api/sample.read'].get['x-error-codes'][4], 'bots may not call this method');
   assert.equal(document.paths['/api/sample.read'].get['x-bots'], false);
-  const clash = { ...sample, name: 'sample.other', result: Type.Object({ id: Type.String() }, { ...Strict, $id: 'SampleThing' }) } as AnyMethod;
+  const clash = {
+    ...sample,
+    name: 'sample.other',
+    result: Type.Object({ id: Type.String() }, { ...Strict, $id: 'SampleThing' }),
+  } as AnyMethod;
   assert.throws(() => buildOpenApiDocument([sample, clash]), /two different schemas are named SampleThing/);
 });
 
@@ -353,7 +486,10 @@ test('the response check rejects answers the published schema does not allow', (
   assert.notDeepEqual(responseProblems(sample, 200, { code: 0 }), [], 'data is required');
   assert.match(responseProblems(sample, 200, { code: 412, description: 'banned' }).join(), /code 412, which it does not declare/);
   assert.notDeepEqual(responseProblems(sample, 200, { code: 101, description: 'x', data: { extra: 1 } }), []);
-  assert.match(responseProblems(sample, 200, { code: 7, description: 'x', data: { retry_after: 1 } }).join(), /HTTP status 200, expected 429/);
+  assert.match(
+    responseProblems(sample, 200, { code: 7, description: 'x', data: { retry_after: 1 } }).join(),
+    /HTTP status 200, expected 429/,
+  );
   assert.notDeepEqual(responseProblems(sample, 200, { code: 1203, description: 'x', data: { type: 'LOUD' } }), []);
 
   // A schema that forgot additionalProperties: false is still checked strictly.

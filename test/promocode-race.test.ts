@@ -68,11 +68,17 @@ async function assertConserved(code: string, winners: number[]): Promise<void> {
   const row = await k.selectFrom('promocodes').select('uses').where('code', '=', code).executeTakeFirstOrThrow();
   assert.equal(Number(row.uses), winners.length);
   const uses = await k.selectFrom('promocode_uses').selectAll().where('code', '=', code).orderBy('user_id').execute();
-  assert.deepEqual(uses.map((u) => u.user_id), [...winners].sort((a, b) => a - b));
+  assert.deepEqual(
+    uses.map((u) => u.user_id),
+    [...winners].sort((a, b) => a - b),
+  );
   for (const use of uses) {
     const ids = JSON.parse(use.item_ids) as number[];
     const items = await k.selectFrom('items').select(['user_id', 'item_proto_id']).where('item_id', 'in', ids).orderBy('item_id').execute();
-    assert.deepEqual(items, ITEMS.map((item_proto_id) => ({ user_id: use.user_id, item_proto_id })));
+    assert.deepEqual(
+      items,
+      ITEMS.map((item_proto_id) => ({ user_id: use.user_id, item_proto_id })),
+    );
   }
 }
 
@@ -82,8 +88,15 @@ describe('wallet.promocodeActivate under concurrency', { skip: withoutRedis }, (
       const code = `LIMITED-${round}`;
       const answers = await Promise.all(USERS.map((id) => activate(id, code)));
       const codes = answers.map((a) => a.code).sort((a, b) => a - b);
-      assert.deepEqual(codes, [...Array(LIMIT).fill(0), ...Array(USERS.length - LIMIT).fill(1501)], `round ${round}: ${JSON.stringify(answers.filter((a) => a.code !== 1501))}`);
-      await assertConserved(code, USERS.filter((_, i) => answers[i].code === 0));
+      assert.deepEqual(
+        codes,
+        [...Array(LIMIT).fill(0), ...Array(USERS.length - LIMIT).fill(1501)],
+        `round ${round}: ${JSON.stringify(answers.filter((a) => a.code !== 1501))}`,
+      );
+      await assertConserved(
+        code,
+        USERS.filter((_, i) => answers[i].code === 0),
+      );
     }
     const items = await servers[0].db.kysely.selectFrom('items').select('item_id').execute();
     assert.equal(items.length, ROUNDS * LIMIT * ITEMS.length, 'no item appeared from nowhere');
@@ -93,7 +106,10 @@ describe('wallet.promocodeActivate under concurrency', { skip: withoutRedis }, (
     const requests = USERS.flatMap((id) => [id, id, id, id]);
     const answers = await Promise.all(requests.map((id) => activate(id, 'EVERYONE')));
     for (const id of USERS) {
-      const codes = answers.filter((_, i) => requests[i] === id).map((a) => a.code).sort((a, b) => a - b);
+      const codes = answers
+        .filter((_, i) => requests[i] === id)
+        .map((a) => a.code)
+        .sort((a, b) => a - b);
       assert.deepEqual(codes, [0, 1501, 1501, 1501], `user ${id}`);
     }
     await assertConserved('EVERYONE', USERS);

@@ -29,22 +29,44 @@ describe('wallet.promocodeActivate', () => {
   });
   after(() => server.close());
 
-  const activate = (userId: number, promocode: string) => server.call('wallet.promocodeActivate', { promocode }, { token: tokens.get(userId) });
+  const activate = (userId: number, promocode: string) =>
+    server.call('wallet.promocodeActivate', { promocode }, { token: tokens.get(userId) });
   const admin = async (method: string, params: Record<string, unknown>) =>
     (await server.call(`admin.${method}`, params, { headers: { 'x-admin-key': ADMIN_KEY } })).body;
   const now = () => Math.floor(server.clock.now() / 1000);
 
   test('admins create codes; a user redeems one once, in any case, for its items, and the chat says so', async () => {
-    const created = await admin('createPromocode', { code: 'welcome-2026', item_proto_ids: '101,601', max_uses: 2, ts_expires: now() + 1000 });
+    const created = await admin('createPromocode', {
+      code: 'welcome-2026',
+      item_proto_ids: '101,601',
+      max_uses: 2,
+      ts_expires: now() + 1000,
+    });
     assert.deepEqual(created, {
       code: 0,
-      data: { promocode: { code: 'WELCOME-2026', item_proto_ids: [101, 601], max_uses: 2, uses: 0, ts_expires: now() + 1000, disabled: 0, created_at: now() } },
+      data: {
+        promocode: {
+          code: 'WELCOME-2026',
+          item_proto_ids: [101, 601],
+          max_uses: 2,
+          uses: 0,
+          ts_expires: now() + 1000,
+          disabled: 0,
+          created_at: now(),
+        },
+      },
     });
     const answer = await activate(1, ' Welcome-2026 ');
     assert.equal(answer.body.code, 0, JSON.stringify(answer.body));
     const items = answer.body.data.items;
-    assert.deepEqual(items.map((i: any) => i.item_proto_id), [101, 601]);
-    assert.deepEqual(await ownedIds(server, 1), items.map((i: any) => i.item_id));
+    assert.deepEqual(
+      items.map((i: any) => i.item_proto_id),
+      [101, 601],
+    );
+    assert.deepEqual(
+      await ownedIds(server, 1),
+      items.map((i: any) => i.item_id),
+    );
     assert.ok(items.every((i: any) => i.ts_owned === now()));
     const last = (await callOk(server, 'gchat.get', {})).messages.at(-1);
     assert.deepEqual({ ...last, msg_id: '' }, { type: 4, user_id: 1, msg_id: '', ts: now(), item_proto_ids: [101, 601] });
@@ -71,9 +93,17 @@ describe('wallet.promocodeActivate', () => {
     for (const refusal of refusals) assert.deepEqual(refusal.body, REFUSED);
     assert.deepEqual(await ownedIds(server, 3), []);
     const uses = await server.db.kysely.selectFrom('promocode_uses').select(['code', 'user_id']).orderBy('user_id').execute();
-    assert.deepEqual(uses, [{ code: 'WELCOME-2026', user_id: 1 }, { code: 'WELCOME-2026', user_id: 2 }]);
+    assert.deepEqual(uses, [
+      { code: 'WELCOME-2026', user_id: 1 },
+      { code: 'WELCOME-2026', user_id: 2 },
+    ]);
     // The code from the world file works.
-    assert.deepEqual((await callOk(server, 'wallet.promocodeActivate', { promocode: 'from-the-world' }, { token: tokens.get(3) })).items.map((i: any) => i.item_proto_id), [701]);
+    assert.deepEqual(
+      (await callOk(server, 'wallet.promocodeActivate', { promocode: 'from-the-world' }, { token: tokens.get(3) })).items.map(
+        (i: any) => i.item_proto_id,
+      ),
+      [701],
+    );
   });
 
   test('failed attempts are limited per user: the eleventh in ten minutes answers 7, even for a good code, until the window ends', async () => {
@@ -116,7 +146,8 @@ describe('wallet.promocodeActivate', () => {
     assert.equal((await admin('disablePromocode', { code: 'NOPE-NOPE' })).code, 2);
     const audit = await admin('auditLog', { count: 100 });
     const actions = new Set(audit.data.entries.map((e: any) => e.action));
-    for (const action of ['admin.createPromocode', 'admin.listPromocodes', 'admin.disablePromocode']) assert.ok(actions.has(action), action);
+    for (const action of ['admin.createPromocode', 'admin.listPromocodes', 'admin.disablePromocode'])
+      assert.ok(actions.has(action), action);
   });
 
   test('world files carry codes both ways', async () => {
@@ -127,18 +158,46 @@ describe('wallet.promocodeActivate', () => {
       { code: 'PATIENCE', item_proto_ids: [601] },
       { code: 'SOON-GONE', item_proto_ids: [101], ts_expires: exported.promocodes!.find((p) => p.code === 'SOON-GONE')!.ts_expires },
       { code: 'SWITCHED-OFF', item_proto_ids: [101], disabled: 1 },
-      { code: 'WELCOME-2026', item_proto_ids: [101, 601], max_uses: 2, ts_expires: exported.promocodes!.find((p) => p.code === 'WELCOME-2026')!.ts_expires },
+      {
+        code: 'WELCOME-2026',
+        item_proto_ids: [101, 601],
+        max_uses: 2,
+        ts_expires: exported.promocodes!.find((p) => p.code === 'WELCOME-2026')!.ts_expires,
+      },
     ]);
     const other = await startTestServer();
     try {
       await importWorld(other.db, JSON.parse(JSON.stringify(exported)), { mode: 'replace', now: now() });
       assert.deepEqual(await exportWorld(other.db), exported);
       // A merge replaces a code's definition and keeps its uses.
-      await importWorld(server.db, { promocodes: [{ code: 'welcome-2026', item_proto_ids: [101], max_uses: 5 }] }, { mode: 'merge', now: now() });
-      const merged = await server.db.kysely.selectFrom('promocodes').selectAll().where('code', '=', 'WELCOME-2026').executeTakeFirstOrThrow();
+      await importWorld(
+        server.db,
+        { promocodes: [{ code: 'welcome-2026', item_proto_ids: [101], max_uses: 5 }] },
+        { mode: 'merge', now: now() },
+      );
+      const merged = await server.db.kysely
+        .selectFrom('promocodes')
+        .selectAll()
+        .where('code', '=', 'WELCOME-2026')
+        .executeTakeFirstOrThrow();
       assert.deepEqual([merged.item_proto_ids, Number(merged.max_uses), merged.ts_expires, Number(merged.uses)], ['[101]', 5, null, 2]);
-      await assert.rejects(importWorld(other.db, { promocodes: [{ code: 'BAD-PROTO', item_proto_ids: [99999] }] }, { mode: 'merge', now: now() }), /promocodes\[0\]\.item_proto_ids\[0\]: unknown item_proto_id 99999/);
-      await assert.rejects(importWorld(other.db, { promocodes: [{ code: 'TWICE', item_proto_ids: [101] }, { code: 'twice', item_proto_ids: [101] }] }, { mode: 'merge', now: now() }), /promocodes\[1\]\.code: duplicate TWICE/);
+      await assert.rejects(
+        importWorld(other.db, { promocodes: [{ code: 'BAD-PROTO', item_proto_ids: [99999] }] }, { mode: 'merge', now: now() }),
+        /promocodes\[0\]\.item_proto_ids\[0\]: unknown item_proto_id 99999/,
+      );
+      await assert.rejects(
+        importWorld(
+          other.db,
+          {
+            promocodes: [
+              { code: 'TWICE', item_proto_ids: [101] },
+              { code: 'twice', item_proto_ids: [101] },
+            ],
+          },
+          { mode: 'merge', now: now() },
+        ),
+        /promocodes\[1\]\.code: duplicate TWICE/,
+      );
     } finally {
       await other.close();
     }

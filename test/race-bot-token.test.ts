@@ -99,7 +99,10 @@ describe('bot token reissue while the old token is in use', { skip: missing.redi
     const issued = await Promise.all(Array.from({ length: 8 }, (_, i) => reissue(urls[i % 2]!)));
     done = true;
     await Promise.all(busy);
-    assert.ok(codes.every((c) => c === 0 || c === 1), codes.join(','));
+    assert.ok(
+      codes.every((c) => c === 0 || c === 1),
+      codes.join(','),
+    );
     for (const url of urls) {
       const alive: string[] = [];
       for (const token of [old, ...issued]) if ((await useToken(url, token)).code === 0) alive.push(token);

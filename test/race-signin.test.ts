@@ -20,7 +20,14 @@ describe('sign-in brute force from many connections', { skip: missing.redis }, (
   let urls: string[];
 
   before(async () => {
-    processes = await startProcesses({ world: await authWorld(), config: { rateLimit: false, trustProxy: true, http: { ...defaultConfig().http, connectionTimeoutMs: 120_000, requestTimeoutMs: 120_000 } } });
+    processes = await startProcesses({
+      world: await authWorld(),
+      config: {
+        rateLimit: false,
+        trustProxy: true,
+        http: { ...defaultConfig().http, connectionTimeoutMs: 120_000, requestTimeoutMs: 120_000 },
+      },
+    });
     urls = processes.urls;
   });
   after(() => processes.close());
@@ -55,7 +62,9 @@ describe('sign-in brute force from many connections', { skip: missing.redis }, (
   test('with solved captchas a burst stops at the hourly ceiling of failures for one e-mail', async () => {
     const email = 'target@example.com';
     const burst = SIGNIN_LIMITS.ceilingEmailFailures + 30;
-    const answers = await Promise.all(Array.from({ length: burst }, (_, i) => signin(i, `10.32.${i >> 8}.${i & 255}`, email, WRONG, 'test-pass')));
+    const answers = await Promise.all(
+      Array.from({ length: burst }, (_, i) => signin(i, `10.32.${i >> 8}.${i & 255}`, email, WRONG, 'test-pass')),
+    );
     assert.deepEqual(tally(answers), { 1: SIGNIN_LIMITS.ceilingEmailFailures, 7: burst - SIGNIN_LIMITS.ceilingEmailFailures });
     const refused = await signin(1, '10.33.0.1', email, WRONG, 'test-pass');
     assert.equal(refused.body.code, 7);

@@ -27,7 +27,9 @@ describe('overlapping crafts over real connections', { skip: missing.redis }, ()
     const world: World = {
       ...catalogWorld,
       users: CRAFTERS.map((user_id) => ({ user_id, nick: `crafter${user_id}` })),
-      items: CRAFTERS.flatMap((userId) => itemsOf(userId).map((item_id, i) => ({ item_id, user_id: userId, item_proto_id: i % 2 ? 102 : 101, ts_owned: 100 }))),
+      items: CRAFTERS.flatMap((userId) =>
+        itemsOf(userId).map((item_id, i) => ({ item_id, user_id: userId, item_proto_id: i % 2 ? 102 : 101, ts_owned: 100 })),
+      ),
     };
     processes = await startProcesses({ world, config: { rateLimit: false } });
     urls = processes.urls;
@@ -54,7 +56,11 @@ describe('overlapping crafts over real connections', { skip: missing.redis }, ()
         return answer.body.code as number;
       }),
     );
-    for (const userId of CRAFTERS) assert.ok(log.crafts.some((c) => c.userId === userId), `a craft of user ${userId} won: ${answers.join(',')}`);
+    for (const userId of CRAFTERS)
+      assert.ok(
+        log.crafts.some((c) => c.userId === userId),
+        `a craft of user ${userId} won: ${answers.join(',')}`,
+      );
     assert.deepEqual(await checkInvariants(processes.servers[0]!.db, log, CRAFTERS.flatMap(itemsOf)), []);
     // Every process counts the same inventory.
     for (const url of urls) {
@@ -72,7 +78,7 @@ describe('concurrent refreshes of one token over real connections', { skip: miss
 
   before(async () => {
     const world = await authWorld();
-    strict = await startProcesses({ world });
+    strict = await startProcesses({ world, config: { refreshReuseGrace: 0 } });
     lenient = await startProcesses({ world, config: { refreshReuseGrace: GRACE } });
   });
   after(async () => {
@@ -81,7 +87,11 @@ describe('concurrent refreshes of one token over real connections', { skip: miss
   });
 
   const refresh = (url: string, refreshToken: string) =>
-    wire(`${url}/api/auth.refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: refreshToken }) });
+    wire(`${url}/api/auth.refresh`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refresh_token: refreshToken }),
+    });
   const probe = async (url: string, token: string) =>
     (await wire(`${url}/api/account.getPrivacy`, { headers: { authorization: `Bearer ${token}` } })).body.code as number;
 
@@ -93,11 +103,12 @@ describe('concurrent refreshes of one token over real connections', { skip: miss
     const winners = answers.filter((a) => a.body.code === 0);
     assert.equal(winners.length, 1, `round ${round}: ${answers.map((a) => a.body.code).join(',')}`);
     assertSession(winners[0]!.body.data);
-    for (const url of processes.urls) assert.equal(await probe(url, session.access_token), 1, `round ${round}: the old token is dead at ${url}`);
+    for (const url of processes.urls)
+      assert.equal(await probe(url, session.access_token), 1, `round ${round}: the old token is dead at ${url}`);
     return winners[0]!.body.data as { access_token: string };
   };
 
-  test('exactly one gets a session; by default the others are reuses that end the sign-in everywhere', async () => {
+  test('exactly one gets a session; with no grace the others are reuses that end the sign-in everywhere', async () => {
     for (let round = 0; round < 5; round++) {
       const fresh = await race(strict, round);
       for (const url of strict.urls) assert.equal(await probe(url, fresh.access_token), 1, `round ${round}: the sign-in ended at ${url}`);
@@ -107,7 +118,8 @@ describe('concurrent refreshes of one token over real connections', { skip: miss
   test('within the reuse grace period exactly one gets a session and it works everywhere', async () => {
     for (let round = 0; round < 5; round++) {
       const fresh = await race(lenient, round);
-      for (const url of lenient.urls) assert.equal(await probe(url, fresh.access_token), 0, `round ${round}: the new token works at ${url}`);
+      for (const url of lenient.urls)
+        assert.equal(await probe(url, fresh.access_token), 0, `round ${round}: the new token works at ${url}`);
     }
   });
 });

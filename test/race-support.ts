@@ -15,7 +15,8 @@ export interface Processes {
 export async function startProcesses(options: StartOptions): Promise<Processes> {
   const first = await startTestServer({ ...options, redis: true });
   const servers = [first];
-  if (DB_KIND === 'postgres') servers.push(await startTestServer({ config: options.config, redis: true, location: first.location, clock: first.clock }));
+  if (DB_KIND === 'postgres')
+    servers.push(await startTestServer({ config: options.config, redis: true, location: first.location, clock: first.clock }));
   const urls: string[] = [];
   for (const server of servers) urls.push(await listen(server));
   return {

@@ -37,8 +37,14 @@ test('a signed-in client gets the open frame, then auth with its profile and cou
     assert.deepEqual(Object.keys(added.data).sort(), ['events', 'id_last_given', 'item_protos', 'messages', 'users_data']);
     assert.deepEqual(event, { id: added.data.id_last_given, type: 'gchat.add', msg_id: msgId });
     const chat = ok(await server.call('gchat.get', {}, { http: 'GET' }));
-    assert.deepEqual(added.data.messages, chat.messages.filter((m: any) => m.msg_id === msgId));
-    assert.deepEqual(added.data.users_data, chat.users.filter((u: any) => u.user_id === ALICE || u.user_id === BOB));
+    assert.deepEqual(
+      added.data.messages,
+      chat.messages.filter((m: any) => m.msg_id === msgId),
+    );
+    assert.deepEqual(
+      added.data.users_data,
+      chat.users.filter((u: any) => u.user_id === ALICE || u.user_id === BOB),
+    );
 
     await setChatStatus(server.services, { closed: true });
     assert.equal(await deleteMessage(server.services, msgId), true);
@@ -61,10 +67,16 @@ test('an anonymous client gets no auth frame; subs picks what reaches it; an inv
     const unsubscribed = await ExtwsClient.connect(base, { subs: '' });
     const msgId = await say(server, await signIn(server, ALICE), 'to everyone');
     await anonymous.added(msgId);
-    assert.deepEqual(anonymous.frames.map((f) => f.event ?? f.type), [1, 'status', 'events']);
+    assert.deepEqual(
+      anonymous.frames.map((f) => f.event ?? f.type),
+      [1, 'status', 'events'],
+    );
     await unsubscribed.next((f) => f.event === 'status');
     await sleep(100);
-    assert.equal(unsubscribed.frames.some((f) => f.event === 'events'), false);
+    assert.equal(
+      unsubscribed.frames.some((f) => f.event === 'events'),
+      false,
+    );
     const refused = new ExtwsClient(new (await import('ws')).default(`${base}/ws?access_token=not-a-token`));
     assert.equal((await refused.closed).code, 4001);
     anonymous.close();
@@ -107,14 +119,22 @@ test('a client that reconnects with id_last gets every kept event after it, once
     const events = again.events();
     assert.deepEqual(
       events.map((e) => [e.type, e.msg_id]),
-      [['gchat.add', missed[0]], ['gchat.add', missed[1]], ['gchat.status', undefined], ['gchat.add', after]],
+      [
+        ['gchat.add', missed[0]],
+        ['gchat.add', missed[1]],
+        ['gchat.status', undefined],
+        ['gchat.add', after],
+      ],
     );
     assert.ok(events[0].id > last);
     for (let i = 1; i < events.length; i++) assert.ok(events[i].id > events[i - 1].id);
     // The missed ones came together, after status and before anything live.
     const resumed = again.frames.find((f) => f.event === 'events')!;
     assert.equal(resumed.data.events.length, 3);
-    assert.deepEqual(resumed.data.messages.map((m: any) => m.msg_id), missed);
+    assert.deepEqual(
+      resumed.data.messages.map((m: any) => m.msg_id),
+      missed,
+    );
     again.close();
   }));
 
@@ -126,7 +146,11 @@ test('the api emit answers any method the connection token may call, with the HT
     const anonymous = await ExtwsClient.connect(base);
 
     const viaWs = await client.api('users.get', { user_ids: `${ALICE},${BOB}`, type: 'short' });
-    assert.deepEqual(viaWs, { method: 'users.get', code: 0, data: ok(await server.call('users.get', { user_ids: `${ALICE},${BOB}`, type: 'short' }, { http: 'GET' })) });
+    assert.deepEqual(viaWs, {
+      method: 'users.get',
+      code: 0,
+      data: ok(await server.call('users.get', { user_ids: `${ALICE},${BOB}`, type: 'short' }, { http: 'GET' })),
+    });
     assert.deepEqual((await client.api('users.get')).data[0].user_id, ALICE, 'without ids: the connection user');
     const sent = await client.api('gchat.send', { message: 'sent over the socket' });
     assert.equal(typeof sent.data.msg_id, 'string');
@@ -163,35 +187,53 @@ async function withCluster(run: (first: TestServer, second: TestServer) => Promi
   }
 }
 
-test('across two processes with Redis: events within a second under one numbering, resume on the other process, pushes to one user', { skip: missing.redis }, () =>
-  withCluster(async (first, second) => {
-    const [baseFirst, baseSecond] = [await listen(first), await listen(second)];
-    const alice = await signIn(first, ALICE);
-    const bob = await signIn(second, BOB);
-    const onFirst = await ExtwsClient.connect(baseFirst);
-    const onSecond = await ExtwsClient.connect(baseSecond, { access_token: bob });
+test(
+  'across two processes with Redis: events within a second under one numbering, resume on the other process, pushes to one user',
+  { skip: missing.redis },
+  () =>
+    withCluster(async (first, second) => {
+      const [baseFirst, baseSecond] = [await listen(first), await listen(second)];
+      const alice = await signIn(first, ALICE);
+      const bob = await signIn(second, BOB);
+      const onFirst = await ExtwsClient.connect(baseFirst);
+      const onSecond = await ExtwsClient.connect(baseSecond, { access_token: bob });
 
-    const ids = [await say(first, alice, 'from the first'), await say(second, bob, 'from the second'), await say(first, alice, 'first again')];
-    for (const client of [onFirst, onSecond]) for (const msgId of ids) await withinASecond(client.added(msgId), 'the events frame');
-    assert.deepEqual(onFirst.events(), onSecond.events(), 'the same events under the same ids everywhere');
-    const events = onFirst.events();
-    for (let i = 1; i < events.length; i++) assert.ok(events[i].id > events[i - 1].id);
+      const ids = [
+        await say(first, alice, 'from the first'),
+        await say(second, bob, 'from the second'),
+        await say(first, alice, 'first again'),
+      ];
+      for (const client of [onFirst, onSecond]) for (const msgId of ids) await withinASecond(client.added(msgId), 'the events frame');
+      assert.deepEqual(onFirst.events(), onSecond.events(), 'the same events under the same ids everywhere');
+      const events = onFirst.events();
+      for (let i = 1; i < events.length; i++) assert.ok(events[i].id > events[i - 1].id);
 
-    // Resume on the other process from an id seen on the first.
-    onFirst.close();
-    const missed = await say(second, bob, 'while away');
-    const back = await ExtwsClient.connect(baseSecond, { id_last: events[events.length - 1].id });
-    await back.added(missed);
-    assert.deepEqual(back.events().map((e) => e.msg_id), [missed]);
+      // Resume on the other process from an id seen on the first.
+      onFirst.close();
+      const missed = await say(second, bob, 'while away');
+      const back = await ExtwsClient.connect(baseSecond, { id_last: events[events.length - 1].id });
+      await back.added(missed);
+      assert.deepEqual(
+        back.events().map((e) => e.msg_id),
+        [missed],
+      );
 
-    // A push to one user reaches that user's connections on every process, and nobody else's.
-    const carolOnFirst = await ExtwsClient.connect(baseFirst, { access_token: await signIn(first, CAROL), subs: '' });
-    await first.services.realtime.pushToUser(BOB, { type: 'test.ping', fields: { note: 'for bob' }, json: { note: 'for bob' } });
-    const pushed = await withinASecond(onSecond.next((f) => f.event === 'events' && f.data.events[0].type === 'test.ping'), 'the push');
-    assert.equal(pushed.data.events[0].note, 'for bob');
-    await say(first, alice, 'marker');
-    await sleep(200);
-    assert.equal(carolOnFirst.events().length, 0);
-    assert.equal(back.events().some((e) => e.type === 'test.ping'), false, 'an anonymous connection does not get it');
-    for (const c of [onSecond, back, carolOnFirst]) c.close();
-  }));
+      // A push to one user reaches that user's connections on every process, and nobody else's.
+      const carolOnFirst = await ExtwsClient.connect(baseFirst, { access_token: await signIn(first, CAROL), subs: '' });
+      await first.services.realtime.pushToUser(BOB, { type: 'test.ping', fields: { note: 'for bob' }, json: { note: 'for bob' } });
+      const pushed = await withinASecond(
+        onSecond.next((f) => f.event === 'events' && f.data.events[0].type === 'test.ping'),
+        'the push',
+      );
+      assert.equal(pushed.data.events[0].note, 'for bob');
+      await say(first, alice, 'marker');
+      await sleep(200);
+      assert.equal(carolOnFirst.events().length, 0);
+      assert.equal(
+        back.events().some((e) => e.type === 'test.ping'),
+        false,
+        'an anonymous connection does not get it',
+      );
+      for (const c of [onSecond, back, carolOnFirst]) c.close();
+    }),
+);

@@ -78,7 +78,10 @@ test('--access-log logs one line per request with its request id; secrets in the
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await wire(`${base}/api/gchat.get?access_token=s3cr3t-t0ken`)).headers.get('x-request-id')!);
     const logged = requestLines(lines);
-    assert.deepEqual(logged.map((l) => l.reqId), ids);
+    assert.deepEqual(
+      logged.map((l) => l.reqId),
+      ids,
+    );
     for (const line of logged) {
       assert.equal(line.msg, 'request completed');
       assert.equal(line.level, 30, 'info');

@@ -40,7 +40,10 @@ async function standIn() {
   });
   app.get('/api/:method', async (request, reply) => {
     const { status, body } = bodies[(request.query as { answer: string }).answer];
-    return reply.status(status ?? 200).type('application/json').send(JSON.stringify(body));
+    return reply
+      .status(status ?? 200)
+      .type('application/json')
+      .send(JSON.stringify(body));
   });
   await app.ready();
   return { app, watch };

@@ -83,7 +83,9 @@ export function responseProblems(method: AnyMethod | undefined, status: number, 
   }
 
   if (method && code !== 0 && !(code in errorCodesOf(method)))
-    problems.push(`${method.name} answered code ${code}, which it does not declare (it declares ${Object.keys(errorCodesOf(method)).join(', ')})`);
+    problems.push(
+      `${method.name} answered code ${code}, which it does not declare (it declares ${Object.keys(errorCodesOf(method)).join(', ')})`,
+    );
   const check = !method
     ? (anyError ??= TypeCompiler.Compile(strict(anyErrorSchema())))
     : code === 0
@@ -92,7 +94,9 @@ export function responseProblems(method: AnyMethod | undefined, status: number, 
   if (!check.Check(body)) {
     const errors = explain(check.Errors(body)).slice(0, 5);
     const what = method ? method.name : 'an answer naming no method';
-    problems.push(`${what} answered a body its published schema does not allow (${errors.join('; ')}): ${JSON.stringify(body).slice(0, 500)}`);
+    problems.push(
+      `${what} answered a body its published schema does not allow (${errors.join('; ')}): ${JSON.stringify(body).slice(0, 500)}`,
+    );
   }
   // The reference client's rules depend on the parameters: without them, only the published schema is checked.
   if (method && params) problems.push(...sdkRuleProblems(method.name, params, body));
@@ -103,7 +107,9 @@ export function responseProblems(method: AnyMethod | undefined, status: number, 
 function paramsOf(request: { query?: unknown; body?: unknown }): Record<string, unknown> {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const body = request.body;
-  return body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...query, ...(body as Record<string, unknown>) } : { ...query };
+  return body !== null && typeof body === 'object' && !Array.isArray(body)
+    ? { ...query, ...(body as Record<string, unknown>) }
+    : { ...query };
 }
 
 export interface ResponseWatch {
@@ -142,7 +148,11 @@ export function watchResponses(app: FastifyInstance, methods: AnyMethod[]): Resp
       problems = responseProblems(method, reply.statusCode, body, paramsOf(request));
       if (method && problems.length === 0) noteAnswer(method, body as { code: number }, paramsOf(request));
     }
-    if (problems.length > 0) found.set(String(request.id), problems.map((p) => `${request.method} ${request.url.split('?')[0]}: ${p}`));
+    if (problems.length > 0)
+      found.set(
+        String(request.id),
+        problems.map((p) => `${request.method} ${request.url.split('?')[0]}: ${p}`),
+      );
     return payload;
   });
   return {

@@ -41,9 +41,11 @@ export function alternativesOf(schema: TSchema, path = '', out: string[] = []): 
       alternativesOf(alternative, path, out);
     });
   } else if (schema[Kind] === 'Object') {
-    for (const [name, property] of Object.entries(schema.properties as Record<string, TSchema>)) alternativesOf(property, `${path}.${name}`, out);
+    for (const [name, property] of Object.entries(schema.properties as Record<string, TSchema>))
+      alternativesOf(property, `${path}.${name}`, out);
   } else if (schema[Kind] === 'Array') alternativesOf(schema.items as TSchema, `${path}[]`, out);
-  else if (schema[Kind] === 'Record') for (const inner of Object.values(schema.patternProperties as Record<string, TSchema>)) alternativesOf(inner, `${path}{}`, out);
+  else if (schema[Kind] === 'Record')
+    for (const inner of Object.values(schema.patternProperties as Record<string, TSchema>)) alternativesOf(inner, `${path}{}`, out);
   return out;
 }
 

@@ -20,9 +20,19 @@ test('rank: a visible rank shown as {hidden: 0} is refused wherever a user appea
   assert.match(sdkRuleProblems('users.get', {}, answer([hiddenZero])).join(), /reference client would refuse .*\/0\/rank/);
   assert.match(sdkRuleProblems('users.get', { type: 'short' }, answer([{ ...short, rank: { hidden: 0 } }])).join(), /\/0\/rank/);
   assert.match(sdkRuleProblems('friends.get', {}, answer({ count: 1, friends: [hiddenZero] })).join(), /\/friends\/0\/rank/);
-  assert.match(sdkRuleProblems('inventory.get', { add_legacy: 0, add_user: 1 }, answer({ count: 0, items: [], collections: [], user: hiddenZero })).join(), /\/user\/rank/);
+  assert.match(
+    sdkRuleProblems(
+      'inventory.get',
+      { add_legacy: 0, add_user: 1 },
+      answer({ count: 0, items: [], collections: [], user: hiddenZero }),
+    ).join(),
+    /\/user\/rank/,
+  );
   const chat = { messages: [], status: { closed: false, slowmode: false, emoteonly: false }, item_protos: [] };
-  assert.match(sdkRuleProblems('gchat.get', {}, answer({ ...chat, users: [{ ...short, rank: { hidden: 0 } }] })).join(), /\/users\/0\/rank/);
+  assert.match(
+    sdkRuleProblems('gchat.get', {}, answer({ ...chat, users: [{ ...short, rank: { hidden: 0 } }] })).join(),
+    /\/users\/0\/rank/,
+  );
   for (const rank of [{ hidden: 1 }, { qual: 3 }, { expired: 1 }, { id: 4, pts: 1200 }, undefined])
     assert.deepEqual(sdkRuleProblems('users.get', {}, answer([{ ...user, rank }])), [], JSON.stringify(rank));
   for (const rank of [{ hidden: true }, { id: 4 }, { pts: 3 }, { expired: 0 }, {}])
@@ -36,7 +46,10 @@ test('placeholders: one without avatar_key is refused, and so is one carrying th
     assert.deepEqual(sdkRuleProblems('users.get', params, answer([{ ...placeholder, avatar_key: '' }])), []);
     assert.match(sdkRuleProblems('users.get', params, answer([{ ...placeholder, avatar_key: '', gender: 0 }])).join(), /refuse .*\/0\//);
   }
-  assert.deepEqual(sdkRuleProblems('users.get', {}, answer([{ domain: 'gone', nick: 'Blocked', avatar: '', avatar_key: 'k', inactive: 'global_ban' }])), []);
+  assert.deepEqual(
+    sdkRuleProblems('users.get', {}, answer([{ domain: 'gone', nick: 'Blocked', avatar: '', avatar_key: 'k', inactive: 'global_ban' }])),
+    [],
+  );
   assert.notDeepEqual(sdkRuleProblems('users.get', {}, answer([{ ...placeholder, avatar_key: '', inactive: 'deleted' }])), []);
 });
 
@@ -48,7 +61,11 @@ test('the equipped tree: a board without cards, generator or joke is refused; a 
   for (const slot of ['cards', 'generator', 'joke'] as const) {
     const board: Record<string, unknown> = { ...full };
     delete board[slot];
-    assert.match(sdkRuleProblems('inventory.get', params, inventory({ game: { classic: board } })).join(), new RegExp(`/equipped/game/classic/${slot}`), slot);
+    assert.match(
+      sdkRuleProblems('inventory.get', params, inventory({ game: { classic: board } })).join(),
+      new RegExp(`/equipped/game/classic/${slot}`),
+      slot,
+    );
   }
   assert.match(sdkRuleProblems('inventory.get', params, inventory({ game: { quick: { ...full, generator: null } } })).join(), /generator/);
 });
@@ -68,9 +85,21 @@ test('bits are numbers, void methods answer no data, msg_id is a string, errors 
 test('the suite holds every answer to these rules, beside the published schema', () => {
   const usersGet = allMethods().find((m) => m.name === 'users.get');
   const problems = responseProblems(usersGet, 200, answer([{ ...user, rank: { hidden: 0 } }]), {});
-  assert.ok(problems.some((p) => /reference client would refuse/.test(p)), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => /reference client would refuse/.test(p)),
+    problems.join('\n'),
+  );
   // Every method of the server that the reference client knows has a rule.
   const ours = new Set(allMethods().map((m) => m.name));
-  for (const name of ['users.get', 'friends.get', 'friends.getRequests', 'inventory.get', 'inventory.craft', 'gchat.get', 'gchat.send', 'auth.signin'])
+  for (const name of [
+    'users.get',
+    'friends.get',
+    'friends.getRequests',
+    'inventory.get',
+    'inventory.craft',
+    'gchat.get',
+    'gchat.send',
+    'auth.signin',
+  ])
     assert.ok(ours.has(name) && name in sdkRules, name);
 });

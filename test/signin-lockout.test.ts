@@ -5,7 +5,18 @@ import type { AddressInfo } from 'node:net';
 import { DELAY_LIMITS, SIGNIN_LIMITS, TOTP_LIMITS } from '../src/auth/defence.js';
 import { defaultConfig } from '../src/config.js';
 import { startTestServer, type TestServer } from './helpers.js';
-import { ALICE, BOB, CAPTCHA_ALWAYS, PASSWORD, TOTP_USER, assertSession, assertTotpPending, authWorld, signin, totpCode } from './auth-fixtures.js';
+import {
+  ALICE,
+  BOB,
+  CAPTCHA_ALWAYS,
+  PASSWORD,
+  TOTP_USER,
+  assertSession,
+  assertTotpPending,
+  authWorld,
+  signin,
+  totpCode,
+} from './auth-fixtures.js';
 import { listen, wire, type WireAnswer } from './transport-support.js';
 import { missing } from './components.js';
 
@@ -146,7 +157,9 @@ describe('sign-in attempts count once judged', () => {
         assert.equal((await signin(slow, BOB.email, WRONG, {}, { ip: `10.60.0.${i}` })).body.code, 1);
       const burst = SIGNIN_LIMITS.ceilingEmailFailures + 40;
       const flood = Promise.all(
-        Array.from({ length: burst }, (_, i) => signin(slow, BOB.email, WRONG, { captcha: 'a-robot' }, { ip: `10.60.${1 + (i >> 8)}.${i & 255}` })),
+        Array.from({ length: burst }, (_, i) =>
+          signin(slow, BOB.email, WRONG, { captcha: 'a-robot' }, { ip: `10.60.${1 + (i >> 8)}.${i & 255}` }),
+        ),
       );
       await new Promise((r) => setTimeout(r, 150));
       const owner = await signin(slow, BOB.email, PASSWORD, { captcha: 'solved-by-a-human' }, { ip: '10.61.0.1' });
@@ -222,9 +235,14 @@ describe('wrong TOTP codes are counted per account across challenges', () => {
 });
 
 describe('sign-in budgets with Redis', { skip: missing.redis }, () => {
-  test('an account\'s failures from two processes count together, and its known address stays open in both', async () => {
+  test("an account's failures from two processes count together, and its known address stays open in both", async () => {
     const first = await startTestServer({ world: await authWorld(), redis: true, config: { captcha: { testVerifier: false } } });
-    const second = await startTestServer({ redis: true, location: first.location, clock: first.clock, config: { captcha: { testVerifier: false } } });
+    const second = await startTestServer({
+      redis: true,
+      location: first.location,
+      clock: first.clock,
+      config: { captcha: { testVerifier: false } },
+    });
     try {
       const servers = [first, second];
       assertSession((await signin(first, BOB.email, PASSWORD, {}, { ip: '10.70.0.1' })).body.data);

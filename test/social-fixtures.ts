@@ -7,7 +7,9 @@ const TEST_IP = '127.0.0.1';
 
 /** Signs a user (or, with `bot`, a bot) in as the auth capability does, and returns the access token. */
 export async function sessionFor(server: TestServer, userId: number, options: { bot?: boolean } = {}): Promise<string> {
-  const session = options.bot ? await issueBotSession(server.services, userId, TEST_IP) : await issueUserSession(server.services, userId, TEST_IP);
+  const session = options.bot
+    ? await issueBotSession(server.services, userId, TEST_IP)
+    : await issueUserSession(server.services, userId, TEST_IP);
   return session.access_token;
 }
 

@@ -24,11 +24,29 @@ interface Certificate {
 function makeCertificate(dir: string, name: string): Certificate {
   const certFile = join(dir, `${name}.crt`);
   const keyFile = join(dir, `${name}.key`);
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-subj', `/CN=${name}`, '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    '-keyout', keyFile, '-out', certFile,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
+    { stdio: 'ignore' },
+  );
   return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8'), certFile, keyFile };
 }
 
@@ -76,7 +94,10 @@ test('--tls-cert and --tls-key serve HTTPS and WSS to a client that verifies the
       await response.text();
     });
     // A client that does not trust the certificate refuses it.
-    await assert.rejects(httpsGet(`https://127.0.0.1:${port}/healthz`, makeCertificate(dir, 'stranger').cert), /self[- ]signed|unable to verify|certificate/i);
+    await assert.rejects(
+      httpsGet(`https://127.0.0.1:${port}/healthz`, makeCertificate(dir, 'stranger').cert),
+      /self[- ]signed|unable to verify|certificate/i,
+    );
 
     const socket = new WebSocket(`wss://127.0.0.1:${port}/ws?subs=gchat&format=json`, { ca: certificate.cert });
     const ready = await new Promise<{ event: string }>((resolve, reject) => {
@@ -92,58 +113,66 @@ test('--tls-cert and --tls-key serve HTTPS and WSS to a client that verifies the
   }
 });
 
-test('serve reads the certificate again on SIGHUP; a broken pair leaves the one in use', { timeout: 120_000, skip: missing.openssl }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gp-tls-'));
-  const first = makeCertificate(dir, 'first');
-  const second = makeCertificate(dir, 'second');
-  const live = { certFile: join(dir, 'live.crt'), keyFile: join(dir, 'live.key') };
-  copyFileSync(first.certFile, live.certFile);
-  copyFileSync(first.keyFile, live.keyFile);
-  const location = await newDatabaseLocation();
-  let url = location.url;
-  if (DB_KIND === 'postgres') {
-    const db = await openDatabase(location.url, { schema: location.schema });
-    await db.close();
-    const withPath = new URL(location.url);
-    withPath.searchParams.set('options', `-c search_path=${location.schema}`);
-    url = withPath.toString();
-  }
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve', '--port', '0', '--tls-cert', live.certFile, '--tls-key', live.keyFile], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: url },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const waitFor = async (pattern: RegExp) => {
-    for (let i = 0; i < 1200 && !pattern.test(output); i++) await new Promise((r) => setTimeout(r, 100));
-    const match = pattern.exec(output);
-    assert.ok(match, `the server printed ${pattern}; it printed:\n${output}`);
-    return match;
-  };
-  try {
-    const [, port] = await waitFor(/listening on https:\/\/127\.0\.0\.1:(\d+)/);
-    assert.equal((await presented(Number(port), first.cert)).subject.CN, 'first');
-
-    copyFileSync(second.certFile, live.certFile);
-    copyFileSync(second.keyFile, live.keyFile);
-    child.kill('SIGHUP');
-    await waitFor(/"msg":"TLS certificate reloaded"/);
-    assert.equal((await presented(Number(port), second.cert)).subject.CN, 'second');
-
-    // A certificate whose key does not match is refused; the server keeps the second one.
+test(
+  'serve reads the certificate again on SIGHUP; a broken pair leaves the one in use',
+  { timeout: 120_000, skip: missing.openssl },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gp-tls-'));
+    const first = makeCertificate(dir, 'first');
+    const second = makeCertificate(dir, 'second');
+    const live = { certFile: join(dir, 'live.crt'), keyFile: join(dir, 'live.key') };
     copyFileSync(first.certFile, live.certFile);
-    child.kill('SIGHUP');
-    await waitFor(/TLS certificate not reloaded/);
-    assert.equal((await presented(Number(port), second.cert)).subject.CN, 'second');
-    const answer = await httpsGet(`https://localhost:${port}/healthz`, second.cert);
-    assert.equal(answer.status, 200);
-  } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-    await location.dispose();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+    copyFileSync(first.keyFile, live.keyFile);
+    const location = await newDatabaseLocation();
+    let url = location.url;
+    if (DB_KIND === 'postgres') {
+      const db = await openDatabase(location.url, { schema: location.schema });
+      await db.close();
+      const withPath = new URL(location.url);
+      withPath.searchParams.set('options', `-c search_path=${location.schema}`);
+      url = withPath.toString();
+    }
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve', '--port', '0', '--tls-cert', live.certFile, '--tls-key', live.keyFile],
+      {
+        cwd: root,
+        env: { ...process.env, DATABASE_URL: url },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const waitFor = async (pattern: RegExp) => {
+      for (let i = 0; i < 1200 && !pattern.test(output); i++) await new Promise((r) => setTimeout(r, 100));
+      const match = pattern.exec(output);
+      assert.ok(match, `the server printed ${pattern}; it printed:\n${output}`);
+      return match;
+    };
+    try {
+      const [, port] = await waitFor(/listening on https:\/\/127\.0\.0\.1:(\d+)/);
+      assert.equal((await presented(Number(port), first.cert)).subject.CN, 'first');
+
+      copyFileSync(second.certFile, live.certFile);
+      copyFileSync(second.keyFile, live.keyFile);
+      child.kill('SIGHUP');
+      await waitFor(/"msg":"TLS certificate reloaded"/);
+      assert.equal((await presented(Number(port), second.cert)).subject.CN, 'second');
+
+      // A certificate whose key does not match is refused; the server keeps the second one.
+      copyFileSync(first.certFile, live.certFile);
+      child.kill('SIGHUP');
+      await waitFor(/TLS certificate not reloaded/);
+      assert.equal((await presented(Number(port), second.cert)).subject.CN, 'second');
+      const answer = await httpsGet(`https://localhost:${port}/healthz`, second.cert);
+      assert.equal(answer.status, 200);
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      await location.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -17,7 +17,17 @@ const ADMIN_KEY = 'admin-key-of-the-trades-test';
 
 const world: World = {
   ...catalogWorld,
-  users: [user(1), user(2, { domain: 'bob' }), user(3), user(4), user(5), user(6), user(7), user(8, { bot_owner: 1 }), user(9, { global_ban: 1 })],
+  users: [
+    user(1),
+    user(2, { domain: 'bob' }),
+    user(3),
+    user(4),
+    user(5),
+    user(6),
+    user(7),
+    user(8, { bot_owner: 1 }),
+    user(9, { global_ban: 1 }),
+  ],
   friends: [[2, 4]],
   blocks: [{ user_id: 3, blocked_user_id: 1 }],
   items: [
@@ -67,7 +77,6 @@ async function voidOk(method: string, params: Record<string, unknown>, options: 
 }
 
 const as = (id: number) => ({ token: tokens.get(id) });
-const create = (by: number, params: Record<string, unknown>) => server.call('trades.create', params, as(by));
 
 /** Items of a user as inventory.get shows them in the legacy form, by id. */
 async function things(userId: number): Promise<Map<number, any>> {
@@ -129,7 +138,16 @@ describe('trades.create', () => {
     await callFails(server, 'trades.create', { user_id: 3, thing_ids_from: '10' }, 107, as(1));
     await callFails(server, 'trades.create', { user_id: 1, thing_ids_from: '10' }, 107, as(3));
     // Not the side's, unknown, equipped, trade-locked, never tradable (lock -1 or prototype status 1).
-    for (const [from, to] of [['20', ''], ['', '10'], ['999', ''], ['12', ''], ['13', ''], ['14', ''], ['15', ''], ['10', '999']]) {
+    for (const [from, to] of [
+      ['20', ''],
+      ['', '10'],
+      ['999', ''],
+      ['12', ''],
+      ['13', ''],
+      ['14', ''],
+      ['15', ''],
+      ['10', '999'],
+    ]) {
       const params: Record<string, unknown> = { user_id: 2 };
       if (from) params.thing_ids_from = from;
       if (to) params.thing_ids_to = to;
@@ -138,7 +156,7 @@ describe('trades.create', () => {
     assert.equal(await server.db.kysely.selectFrom('trades').select('trade_id').executeTakeFirst(), undefined, 'no trade was made');
   });
 
-  test('the receiver\'s privacy: friends only, gifts only, nothing, gifts at once', async () => {
+  test("the receiver's privacy: friends only, gifts only, nothing, gifts at once", async () => {
     await callFails(server, 'trades.create', { user_id: 4, thing_ids_from: '10', thing_ids_to: '22' }, 701, as(1));
     await callFails(server, 'trades.create', { user_id: 5, thing_ids_from: '10', thing_ids_to: '22' }, 701, as(1));
     await callFails(server, 'trades.create', { user_id: 6, thing_ids_from: '10' }, 701, as(1));
@@ -193,8 +211,20 @@ describe('a trade from offer to acceptance', () => {
       user_data: one,
       ...metadata,
     });
-    assert.deepEqual(await callOk(server, 'trades.getOutbound', {}, as(1)), { count: 1, trades: [expected], users_data: two, user_data: two, ...metadata });
-    assert.deepEqual(await callOk(server, 'trades.getById', { trade_id }, as(2)), { count: 1, trades: [expected], users_data: one, user_data: one, ...metadata });
+    assert.deepEqual(await callOk(server, 'trades.getOutbound', {}, as(1)), {
+      count: 1,
+      trades: [expected],
+      users_data: two,
+      user_data: two,
+      ...metadata,
+    });
+    assert.deepEqual(await callOk(server, 'trades.getById', { trade_id }, as(2)), {
+      count: 1,
+      trades: [expected],
+      users_data: one,
+      user_data: one,
+      ...metadata,
+    });
     assert.deepEqual(await callOk(server, 'trades.getOutbound', {}, as(2)), {
       count: 0,
       trades: [],
@@ -216,21 +246,56 @@ describe('a trade from offer to acceptance', () => {
     assert.deepEqual((await server.call('trades.accept', { trade_id }, as(2))).body, { code: 0 });
     await callFails(server, 'trades.accept', { trade_id }, 802, as(2));
     await callFails(server, 'trades.cancel', { trade_id }, 802, as(1));
-    assert.deepEqual([await owner(10), await owner(11), await owner(20)], [
-      { user_id: 2, state: 'owned' },
-      { user_id: 2, state: 'owned' },
-      { user_id: 1, state: 'owned' },
-    ]);
+    assert.deepEqual(
+      [await owner(10), await owner(11), await owner(20)],
+      [
+        { user_id: 2, state: 'owned' },
+        { user_id: 2, state: 'owned' },
+        { user_id: 1, state: 'owned' },
+      ],
+    );
     const received = await things(2);
-    assert.deepEqual(received.get(10), { ...mine.get(10), user_id: 2, ts_owned: at, owned_time: at, previous_owners_user_ids: [1], owners_history: [1] });
-    assert.deepEqual(received.get(11), { ...mine.get(11), user_id: 2, ts_owned: at, owned_time: at, previous_owners_user_ids: [1], owners_history: [1] });
-    assert.deepEqual((await things(1)).get(20), { ...theirs.get(20), user_id: 1, ts_owned: at, owned_time: at, previous_owners_user_ids: [2], owners_history: [2] });
+    assert.deepEqual(received.get(10), {
+      ...mine.get(10),
+      user_id: 2,
+      ts_owned: at,
+      owned_time: at,
+      previous_owners_user_ids: [1],
+      owners_history: [1],
+    });
+    assert.deepEqual(received.get(11), {
+      ...mine.get(11),
+      user_id: 2,
+      ts_owned: at,
+      owned_time: at,
+      previous_owners_user_ids: [1],
+      owners_history: [1],
+    });
+    assert.deepEqual((await things(1)).get(20), {
+      ...theirs.get(20),
+      user_id: 1,
+      ts_owned: at,
+      owned_time: at,
+      previous_owners_user_ids: [2],
+      owners_history: [2],
+    });
     // History shows the items as they were offered, with the reaction time.
     const history = await callOk(server, 'trades.history', {}, as(2));
     assert.deepEqual(history.trades[0], { ...expected, status: 1, reaction_time: at });
-    assert.deepEqual(await callOk(server, 'trades.historyWith', { user_id: 1 }, as(2)), { count: 1, trades: [{ ...expected, status: 1, reaction_time: at }], users_data: one, user_data: one, ...metadata });
+    assert.deepEqual(await callOk(server, 'trades.historyWith', { user_id: 1 }, as(2)), {
+      count: 1,
+      trades: [{ ...expected, status: 1, reaction_time: at }],
+      users_data: one,
+      user_data: one,
+      ...metadata,
+    });
     assert.equal((await callOk(server, 'trades.historyWith', { user_id: 4 }, as(2))).count, 1, 'the cancelled gift to 4');
-    const ledger = await server.db.kysely.selectFrom('trade_moves').select(['trade_id', 'item_id', 'from_user_id', 'to_user_id', 'ts']).where('trade_id', '=', trade_id).orderBy('item_id').execute();
+    const ledger = await server.db.kysely
+      .selectFrom('trade_moves')
+      .select(['trade_id', 'item_id', 'from_user_id', 'to_user_id', 'ts'])
+      .where('trade_id', '=', trade_id)
+      .orderBy('item_id')
+      .execute();
     assert.deepEqual(ledger, [
       { trade_id, item_id: 10, from_user_id: 1, to_user_id: 2, ts: at },
       { trade_id, item_id: 11, from_user_id: 1, to_user_id: 2, ts: at },
@@ -268,7 +333,10 @@ describe('a trade from offer to acceptance', () => {
     for (let i = 0; i < 3; i++) ids.push((await callOk(server, 'trades.create', { user_id: 2, thing_ids_from: '16' }, as(1))).trade_id);
     const page = await callOk(server, 'trades.getOutbound', { offset: 1, count: 1 }, as(1));
     assert.equal(page.count, 3);
-    assert.deepEqual(page.trades.map((t: any) => t.trade_id), [ids[1]]);
+    assert.deepEqual(
+      page.trades.map((t: any) => t.trade_id),
+      [ids[1]],
+    );
     await callFails(server, 'trades.getOutbound', { count: 51 }, 6, as(1));
     const zero = await callOk(server, 'trades.getIncome', { count: 0 }, as(2));
     assert.deepEqual([zero.count, zero.trades], [3, []]);
@@ -286,7 +354,10 @@ describe('an item that moves or ends invalidates every open trade holding it', (
     const shown = await callOk(server, 'trades.getById', { trade_id: second.trade_id }, as(7));
     assert.deepEqual([shown.trades[0].status, shown.trades[0].reaction_time], [4, now + 60]);
     assert.deepEqual((await callOk(server, 'trades.getIncome', {}, as(7))).count, 0);
-    assert.deepEqual((await callOk(server, 'trades.getOutbound', {}, as(1))).trades.map((t: any) => t.trade_id), [unrelated.trade_id]);
+    assert.deepEqual(
+      (await callOk(server, 'trades.getOutbound', {}, as(1))).trades.map((t: any) => t.trade_id),
+      [unrelated.trade_id],
+    );
     await voidOk('trades.revoke', { trade_id: unrelated.trade_id }, as(1));
   });
 
@@ -294,11 +365,24 @@ describe('an item that moves or ends invalidates every open trade holding it', (
     const crafted = await callOk(server, 'trades.create', { user_id: 2, thing_ids_from: '100,101' }, as(1));
     const revoked = await callOk(server, 'trades.create', { user_id: 2, thing_ids_from: '17' }, as(1));
     const untouched = await callOk(server, 'trades.create', { user_id: 2, thing_ids_to: '22' }, as(1));
-    await craftItems(server.services, 1, Array.from({ length: 10 }, (_, i) => 100 + i));
+    await craftItems(
+      server.services,
+      1,
+      Array.from({ length: 10 }, (_, i) => 100 + i),
+    );
     assert.equal(await revokeItem(server.services, 17, 'test'), true);
     const history = await callOk(server, 'trades.history', { count: 2 }, as(1));
-    assert.deepEqual(history.trades.map((t: any) => [t.trade_id, t.status]).sort(), [[crafted.trade_id, 4], [revoked.trade_id, 4]].sort());
-    assert.deepEqual((await callOk(server, 'trades.getIncome', {}, as(2))).trades.map((t: any) => t.trade_id), [untouched.trade_id]);
+    assert.deepEqual(
+      history.trades.map((t: any) => [t.trade_id, t.status]).sort(),
+      [
+        [crafted.trade_id, 4],
+        [revoked.trade_id, 4],
+      ].sort(),
+    );
+    assert.deepEqual(
+      (await callOk(server, 'trades.getIncome', {}, as(2))).trades.map((t: any) => t.trade_id),
+      [untouched.trade_id],
+    );
     await callFails(server, 'trades.accept', { trade_id: crafted.trade_id }, 603, as(2));
     await voidOk('trades.cancel', { trade_id: untouched.trade_id }, as(2));
   });
@@ -311,7 +395,11 @@ describe('execute.prepareTrade', () => {
     const mine = await things(1);
     const theirs = await things(2);
     const tradable = (all: Map<number, any>, ids: number[]) => ids.map((id) => all.get(id));
-    const crafted = await server.db.kysely.selectFrom('items').select('item_id').where('created_by_craft_id', 'is not', null).executeTakeFirstOrThrow();
+    const crafted = await server.db.kysely
+      .selectFrom('items')
+      .select('item_id')
+      .where('created_by_craft_id', 'is not', null)
+      .executeTakeFirstOrThrow();
     // Newest first (ties: higher id first); equipped (12), locked (13, -1: 14) and status-1 (15) items are left out.
     assert.deepEqual(answer.body.result, {
       items: [{ list: tradable(mine, [crafted.item_id, 20, 10]) }, { list: tradable(theirs, [16, 11, 22, 21]) }],

@@ -36,7 +36,11 @@ let sent = 0;
 
 before(async () => {
   if (missing.redis) return;
-  const config = { rateLimit: false, adminKey: ADMIN_KEY, trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 10_000, createsPerMinute: 100_000 } };
+  const config = {
+    rateLimit: false,
+    adminKey: ADMIN_KEY,
+    trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 10_000, createsPerMinute: 100_000 },
+  };
   processes = await startProcesses({ world, config });
   for (const id of USERS) tokens.set(id, await tokenFor(processes.servers[0], id));
 });
@@ -56,7 +60,8 @@ async function post(method: string, params: Record<string, unknown>, headers: Re
   return response.json();
 }
 
-const call = (userId: number, method: string, params: Record<string, unknown>) => post(method, params, { authorization: `Bearer ${tokens.get(userId)}` });
+const call = (userId: number, method: string, params: Record<string, unknown>) =>
+  post(method, params, { authorization: `Bearer ${tokens.get(userId)}` });
 const revokeItem = (itemId: number) => post('admin.revokeItem', { item_id: itemId, reason: 'race' }, { 'x-admin-key': ADMIN_KEY });
 
 async function offer(from: number, to: number, give: number[], take: number[] = []): Promise<number> {
@@ -76,7 +81,13 @@ async function statusOf(tradeId: number): Promise<number> {
 }
 
 async function ownersOf(ids: number[]): Promise<number[]> {
-  const rows = await db().selectFrom('items').select(['item_id', 'user_id']).where('item_id', 'in', ids).where('state', '=', 'owned').orderBy('item_id').execute();
+  const rows = await db()
+    .selectFrom('items')
+    .select(['item_id', 'user_id'])
+    .where('item_id', 'in', ids)
+    .where('state', '=', 'owned')
+    .orderBy('item_id')
+    .execute();
   const byId = new Map(rows.map((r) => [r.item_id, r.user_id]));
   return ids.map((id) => byId.get(id) ?? 0);
 }
@@ -115,7 +126,8 @@ async function assertConsistent(): Promise<void> {
     assert.equal(fates, 1, `item ${item.item_id} (${item.state}) has one fate`);
   }
   const itemsOfTrade = new Map<number, typeof tradeItems>();
-  for (const entry of tradeItems) (itemsOfTrade.get(entry.trade_id) ?? itemsOfTrade.set(entry.trade_id, []).get(entry.trade_id)!).push(entry);
+  for (const entry of tradeItems)
+    (itemsOfTrade.get(entry.trade_id) ?? itemsOfTrade.set(entry.trade_id, []).get(entry.trade_id)!).push(entry);
   const movesOfTrade = new Map<number, typeof moves>();
   for (const move of moves) (movesOfTrade.get(move.trade_id) ?? movesOfTrade.set(move.trade_id, []).get(move.trade_id)!).push(move);
   const itemById = new Map(items.map((i) => [i.item_id, i]));
@@ -127,7 +139,9 @@ async function assertConsistent(): Promise<void> {
       assert.deepEqual(
         moved.map((m) => [m.item_id, m.from_user_id, m.to_user_id]).sort((a, b) => a[0] - b[0]),
         entries
-          .map((e) => (e.side === 0 ? [e.item_id, trade.user_id_from, trade.user_id_to] : [e.item_id, trade.user_id_to, trade.user_id_from]))
+          .map((e) =>
+            e.side === 0 ? [e.item_id, trade.user_id_from, trade.user_id_to] : [e.item_id, trade.user_id_to, trade.user_id_from],
+          )
           .sort((a, b) => a[0] - b[0]),
         `accepted trade ${trade.trade_id} moved exactly its items`,
       );
@@ -136,7 +150,10 @@ async function assertConsistent(): Promise<void> {
       for (const entry of entries) {
         const item = itemById.get(entry.item_id)!;
         const side = entry.side === 0 ? trade.user_id_from : trade.user_id_to;
-        assert.ok(item.state === 'owned' && item.user_id === side && !equippedIds.has(item.item_id), `open trade ${trade.trade_id} can complete`);
+        assert.ok(
+          item.state === 'owned' && item.user_id === side && !equippedIds.has(item.item_id),
+          `open trade ${trade.trade_id} can complete`,
+        );
       }
   }
 }
@@ -189,7 +206,10 @@ describe('trades under concurrency', { skip: missing.redis }, () => {
   test('an accept racing a revocation of the trade, and of one of its items', async () => {
     for (let round = 0; round < 4; round++) {
       const tradeId = await offer(6, 1, [itemsOf(6)[round]]);
-      const [accepted, revoked] = await Promise.all([call(1, 'trades.accept', { trade_id: tradeId }), call(6, 'trades.revoke', { trade_id: tradeId })]);
+      const [accepted, revoked] = await Promise.all([
+        call(1, 'trades.accept', { trade_id: tradeId }),
+        call(6, 'trades.revoke', { trade_id: tradeId }),
+      ]);
       assert.deepEqual(sorted([accepted.code, revoked.code]), [0, 802], JSON.stringify([accepted, revoked]));
       assert.equal(await statusOf(tradeId), accepted.code === 0 ? 1 : 3);
       assert.deepEqual(await ownersOf([itemsOf(6)[round]]), [accepted.code === 0 ? 1 : 6]);
@@ -207,7 +227,10 @@ describe('trades under concurrency', { skip: missing.redis }, () => {
     }
     for (let round = 0; round < 4; round++) {
       const tradeId = await offer(6, 1, [itemsOf(6)[20 + round]]);
-      const [accepted, declined] = await Promise.all([call(1, 'trades.accept', { trade_id: tradeId }), call(1, 'trades.decline', { trade_id: tradeId })]);
+      const [accepted, declined] = await Promise.all([
+        call(1, 'trades.accept', { trade_id: tradeId }),
+        call(1, 'trades.decline', { trade_id: tradeId }),
+      ]);
       assert.deepEqual(sorted([accepted.code, declined.code]), [0, 802], JSON.stringify([accepted, declined]));
     }
     await assertConsistent();
@@ -221,7 +244,8 @@ describe('trades under concurrency', { skip: missing.redis }, () => {
       const owned = await db().selectFrom('items').select(['item_id', 'user_id', 'item_proto_id']).where('state', '=', 'owned').execute();
       const byUser = new Map<number, number[]>();
       for (const item of owned) (byUser.get(item.user_id) ?? byUser.set(item.user_id, []).get(item.user_id)!).push(item.item_id);
-      const some = (userId: number, count: number) => Array.from({ length: count }, () => pick(byUser.get(userId) ?? [0])).filter((id, i, all) => id > 0 && all.indexOf(id) === i);
+      const some = (userId: number, count: number) =>
+        Array.from({ length: count }, () => pick(byUser.get(userId) ?? [0])).filter((id, i, all) => id > 0 && all.indexOf(id) === i);
       const operations: Promise<{ code: number }>[] = [];
       for (let i = 0; i < 40; i++) {
         const roll = next();

@@ -46,7 +46,8 @@ const as = (id: number) => ({ token: tokens.get(id) });
 const admin = { headers: { 'x-admin-key': ADMIN_KEY } };
 const nowSeconds = () => Math.floor(server.clock.now() / 1000);
 const offer = async (from: number, to: number, give: string, take?: string) =>
-  (await callOk(server, 'trades.create', { user_id: to, thing_ids_from: give, ...(take ? { thing_ids_to: take } : {}) }, as(from))).trade_id as number;
+  (await callOk(server, 'trades.create', { user_id: to, thing_ids_from: give, ...(take ? { thing_ids_to: take } : {}) }, as(from)))
+    .trade_id as number;
 
 async function voidOk(method: string, params: Record<string, unknown>, options: Parameters<TestServer['call']>[2]): Promise<void> {
   assert.deepEqual((await server.call(method, params, options)).body, { code: 0 }, method);
@@ -61,12 +62,19 @@ describe('expiry', () => {
     assert.equal((await callOk(server, 'trades.getIncome', {}, as(2))).count, 0);
     assert.equal((await callOk(server, 'trades.getOutbound', {}, as(1))).count, 0);
     const history = await callOk(server, 'trades.history', {}, as(2));
-    assert.deepEqual([history.count, history.trades[0].trade_id, history.trades[0].status, history.trades[0].reaction_time], [1, tradeId, 5, start + TTL]);
+    assert.deepEqual(
+      [history.count, history.trades[0].trade_id, history.trades[0].status, history.trades[0].reaction_time],
+      [1, tradeId, 5, start + TTL],
+    );
     await callFails(server, 'trades.accept', { trade_id: tradeId }, 802, as(2));
     await callFails(server, 'trades.cancel', { trade_id: tradeId }, 802, as(1));
     assert.equal(await sweepExpiredTrades(server.services), 1);
     assert.deepEqual(
-      await server.db.kysely.selectFrom('trades').select(['status', 'reaction_time']).where('trade_id', '=', tradeId).executeTakeFirstOrThrow(),
+      await server.db.kysely
+        .selectFrom('trades')
+        .select(['status', 'reaction_time'])
+        .where('trade_id', '=', tradeId)
+        .executeTakeFirstOrThrow(),
       { status: 5, reaction_time: start + TTL },
     );
     assert.equal(await sweepExpiredTrades(server.services), 0);
@@ -79,7 +87,12 @@ describe('the hold on received items', () => {
     const tradeId = await offer(1, 2, '11', '41');
     await voidOk('trades.accept', { trade_id: tradeId }, as(2));
     const at = nowSeconds();
-    const held = await server.db.kysely.selectFrom('items').select(['item_id', 'ts_can_trade']).where('item_id', 'in', [11, 41]).orderBy('item_id').execute();
+    const held = await server.db.kysely
+      .selectFrom('items')
+      .select(['item_id', 'ts_can_trade'])
+      .where('item_id', 'in', [11, 41])
+      .orderBy('item_id')
+      .execute();
     assert.deepEqual(held, [
       { item_id: 11, ts_can_trade: at + HOLD },
       { item_id: 41, ts_can_trade: at + HOLD },
@@ -89,7 +102,10 @@ describe('the hold on received items', () => {
     await callFails(server, 'trades.create', { user_id: 1, thing_ids_from: '11' }, 603, as(2));
     await callFails(server, 'trades.create', { user_id: 2, thing_ids_to: '11' }, 603, as(1));
     const prepared = await server.call('execute.prepareTrade', { user_id: 1 }, as(2));
-    assert.deepEqual((prepared.body.result as any).items[0].list.map((t: any) => t.thing_id), [40]);
+    assert.deepEqual(
+      (prepared.body.result as any).items[0].list.map((t: any) => t.thing_id),
+      [40],
+    );
     server.clock.advance(HOLD);
     const back = await offer(2, 1, '11');
     await voidOk('trades.revoke', { trade_id: back }, as(2));
@@ -118,19 +134,27 @@ describe('limits', () => {
 });
 
 describe('admin', () => {
-  test('lists a user\'s trades, shows one, cancels an open one; every call is audited', async () => {
+  test("lists a user's trades, shows one, cancels an open one; every call is audited", async () => {
     const tradeId = await offer(2, 3, '40');
     const listed = await callOk(server, 'admin.listTrades', { user_id: 2, count: 50 }, admin);
     assert.equal(listed.trades[0].trade_id, tradeId);
     assert.equal(listed.count, (await callOk(server, 'trades.history', {}, as(2))).count + 1);
     const shown = await callOk(server, 'admin.getTrade', { trade_id: tradeId }, admin);
     assert.deepEqual(shown.trades, [listed.trades[0]]);
-    assert.deepEqual(shown.users_data.map((u: any) => u.user_id), [2, 3]);
+    assert.deepEqual(
+      shown.users_data.map((u: any) => u.user_id),
+      [2, 3],
+    );
     assert.deepEqual(await callOk(server, 'admin.cancelTrade', { trade_id: tradeId, reason: 'fraud' }, admin), { trade_id: tradeId });
     await callFails(server, 'admin.cancelTrade', { trade_id: tradeId }, 802, admin);
     await callFails(server, 'admin.getTrade', { trade_id: 999_999 }, 801, admin);
     assert.equal((await callOk(server, 'trades.getById', { trade_id: tradeId }, as(3))).trades[0].status, 3);
-    const audit = await server.db.kysely.selectFrom('audit_log').select(['action', 'params', 'result_code']).where('action', '=', 'admin.cancelTrade').orderBy('audit_id').execute();
+    const audit = await server.db.kysely
+      .selectFrom('audit_log')
+      .select(['action', 'params', 'result_code'])
+      .where('action', '=', 'admin.cancelTrade')
+      .orderBy('audit_id')
+      .execute();
     assert.deepEqual(
       audit.map((a) => [a.result_code, JSON.parse(a.params).reason ?? null]),
       [
@@ -155,7 +179,11 @@ describe('world files', () => {
         [41, 2, 1],
       ],
     );
-    const copy = await startTestServer({ world: exported, config: { trades: { ttl: TTL, hold: HOLD, maxOpenOutgoing: 3, createsPerMinute: 5 } }, clock: server.clock });
+    const copy = await startTestServer({
+      world: exported,
+      config: { trades: { ttl: TTL, hold: HOLD, maxOpenOutgoing: 3, createsPerMinute: 5 } },
+      clock: server.clock,
+    });
     try {
       const again = await exportWorld(copy.db);
       assert.deepEqual(again.trades, exported.trades);

@@ -73,7 +73,11 @@ describe('transport over HTTP', () => {
     assert.equal(text.status, 200);
     assert.equal(text.body.code, 2);
 
-    const xml = await wire(`${base}/api/data.getItemProtos`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<a/>' });
+    const xml = await wire(`${base}/api/data.getItemProtos`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/xml' },
+      body: '<a/>',
+    });
     assert.equal(xml.body.code, 2);
 
     // JSON with a charset parameter is still JSON.
@@ -157,7 +161,10 @@ describe('transport over HTTP', () => {
     assert.equal((await wire(`${base}/api/friends.add`, json({ user_id: 3 }))).body.code, 1);
     // Methods that take no token ignore one, even a wrong one.
     assert.equal((await wire(`${base}/api/gchat.get?access_token=not-a-real-token-at-all`)).body.code, 0);
-    assert.equal((await wire(`${base}/api/data.getItemProtos?item_proto_ids=1`, { headers: { authorization: 'Bearer nonsense-nonsense' } })).body.code, 0);
+    assert.equal(
+      (await wire(`${base}/api/data.getItemProtos?item_proto_ids=1`, { headers: { authorization: 'Bearer nonsense-nonsense' } })).body.code,
+      0,
+    );
   });
 
   test('a bot token calls only the methods its declaration opens to bots; others answer 4', async () => {
@@ -240,7 +247,10 @@ describe('unexpected failures', () => {
         done();
       },
     });
-    const { app } = await createServer({ ...defaultConfig(), databaseUrl: location.url }, { db, logger: { ...(loggerOptions('info') as object), stream } });
+    const { app } = await createServer(
+      { ...defaultConfig(), databaseUrl: location.url },
+      { db, logger: { ...(loggerOptions('info') as object), stream } },
+    );
     try {
       await app.ready();
       await dropTables(db, ['items', 'users']);
@@ -254,7 +264,11 @@ describe('unexpected failures', () => {
       const logged = entries.find((e) => e.level >= 50 && e.reqId === requestId);
       assert.ok(logged, 'the failure is logged at error level with the request id');
       assert.ok(logged.err?.message, 'the log keeps the cause');
-      assert.equal(lines.some((line) => line.includes(secret)), false, 'the token never reaches the log');
+      assert.equal(
+        lines.some((line) => line.includes(secret)),
+        false,
+        'the token never reaches the log',
+      );
     } finally {
       await app.close();
       await db.close();
@@ -283,7 +297,9 @@ describe('unexpected failures', () => {
       });
     });
     const startRedis = async () => {
-      const redis = spawn(REDIS_SERVER!, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      const redis = spawn(REDIS_SERVER!, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       await new Promise<void>((resolve) => {
         let output = '';
         redis.stdout.on('data', (chunk) => {

@@ -54,10 +54,19 @@ describe('parameters', () => {
   test('defaults apply when a parameter is absent or empty', async () => {
     // data.searchItemProtos: offset 0 and count 20.
     const firstPage = protoIds(await server.call('data.searchItemProtos', { type: '0' }, { http: 'GET' }));
-    assert.deepEqual(firstPage, Array.from({ length: 20 }, (_, i) => i + 1));
-    assert.deepEqual(protoIds(await server.call('data.searchItemProtos', { type: '0', count: '', offset: '' }, { http: 'GET' })), firstPage);
+    assert.deepEqual(
+      firstPage,
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
+    assert.deepEqual(
+      protoIds(await server.call('data.searchItemProtos', { type: '0', count: '', offset: '' }, { http: 'GET' })),
+      firstPage,
+    );
     const secondPage = protoIds(await server.call('data.searchItemProtos', { type: '0', offset: '20' }, { http: 'GET' }));
-    assert.deepEqual(secondPage, Array.from({ length: 15 }, (_, i) => i + 21));
+    assert.deepEqual(
+      secondPage,
+      Array.from({ length: 15 }, (_, i) => i + 21),
+    );
     // inventory.get: add_legacy defaults to 1 (things), 0 gives items.
     const legacy = ok(await server.call('inventory.get', { user_id: 1 }, { http: 'GET' }));
     assert.ok(Array.isArray(legacy.things));
@@ -68,7 +77,8 @@ describe('parameters', () => {
   });
 
   test('bit: 0 and 1 as digits or numbers, and JSON booleans', async () => {
-    const withUser = (addUser: unknown, http: 'GET' | 'POST' = 'POST') => server.call('friends.get', { user_id: 1, add_user: addUser }, { http });
+    const withUser = (addUser: unknown, http: 'GET' | 'POST' = 'POST') =>
+      server.call('friends.get', { user_id: 1, add_user: addUser }, { http });
     for (const yes of [1, '1', true]) assert.equal(ok(await withUser(yes)).user?.user_id, 1, `add_user=${JSON.stringify(yes)}`);
     assert.equal(ok(await withUser('1', 'GET')).user?.user_id, 1);
     for (const no of [0, '0', false]) assert.equal('user' in ok(await withUser(no)), false, `add_user=${JSON.stringify(no)}`);
@@ -80,12 +90,27 @@ describe('parameters', () => {
   test('set: one comma-separated string in a query, a JSON body or a form', async () => {
     const get = (ids: unknown, http: 'GET' | 'POST' = 'GET', isForm = false) =>
       server.call('data.getItemProtos', { item_proto_ids: ids }, { http, form: isForm });
-    assert.deepEqual(protoIds(await get('1,2,3')).sort((a, b) => a - b), [1, 2, 3]);
-    assert.deepEqual(protoIds(await get('1,2,3', 'POST')).sort((a, b) => a - b), [1, 2, 3]);
-    assert.deepEqual(protoIds(await get('1,2,3', 'POST', true)).sort((a, b) => a - b), [1, 2, 3]);
-    assert.deepEqual(protoIds(await get(' 4 , 5 ')).sort((a, b) => a - b), [4, 5]);
+    assert.deepEqual(
+      protoIds(await get('1,2,3')).sort((a, b) => a - b),
+      [1, 2, 3],
+    );
+    assert.deepEqual(
+      protoIds(await get('1,2,3', 'POST')).sort((a, b) => a - b),
+      [1, 2, 3],
+    );
+    assert.deepEqual(
+      protoIds(await get('1,2,3', 'POST', true)).sort((a, b) => a - b),
+      [1, 2, 3],
+    );
+    assert.deepEqual(
+      protoIds(await get(' 4 , 5 ')).sort((a, b) => a - b),
+      [4, 5],
+    );
     assert.deepEqual(protoIds(await get(7, 'POST')), [7]);
-    assert.deepEqual(protoIds(await get('007,08')).sort((a, b) => a - b), [7, 8]);
+    assert.deepEqual(
+      protoIds(await get('007,08')).sort((a, b) => a - b),
+      [7, 8],
+    );
     assert.deepEqual(protoIds(await get('3,999999999999999')), [3]);
     for (const bad of ['1,,2', '1,2,', ',1', '1,x', '1;2', '-1', '1.5', '1,12345678901234567']) badParam(await get(bad), 'item_proto_ids');
     badParam(await get({ a: 1 }, 'POST'), 'item_proto_ids');
@@ -94,7 +119,10 @@ describe('parameters', () => {
   test('set: more than 50 elements answers 6, 50 is fine', async () => {
     const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1).join(',');
     tooMany(await server.call('data.getItemProtos', { item_proto_ids: ids(51) }, { http: 'GET' }));
-    assert.deepEqual(protoIds(await server.call('data.getItemProtos', { item_proto_ids: ids(50) }, { http: 'GET' })).sort((a, b) => a - b), ids(35).split(',').map(Number));
+    assert.deepEqual(
+      protoIds(await server.call('data.getItemProtos', { item_proto_ids: ids(50) }, { http: 'GET' })).sort((a, b) => a - b),
+      ids(35).split(',').map(Number),
+    );
     tooMany(await server.call('users.get', { user_ids: ids(51) }, { http: 'GET' }));
     assert.equal(userIds(await server.call('users.get', { user_ids: ids(50) }, { http: 'GET' })).length, 50);
   });
@@ -106,14 +134,22 @@ describe('parameters', () => {
     // Optional and empty: no filter.
     const unfiltered = protoIds(await server.call('data.searchItemProtos', { type: '', quality_id: '', count: 50 }, { http: 'GET' }));
     assert.equal(unfiltered.length, 35);
-    assert.deepEqual(protoIds(await server.call('data.searchItemProtos', { quality_id: '2', count: 50 }, { http: 'GET' })), [31, 32, 33, 34, 35]);
+    assert.deepEqual(
+      protoIds(await server.call('data.searchItemProtos', { quality_id: '2', count: 50 }, { http: 'GET' })),
+      [31, 32, 33, 34, 35],
+    );
     // users.get with user_ids= and a token: the current user.
     assert.deepEqual(userIds(await server.call('users.get', { user_ids: '' }, { http: 'GET', token: aliceToken })), [1]);
     assert.equal((await server.call('users.get', { user_ids: '' }, { http: 'GET' })).body.code, 1);
   });
 
   test('id or domain: digits are an id, anything else a domain', async () => {
-    for (const [value, http] of [['bob', 'GET'], ['2', 'GET'], [2, 'POST'], ['2', 'POST']] as const)
+    for (const [value, http] of [
+      ['bob', 'GET'],
+      ['2', 'GET'],
+      [2, 'POST'],
+      ['2', 'POST'],
+    ] as const)
       assert.deepEqual(userIds(await server.call('users.get', { user_id: value }, { http })), [2], `user_id=${JSON.stringify(value)}`);
     assert.deepEqual(userIds(await server.call('users.get', { user_ids: 'carol,1,bob' }, { http: 'GET' })), [3, 1, 2]);
     assert.equal(ok(await server.call('friends.get', { user_id: 'alice' }, { http: 'GET' })).count, 1);
@@ -172,6 +208,9 @@ describe('notations no public method uses', () => {
         `ratio=${JSON.stringify(bad)}`,
       );
     }
-    assert.throws(() => readParams(schema, {}), (error: unknown) => error instanceof ApiError && error.code === 2 && /ratio/.test(error.description));
+    assert.throws(
+      () => readParams(schema, {}),
+      (error: unknown) => error instanceof ApiError && error.code === 2 && /ratio/.test(error.description),
+    );
   });
 });

@@ -18,27 +18,31 @@ const someAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1,
 
 describe('general request limits', () => {
   for (const store of ['in process', 'in Redis'] as const) {
-    test(`per address, kept ${store}: code 7, HTTP 429, retry_after and Retry-After`, { skip: store === 'in Redis' && missing.redis }, async () => {
-      const server = await startTestServer({
-        redis: store === 'in Redis',
-        config: { rateLimitPerIp: { max: 5, windowSeconds: 60 } },
-      });
-      try {
-        const ip = someAddress();
-        for (let i = 0; i < 5; i++) assert.equal((await server.call('gchat.get', {}, { ip })).body.code, 0);
-        // Unknown methods count too, and get the same answer once the limit is reached.
-        assertLimited(await server.call('gchat.get', {}, { ip }));
-        assertLimited(await server.call('nothing.here', {}, { ip }));
-        // Other addresses are not affected.
-        assert.equal((await server.call('gchat.get', {}, { ip: someAddress() })).body.code, 0);
-        if (store === 'in process') {
-          server.clock.advance(61);
-          assert.equal((await server.call('gchat.get', {}, { ip })).body.code, 0, 'the window has passed');
+    test(
+      `per address, kept ${store}: code 7, HTTP 429, retry_after and Retry-After`,
+      { skip: store === 'in Redis' && missing.redis },
+      async () => {
+        const server = await startTestServer({
+          redis: store === 'in Redis',
+          config: { rateLimitPerIp: { max: 5, windowSeconds: 60 } },
+        });
+        try {
+          const ip = someAddress();
+          for (let i = 0; i < 5; i++) assert.equal((await server.call('gchat.get', {}, { ip })).body.code, 0);
+          // Unknown methods count too, and get the same answer once the limit is reached.
+          assertLimited(await server.call('gchat.get', {}, { ip }));
+          assertLimited(await server.call('nothing.here', {}, { ip }));
+          // Other addresses are not affected.
+          assert.equal((await server.call('gchat.get', {}, { ip: someAddress() })).body.code, 0);
+          if (store === 'in process') {
+            server.clock.advance(61);
+            assert.equal((await server.call('gchat.get', {}, { ip })).body.code, 0, 'the window has passed');
+          }
+        } finally {
+          await server.close();
         }
-      } finally {
-        await server.close();
-      }
-    });
+      },
+    );
   }
 
   test('several processes on one Redis share the limit', { skip: missing.redis }, async () => {

@@ -23,7 +23,14 @@ export function transportWorld(): World {
         collection_id: 1,
         monopoly_id: 1 + (i % 3),
       })),
-      ...Array.from({ length: 5 }, (_, i) => ({ item_proto_id: 31 + i, type: 0, title: `Neon card ${i + 1}`, quality_id: 2, collection_id: 2, monopoly_id: 1 })),
+      ...Array.from({ length: 5 }, (_, i) => ({
+        item_proto_id: 31 + i,
+        type: 0,
+        title: `Neon card ${i + 1}`,
+        quality_id: 2,
+        collection_id: 2,
+        monopoly_id: 1,
+      })),
     ],
     users: [
       { user_id: 1, email: 'alice@example.com', password_hash: passwordHash, domain: 'alice', nick: 'Alice', nicks_old: ['Al'] },

@@ -70,7 +70,12 @@ test('changes made through the admin API show at once: nick, domain, ban, mute, 
     assert.equal((await profile(server, 2)).nick, 'Imported');
 
     assert.equal((await profile(server, 77)).inactive, 'not_exists');
-    await admin(server, 'createUser', { nick: 'Newcomer', domain: 'newcomer', email: 'newcomer@example.com', password: 'correct horse battery' });
+    await admin(server, 'createUser', {
+      nick: 'Newcomer',
+      domain: 'newcomer',
+      email: 'newcomer@example.com',
+      password: 'correct horse battery',
+    });
     assert.equal((await profile(server, 'newcomer')).nick, 'Newcomer');
   } finally {
     await server.close();
@@ -108,14 +113,36 @@ test('with Redis, a change made by another process shows once it is announced', 
 
 function profileWith(fields: Partial<ProfileRow> & Pick<ProfileRow, 'user_id'>): Profile {
   return new Profile({
-    domain: null, approved: 0, nick: '', nicks_old: '[]', gender: 0, avatar: '', avatar_key: null, profile_cover: null, rank: null, games: 0,
-    games_wins: 0, xp: 0, xp_level: 0, vip: 0, moderator: 0, superadmin: 0, global_ban: 0, muted_until: null, bot_owner_id: null,
-    always_online: 0, last_seen: 0, ...fields,
+    domain: null,
+    approved: 0,
+    nick: '',
+    nicks_old: '[]',
+    gender: 0,
+    avatar: '',
+    avatar_key: null,
+    profile_cover: null,
+    rank: null,
+    games: 0,
+    games_wins: 0,
+    xp: 0,
+    xp_level: 0,
+    vip: 0,
+    moderator: 0,
+    superadmin: 0,
+    global_ban: 0,
+    muted_until: null,
+    bot_owner_id: null,
+    always_online: 0,
+    last_seen: 0,
+    ...fields,
   });
 }
 
 test('a read that started before an invalidation is not kept', () => {
-  const cache = new ProfileCache(() => 0, () => true);
+  const cache = new ProfileCache(
+    () => 0,
+    () => true,
+  );
   const before = cache.startFill();
   cache.invalidate([1]);
   cache.storeProfiles(before, [profileWith({ user_id: 1, domain: 'a', nick: 'old' })]);
@@ -128,19 +155,28 @@ test('a read that started before an invalidation is not kept', () => {
 });
 
 test('getMany sorts ids into cached, at their index, and missing', () => {
-  const cache = new ProfileCache(() => 0, () => true);
+  const cache = new ProfileCache(
+    () => 0,
+    () => true,
+  );
   cache.storeProfiles(cache.startFill(), [profileWith({ user_id: 1 }), profileWith({ user_id: 3 })]);
   const found: (Profile | undefined)[] = [];
   const missing: number[] = [];
   cache.getMany([3, 2, 1, 4], found, missing);
-  assert.deepEqual(found.map((profile) => profile?.user_id), [3, undefined, 1, undefined]);
+  assert.deepEqual(
+    found.map((profile) => profile?.user_id),
+    [3, undefined, 1, undefined],
+  );
   assert.deepEqual(missing, [2, 4]);
 });
 
 test('cached rows expire after 30 seconds and are not used while Redis is unreachable', () => {
   let now = 0;
   let connected = true;
-  const cache = new ProfileCache(() => now, () => connected);
+  const cache = new ProfileCache(
+    () => now,
+    () => connected,
+  );
   cache.storeProfiles(cache.startFill(), [profileWith({ user_id: 1 })]);
   now = 29;
   assert.ok(cache.get(1));

@@ -50,7 +50,8 @@ test('the same values come through the HTTP methods that change relations', asyn
   try {
     const token = new Map<number, string>();
     for (const { user_id } of world.users) token.set(user_id, await sessionFor(fresh, user_id));
-    const act = async (method: string, by: number, userId: number) => ok(await fresh.call(method, { user_id: userId }, { token: token.get(by) }));
+    const act = async (method: string, by: number, userId: number) =>
+      ok(await fresh.call(method, { user_id: userId }, { token: token.get(by) }));
     await act('friends.add', 1, 2);
     await act('friends.add', 2, 1);
     await act('friends.add', 1, 3);
@@ -60,7 +61,10 @@ test('the same values come through the HTTP methods that change relations', asyn
     await act('blacklist.add', 7, 1);
     await act('friends.add', 8, 1);
     const seen = ok(await fresh.call('users.get', { user_ids: '2,3,4,5,6,7,8' }, { token: token.get(1) }));
-    assert.deepEqual(seen.map((u: { friendship: number }) => u.friendship), [1, 2, 4, 6, 0, 5, 3]);
+    assert.deepEqual(
+      seen.map((u: { friendship: number }) => u.friendship),
+      [1, 2, 4, 6, 0, 5, 3],
+    );
     const back: number[] = [];
     for (const viewer of [2, 3, 4, 5, 6, 7, 8])
       back.push(ok(await fresh.call('users.get', { user_id: 1 }, { token: token.get(viewer) }))[0].friendship);

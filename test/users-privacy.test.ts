@@ -37,7 +37,13 @@ const setPrivacy = (by: number, value: unknown) => server.call('account.setPriva
 
 /** Which of anonymous, owner, friend, stranger, asker may read user 1's inventory. */
 async function readers(): Promise<Record<string, boolean>> {
-  const viewers: [string, number | undefined][] = [['anonymous', undefined], ['owner', 1], ['friend', 2], ['stranger', 3], ['asker', 4]];
+  const viewers: [string, number | undefined][] = [
+    ['anonymous', undefined],
+    ['owner', 1],
+    ['friend', 2],
+    ['stranger', 3],
+    ['asker', 4],
+  ];
   const out: Record<string, boolean> = {};
   for (const [name, viewer] of viewers) {
     const answer = await inventory(1, viewer);
@@ -54,7 +60,10 @@ test('everyone (the default) lets anyone read the inventory', async () => {
 
 test('friends: only the owner and their friends', async () => {
   assert.deepEqual((await setPrivacy(1, 'friends')).body, { code: 0 });
-  assert.deepEqual(ok(await server.call('account.getPrivacy', {}, { token: tokens.get(1), http: 'GET' })), { ...TRADE_DEFAULTS, inventory: 'friends' });
+  assert.deepEqual(ok(await server.call('account.getPrivacy', {}, { token: tokens.get(1), http: 'GET' })), {
+    ...TRADE_DEFAULTS,
+    inventory: 'friends',
+  });
   assert.deepEqual(await readers(), { anonymous: false, owner: true, friend: true, stranger: false, asker: false });
   ok(await server.call('friends.add', { user_id: 4 }, { token: tokens.get(1) }));
   assert.equal((await inventory(1, 4)).body.code, 0);

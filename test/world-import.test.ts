@@ -100,7 +100,10 @@ describe('world files', () => {
     const server = await startTestServer({ world: demo });
     try {
       const users = ok(await server.call('users.get', { user_ids: 'alice,bob,7' }, { http: 'GET' }));
-      assert.deepEqual(users.map((u: { user_id: number }) => u.user_id), [1, 2, 7]);
+      assert.deepEqual(
+        users.map((u: { user_id: number }) => u.user_id),
+        [1, 2, 7],
+      );
       const protos = ok(await server.call('data.getItemProtos', { item_proto_ids: '1010,3000,9010' }, { http: 'GET' }));
       assert.equal(protos.item_protos.length, 3);
       const chat = ok(await server.call('gchat.get', {}, { http: 'GET' }));
@@ -128,15 +131,34 @@ describe('world files', () => {
       const cases: { world: World; problem: RegExp }[] = [
         {
           // Valid everywhere but one item, placed after entries that would otherwise be written.
-          world: { ...smallWorld(), users: [...smallWorld().users!, { user_id: 5, nick: 'New' }], items: [...smallWorld().items!, { user_id: 999, item_proto_id: 1 }] },
+          world: {
+            ...smallWorld(),
+            users: [...smallWorld().users!, { user_id: 5, nick: 'New' }],
+            items: [...smallWorld().items!, { user_id: 999, item_proto_id: 1 }],
+          },
           problem: /items\[3\]\.user_id: unknown user 999/,
         },
-        { world: { ...smallWorld(), gchat: { messages: [{ type: 1, user_id: 1, text: 'hi', user_ids_mentioned: [77] }] } }, problem: /gchat\.messages\[0\]\.user_ids_mentioned: unknown user 77/ },
-        { world: { ...smallWorld(), items: [{ user_id: 1, item_proto_id: 404 }] }, problem: /items\[0\]\.item_proto_id: unknown item_proto_id 404/ },
+        {
+          world: { ...smallWorld(), gchat: { messages: [{ type: 1, user_id: 1, text: 'hi', user_ids_mentioned: [77] }] } },
+          problem: /gchat\.messages\[0\]\.user_ids_mentioned: unknown user 77/,
+        },
+        {
+          world: { ...smallWorld(), items: [{ user_id: 1, item_proto_id: 404 }] },
+          problem: /items\[0\]\.item_proto_id: unknown item_proto_id 404/,
+        },
         { world: { users: [{ user_id: 1, email: 'x@example.com' }] } as unknown as World, problem: /users\[0\]/ },
-        { world: { ...smallWorld(), users: [smallWorld().users![0], { ...smallWorld().users![1], user_id: 1 }] }, problem: /users\[1\]\.user_id: duplicate 1/ },
-        { world: { ...smallWorld(), items: [{ user_id: 1, item_proto_id: 1, equip: { game: 'classic', slot: 'generator' } }] }, problem: /items\[0\]\.equip: slot generator takes items of type 4/ },
-        { world: { ...smallWorld(), blocks: [{ user_id: 1, blocked_user_id: 2 }] }, problem: /blocks\[0\]: users 1 and 2 are also friends/ },
+        {
+          world: { ...smallWorld(), users: [smallWorld().users![0], { ...smallWorld().users![1], user_id: 1 }] },
+          problem: /users\[1\]\.user_id: duplicate 1/,
+        },
+        {
+          world: { ...smallWorld(), items: [{ user_id: 1, item_proto_id: 1, equip: { game: 'classic', slot: 'generator' } }] },
+          problem: /items\[0\]\.equip: slot generator takes items of type 4/,
+        },
+        {
+          world: { ...smallWorld(), blocks: [{ user_id: 1, blocked_user_id: 2 }] },
+          problem: /blocks\[0\]: users 1 and 2 are also friends/,
+        },
       ];
       for (const mode of ['merge', 'replace'] as const) {
         for (const { world, problem } of cases) {
@@ -149,7 +171,10 @@ describe('world files', () => {
         }
       }
       // In a merge, an e-mail of another stored user is caught before anything is written.
-      const taken = { users: [{ user_id: 9, email: 'ONE@example.com', nick: 'Nine' }], item_protos: [{ item_proto_id: 50, type: 0, title: 'x' }] };
+      const taken = {
+        users: [{ user_id: 9, email: 'ONE@example.com', nick: 'Nine' }],
+        item_protos: [{ item_proto_id: 50, type: 0, title: 'x' }],
+      };
       await assert.rejects(importWorld(db, taken, { mode: 'merge', now: NOW }), /users\[0\]\.email: already used by user 1/);
       assert.deepEqual(await exportWorld(db), before);
     } finally {
@@ -168,15 +193,38 @@ describe('world files', () => {
         ],
         item_protos: [{ item_proto_id: 4, type: 8, title: 'Taunt', quality_id: 1 }],
         // Refers to user 1 and prototype 1, which only the database holds.
-        items: [{ item_id: 10, user_id: 1, item_proto_id: 4, ts_owned: NOW }, { user_id: 3, item_proto_id: 1, copies: 2, ts_owned: NOW }],
+        items: [
+          { item_id: 10, user_id: 1, item_proto_id: 4, ts_owned: NOW },
+          { user_id: 3, item_proto_id: 1, copies: 2, ts_owned: NOW },
+        ],
         friend_requests: [{ from: 3, to: 1, ts: NOW }],
       };
 
       await importWorld(db, update, { mode: 'merge', now: NOW });
       const merged = await exportWorld(db);
-      assert.deepEqual(merged.users!.map((u) => [u.user_id, u.nick]), [[1, 'One'], [2, 'Two renamed'], [3, 'Three']]);
-      assert.deepEqual(merged.item_protos!.map((p) => p.item_proto_id), [1, 2, 3, 4]);
-      assert.deepEqual(merged.items!.map((i) => [i.user_id, i.item_proto_id]), [[1, 1], [1, 3], [2, 2], [1, 4], [3, 1], [3, 1]]);
+      assert.deepEqual(
+        merged.users!.map((u) => [u.user_id, u.nick]),
+        [
+          [1, 'One'],
+          [2, 'Two renamed'],
+          [3, 'Three'],
+        ],
+      );
+      assert.deepEqual(
+        merged.item_protos!.map((p) => p.item_proto_id),
+        [1, 2, 3, 4],
+      );
+      assert.deepEqual(
+        merged.items!.map((i) => [i.user_id, i.item_proto_id]),
+        [
+          [1, 1],
+          [1, 3],
+          [2, 2],
+          [1, 4],
+          [3, 1],
+          [3, 1],
+        ],
+      );
       assert.equal(merged.items!.find((i) => i.item_id === 2)!.equip?.slot, 'generator', 'untouched entries keep their state');
       assert.equal(merged.friends!.length, 1);
       assert.equal(merged.gchat!.messages!.length, 1);
@@ -188,9 +236,18 @@ describe('world files', () => {
       const selfContained = { ...update, items: [{ user_id: 3, item_proto_id: 4, ts_owned: NOW }], friend_requests: [] };
       await importWorld(db, selfContained, { mode: 'replace', now: NOW });
       const replaced = await exportWorld(db);
-      assert.deepEqual(replaced.users!.map((u) => u.user_id), [2, 3]);
-      assert.deepEqual(replaced.item_protos!.map((p) => p.item_proto_id), [4]);
-      assert.deepEqual(replaced.items!.map((i) => [i.user_id, i.item_proto_id]), [[3, 4]]);
+      assert.deepEqual(
+        replaced.users!.map((u) => u.user_id),
+        [2, 3],
+      );
+      assert.deepEqual(
+        replaced.item_protos!.map((p) => p.item_proto_id),
+        [4],
+      );
+      assert.deepEqual(
+        replaced.items!.map((i) => [i.user_id, i.item_proto_id]),
+        [[3, 4]],
+      );
       assert.deepEqual(replaced.friends, []);
       assert.deepEqual(replaced.gchat!.messages, []);
       assert.deepEqual(replaced.collections, []);
@@ -205,7 +262,16 @@ describe('world files', () => {
       const signin = (email: string) => server.call('auth.signin', { email, password: 'world-test-password' });
       const token = ok(await signin('two@example.com')).access_token as string;
       const [one, two] = smallWorld().users!;
-      const summary = await importWorld(server.db, { users: [{ ...one, global_ban: 1 }, { ...two, global_ban: 1 }] }, { mode: 'merge', now: NOW });
+      const summary = await importWorld(
+        server.db,
+        {
+          users: [
+            { ...one, global_ban: 1 },
+            { ...two, global_ban: 1 },
+          ],
+        },
+        { mode: 'merge', now: NOW },
+      );
       assert.deepEqual(summary.endedSessionsOf, [2], 'user 1 had no session to end');
       assert.equal((await server.call('users.get', {}, { token })).body.code, 1);
       assert.equal((await signin('one@example.com')).body.code, 412);

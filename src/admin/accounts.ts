@@ -45,9 +45,31 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 10;
 
 const ACCOUNT_COLUMNS = [
-  'user_id', 'email', 'totp_secret', 'domain', 'nick', 'nicks_old', 'gender', 'avatar', 'avatar_key', 'profile_cover', 'approved',
-  'vip', 'moderator', 'superadmin', 'rank', 'games', 'games_wins', 'xp', 'xp_level', 'global_ban', 'inventory_privacy',
-  'muted_until', 'bot_owner_id', 'created_at', 'last_seen',
+  'user_id',
+  'email',
+  'totp_secret',
+  'domain',
+  'nick',
+  'nicks_old',
+  'gender',
+  'avatar',
+  'avatar_key',
+  'profile_cover',
+  'approved',
+  'vip',
+  'moderator',
+  'superadmin',
+  'rank',
+  'games',
+  'games_wins',
+  'xp',
+  'xp_level',
+  'global_ban',
+  'inventory_privacy',
+  'muted_until',
+  'bot_owner_id',
+  'created_at',
+  'last_seen',
 ] as const;
 
 export type AccountRow = Pick<Selectable<UsersTable>, (typeof ACCOUNT_COLUMNS)[number]>;

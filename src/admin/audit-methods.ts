@@ -30,7 +30,10 @@ export const auditMethods: AnyMethod[] = [
       const settled = (eb: ExpressionBuilder<Tables, 'audit_log'>) =>
         eb.or([eb('result_code', '<>', RESULT_PENDING), eb('ts', '<', nowSeconds(services) - PENDING_SHOWN_AFTER)]);
       let rows = k.selectFrom('audit_log').selectAll().where(settled);
-      let total = k.selectFrom('audit_log').select((eb) => eb.fn.countAll<number | string>().as('n')).where(settled);
+      let total = k
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where(settled);
       if (params.action !== undefined) {
         rows = rows.where('action', '=', params.action);
         total = total.where('action', '=', params.action);

@@ -145,10 +145,13 @@ export function registerAuditHook(app: FastifyInstance, services: Services, meth
     );
   });
   // A plain callback that returns at once for every other call: it runs on every request.
-  app.addHook('onSend', (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
-    const auditId = (request as Audited)[AUDIT_ID];
-    if (auditId === undefined) return done(null, payload);
-    const code = envelopeCode(payload) ?? Code.INTERNAL;
-    void recordOutcome(services, request, auditId, code).finally(() => done(null, payload));
-  });
+  app.addHook(
+    'onSend',
+    (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+      const auditId = (request as Audited)[AUDIT_ID];
+      if (auditId === undefined) return done(null, payload);
+      const code = envelopeCode(payload) ?? Code.INTERNAL;
+      void recordOutcome(services, request, auditId, code).finally(() => done(null, payload));
+    },
+  );
 }

@@ -34,7 +34,12 @@ async function mergeIntoCatalog(services: Services, world: Partial<Record<keyof 
  * rely on them), so a prototype that has items keeps both.
  */
 async function refuseIfItemsExist(services: Services, itemProtoId: number): Promise<void> {
-  const item = await services.db.kysely.selectFrom('items').select('item_id').where('item_proto_id', '=', itemProtoId).limit(1).executeTakeFirst();
+  const item = await services.db.kysely
+    .selectFrom('items')
+    .select('item_id')
+    .where('item_proto_id', '=', itemProtoId)
+    .limit(1)
+    .executeTakeFirst();
   if (item) throw badParam('item_proto', `prototype ${itemProtoId} already has items: its type and quality_id cannot change`);
 }
 
@@ -52,14 +57,22 @@ export const catalogMethods: AnyMethod[] = [
     description:
       'item_proto is a prototype entry of the world file, as JSON text; the prototype becomes exactly that entry (absent fields take their defaults), as a world import would make it. Referenced collections and prototypes must exist. The type and quality_id of a prototype that has items cannot change.',
     params: P.object({
-      item_proto: P.string({ maxLength: MAX_PROTO_JSON, description: 'JSON object: a world-file item_protos entry (item_proto_id, type, title, ...)' }),
+      item_proto: P.string({
+        maxLength: MAX_PROTO_JSON,
+        description: 'JSON object: a world-file item_protos entry (item_proto_id, type, title, ...)',
+      }),
     }),
     result: Type.Object({ item_proto: WorldItemProto }, Strict),
     handler: async ({ services }, params) => {
       const entry = parseJsonObject('item_proto', params.item_proto);
       const id = entry.item_proto_id;
-      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw badParam('item_proto', 'needs item_proto_id, a positive integer');
-      const stored = await services.db.kysely.selectFrom('item_protos').select(['type', 'quality_id']).where('item_proto_id', '=', id).executeTakeFirst();
+      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)
+        throw badParam('item_proto', 'needs item_proto_id, a positive integer');
+      const stored = await services.db.kysely
+        .selectFrom('item_protos')
+        .select(['type', 'quality_id'])
+        .where('item_proto_id', '=', id)
+        .executeTakeFirst();
       if (stored && (entry.type !== stored.type || (entry.quality_id ?? 0) !== stored.quality_id)) await refuseIfItemsExist(services, id);
       await mergeIntoCatalog(services, { item_protos: [entry] });
       const row = await services.db.kysely.selectFrom('item_protos').selectAll().where('item_proto_id', '=', id).executeTakeFirstOrThrow();

@@ -35,7 +35,9 @@ export const chatMethods: AnyMethod[] = [
       closed: P.optional(P.bit({ description: '1: only moderators may write (gchat.send answers others 1203 DISABLED)' })),
       slowmode: P.optional(P.bit({ description: '1: a user waits slowmode_interval seconds between two messages (moderators excepted)' })),
       emoteonly: P.optional(P.bit({ description: '1: only emoticon codes such as :smile: may be written' })),
-      slowmode_interval: P.optional(P.uint({ minimum: 1, maximum: 86400, description: 'seconds a user waits between two messages in slow mode' })),
+      slowmode_interval: P.optional(
+        P.uint({ minimum: 1, maximum: 86400, description: 'seconds a user waits between two messages in slow mode' }),
+      ),
     }),
     result: ChatStatusResult,
     handler: async ({ services }, params) => {

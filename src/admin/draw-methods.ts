@@ -81,8 +81,20 @@ async function drawQuery(services: Services, filters: DrawFilters) {
 }
 
 const CSV_COLUMNS = [
-  'draw_id', 'ts', 'user_id', 'user_id_receiver', 'kind', 'case_item_id', 'case_item_proto_id', 'key_item_id', 'key_item_proto_id',
-  'result_item_ids', 'result_item_proto_ids', 'odds_version', 'odds', 'request_id',
+  'draw_id',
+  'ts',
+  'user_id',
+  'user_id_receiver',
+  'kind',
+  'case_item_id',
+  'case_item_proto_id',
+  'key_item_id',
+  'key_item_proto_id',
+  'result_item_ids',
+  'result_item_proto_ids',
+  'odds_version',
+  'odds',
+  'request_id',
 ] as const;
 
 /** One CSV field (RFC 4180): quoted when it holds a comma, quote or line break. */
@@ -125,7 +137,11 @@ export const drawMethods: AnyMethod[] = [
     errors: { 101: 'user does not exist' },
     handler: async ({ services }, params) => {
       const query = await drawQuery(services, params);
-      const rows = await query.selectAll().orderBy('draw_id').limit(MAX_DRAWS_EXPORT + 1).execute();
+      const rows = await query
+        .selectAll()
+        .orderBy('draw_id')
+        .limit(MAX_DRAWS_EXPORT + 1)
+        .execute();
       if (rows.length > MAX_DRAWS_EXPORT)
         throw new ApiError(Code.TOO_MANY_OBJECTS, `more than ${MAX_DRAWS_EXPORT} draws match: narrow them with since and until`);
       const lines = [CSV_COLUMNS.join(',')];

@@ -22,7 +22,11 @@ export const PromocodeSchema = Type.Object(
   { ...Strict, $id: 'Promocode' },
 );
 
-const codeParam = P.string({ minLength: 1, maxLength: MAX_PROMOCODE_LENGTH, description: '4 to 64 letters, digits, - or _; kept and matched in upper case' });
+const codeParam = P.string({
+  minLength: 1,
+  maxLength: MAX_PROMOCODE_LENGTH,
+  description: '4 to 64 letters, digits, - or _; kept and matched in upper case',
+});
 
 export const promocodeMethods: AnyMethod[] = [
   defineMethod({

@@ -53,7 +53,8 @@ export const RelationResult = Type.Object(
     friendship: Type.Integer({
       minimum: 0,
       maximum: 6,
-      description: 'relation of user_id to other_user_id afterwards, as users.get shows it: 0 none, 1 friends, 2 outgoing request, 3 incoming request, 4 blocked them, 5 blocked by them, 6 both',
+      description:
+        'relation of user_id to other_user_id afterwards, as users.get shows it: 0 none, 1 friends, 2 outgoing request, 3 incoming request, 4 blocked them, 5 blocked by them, 6 both',
     }),
   },
   Strict,
@@ -75,7 +76,10 @@ export const AuditEntrySchema = Type.Object(
     ip: Type.String(),
     action: Type.String(),
     params: Type.Record(Type.String(), Type.Unknown()),
-    result_code: Type.Integer({ minimum: -1, description: 'the code the call answered; -1: the call was cut short (the process stopped) and its outcome is unknown' }),
+    result_code: Type.Integer({
+      minimum: -1,
+      description: 'the code the call answered; -1: the call was cut short (the process stopped) and its outcome is unknown',
+    }),
   },
   { ...Strict, $id: 'AuditEntry' },
 );

@@ -10,7 +10,13 @@ import { RelationResult } from './schemas.js';
 type Change = (services: Services, userId: number, otherUserId: number) => Promise<unknown>;
 
 /** An admin method that changes the relation between two existing, different users and answers the relation afterwards. */
-function relationMethod(name: string, summary: string, description: string, change: Change, extraErrors: Record<number, string> = {}): AnyMethod {
+function relationMethod(
+  name: string,
+  summary: string,
+  description: string,
+  change: Change,
+  extraErrors: Record<number, string> = {},
+): AnyMethod {
   return defineMethod({
     auth: 'admin',
     extension: true,

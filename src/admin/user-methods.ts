@@ -4,14 +4,7 @@ import { P } from '../api/params.js';
 import { badParam } from '../api/errors.js';
 import { nowSeconds } from '../services.js';
 import { revokeAllSessions } from '../auth/sessions.js';
-import {
-  accountObject,
-  createAccount,
-  requireAccount,
-  setAccountState,
-  updateAccount,
-  type ProfileChanges,
-} from './accounts.js';
+import { accountObject, createAccount, requireAccount, setAccountState, updateAccount, type ProfileChanges } from './accounts.js';
 import { requireUser } from '../users/profiles.js';
 import { AccountResult, TotpResult, UserIdResult } from './schemas.js';
 import { RANK_KINDS, type Rank, type RankKind } from '../users/rank.js';
@@ -30,7 +23,8 @@ const profileParams = {
   superadmin: P.optional(P.bit({ description: 'superadmin mark' })),
   rank: P.optional(
     P.enum(RANK_KINDS, {
-      description: 'the rank users.get shows: none (no rank), hidden ({hidden: 1}), qual ({qual: rank_qual}), expired ({expired: 1}), visible ({id: rank_id, pts: rank_pts})',
+      description:
+        'the rank users.get shows: none (no rank), hidden ({hidden: 1}), qual ({qual: rank_qual}), expired ({expired: 1}), visible ({id: rank_id, pts: rank_pts})',
     }),
   ),
   rank_id: P.optional(P.uint({ description: 'rank = visible: the rank id' })),
@@ -83,8 +77,24 @@ function rankOf({ rank, rank_id, rank_pts, rank_qual }: RankParams): Rank | null
 }
 
 function profileOf(params: Omit<ProfileChanges, 'rank'> & RankParams): ProfileChanges {
-  const { domain, gender, avatar, avatar_key, profile_cover, approved, vip, moderator, superadmin, games, games_wins, xp, xp_level } = params;
-  return { domain, gender, avatar, avatar_key, profile_cover, approved, vip, moderator, superadmin, rank: rankOf(params), games, games_wins, xp, xp_level };
+  const { domain, gender, avatar, avatar_key, profile_cover, approved, vip, moderator, superadmin, games, games_wins, xp, xp_level } =
+    params;
+  return {
+    domain,
+    gender,
+    avatar,
+    avatar_key,
+    profile_cover,
+    approved,
+    vip,
+    moderator,
+    superadmin,
+    rank: rankOf(params),
+    games,
+    games_wins,
+    xp,
+    xp_level,
+  };
 }
 
 const common = { auth: 'admin', extension: true } as const;
@@ -107,7 +117,8 @@ export const userMethods: AnyMethod[] = [
     ...common,
     name: 'admin.createUser',
     summary: 'Create an account that signs in with e-mail and password',
-    description: 'The e-mail is stored lowercased and must be unused; the password is at least 10 characters and is stored as an argon2id hash.',
+    description:
+      'The e-mail is stored lowercased and must be unused; the password is at least 10 characters and is stored as an argon2id hash.',
     params: P.object({
       email: P.string({ maxLength: 254, description: 'sign-in e-mail; must be unused' }),
       password: P.string({ maxLength: 1000, description: 'at least 10 characters' }),
@@ -116,7 +127,12 @@ export const userMethods: AnyMethod[] = [
     }),
     result: AccountResult,
     handler: async ({ services }, params) => {
-      const userId = await createAccount(services, { email: params.email, password: params.password, nick: params.nick, ...profileOf(params) });
+      const userId = await createAccount(services, {
+        email: params.email,
+        password: params.password,
+        nick: params.nick,
+        ...profileOf(params),
+      });
       return { user: accountObject(await requireAccount(services, userId)) };
     },
   }),
@@ -138,7 +154,12 @@ export const userMethods: AnyMethod[] = [
     errors: { 101: 'user does not exist' },
     handler: async ({ services }, params) => {
       const userId = await requireUser(services, params.user_id);
-      const row = await updateAccount(services, userId, { nick: params.nick, email: params.email, password: params.password, ...profileOf(params) });
+      const row = await updateAccount(services, userId, {
+        nick: params.nick,
+        email: params.email,
+        password: params.password,
+        ...profileOf(params),
+      });
       return { user: accountObject(row) };
     },
   }),
@@ -236,8 +257,8 @@ export const userMethods: AnyMethod[] = [
   defineMethod({
     ...common,
     name: 'admin.setPrivacy',
-    summary: 'Set who may read an account\'s inventory',
-    description: 'everyone; friends (the owner\'s friends only); nobody (the owner only). Others get 701 from inventory.get.',
+    summary: "Set who may read an account's inventory",
+    description: "everyone; friends (the owner's friends only); nobody (the owner only). Others get 701 from inventory.get.",
     params: P.object({
       user_id: userParam,
       inventory_privacy: P.enum(['everyone', 'friends', 'nobody'], { description: 'who may read the inventory with inventory.get' }),
@@ -269,8 +290,12 @@ export const userMethods: AnyMethod[] = [
     ...common,
     name: 'admin.createBot',
     summary: 'Create a bot account owned by a user',
-    description: 'The owner then issues the bot\'s tokens with bots.getToken. A bot cannot own bots.',
-    params: P.object({ owner_id: P.idOrDomain({ description: 'id or domain of the owner' }), nick: nick('display name of the bot'), ...profileParams }),
+    description: "The owner then issues the bot's tokens with bots.getToken. A bot cannot own bots.",
+    params: P.object({
+      owner_id: P.idOrDomain({ description: 'id or domain of the owner' }),
+      nick: nick('display name of the bot'),
+      ...profileParams,
+    }),
     result: AccountResult,
     errors: { 101: 'the owner does not exist' },
     handler: async ({ services }, params) => {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { parseJsonParam } from '../api/depth.js';
-import { ApiError, Code, badParam } from '../api/errors.js';
+import { ApiError, Code } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import { nowSeconds } from '../services.js';
 import { WORLD_CHANGED } from '../infra/bus.js';
@@ -25,10 +25,13 @@ export const worldMethods: AnyMethod[] = [
     name: 'admin.importWorld',
     summary: 'Import a world file into the running platform',
     description:
-      'world is the world file as JSON text (a string, also inside a JSON body). merge (default) adds the file\'s entries and replaces stored entries with the same id; its entries may refer to users and prototypes already stored. replace makes the world exactly the file (every session ends; the audit log stays). The import runs in one transaction: a bad file changes nothing and answers 2 naming the entries at fault. The request body limit of the server applies (64 KiB by default): import larger files with `game-platform import FILE` on the server, or raise its body limit.',
+      "world is the world file as JSON text (a string, also inside a JSON body). merge (default) adds the file's entries and replaces stored entries with the same id; its entries may refer to users and prototypes already stored. replace makes the world exactly the file (every session ends; the audit log stays). The import runs in one transaction: a bad file changes nothing and answers 2 naming the entries at fault. The request body limit of the server applies (64 KiB by default): import larger files with `game-platform import FILE` on the server, or raise its body limit.",
     params: P.object({
       world: P.string({ maxLength: MAX_WORLD_TEXT, description: 'the world file, as JSON text' }),
-      mode: P.enum(['merge', 'replace'], { default: 'merge', description: 'merge: add and replace entries by id; replace: the world becomes exactly the file' }),
+      mode: P.enum(['merge', 'replace'], {
+        default: 'merge',
+        description: 'merge: add and replace entries by id; replace: the world becomes exactly the file',
+      }),
     }),
     result: Type.Object(
       {
@@ -38,7 +41,10 @@ export const worldMethods: AnyMethod[] = [
         items: Uint,
         friendships: Uint,
         messages: Uint,
-        users_signed_out: Type.Integer({ minimum: 0, description: 'users whose sessions the import ended (banned ones; everyone on replace)' }),
+        users_signed_out: Type.Integer({
+          minimum: 0,
+          description: 'users whose sessions the import ended (banned ones; everyone on replace)',
+        }),
       },
       Strict,
     ),

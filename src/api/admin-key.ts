@@ -17,7 +17,11 @@ export function keyFingerprint(key: string): string {
  * key answers 1, and an address with too many wrong keys is refused with 7 before comparing.
  * Returns the key's fingerprint for the audit log.
  */
-export async function checkAdminKey(services: Pick<Services, 'config' | 'counters'>, header: string | string[] | undefined, ip: string): Promise<string> {
+export async function checkAdminKey(
+  services: Pick<Services, 'config' | 'counters'>,
+  header: string | string[] | undefined,
+  ip: string,
+): Promise<string> {
   const configured = services.config.adminKey;
   if (!configured) throw new ApiError(Code.FORBIDDEN, 'the admin API is disabled: no admin key is configured');
   const failuresKey = addressKey('admin:fail', requestAddress(ip), services.config.addressSlots);

@@ -19,7 +19,10 @@ export function parseTrustProxy(text: string): TrustProxy {
     if (hops > 16) throw new Error('at most 16 hops');
     return hops;
   }
-  const entries = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   if (entries.length === 0) throw new Error('expected on, a hop count, or proxy addresses/CIDRs');
   for (const entry of entries) if (!validProxyEntry(entry)) throw new Error(`"${entry}" is neither an IP address nor a CIDR range`);
   return entries;

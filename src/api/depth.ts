@@ -15,7 +15,8 @@ export function nestedDeeperThan(value: unknown, max: number = MAX_PARAM_DEPTH):
     const [node, depth] = stack.pop()!;
     if (node === null || typeof node !== 'object') continue;
     if (depth + 1 > max) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    for (const child of Array.isArray(node) ? node : Object.values(node))
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
   }
   return false;
 }

@@ -30,7 +30,10 @@ export interface Invocation {
 export class MethodDispatcher {
   private readonly byName: Map<string, AnyMethod>;
 
-  constructor(private readonly services: Services, methods: AnyMethod[]) {
+  constructor(
+    private readonly services: Services,
+    methods: AnyMethod[],
+  ) {
     this.byName = new Map(methods.map((m) => [m.name, m]));
   }
 
@@ -70,7 +73,8 @@ export class MethodDispatcher {
         throw authError('authorization required: send an access_token');
       }
       if (ctx.caller) {
-        if (ctx.caller.isBot && method.auth === 'required' && !method.bots) throw new ApiError(Code.FORBIDDEN, 'bots may not call this method');
+        if (ctx.caller.isBot && method.auth === 'required' && !method.bots)
+          throw new ApiError(Code.FORBIDDEN, 'bots may not call this method');
         if (config.rateLimit) await this.limit(`rl:token:${ctx.caller.sessionId}`, config.rateLimitPerToken);
         await services.presence.touch(ctx.caller.userId);
       }

@@ -10,7 +10,11 @@ import { Code } from './errors.js';
 export function registerEnvelopeAnswers(app: FastifyInstance, webSocketPaths: string[] = ['/ws']): void {
   app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     const body = JSON.stringify({ code: Code.BAD_PARAM, description: `unsupported Expect header: only 100-continue is understood` });
-    response.writeHead(417, STATUS_CODES[417], { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    response.writeHead(417, STATUS_CODES[417], {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
     response.end(body);
     request.resume();
   });

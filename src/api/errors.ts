@@ -63,5 +63,4 @@ export const tooManyObjects = (name: string, max: number) =>
   new ApiError(Code.TOO_MANY_OBJECTS, `parameter ${name}: at most ${max} objects may be requested`);
 export const authError = (description = 'authorization failed: the access token is missing, invalid or expired') =>
   new ApiError(Code.AUTH, description);
-export const rateLimited = (retryAfter: number) =>
-  new ApiError(Code.RATE_LIMIT, 'too many requests', { retry_after: retryAfter });
+export const rateLimited = (retryAfter: number) => new ApiError(Code.RATE_LIMIT, 'too many requests', { retry_after: retryAfter });

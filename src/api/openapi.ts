@@ -3,7 +3,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { Code } from './errors.js';
 import type { AnyMethod } from './method.js';
 import type { ParamKind } from './params.js';
-import { Strict, Ts, Uint } from './schema-types.js';
+import { Strict, Ts } from './schema-types.js';
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the method declarations: the same
@@ -185,10 +185,10 @@ class Components {
 
   /** A plain JSON copy of a TypeBox schema with every `$id` subschema moved to the components. */
   use(schema: TSchema | Json): Json {
-    return this.visit(JSON.parse(JSON.stringify(schema)) as Json);
+    return this.visit(JSON.parse(JSON.stringify(schema)) as Json) as Json;
   }
 
-  private visit(node: unknown): any {
+  private visit(node: unknown): unknown {
     if (Array.isArray(node)) return node.map((n) => this.visit(n));
     if (node === null || typeof node !== 'object') return node;
     const { $id, ...rest } = node as Json;
@@ -224,7 +224,8 @@ const AUTH_TEXT: Record<AnyMethod['auth'], string> = {
   none: 'None: tokens are ignored.',
   optional:
     'Optional: send an access token (`access_token` parameter or `Authorization: Bearer`) to act as a user; a token that is sent must be valid (else code 1).',
-  required: 'Required: send an access token (`access_token` parameter or `Authorization: Bearer`); without a valid one the answer is code 1.',
+  required:
+    'Required: send an access token (`access_token` parameter or `Authorization: Bearer`); without a valid one the answer is code 1.',
   admin: 'Admin: send the operator key in the `X-Admin-Key` header.',
 };
 
@@ -283,7 +284,10 @@ function responsesOf(method: AnyMethod, components: Components, codes: number[])
     headers: { 'Retry-After': { description: 'seconds until the limit lifts', schema: { type: 'integer', minimum: 0 } } },
     content: envelope(errorEnvelopeSchemas([Code.RATE_LIMIT])),
   };
-  components.responses.InternalError ??= { description: 'Internal error (code 3).', content: envelope(errorEnvelopeSchemas([Code.INTERNAL])) };
+  components.responses.InternalError ??= {
+    description: 'Internal error (code 3).',
+    content: envelope(errorEnvelopeSchemas([Code.INTERNAL])),
+  };
   return {
     '200': { $ref: `#/components/responses/${method.name}` },
     '429': { $ref: '#/components/responses/RateLimited' },
@@ -357,9 +361,12 @@ Admin methods take the operator key in the \`X-Admin-Key\` header.
 
 /** Which methods a bot's token may call, in words. */
 function botAllowList(methods: AnyMethod[]): string {
-  const allowed = methods.filter((m) => m.auth === 'required' && m.bots).map((m) => `\`${m.name}\``).sort();
+  const allowed = methods
+    .filter((m) => m.auth === 'required' && m.bots)
+    .map((m) => `\`${m.name}\``)
+    .sort();
   return (
-    'A bot\'s token may call every method whose authentication is none or optional' +
+    "A bot's token may call every method whose authentication is none or optional" +
     (allowed.length > 0 ? `, and of the methods that require a token only ${allowed.join(', ')}` : '') +
     '; any other method answers a bot code 4.'
   );
@@ -387,7 +394,12 @@ export function buildOpenApiDocument(methods: AnyMethod[], options: OpenApiOptio
       schemas: { ...components.schemas, ...errorSchemas },
       responses: components.responses,
       securitySchemes: {
-        accessToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'access token of a session (also accepted in a JSON or form body)' },
+        accessToken: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'access_token',
+          description: 'access token of a session (also accepted in a JSON or form body)',
+        },
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'the same access token in an Authorization header' },
         adminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key', description: 'operator key of the admin API' },
       },

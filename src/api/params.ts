@@ -65,14 +65,11 @@ export const P = {
       'x-param': 'string',
     }),
   enum: <const V extends readonly [string, ...string[]]>(values: V, o: Common & { default?: V[number] } = {}) =>
-    Type.Union(
-      values.map((v) => Type.Literal(v)) as never as [ReturnType<typeof Type.Literal<V[number]>>],
-      {
-        ...(o.default !== undefined ? { default: o.default } : {}),
-        ...(o.description ? { description: o.description } : {}),
-        'x-param': 'enum',
-      },
-    ),
+    Type.Union(values.map((v) => Type.Literal(v)) as never as [ReturnType<typeof Type.Literal<V[number]>>], {
+      ...(o.default !== undefined ? { default: o.default } : {}),
+      ...(o.description ? { description: o.description } : {}),
+      'x-param': 'enum',
+    }),
   /** `set<uint>`: comma-separated ids. */
   uintSet: (o: Common & { maxItems?: number; tooMany?: number } = {}) =>
     Type.Array(Type.Integer({ minimum: 0, maximum: MAX_UINT }), {
@@ -233,8 +230,7 @@ function readSet(name: string, raw: Raw, schema: TSchema): unknown[] | undefined
   if (schema.maxItems !== undefined && parts.length > (schema.maxItems as number))
     throw badParam(name, `must have at most ${schema.maxItems} elements`);
   return parts.map((part) => {
-    if (!isPlainScalar(part) || (typeof part === 'string' && part.trim() === ''))
-      throw badParam(name, 'has an empty or invalid element');
+    if (!isPlainScalar(part) || (typeof part === 'string' && part.trim() === '')) throw badParam(name, 'has an empty or invalid element');
     if (item === 'uint') return readUint(name, typeof part === 'string' ? part.trim() : part, { minimum: 0, maximum: MAX_UINT } as never);
     if (item === 'idOrDomain') return readIdOrDomain(name, part);
     return readString(name, String(part).trim(), { maxLength: 1000 } as never);

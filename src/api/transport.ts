@@ -144,13 +144,17 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
       token: (raw) => tokenOf(request, raw),
       adminKey: request.headers['x-admin-key'],
     });
-    if (data instanceof StreamedData) return reply.type('application/json; charset=utf-8').send(Readable.from(envelopePieces(data), { objectMode: false, encoding: 'utf8' }));
+    if (data instanceof StreamedData)
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(Readable.from(envelopePieces(data), { objectMode: false, encoding: 'utf8' }));
     const admin = method!.auth === 'admin';
     if (data instanceof SerializedData && method!.resultKey === 'result')
       return reply.type('application/json; charset=utf-8').send(`{"code":0,"result":${data.json}}`);
     if (data instanceof SerializedData) {
       // A kept answer's bytes are made once for every caller it is sent to.
-      const answer = data.kept && !admin ? (data.kept.envelope ??= Buffer.from(envelopeText(data.json))) : sendable(envelopeText(data.json), admin);
+      const answer =
+        data.kept && !admin ? (data.kept.envelope ??= Buffer.from(envelopeText(data.json))) : sendable(envelopeText(data.json), admin);
       return reply.type('application/json; charset=utf-8').send(answer);
     }
     if (data instanceof SerializedList) return reply.type('application/json; charset=utf-8').send(sendable(listEnvelopeText(data), admin));

@@ -20,11 +20,7 @@ export async function issueBotToken(
     if (normalized === null) throw badParam('ip', 'must be an IPv4 or IPv6 address');
     ip = normalized;
   }
-  const bot = await services.db.kysely
-    .selectFrom('users')
-    .select(['bot_owner_id'])
-    .where('user_id', '=', request.botId)
-    .executeTakeFirst();
+  const bot = await services.db.kysely.selectFrom('users').select(['bot_owner_id']).where('user_id', '=', request.botId).executeTakeFirst();
   // Someone else's bot answers exactly as a missing one: ownership is not disclosed.
   if (!bot || bot.bot_owner_id !== caller.userId) throw new ApiError(Code.BOT_NOT_FOUND, 'bot does not exist');
   return issueBotSession(services, request.botId, ip);

@@ -74,7 +74,11 @@ export async function admitAttempt(services: Services, request: DefenceRequest):
 
   if (request.trusted) {
     const place = await counters.take(request.trusted.key, request.trusted.windowSeconds, request.trusted.free);
-    if (place.taken) return { failed: async () => undefined, succeeded: async () => void (await counters.hit(request.trusted!.key, request.trusted!.windowSeconds, -1)) };
+    if (place.taken)
+      return {
+        failed: async () => undefined,
+        succeeded: async () => void (await counters.hit(request.trusted!.key, request.trusted!.windowSeconds, -1)),
+      };
   }
 
   const { ceiling } = request;

@@ -56,7 +56,10 @@ export async function rememberSource(services: Services, userId: number, source:
       .executeTakeFirst()) !== undefined;
   const deviceToken = known ? source.deviceToken! : newToken();
   await services.db.kysely.transaction().execute(async (trx) => {
-    for (const [kind, value] of [['ip', source.ip], ['device', sha256(deviceToken)]] as const) {
+    for (const [kind, value] of [
+      ['ip', source.ip],
+      ['device', sha256(deviceToken)],
+    ] as const) {
       await trx
         .insertInto('signin_sources')
         .values({ user_id: userId, kind, value, last_seen: now })

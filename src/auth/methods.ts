@@ -8,7 +8,10 @@ import { completeTotpChallenge } from './totp.js';
 
 const TOKEN_PARAM = { minLength: 1, maxLength: 512 };
 const DEVICE_TOKEN_PARAM = P.optional(
-  P.string({ maxLength: 512, description: 'the device_token of an earlier sign-in of this account on this device (not part of the reference service)' }),
+  P.string({
+    maxLength: 512,
+    description: 'the device_token of an earlier sign-in of this account on this device (not part of the reference service)',
+  }),
 );
 
 export const authSignin = defineMethod({
@@ -55,7 +58,7 @@ export const authTotpVerify = defineMethod({
   summary: 'Complete a sign-in with the TOTP code',
   description:
     'RFC 6238 (SHA-1, 6 digits, 30 s, one step of drift either way). A code once accepted is never accepted again ' +
-    'for the account. One of the account\'s recovery codes (account.totpEnable) is accepted once in place of `code`. ' +
+    "for the account. One of the account's recovery codes (account.totpEnable) is accepted once in place of `code`. " +
     'A totp_session_token survives 5 wrong codes; the next attempt answers 414. An account accepts 10 wrong codes per ' +
     '15 minutes across all its sign-ins; past them 414 until the window ends (the description says in how many seconds).',
   auth: 'none',
@@ -69,7 +72,7 @@ export const authTotpVerify = defineMethod({
     2: 'wrong code',
     412: 'account is globally blocked',
     413: 'wrong TOTP session token (unknown, used or expired)',
-    414: 'TOTP sign-in attempted too often: the token is spent, or the account\'s wrong codes are used up',
+    414: "TOTP sign-in attempted too often: the token is spent, or the account's wrong codes are used up",
   },
   handler: async (ctx, params) =>
     completeTotpChallenge(ctx.services, params.totp_session_token, params.code, ctx.ip, ctx.userAgent, params.device_token),
@@ -80,10 +83,12 @@ export const authRefresh = defineMethod({
   summary: 'Exchange a refresh token for a new session',
   description:
     'Rotation: answers a new Session with a new refresh token; the presented refresh token and the access token issued ' +
-    'with it stop working. The new access token is bound to the caller\'s current address. Presenting a refresh token that ' +
+    "with it stop working. The new access token is bound to the caller's current address. Presenting a refresh token that " +
     'was already used revokes every session of that sign-in (theft detection) and answers 1.',
   auth: 'none',
-  params: P.object({ refresh_token: P.string({ ...TOKEN_PARAM, description: 'refresh_token of the latest Session; each one works once' }) }),
+  params: P.object({
+    refresh_token: P.string({ ...TOKEN_PARAM, description: 'refresh_token of the latest Session; each one works once' }),
+  }),
   result: Session,
   errors: { 1: 'refresh token unknown, expired, revoked or already used' },
   handler: async (ctx, params) => refreshSession(ctx.services, params.refresh_token, ctx.ip, ctx.userAgent),
@@ -93,7 +98,7 @@ export const botsGetToken = defineMethod({
   name: 'bots.getToken',
   summary: 'Create a new access token for a bot',
   description:
-    'Called with the bot owner\'s token. The token is bound to `ip` (default: the caller\'s address), does not expire ' +
+    "Called with the bot owner's token. The token is bound to `ip` (default: the caller's address), does not expire " +
     '(`expires_in` and `expires` are 0) and has no refresh token. Every earlier token of the bot stops working at once.',
   auth: 'required',
   params: P.object({
@@ -101,15 +106,14 @@ export const botsGetToken = defineMethod({
     ip: P.optional(P.string({ maxLength: 64, description: 'IPv4 or IPv6 address the token is bound to' })),
   }),
   result: Session,
-  errors: { 2: 'ip is not an IP address', 412: 'the bot account is globally blocked', 1801: 'bot does not exist (or is not the caller\'s)' },
+  errors: { 2: 'ip is not an IP address', 412: 'the bot account is globally blocked', 1801: "bot does not exist (or is not the caller's)" },
   handler: async (ctx, params) => issueBotToken(ctx.services, ctx.caller, { botId: params.user_id, ip: params.ip, callerIp: ctx.ip }),
 });
 
 export const authSignout = defineMethod({
   name: 'auth.signout',
   summary: 'End the current session',
-  description:
-    'Revokes the presented access token and its refresh token in every process. Not part of the reference service.',
+  description: 'Revokes the presented access token and its refresh token in every process. Not part of the reference service.',
   auth: 'required',
   extension: true,
   params: P.object({}),

@@ -210,7 +210,9 @@ export async function revokeAllSessions(services: Services, userId: number): Pro
  * Deletes what can never be used again: user sessions past their refresh lifetime, revoked
  * sessions revoked longer ago than that, and TOTP sign-ins an hour past their end.
  */
-export async function sweepSessions(services: Pick<Services, 'db' | 'clock' | 'config'>): Promise<{ sessions: number; challenges: number }> {
+export async function sweepSessions(
+  services: Pick<Services, 'db' | 'clock' | 'config'>,
+): Promise<{ sessions: number; challenges: number }> {
   const { kysely } = services.db;
   const now = nowSeconds(services);
   const lifetime = Math.max(services.config.refreshTtl, services.config.sessionTtl);
@@ -223,6 +225,9 @@ export async function sweepSessions(services: Pick<Services, 'db' | 'clock' | 'c
       ]),
     )
     .executeTakeFirst();
-  const challenges = await kysely.deleteFrom('totp_challenges').where('expires_at', '<', now - 3600).executeTakeFirst();
+  const challenges = await kysely
+    .deleteFrom('totp_challenges')
+    .where('expires_at', '<', now - 3600)
+    .executeTakeFirst();
   return { sessions: Number(sessions.numDeletedRows), challenges: Number(challenges.numDeletedRows) };
 }

@@ -42,10 +42,18 @@ export function signinDefence(email: string, ip: string, known: string | null, a
     trusted,
     budgets: [
       { key: `auth:fail:email:${account}`, free: SIGNIN_LIMITS.captchaAfterEmailFailures, windowSeconds: window },
-      { key: `auth:fail:email-hour:${account}`, free: SIGNIN_LIMITS.hourlyEmailFailures, windowSeconds: SIGNIN_LIMITS.ceilingWindowSeconds },
+      {
+        key: `auth:fail:email-hour:${account}`,
+        free: SIGNIN_LIMITS.hourlyEmailFailures,
+        windowSeconds: SIGNIN_LIMITS.ceilingWindowSeconds,
+      },
       { key: addressKey('auth:fail:ip', ip, addressSlots), free: SIGNIN_LIMITS.captchaAfterIpFailures, windowSeconds: window },
     ],
-    ceiling: { key: `auth:ceiling:email:${account}`, free: SIGNIN_LIMITS.ceilingEmailFailures, windowSeconds: SIGNIN_LIMITS.ceilingWindowSeconds },
+    ceiling: {
+      key: `auth:ceiling:email:${account}`,
+      free: SIGNIN_LIMITS.ceilingEmailFailures,
+      windowSeconds: SIGNIN_LIMITS.ceilingWindowSeconds,
+    },
   };
 }
 
@@ -55,8 +63,7 @@ export function signinDefence(email: string, ip: string, known: string | null, a
  * exists, and only after a right password anything that depends on the account's state.
  */
 export async function signIn(services: Services, request: SigninRequest): Promise<SigninOutcome> {
-  if (request.password.length < MIN_PASSWORD_LENGTH)
-    throw badParam('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (request.password.length < MIN_PASSWORD_LENGTH) throw badParam('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const email = request.email.trim().toLowerCase();
   const ip = requestAddress(request.ip);
   const user =
@@ -70,7 +77,10 @@ export async function signIn(services: Services, request: SigninRequest): Promis
 
   const source = { ip, deviceToken: request.deviceToken };
   const known = user ? await knownSource(services, user.user_id, source) : null;
-  const attempt = await admitAttempt(services, { ...signinDefence(email, ip, known, services.config.addressSlots), captcha: request.captcha });
+  const attempt = await admitAttempt(services, {
+    ...signinDefence(email, ip, known, services.config.addressSlots),
+    captcha: request.captcha,
+  });
   const passwordRight = await services.auth.passwords.check(user?.password_hash, request.password);
   // Bots get their tokens from bots.getToken; for sign-in they do not exist.
   if (!user || !passwordRight || user.bot_owner_id !== null) {

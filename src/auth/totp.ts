@@ -22,7 +22,12 @@ const WRONG_CODE = 'parameter code: wrong code';
 const BAD_CHALLENGE = 'the totp_session_token is unknown, used or expired';
 
 /** Issues the token of the second sign-in step for a user whose password was right. */
-export async function startTotpChallenge(services: Services, userId: number, ip: string, executor: Executor = services.db.kysely): Promise<string> {
+export async function startTotpChallenge(
+  services: Services,
+  userId: number,
+  ip: string,
+  executor: Executor = services.db.kysely,
+): Promise<string> {
   const token = newToken();
   const now = nowSeconds(services);
   await executor

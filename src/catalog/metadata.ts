@@ -67,7 +67,11 @@ export function metadataJson(catalog: Catalog, protos: ProtoEntry[], legacy: boo
   }
   let json = `"collections":[${collections.join(',')}]`;
   if (!legacy) return json;
-  json += `,"thing_types":[${ascending(typeIds).map((id) => thingTypeText(catalog, texts, id)).join(',')}]`;
-  json += `,"qualities":[${ascending(qualityIds).map((id) => qualityText(catalog, texts, id)).join(',')}]`;
+  json += `,"thing_types":[${ascending(typeIds)
+    .map((id) => thingTypeText(catalog, texts, id))
+    .join(',')}]`;
+  json += `,"qualities":[${ascending(qualityIds)
+    .map((id) => qualityText(catalog, texts, id))
+    .join(',')}]`;
   return json;
 }

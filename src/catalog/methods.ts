@@ -126,8 +126,15 @@ export const searchItemProtos = defineMethod({
     const catalog = await getCatalog(services);
     const set = (ids: number[] | undefined) => (ids === undefined ? '-' : ids.join(','));
     const key = [
-      'search', params.add_legacy, params.add_metadata, params.offset, params.count,
-      set(params.type), set(params.quality_id), set(params.collection_id), set(params.group_id),
+      'search',
+      params.add_legacy,
+      params.add_metadata,
+      params.offset,
+      params.count,
+      set(params.type),
+      set(params.quality_id),
+      set(params.collection_id),
+      set(params.group_id),
     ].join('|');
     return keptAnswer(catalog, key, () => {
       const types = params.type && new Set(params.type);

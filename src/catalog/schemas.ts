@@ -25,11 +25,17 @@ export const DropEntry = Type.Object(
     item_proto_id: Uint,
     is_secondary: Type.Optional(Bit),
     is_rare: Type.Optional(Bit),
-    weight: Type.Optional(Type.Integer({ minimum: 1, description: 'cases: the entry\'s integer weight; its chance is weight over the sum of the case\'s weights' })),
+    weight: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: "cases: the entry's integer weight; its chance is weight over the sum of the case's weights",
+      }),
+    ),
     chance: Type.Number({
       minimum: 0,
       maximum: 1,
-      description: 'the probability of receiving this entry when the item is opened: weight over the sum of weights for a case (the chances of a case add up to 1), 1 for every entry of a gift set',
+      description:
+        'the probability of receiving this entry when the item is opened: weight over the sum of weights for a case (the chances of a case add up to 1), 1 for every entry of a gift set',
     }),
   },
   Strict,
@@ -69,7 +75,10 @@ const ownedFields = {
   uses: Type.Optional(Type.Object({ left: Uint, origin: Type.Optional(Uint) }, Strict)),
   previous_owners_user_ids: Type.Optional(Type.Array(Uint, { description: 'earlier owners, oldest first; each trade adds the giver' })),
   gift: Type.Optional(
-    Type.Object({ from_user_id: Uint, to_user_id: Uint, ts: Uint }, { ...Strict, description: 'present when the item last changed hands as a gift' }),
+    Type.Object(
+      { from_user_id: Uint, to_user_id: Uint, ts: Uint },
+      { ...Strict, description: 'present when the item last changed hands as a gift' },
+    ),
   ),
 };
 

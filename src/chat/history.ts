@@ -74,7 +74,8 @@ export class ChatHistory {
   setStatus(settings: ChatSettings): boolean {
     const before = this.settings;
     this.settings = settings;
-    const flagsChanged = before.closed !== settings.closed || before.slowmode !== settings.slowmode || before.emoteonly !== settings.emoteonly;
+    const flagsChanged =
+      before.closed !== settings.closed || before.slowmode !== settings.slowmode || before.emoteonly !== settings.emoteonly;
     if (flagsChanged) this.changed();
     return flagsChanged;
   }
@@ -121,8 +122,14 @@ export class ChatHistory {
     const answer: GchatAnswer = {
       messages: this.entries.map((e) => e.message),
       status: { closed, slowmode, emoteonly },
-      users: userIds.sort((a, b) => a - b).map((id) => this.users.get(id)).filter((v) => v !== undefined),
-      item_protos: protoIds.sort((a, b) => a - b).map((id) => this.protos.get(id)).filter((v) => v !== undefined),
+      users: userIds
+        .sort((a, b) => a - b)
+        .map((id) => this.users.get(id))
+        .filter((v) => v !== undefined),
+      item_protos: protoIds
+        .sort((a, b) => a - b)
+        .map((id) => this.protos.get(id))
+        .filter((v) => v !== undefined),
     };
     this.cached = answer;
     return answer;

@@ -53,7 +53,10 @@ export class MessageIds {
     if (previous !== undefined && ID_PATTERN.test(previous)) {
       const previousMs = parseInt(previous.slice(0, TIME_CHARS), 36);
       const previousSequence = parseInt(previous.slice(TIME_CHARS, TIME_CHARS + SEQUENCE_CHARS), 36);
-      if (previousMs <= nowMs + MAX_LEAD_MS && (previousMs > this.lastMs || (previousMs === this.lastMs && previousSequence > this.sequence))) {
+      if (
+        previousMs <= nowMs + MAX_LEAD_MS &&
+        (previousMs > this.lastMs || (previousMs === this.lastMs && previousSequence > this.sequence))
+      ) {
         this.lastMs = previousMs;
         this.sequence = previousSequence;
       }

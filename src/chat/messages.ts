@@ -105,9 +105,7 @@ export function storeMessage<M extends ChatMessage>(
       return { message, seq: Number(row.msg_seq) };
     };
     const stored =
-      services.db.dialect === 'postgres'
-        ? await services.db.kysely.transaction().execute(insert)
-        : await insert(services.db.kysely);
+      services.db.dialect === 'postgres' ? await services.db.kysely.transaction().execute(insert) : await insert(services.db.kysely);
     announce(stored);
     return stored;
   };

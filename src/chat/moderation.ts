@@ -29,8 +29,7 @@ export async function setChatStatus(services: Services, change: ChatStatusChange
     ...(bit(change.emoteonly) !== undefined ? { emoteonly: bit(change.emoteonly) } : {}),
     ...(interval !== undefined ? { slowmode_interval: interval } : {}),
   };
-  if (Object.keys(values).length > 0)
-    await services.db.kysely.updateTable('chat_state').set(values).where('id', '=', 1).execute();
+  if (Object.keys(values).length > 0) await services.db.kysely.updateTable('chat_state').set(values).where('id', '=', 1).execute();
   await services.chat.publish({ kind: 'status', id: ChatRuntime.eventId() });
   return readChatSettings(services);
 }
@@ -98,7 +97,16 @@ export async function postSystemMessage(services: Services, fields: SystemMessag
     services,
     now,
     (msgId) => ({ ...message, msg_id: msgId }),
-    (s) => (published = runtime.publish({ kind: 'add', id: ChatRuntime.eventId(), seq: s.seq, message: s.message, users, item_protos, audience: null })),
+    (s) =>
+      (published = runtime.publish({
+        kind: 'add',
+        id: ChatRuntime.eventId(),
+        seq: s.seq,
+        message: s.message,
+        users,
+        item_protos,
+        audience: null,
+      })),
   );
   await published;
   return stored.message.msg_id;

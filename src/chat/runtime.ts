@@ -167,9 +167,15 @@ export class ChatRuntime implements Runtime {
         audience: event.audience,
       };
     }
-    if (event.kind === 'delete') return { topic: 'gchat', type: 'gchat.delete', fields: { msg_id: event.msg_id }, json: { msg_id: event.msg_id } };
+    if (event.kind === 'delete')
+      return { topic: 'gchat', type: 'gchat.delete', fields: { msg_id: event.msg_id }, json: { msg_id: event.msg_id } };
     const { closed, slowmode, emoteonly } = this.history.status;
-    return { topic: 'gchat', type: 'gchat.status', fields: { status: { closed, slowmode, emoteonly } }, json: { closed, slowmode, emoteonly } };
+    return {
+      topic: 'gchat',
+      type: 'gchat.status',
+      fields: { status: { closed, slowmode, emoteonly } },
+      json: { closed, slowmode, emoteonly },
+    };
   }
 
   static eventId(): string {
@@ -267,10 +273,7 @@ export async function enrichmentOf(services: Services, message: ChatMessage): Pr
   const byId = (a: number, b: number) => a - b;
   const userIds = [...new Set(usersNamedBy(message))].sort(byId);
   const protoIds = [...new Set(protosNamedBy(message))].sort(byId);
-  const [users, protos] = await Promise.all([
-    loadUsers(services, userIds, { form: 'short' }),
-    loadProtoShorts(services, protoIds),
-  ]);
+  const [users, protos] = await Promise.all([loadUsers(services, userIds, { form: 'short' }), loadProtoShorts(services, protoIds)]);
   return {
     users: userIds.map((id) => users.get(id)).filter((v) => v !== undefined),
     item_protos: protoIds.map((id) => protos.get(id)).filter((v) => v !== undefined),

@@ -27,7 +27,13 @@ interface Taken {
  * Counts one use of `key`; beyond `max` in the window the use is taken back and refused, so
  * the counter only ever holds uses that went through (or are still being checked).
  */
-async function take(counters: CounterStore, key: string, windowSeconds: number, max: number, refuse: (resetIn: number) => ApiError): Promise<Taken> {
+async function take(
+  counters: CounterStore,
+  key: string,
+  windowSeconds: number,
+  max: number,
+  refuse: (resetIn: number) => ApiError,
+): Promise<Taken> {
   const undo = () => counters.hit(key, windowSeconds, -1);
   const hit = await counters.hit(key, windowSeconds);
   if (hit.count > max) {
@@ -81,8 +87,12 @@ export async function sendMessage(services: Services, userId: number, rawText: s
     if (!moderator && settings.slowmode) {
       const interval = settings.slowmode_interval;
       taken.push(
-        await take(counters, `chat:slowmode:${userId}`, interval, 1, (resetIn) =>
-          new ApiError(Code.RATE_LIMIT, `slow mode: one message per ${interval} seconds`, { retry_after: resetIn }),
+        await take(
+          counters,
+          `chat:slowmode:${userId}`,
+          interval,
+          1,
+          (resetIn) => new ApiError(Code.RATE_LIMIT, `slow mode: one message per ${interval} seconds`, { retry_after: resetIn }),
         ),
       );
     }
@@ -106,9 +116,24 @@ export async function sendMessage(services: Services, userId: number, rawText: s
         const row = rows.get(id);
         return row ? [profileObject(services, row, 'short')] : [];
       });
-    const build = (msgId: string): TextMessage => ({ type: 1, user_id: userId, msg_id: msgId, ts: now, text, user_ids_mentioned: mentioned });
+    const build = (msgId: string): TextMessage => ({
+      type: 1,
+      user_id: userId,
+      msg_id: msgId,
+      ts: now,
+      text,
+      user_ids_mentioned: mentioned,
+    });
     const publish = (message: TextMessage, seq: number | null) =>
-      runtime.publish({ kind: 'add', id: ChatRuntime.eventId(), seq, message, users, item_protos: [], audience: isPublic ? null : mentioned });
+      runtime.publish({
+        kind: 'add',
+        id: ChatRuntime.eventId(),
+        seq,
+        message,
+        users,
+        item_protos: [],
+        audience: isPublic ? null : mentioned,
+      });
 
     let message: TextMessage;
     let published!: Promise<void>;

@@ -54,7 +54,7 @@ function buildCommands(): Command[] {
       positional: { label: 'FILE', required: true, help: 'the world file (JSON)' },
       fromPositional: (file) => ({ world: readFileSync(file, 'utf8') }),
       usageExtra:
-        'The file travels in one request, so the server\'s body limit applies (64 KiB unless it was\n' +
+        "The file travels in one request, so the server's body limit applies (64 KiB unless it was\n" +
         'started with a larger --body-limit). For larger files run `game-platform import FILE` where\n' +
         'the database is reachable, with --redis so that running servers reload.',
     },
@@ -216,8 +216,7 @@ function requestParams(command: Command, parsed: ParsedArgs): Record<string, str
   const positional = parsed.positionals[0];
   if (command.positional?.required && positional === undefined) throw new UsageError(`missing ${command.positional.label}`);
   if (positional !== undefined && command.fromPositional) Object.assign(params, command.fromPositional(positional));
-  for (const [name, schema] of declared)
-    if (isRequired(schema) && !(name in params)) throw new UsageError(`missing --${optionName(name)}`);
+  for (const [name, schema] of declared) if (isRequired(schema) && !(name in params)) throw new UsageError(`missing --${optionName(name)}`);
   return params;
 }
 
@@ -272,7 +271,9 @@ export async function runAdminCli(argv: string[], io: CliIo = processIo): Promis
     params = requestParams(command, parsed);
   } catch (error) {
     if (error instanceof UsageError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
-      io.stderr(`game-platform admin ${command.name}: ${(error as Error).message}\n\nUsage: ${commandUsage(command)}\n(--help for details)`);
+      io.stderr(
+        `game-platform admin ${command.name}: ${(error as Error).message}\n\nUsage: ${commandUsage(command)}\n(--help for details)`,
+      );
       return 2;
     }
     throw error;
@@ -296,7 +297,9 @@ export async function runAdminCli(argv: string[], io: CliIo = processIo): Promis
   if (answer.code !== 0) {
     io.stderr(json(answer));
     if (command.name === 'import' && /too large/.test(answer.description ?? ''))
-      io.stderr('The file is larger than the server accepts in one request: run `game-platform import FILE` where the database is reachable, or raise the server\'s body limit.');
+      io.stderr(
+        "The file is larger than the server accepts in one request: run `game-platform import FILE` where the database is reachable, or raise the server's body limit.",
+      );
     return 1;
   }
   const shown = command.output ? command.output(answer.data, parsed.positionals[0]) : (answer.data ?? {});

@@ -1,7 +1,18 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { ConfigError, DATABASE_SETTING, REDIS_PREFIX_SETTING, REDIS_SETTING, SERVER_SETTINGS, describeSettings, loadConfig, parseArgsOptions, withOptionalValues, type Setting } from './settings.js';
+import {
+  ConfigError,
+  DATABASE_SETTING,
+  REDIS_PREFIX_SETTING,
+  REDIS_SETTING,
+  SERVER_SETTINGS,
+  describeSettings,
+  loadConfig,
+  parseArgsOptions,
+  withOptionalValues,
+  type Setting,
+} from './settings.js';
 
 // Commands load their modules when run, so help and the light commands start fast.
 const serveModule = () => import('./serve.js');
@@ -19,7 +30,11 @@ interface Command {
   /** Help rows for the extra options: flag and description. */
   optionHelp?: { left: string; right: string }[];
   maxPositionals: number;
-  run(context: { config: ReturnType<typeof loadConfig>; positionals: string[]; values: Record<string, string | boolean | undefined> }): Promise<number>;
+  run(context: {
+    config: ReturnType<typeof loadConfig>;
+    positionals: string[];
+    values: Record<string, string | boolean | undefined>;
+  }): Promise<number>;
 }
 
 const COMMANDS: Command[] = [
@@ -49,12 +64,13 @@ const COMMANDS: Command[] = [
       {
         left: '--mode MODE',
         right:
-          'merge (default): add the file\'s entries, each replacing the stored entry with its id; ' +
+          "merge (default): add the file's entries, each replacing the stored entry with its id; " +
           'replace: the world becomes exactly the file (sessions end, the audit log stays)',
       },
     ],
     maxPositionals: 1,
-    run: async ({ config, positionals, values }) => (await worldCommands()).importCommand(config, positionals[0], values.mode as string | undefined),
+    run: async ({ config, positionals, values }) =>
+      (await worldCommands()).importCommand(config, positionals[0], values.mode as string | undefined),
   },
   {
     name: 'backup',
@@ -112,7 +128,9 @@ function commandHelp(command: Command): string {
     '',
     'Options (flag, environment variable):',
     describeSettings(command.settings, [...(command.optionHelp ?? []), { left: '--help', right: 'show this help' }]),
-    ...(command.name === 'import' ? ['', 'With --redis, running servers are told to reload and to drop the sessions the import ended.'] : []),
+    ...(command.name === 'import'
+      ? ['', 'With --redis, running servers are told to reload and to drop the sessions the import ended.']
+      : []),
   ].join('\n');
 }
 
@@ -154,7 +172,9 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     return 0;
   }
   if (parsed.positionals.length > command.maxPositionals) {
-    console.error(`game-platform ${command.name}: unexpected argument "${parsed.positionals[command.maxPositionals]}"\n\n${commandHelp(command)}`);
+    console.error(
+      `game-platform ${command.name}: unexpected argument "${parsed.positionals[command.maxPositionals]}"\n\n${commandHelp(command)}`,
+    );
     return 2;
   }
 

@@ -60,7 +60,8 @@ function readRate(input: string | true, origin: string): { max: number; windowSe
   if (!match) throw new ConfigError(`${origin}: expected MAX/SECONDS such as 3000/60, got "${input}"`);
   const max = Number(match[1]);
   const windowSeconds = Number(match[2]);
-  if (max < 1 || windowSeconds < 1 || windowSeconds > 86400) throw new ConfigError(`${origin}: MAX and SECONDS must be positive (SECONDS at most 86400)`);
+  if (max < 1 || windowSeconds < 1 || windowSeconds > 86400)
+    throw new ConfigError(`${origin}: MAX and SECONDS must be positive (SECONDS at most 86400)`);
   return { max, windowSeconds };
 }
 
@@ -203,7 +204,14 @@ export const REQUEST_LOG_SETTINGS: Setting[] = [
 /** Settings of the server itself (`serve`). */
 /** An HTTP timeout, given in seconds and kept in milliseconds. */
 /** A WebSocket size limit in bytes, from `min` to `max` (16 MiB unless given). */
-function wsLimit(flag: string, env: string, key: 'maxFrameBytes' | 'maxQueueBytes', description: string, min: number, max = 16 * 1024 * 1024): Setting {
+function wsLimit(
+  flag: string,
+  env: string,
+  key: 'maxFrameBytes' | 'maxQueueBytes',
+  description: string,
+  min: number,
+  max = 16 * 1024 * 1024,
+): Setting {
   return {
     flag,
     env,
@@ -363,15 +371,31 @@ export const SERVER_SETTINGS: Setting[] = [
       config.http = { ...config.http, maxHeaderBytes: readInteger(input, origin, 1024, 1024 * 1024) };
     },
   },
-  httpTimeout('connection-timeout', 'CONNECTION_TIMEOUT', 'connectionTimeoutMs', 'a connection that sends and receives nothing for this long is closed'),
-  httpTimeout('keep-alive-timeout', 'KEEP_ALIVE_TIMEOUT', 'keepAliveTimeoutMs', 'an idle keep-alive connection is closed this long after its last answer'),
+  httpTimeout(
+    'connection-timeout',
+    'CONNECTION_TIMEOUT',
+    'connectionTimeoutMs',
+    'a connection that sends and receives nothing for this long is closed',
+  ),
+  httpTimeout(
+    'keep-alive-timeout',
+    'KEEP_ALIVE_TIMEOUT',
+    'keepAliveTimeoutMs',
+    'an idle keep-alive connection is closed this long after its last answer',
+  ),
   httpTimeout(
     'request-timeout',
     'REQUEST_TIMEOUT',
     'requestTimeoutMs',
     'a request must arrive whole (headers and body) within this time, else code 2 with HTTP 408',
   ),
-  wsLimit('ws-max-frame', 'WS_MAX_FRAME', 'maxFrameBytes', 'largest WebSocket message a client may send; a larger one closes the connection with 1009', 128),
+  wsLimit(
+    'ws-max-frame',
+    'WS_MAX_FRAME',
+    'maxFrameBytes',
+    'largest WebSocket message a client may send; a larger one closes the connection with 1009',
+    128,
+  ),
   wsLimit(
     'ws-max-queue',
     'WS_MAX_QUEUE',
@@ -394,7 +418,8 @@ export const SERVER_SETTINGS: Setting[] = [
     flag: 'refresh-reuse-grace',
     env: 'REFRESH_REUSE_GRACE',
     value: 'SECONDS',
-    description: 'a used refresh token presented again within this time of its rotation, from the same address, answers 1 without revoking the sign-in (a client racing itself); 0: every reuse revokes it',
+    description:
+      'a used refresh token presented again within this time of its rotation, from the same address, answers 1 without revoking the sign-in (a client racing itself); 0: every reuse revokes it',
     shownDefault: String(defaults.refreshReuseGrace),
     apply(config, input, origin) {
       config.refreshReuseGrace = readInteger(input, origin, 0, 60);
@@ -540,7 +565,8 @@ export const SERVER_SETTINGS: Setting[] = [
     flag: 'smtp-url',
     env: 'SMTP_URL',
     value: 'URL',
-    description: 'mail server for account e-mail: smtp://user:password@host:587 (STARTTLS when offered) or smtps://...:465; prefer the variable',
+    description:
+      'mail server for account e-mail: smtp://user:password@host:587 (STARTTLS when offered) or smtps://...:465; prefer the variable',
     shownDefault: 'none: messages go to the log',
     apply(config, input, origin) {
       const url = readText(input, origin);

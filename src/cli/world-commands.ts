@@ -73,9 +73,7 @@ export async function importCommand(config: Config, file: string | undefined, mo
   }
   try {
     const world = readWorldFile(file);
-    const summary = await withDatabase(config, (db) =>
-      importWorld(db, world, { mode: chosenMode, now: Math.floor(Date.now() / 1000) }),
-    );
+    const summary = await withDatabase(config, (db) => importWorld(db, world, { mode: chosenMode, now: Math.floor(Date.now() / 1000) }));
     if (config.redisUrl) await announceImport(config, summary);
     console.log(
       `imported ${file} (${chosenMode}): ${summary.users} users, ${summary.item_protos} item prototypes, ` +

@@ -15,8 +15,16 @@ export const dialectAdapter = {
   },
 
   /** Row-lock clause for a SELECT that must hold its rows until commit. */
-  async lockRows(trx: Executor, dialect: DialectName, table: 'items' | 'sessions', column: string, ids: (number | string)[]): Promise<void> {
+  async lockRows(
+    trx: Executor,
+    dialect: DialectName,
+    table: 'items' | 'sessions',
+    column: string,
+    ids: (number | string)[],
+  ): Promise<void> {
     if (dialect !== 'postgres' || ids.length === 0) return;
-    await sql`select 1 from ${sql.table(table)} where ${sql.ref(column)} in (${sql.join(ids)}) order by ${sql.ref(column)} for update`.execute(trx);
+    await sql`select 1 from ${sql.table(table)} where ${sql.ref(column)} in (${sql.join(ids)}) order by ${sql.ref(column)} for update`.execute(
+      trx,
+    );
   },
 };

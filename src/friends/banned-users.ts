@@ -35,7 +35,12 @@ export class BannedUsers extends ChangeCache<ReadonlySet<number> | 'too_many'> {
     let ids = this.get(ALL);
     if (ids === undefined) {
       const fill = this.startFill();
-      const rows = await services.db.kysely.selectFrom('users').select('user_id').where('global_ban', '=', BANNED).limit(MAX_KEPT + 1).execute();
+      const rows = await services.db.kysely
+        .selectFrom('users')
+        .select('user_id')
+        .where('global_ban', '=', BANNED)
+        .limit(MAX_KEPT + 1)
+        .execute();
       ids = rows.length > MAX_KEPT ? 'too_many' : new Set(rows.map((r) => Number(r.user_id)));
       this.store(fill, ALL, ids);
     }

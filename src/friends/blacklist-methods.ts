@@ -18,7 +18,7 @@ import { requireUser } from '../users/profiles.js';
 
 export const blacklistAdd = defineMethod({
   name: 'blacklist.add',
-  summary: 'Puts a user on the caller\'s block list',
+  summary: "Puts a user on the caller's block list",
   description: 'Ends any friendship or friend request between the two. Already blocked: success. 2 for oneself.',
   auth: 'required',
   extension: true,
@@ -34,7 +34,7 @@ export const blacklistAdd = defineMethod({
 
 export const blacklistDelete = defineMethod({
   name: 'blacklist.delete',
-  summary: 'Removes a user from the caller\'s block list',
+  summary: "Removes a user from the caller's block list",
   description: 'Not blocked: success. A block the other user has put on the caller stays.',
   auth: 'required',
   extension: true,

@@ -80,8 +80,7 @@ async function friendPage(services: Services, userId: number, options: { online:
     return { total: online.length, ids: online.slice(options.offset, options.offset + options.count) };
   }
   const fromMemory = await friendsFromMemory(services, userId);
-  if (fromMemory !== undefined)
-    return { total: fromMemory.length, ids: fromMemory.slice(options.offset, options.offset + options.count) };
+  if (fromMemory !== undefined) return { total: fromMemory.length, ids: fromMemory.slice(options.offset, options.offset + options.count) };
   // Counted and paged from the friendships index alone: each friend is tested against the
   // few blocked accounts (users_banned) rather than by reading their row.
   const listed = services.db.kysely
@@ -103,10 +102,10 @@ async function friendPage(services: Services, userId: number, options: { online:
 
 export const friendsGet = defineMethod({
   name: 'friends.get',
-  summary: 'Lists a user\'s friends',
+  summary: "Lists a user's friends",
   description:
     'Friends in order of friendship age, newest first. `count` is the total number of friends (with `online=1`, of ' +
-    'friends online). Without `user_id`, the signed-in caller\'s friends.',
+    "friends online). Without `user_id`, the signed-in caller's friends.",
   auth: 'optional',
   params: P.object({
     user_id: P.optional(P.idOrDomain({ description: 'id or domain of the user; default is the caller' })),
@@ -123,7 +122,11 @@ export const friendsGet = defineMethod({
     else if (caller) userId = caller.userId;
     else throw authError('authorization required: send an access_token or a user_id');
     const form = formOf(params.type);
-    const { total, ids } = await friendPage(services, userId, { online: params.online === 1, offset: params.offset!, count: params.count! });
+    const { total, ids } = await friendPage(services, userId, {
+      online: params.online === 1,
+      offset: params.offset!,
+      count: params.count!,
+    });
     const friends = await profileTextsInOrder(services, ids, form, caller?.userId);
     let close = ']';
     if (params.add_user === 1) {
@@ -161,7 +164,11 @@ export const friendsGetRequests = defineMethod({
       .limit(count)
       .offset(offset)
       .execute();
-    const requests = await profilesInOrder(services, page.map((r) => r.from_user_id), formOf(params.type));
+    const requests = await profilesInOrder(
+      services,
+      page.map((r) => r.from_user_id),
+      formOf(params.type),
+    );
     for (const user of requests) user.friendship = Friendship.INCOMING_REQUEST;
     return { count: total, requests };
   },

@@ -22,5 +22,10 @@ export async function profilesInOrder(services: Services, ids: number[], form: U
 /** The same as JSON texts, as JSON.stringify would write each of `profilesInOrder`'s profiles. */
 export async function profileTextsInOrder(services: Services, ids: number[], form: UserForm, viewerId?: number): Promise<string[]> {
   const { ofIds } = await loadProfilesByKey(services, ids);
-  return profileTexts(services, ofIds.filter((profile) => profile !== undefined), form, viewerId);
+  return profileTexts(
+    services,
+    ofIds.filter((profile) => profile !== undefined),
+    form,
+    viewerId,
+  );
 }

@@ -44,7 +44,11 @@ function sizeOf(relations: ViewerRelations | 'too_many'): number {
 
 /** Relations kept where every announcement reaches this process. */
 export function attachRelationCache(core: Core): Promise<AttachedCache<RelationCache>> {
-  return attachCache(core, { name: 'friends.relations', channel: FRIENDS_CHANGED, create: (now, usable) => new RelationCache(now, usable) });
+  return attachCache(core, {
+    name: 'friends.relations',
+    channel: FRIENDS_CHANGED,
+    create: (now, usable) => new RelationCache(now, usable),
+  });
 }
 
 /** After committing a change to the graph: this process forgets the users at once, then every process is told. */

@@ -22,22 +22,50 @@ const KIND_BLOCKED_BY = 5;
  * (other user, kind) with kind 1..5 as in `Friendship`. One query.
  */
 async function relationRows(executor: Executor, viewerId: number, ids?: number[], limit?: number): Promise<{ id: number; kind: number }[]> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a constraint on Kysely's builders, whose method signatures are generic
   const among = <Q extends { where: (...args: any[]) => Q }>(query: Q, column: string): Q => (ids ? query.where(column, 'in', ids) : query);
   let query = among(
-    executor.selectFrom('friendships').select(['friend_id as id', sql<number>`1`.as('kind')]).where('user_id', '=', viewerId),
+    executor
+      .selectFrom('friendships')
+      .select(['friend_id as id', sql<number>`1`.as('kind')])
+      .where('user_id', '=', viewerId),
     'friend_id',
   )
     .unionAll((eb) =>
-      among(eb.selectFrom('friend_requests').select(['to_user_id as id', sql<number>`2`.as('kind')]).where('from_user_id', '=', viewerId), 'to_user_id'),
+      among(
+        eb
+          .selectFrom('friend_requests')
+          .select(['to_user_id as id', sql<number>`2`.as('kind')])
+          .where('from_user_id', '=', viewerId),
+        'to_user_id',
+      ),
     )
     .unionAll((eb) =>
-      among(eb.selectFrom('friend_requests').select(['from_user_id as id', sql<number>`3`.as('kind')]).where('to_user_id', '=', viewerId), 'from_user_id'),
+      among(
+        eb
+          .selectFrom('friend_requests')
+          .select(['from_user_id as id', sql<number>`3`.as('kind')])
+          .where('to_user_id', '=', viewerId),
+        'from_user_id',
+      ),
     )
     .unionAll((eb) =>
-      among(eb.selectFrom('blocks').select(['blocked_user_id as id', sql<number>`4`.as('kind')]).where('user_id', '=', viewerId), 'blocked_user_id'),
+      among(
+        eb
+          .selectFrom('blocks')
+          .select(['blocked_user_id as id', sql<number>`4`.as('kind')])
+          .where('user_id', '=', viewerId),
+        'blocked_user_id',
+      ),
     )
     .unionAll((eb) =>
-      among(eb.selectFrom('blocks').select(['user_id as id', sql<number>`5`.as('kind')]).where('blocked_user_id', '=', viewerId), 'user_id'),
+      among(
+        eb
+          .selectFrom('blocks')
+          .select(['user_id as id', sql<number>`5`.as('kind')])
+          .where('blocked_user_id', '=', viewerId),
+        'user_id',
+      ),
     );
   if (limit !== undefined) query = query.limit(limit);
   const rows = await query.execute();
@@ -116,7 +144,10 @@ export async function cachedRelations(services: Services, userId: number): Promi
         .orderBy('friend_id', 'desc')
         .limit(limit)
         .execute();
-      relations = relationsFrom(rows, friends.map((r) => Number(r.friend_id)));
+      relations = relationsFrom(
+        rows,
+        friends.map((r) => Number(r.friend_id)),
+      );
     }
     cache.store(fill, userId, relations);
   }

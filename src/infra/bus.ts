@@ -112,7 +112,11 @@ export class RedisBus implements Bus {
   private connection = 0;
   private renewal: NodeJS.Timeout | undefined;
 
-  constructor(private readonly publisher: Redis, private readonly subscriber: Redis, private readonly prefix = 'gp:bus:') {
+  constructor(
+    private readonly publisher: Redis,
+    private readonly subscriber: Redis,
+    private readonly prefix = 'gp:bus:',
+  ) {
     this.local.setMaxListeners(0);
     subscriber.on('message', (channel: string, raw: string) => {
       if (!channel.startsWith(prefix)) return;
@@ -156,7 +160,15 @@ export class RedisBus implements Bus {
   async publishSequenced(channel: string, message: Record<string, unknown>): Promise<number> {
     const rest = JSON.stringify(message).slice(1);
     if (rest === '}') throw new Error('a sequenced message needs at least one field');
-    const seq = await this.publisher.eval(SEQUENCED_PUBLISH, 2, `${this.prefix}seq:${channel}`, this.prefix + channel, '{"seq":', `,${rest}`, seqFloor());
+    const seq = await this.publisher.eval(
+      SEQUENCED_PUBLISH,
+      2,
+      `${this.prefix}seq:${channel}`,
+      this.prefix + channel,
+      '{"seq":',
+      `,${rest}`,
+      seqFloor(),
+    );
     return Number(seq);
   }
 

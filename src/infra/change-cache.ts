@@ -191,6 +191,7 @@ export interface AttachedCache<C> {
  * bus: `{ user_ids }` on `channel` forgets those users, any other message there empties it;
  * `more` handles further channels.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any cache, whatever it keeps
 export async function attachCache<C extends ChangeCache<any>>(
   core: Core,
   definition: {
@@ -226,7 +227,12 @@ export async function attachCache<C extends ChangeCache<any>>(
  * Forgets the users at once in this process, then tells every process (this one included) on
  * the bus. Call after the change is committed.
  */
-export async function announceChange(services: Pick<Core, 'bus' | 'log'>, cache: { invalidate(ids: number[]): void } | undefined, channel: string, userIds: number[]): Promise<void> {
+export async function announceChange(
+  services: Pick<Core, 'bus' | 'log'>,
+  cache: { invalidate(ids: number[]): void } | undefined,
+  channel: string,
+  userIds: number[],
+): Promise<void> {
   cache?.invalidate(userIds);
   try {
     await services.bus.publish(channel, { user_ids: userIds });

@@ -145,10 +145,17 @@ return {1, count, ttl}
 `;
 
 export class RedisCounterStore implements CounterStore {
-  constructor(private readonly redis: Redis, private readonly prefix = 'gp:count:') {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'gp:count:',
+  ) {}
 
   async take(key: string, windowSeconds: number, max: number, by = 1): Promise<Take> {
-    const [taken, count, ttl] = (await this.redis.eval(TAKE_SCRIPT, 1, this.prefix + key, by, windowSeconds * 1000, max)) as [number, number, number];
+    const [taken, count, ttl] = (await this.redis.eval(TAKE_SCRIPT, 1, this.prefix + key, by, windowSeconds * 1000, max)) as [
+      number,
+      number,
+      number,
+    ];
     return { taken: taken === 1, count, resetIn: Math.max(1, Math.ceil((ttl < 0 ? windowSeconds * 1000 : ttl) / 1000)) };
   }
 

@@ -1,5 +1,14 @@
 /** Query parameters whose values never reach the log, by their decoded, lower-case names. */
-const SECRET_NAMES = new Set(['access_token', 'refresh_token', 'password', 'code', 'totp_session_token', 'captcha', 'device_token', 'admin_key']);
+const SECRET_NAMES = new Set([
+  'access_token',
+  'refresh_token',
+  'password',
+  'code',
+  'totp_session_token',
+  'captcha',
+  'device_token',
+  'admin_key',
+]);
 const SECRET_PATTERN = /password|secret|token/;
 
 function decodedName(raw: string): string {
@@ -18,12 +27,15 @@ function decodedName(raw: string): string {
 export function redactUrl(url: string): string {
   const start = url.indexOf('?');
   if (start === -1) return url;
-  const query = url.slice(start + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=');
-    const name = equals === -1 ? pair : pair.slice(0, equals);
-    const decoded = decodedName(name);
-    if (equals === -1 || !(SECRET_NAMES.has(decoded) || SECRET_PATTERN.test(decoded))) return pair;
-    return `${name}=[redacted]`;
-  });
+  const query = url
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const name = equals === -1 ? pair : pair.slice(0, equals);
+      const decoded = decodedName(name);
+      if (equals === -1 || !(SECRET_NAMES.has(decoded) || SECRET_PATTERN.test(decoded))) return pair;
+      return `${name}=[redacted]`;
+    });
   return `${url.slice(0, start)}?${query.join('&')}`;
 }

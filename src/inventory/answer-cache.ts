@@ -65,7 +65,11 @@ export class InventoryAnswerCache extends ChangeCache<OwnerAnswers> {
 
 /** Answers kept where every announcement reaches this process. */
 export function attachInventoryAnswerCache(core: Core): Promise<AttachedCache<InventoryAnswerCache>> {
-  return attachCache(core, { name: 'inventory.answers', channel: INVENTORY_CHANGED, create: (now, usable) => new InventoryAnswerCache(now, usable) });
+  return attachCache(core, {
+    name: 'inventory.answers',
+    channel: INVENTORY_CHANGED,
+    create: (now, usable) => new InventoryAnswerCache(now, usable),
+  });
 }
 
 /** After committing a change to users' items: this process forgets the owners at once, then every process is told. */

@@ -14,7 +14,8 @@ import { invalidateTradesHolding } from '../trades/invalidate.js';
 
 export const CRAFT_INPUTS = 10;
 
-const unusable = (description = 'one of the passed items cannot be used in crafting') => new ApiError(Code.CRAFT_ITEM_UNUSABLE, description);
+const unusable = (description = 'one of the passed items cannot be used in crafting') =>
+  new ApiError(Code.CRAFT_ITEM_UNUSABLE, description);
 
 /** Whether an item sits on a board or the profile. */
 const isEquipped = (eb: ExpressionBuilder<Tables, 'items'>) =>
@@ -29,7 +30,15 @@ function chooseResult(
   catalog: Catalog,
   userId: number,
   now: number,
-  items: { user_id: number; item_proto_id: number; type: number; quality_id: number; ts_can_trade: number; state: string; equipped: unknown }[],
+  items: {
+    user_id: number;
+    item_proto_id: number;
+    type: number;
+    quality_id: number;
+    ts_can_trade: number;
+    state: string;
+    equipped: unknown;
+  }[],
 ): ProtoEntry {
   if (items.length !== CRAFT_INPUTS) throw unusable('one of the passed items does not exist');
   for (const item of items) {

@@ -101,15 +101,25 @@ async function itemsPart(services: Services, ownerId: number, options: ItemListO
       *pieces() {
         yield opening;
         for (let start = 0; start < list.length; start += STREAM_SLICE_ITEMS) {
-          const slice = list.slice(start, start + STREAM_SLICE_ITEMS).map(({ row, proto, mergedIds }) => ownedItemJson(proto, row, options.legacy, mergedIds));
+          const slice = list
+            .slice(start, start + STREAM_SLICE_ITEMS)
+            .map(({ row, proto, mergedIds }) => ownedItemJson(proto, row, options.legacy, mergedIds));
           yield `${start === 0 ? '' : ','}${slice.join(',')}`;
         }
-        yield `],${metadataJson(catalog, list.map((s) => s.proto), options.legacy)}`;
+        yield `],${metadataJson(
+          catalog,
+          list.map((s) => s.proto),
+          options.legacy,
+        )}`;
       },
     };
   }
   const items = shown.map(({ row, proto, mergedIds }) => ownedItemJson(proto, row, options.legacy, mergedIds));
-  const metadata = metadataJson(catalog, shown.map((s) => s.proto), options.legacy);
+  const metadata = metadataJson(
+    catalog,
+    shown.map((s) => s.proto),
+    options.legacy,
+  );
   const part: ItemsPart = { text: `${opening}${items.join(',')}],${metadata}` };
   if (fill !== undefined) {
     part.alone = {};
@@ -124,7 +134,7 @@ export const inventoryGet = defineMethod({
   description:
     'Items newest first (order = time) or highest class first, then newest (order = quality); equal times fall to the higher item_id. ' +
     '`count` in the answer is the number of items the inventory holds under the same stock rule, whatever `count` limited the list to. ' +
-    'include_stock and add_equipped apply to the caller\'s own inventory only. Without user_id the caller\'s inventory (a token is needed).',
+    "include_stock and add_equipped apply to the caller's own inventory only. Without user_id the caller's inventory (a token is needed).",
   auth: 'optional',
   params: P.object({
     user_id: P.optional(P.idOrDomain({ description: 'id or domain of the owner; default: the caller' })),

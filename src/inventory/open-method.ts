@@ -21,7 +21,11 @@ export const inventoryOpen = defineMethod({
     key_item_id: P.optional(P.uint({ minimum: 1, description: 'an owned key of the case (for cases that name a key_item_proto_id)' })),
     user_id_receiver: P.optional(P.uint({ minimum: 1, description: 'gift sets: a friend who receives the items' })),
     request_id: P.optional(
-      P.string({ minLength: 1, maxLength: MAX_REQUEST_ID_LENGTH, description: 'the client\'s idempotency key: the same caller and request_id answer the first result again' }),
+      P.string({
+        minLength: 1,
+        maxLength: MAX_REQUEST_ID_LENGTH,
+        description: "the client's idempotency key: the same caller and request_id answer the first result again",
+      }),
     ),
   }),
   result: OpenResult,

@@ -93,7 +93,12 @@ function plan(catalog: Catalog, request: OpenRequest, rows: ItemRow[]): Plan {
 
 /** A retry's stored answer: the first opening with this caller and request id. */
 async function storedAnswer(k: Executor, userId: number, requestId: string): Promise<Opened | undefined> {
-  const row = await k.selectFrom('draws').select('answer').where('user_id', '=', userId).where('request_id', '=', requestId).executeTakeFirst();
+  const row = await k
+    .selectFrom('draws')
+    .select('answer')
+    .where('user_id', '=', userId)
+    .where('request_id', '=', requestId)
+    .executeTakeFirst();
   return row ? { itemsJson: row.answer } : undefined;
 }
 
@@ -118,7 +123,12 @@ export async function openItem(services: Services, request: OpenRequest): Promis
   }
   const receiverId = request.receiverId === userId ? undefined : request.receiverId;
   if (receiverId !== undefined) {
-    const friendship = await k.selectFrom('friendships').select('friend_id').where('user_id', '=', userId).where('friend_id', '=', receiverId).executeTakeFirst();
+    const friendship = await k
+      .selectFrom('friendships')
+      .select('friend_id')
+      .where('user_id', '=', userId)
+      .where('friend_id', '=', receiverId)
+      .executeTakeFirst();
     if (!friendship) {
       const exists = await k.selectFrom('users').select('user_id').where('user_id', '=', receiverId).executeTakeFirst();
       if (!exists) throw new ApiError(Code.USER_NOT_FOUND, 'user does not exist');
@@ -127,7 +137,10 @@ export async function openItem(services: Services, request: OpenRequest): Promis
   }
   const catalog = await getCatalog(services);
   const now = nowSeconds(services);
-  const ids = [request.itemId, ...(request.keyItemId !== undefined && request.keyItemId !== request.itemId ? [request.keyItemId] : [])].sort((a, b) => a - b);
+  const ids = [
+    request.itemId,
+    ...(request.keyItemId !== undefined && request.keyItemId !== request.itemId ? [request.keyItemId] : []),
+  ].sort((a, b) => a - b);
   const postgres = services.db.dialect === 'postgres';
   // As in crafting: SQLite would otherwise pick an index of owned items over the primary key.
   const notIndexed = (column: 'user_id' | 'state') => (postgres ? sql.ref(column) : sql`+${sql.ref(column)}`);
@@ -137,7 +150,11 @@ export async function openItem(services: Services, request: OpenRequest): Promis
   let opened: Opened;
   try {
     opened = await k.transaction().execute(async (trx) => {
-      let select = trx.selectFrom('items').select(['item_id', 'user_id', 'item_proto_id', 'state']).where('item_id', 'in', ids).orderBy('item_id');
+      let select = trx
+        .selectFrom('items')
+        .select(['item_id', 'user_id', 'item_proto_id', 'state'])
+        .where('item_id', 'in', ids)
+        .orderBy('item_id');
       if (postgres) select = select.forUpdate();
       const chosen = plan(catalog, { ...request, receiverId }, await select.execute());
       const consumed = [request.itemId, ...(chosen.key ? [chosen.key.item_id] : [])];
@@ -155,7 +172,17 @@ export async function openItem(services: Services, request: OpenRequest): Promis
 
       const rows: OwnedRow[] = await trx
         .insertInto('items')
-        .values(chosen.received.map((proto) => ({ user_id: owner, item_proto_id: proto.id, type: proto.type, quality_id: proto.qualityId, ts_owned: now, ts_can_trade: 0, state: 'owned' })))
+        .values(
+          chosen.received.map((proto) => ({
+            user_id: owner,
+            item_proto_id: proto.id,
+            type: proto.type,
+            quality_id: proto.qualityId,
+            ts_owned: now,
+            ts_can_trade: 0,
+            state: 'owned',
+          })),
+        )
         .returning(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
         .execute();
       rows.sort((a, b) => a.item_id - b.item_id);

@@ -59,6 +59,7 @@ export const mergesClasses = (options: ListOptions): options is ListOptions & { 
  * least one.
  */
 export function ownedItemsQuery(services: Services, userId: number, options: ListOptions, classes: number[] = []) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a constraint on Kysely's builders, whose method signatures are generic
   const newestFirst = <Q extends { orderBy: (...args: any[]) => any }>(query: Q) =>
     query.orderBy('ts_owned', 'desc').orderBy('item_id', 'desc') as Q;
   if (mergesClasses(options)) {
@@ -67,7 +68,11 @@ export function ownedItemsQuery(services: Services, userId: number, options: Lis
     const limit = options.limit;
     const perClass = classes.map((qualityId) =>
       services.db.kysely
-        .selectFrom(newestFirst(ownedBy(services, userId).where('quality_id', '=', qualityId)).limit(limit).as('newest'))
+        .selectFrom(
+          newestFirst(ownedBy(services, userId).where('quality_id', '=', qualityId))
+            .limit(limit)
+            .as('newest'),
+        )
         .selectAll(),
     );
     const merged = perClass.slice(1).reduce((all, next) => all.unionAll(next), perClass[0]);

@@ -10,7 +10,9 @@ export const EquippedTree = Type.Object(
       Type.String(),
       Type.Object(
         {
-          cards: Type.Record(Type.String({ description: 'monopoly_id' }), Type.Array(Uint), { description: 'card ids by monopoly; {} when no card is equipped' }),
+          cards: Type.Record(Type.String({ description: 'monopoly_id' }), Type.Array(Uint), {
+            description: 'card ids by monopoly; {} when no card is equipped',
+          }),
           generator: Type.Integer({ minimum: 0, description: 'item_id of the number generator; 0 when none is equipped' }),
           joke: Type.Integer({ minimum: 0, description: 'item_id of the taunt; 0 when none is equipped' }),
         },
@@ -24,7 +26,10 @@ export const EquippedTree = Type.Object(
 );
 
 const common = {
-  count: Type.Integer({ minimum: 0, description: 'items the inventory holds (under the same stock rule), whatever count limited the list to' }),
+  count: Type.Integer({
+    minimum: 0,
+    description: 'items the inventory holds (under the same stock rule), whatever count limited the list to',
+  }),
   item_ids_equipped: Type.Optional(Type.Array(Uint, { description: 'add_equipped = array (own inventory only)' })),
   equipped: Type.Optional(EquippedTree),
   user: Type.Optional(UserFull),
@@ -47,4 +52,7 @@ export const InventoryResult = Type.Union([
 
 export const CraftResult = Type.Object({ item: Item }, Strict);
 
-export const OpenResult = Type.Object({ items: Type.Array(Item, { description: 'the items received, in the add_legacy = 0 form' }) }, Strict);
+export const OpenResult = Type.Object(
+  { items: Type.Array(Item, { description: 'the items received, in the add_legacy = 0 form' }) },
+  Strict,
+);

@@ -33,7 +33,9 @@ function checkDatabaseFile(path: string): { users: number; items: number } {
   try {
     const integrity = db.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') throw new BackupError(`${path} is damaged: ${String(integrity)}`);
-    const migrated = db.prepare("select count(*) as n from sqlite_master where type = 'table' and name = 'kysely_migration'").get() as { n: number };
+    const migrated = db.prepare("select count(*) as n from sqlite_master where type = 'table' and name = 'kysely_migration'").get() as {
+      n: number;
+    };
     if (migrated.n === 0) throw new BackupError(`${path} is not a game-platform database`);
     const count = (table: string) => (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
     return { users: count('users'), items: count('items') };

@@ -32,7 +32,9 @@ export function registerFrontPage(app: FastifyInstance, services: Pick<Services,
     const present =
       candidates.length === 0
         ? []
-        : (await services.db.kysely.selectFrom('users').select('email').where('email', 'in', candidates).execute()).map((u) => u.email as string);
+        : (await services.db.kysely.selectFrom('users').select('email').where('email', 'in', candidates).execute()).map(
+            (u) => u.email as string,
+          );
     const demo = candidates.filter((email) => present.includes(email));
     const accounts =
       demo.length === 0

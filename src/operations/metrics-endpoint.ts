@@ -18,7 +18,11 @@ function presentedKey(request: FastifyRequest): string | string[] | undefined {
  * `--metrics-port`, to anyone who reaches a listener of its own (bound to `--metrics-host`,
  * an address only the monitoring network reaches). The listener opens and closes with the server.
  */
-export function registerMetricsEndpoints(app: FastifyInstance, services: Pick<Services, 'config' | 'counters' | 'log'>, metrics: Metrics): void {
+export function registerMetricsEndpoints(
+  app: FastifyInstance,
+  services: Pick<Services, 'config' | 'counters' | 'log'>,
+  metrics: Metrics,
+): void {
   app.get('/metrics', async (request, reply) => {
     try {
       await checkAdminKey(services, presentedKey(request), request.ip);
@@ -48,18 +52,26 @@ export function registerMetricsEndpoints(app: FastifyInstance, services: Pick<Se
     });
     const server = listener;
     // Opened before the server listens, so a port taken fails the start instead of going unnoticed.
-    app.addHook('onReady', () => new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(metricsPort, metricsHost, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    }));
-    app.addHook('onClose', () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      if (server.listening) server.close(() => resolve());
-      else resolve();
-    }));
+    app.addHook(
+      'onReady',
+      () =>
+        new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(metricsPort, metricsHost, () => {
+            server.off('error', reject);
+            resolve();
+          });
+        }),
+    );
+    app.addHook(
+      'onClose',
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          if (server.listening) server.close(() => resolve());
+          else resolve();
+        }),
+    );
   }
   metrics.listenerAddress = () => {
     const address = listener?.address();

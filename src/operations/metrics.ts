@@ -131,7 +131,12 @@ export class Metrics {
     'method',
     REQUEST_BUCKETS,
   );
-  private readonly querySeconds = new SeriesHistogram('game_platform_db_query_duration_seconds', 'Database statements by time taken and outcome (ok, error)', 'outcome', QUERY_BUCKETS);
+  private readonly querySeconds = new SeriesHistogram(
+    'game_platform_db_query_duration_seconds',
+    'Database statements by time taken and outcome (ok, error)',
+    'outcome',
+    QUERY_BUCKETS,
+  );
   private readonly rateLimited: Counter<'method'>;
   private readonly signins: Counter<'step' | 'outcome'>;
   private readonly domainEvents: Counter<'kind' | 'outcome'>;
@@ -155,7 +160,8 @@ export class Metrics {
       registers,
       collect() {
         this.reset();
-        for (const [method, metrics] of byMethod) for (const [code, count] of metrics.byCode) this.inc({ method, code: String(code) }, count);
+        for (const [method, metrics] of byMethod)
+          for (const [code, count] of metrics.byCode) this.inc({ method, code: String(code) }, count);
       },
     });
     this.registry.registerMetric(this.requestSeconds.asMetric());
@@ -178,7 +184,8 @@ export class Metrics {
       labelNames: ['kind', 'outcome'],
       registers,
     });
-    for (const [kind, outcomes] of Object.entries(DOMAIN_EVENTS)) for (const outcome of outcomes) this.domainEvents.inc({ kind, outcome }, 0);
+    for (const [kind, outcomes] of Object.entries(DOMAIN_EVENTS))
+      for (const outcome of outcomes) this.domainEvents.inc({ kind, outcome }, 0);
     const caches = this.caches;
     const cacheGauge = (name: string, help: string, read: (counts: CacheCounts) => number) =>
       new Gauge({
@@ -193,7 +200,11 @@ export class Metrics {
       });
     // Counts since the cache was made, as gauges: a cache made anew (a domain restarted) starts again from zero.
     cacheGauge('game_platform_cache_hits', 'Lookups an in-memory cache answered, by cache', (c) => c.hits);
-    cacheGauge('game_platform_cache_misses', 'Lookups an in-memory cache could not answer (read from the database), by cache', (c) => c.misses);
+    cacheGauge(
+      'game_platform_cache_misses',
+      'Lookups an in-memory cache could not answer (read from the database), by cache',
+      (c) => c.misses,
+    );
     cacheGauge('game_platform_cache_entries', 'Entries held by an in-memory cache, by cache', (c) => c.size);
   }
 

@@ -47,7 +47,8 @@ export function registerRequestLog(app: FastifyInstance, settings: RequestLogSet
   app.addHook('onResponse', (request, reply, done) => {
     const ms = reply.elapsedTime;
     if (ms >= slowRequestMs) request.log.warn({ req: request, res: reply, responseTime: ms }, 'slow request');
-    else if (accessLog > 0 && (accessLog >= 1 || Math.random() < accessLog)) request.log.info({ req: request, res: reply, responseTime: ms }, 'request completed');
+    else if (accessLog > 0 && (accessLog >= 1 || Math.random() < accessLog))
+      request.log.info({ req: request, res: reply, responseTime: ms }, 'request completed');
     done();
   });
 }

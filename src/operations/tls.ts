@@ -22,7 +22,7 @@ export function readTlsFiles(files: TlsFiles): { cert: Buffer; key: Buffer } {
     try {
       return readFileSync(path);
     } catch (error) {
-      throw new Error(`cannot read the TLS ${what} ${path}: ${(error as Error).message}`);
+      throw new Error(`cannot read the TLS ${what} ${path}: ${(error as Error).message}`, { cause: error });
     }
   };
   return { cert: read(files.certFile, 'certificate'), key: read(files.keyFile, 'key') };

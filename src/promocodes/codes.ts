@@ -62,7 +62,17 @@ async function redeem(services: Services, userId: number, code: string): Promise
     if (protos.length > 0) {
       rows = await trx
         .insertInto('items')
-        .values(protos.map((p) => ({ user_id: userId, item_proto_id: p.id, type: p.type, quality_id: p.qualityId, ts_owned: now, ts_can_trade: 0, state: 'owned' })))
+        .values(
+          protos.map((p) => ({
+            user_id: userId,
+            item_proto_id: p.id,
+            type: p.type,
+            quality_id: p.qualityId,
+            ts_owned: now,
+            ts_can_trade: 0,
+            state: 'owned',
+          })),
+        )
         .returning(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
         .execute();
       rows.sort((a, b) => a.item_id - b.item_id);

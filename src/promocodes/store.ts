@@ -38,7 +38,8 @@ export async function createPromocode(services: Services, input: NewPromocode): 
   const code = normalisePromocode(input.code);
   if (!PROMOCODE_PATTERN.test(code)) throw badParam('code', 'must be 4 to 64 letters, digits, - or _ (kept in upper case)');
   const ids = [...new Set(input.itemProtoIds)];
-  if (ids.length === 0 || ids.length > MAX_PROMOCODE_ITEMS) throw badParam('item_proto_ids', `must name 1 to ${MAX_PROMOCODE_ITEMS} prototypes`);
+  if (ids.length === 0 || ids.length > MAX_PROMOCODE_ITEMS)
+    throw badParam('item_proto_ids', `must name 1 to ${MAX_PROMOCODE_ITEMS} prototypes`);
   const k = services.db.kysely;
   const known = await k.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', 'in', ids).execute();
   const unknown = ids.filter((id) => !known.some((p) => p.item_proto_id === id));
@@ -72,11 +73,18 @@ export async function disablePromocode(services: Services, typed: string): Promi
 }
 
 /** Codes, newest first. */
-export async function listPromocodes(services: Services, offset: number, count: number): Promise<{ count: number; promocodes: PromocodeObject[] }> {
+export async function listPromocodes(
+  services: Services,
+  offset: number,
+  count: number,
+): Promise<{ count: number; promocodes: PromocodeObject[] }> {
   const k = services.db.kysely;
   const [rows, total] = await Promise.all([
     k.selectFrom('promocodes').selectAll().orderBy('created_at', 'desc').orderBy('code').offset(offset).limit(count).execute(),
-    k.selectFrom('promocodes').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+    k
+      .selectFrom('promocodes')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow(),
   ]);
   return { count: Number(total.n), promocodes: rows.map(promocodeObject) };
 }

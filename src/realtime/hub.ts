@@ -151,7 +151,9 @@ export class RealtimeHub {
     const now = this.deps.clock.now();
     if (this.online && now - this.online.at < ONLINE_COUNT_TTL_MS) return this.online.count;
     if (this.online?.pending) return this.online.pending;
-    const pending = sql<{ n: number | string }>`select count(*) as n from users where last_seen >= ${this.deps.presence.onlineSince()} or always_online = 1`
+    const pending = sql<{
+      n: number | string;
+    }>`select count(*) as n from users where last_seen >= ${this.deps.presence.onlineSince()} or always_online = 1`
       .execute(this.deps.db.kysely)
       .then((result) => Number(result.rows[0]?.n ?? 0));
     this.online = { count: this.online?.count ?? 0, at: this.online?.at ?? 0, pending };

@@ -30,7 +30,12 @@ function tokenOf(request: FastifyRequest<{ Querystring: FeedQuery }>): string | 
 
 function topicsOf(subs: unknown): Set<string> {
   if (typeof subs !== 'string') return new Set();
-  return new Set(subs.split(',').map((s) => s.trim()).filter((s) => TOPICS.has(s)));
+  return new Set(
+    subs
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => TOPICS.has(s)),
+  );
 }
 
 function idLastOf(value: unknown): number | undefined {
@@ -111,7 +116,12 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
       } catch (error) {
         const apiError = error instanceof ApiError ? error : new ApiError(Code.INTERNAL, 'internal server error');
         if (!(error instanceof ApiError)) request.log.error({ err: error }, 'unexpected error in a realtime api call');
-        answer = JSON.stringify({ method, code: apiError.code, description: apiError.description, ...(apiError.data !== undefined ? { data: apiError.data } : {}) });
+        answer = JSON.stringify({
+          method,
+          code: apiError.code,
+          description: apiError.description,
+          ...(apiError.data !== undefined ? { data: apiError.data } : {}),
+        });
       }
       hub.send(connection, eventFrame('api', answer));
     };
@@ -139,14 +149,23 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
     let after = 0;
     try {
       if (format === 'json') {
-        hub.send(connection, JSON.stringify({ event: 'ready', data: { subs: [...connection.subs], ...(userId !== undefined ? { user_id: userId } : {}) } }));
+        hub.send(
+          connection,
+          JSON.stringify({ event: 'ready', data: { subs: [...connection.subs], ...(userId !== undefined ? { user_id: userId } : {}) } }),
+        );
       } else {
         hub.send(connection, openFrame(randomUUID(), idleTimeout));
         if (userId !== undefined) {
           const [users, counters] = await Promise.all([loadUsers(services, [userId], { form: 'full' }), hub.authCounters(userId)]);
           hub.send(connection, eventFrame('auth', JSON.stringify({ status: 1, user_data: users.get(userId), counters })));
         }
-        hub.send(connection, eventFrame('status', JSON.stringify({ status: { online: await hub.onlineCount(), time: Math.floor(services.clock.now() / 1000) } })));
+        hub.send(
+          connection,
+          eventFrame(
+            'status',
+            JSON.stringify({ status: { online: await hub.onlineCount(), time: Math.floor(services.clock.now() / 1000) } }),
+          ),
+        );
         const idLast = idLastOf(request.query.id_last);
         if (idLast !== undefined) {
           const missed = hub.since(connection, idLast);

@@ -100,10 +100,7 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
       .values({ user_id_from: fromId, user_id_to: toId, status: TradeStatus.OPEN, create_time: now, reaction_time: null })
       .returning('trade_id')
       .executeTakeFirstOrThrow();
-    const sides = [
-      ...thingsFrom.map((id) => ({ id, side: Side.FROM })),
-      ...thingsTo.map((id) => ({ id, side: Side.TO })),
-    ];
+    const sides = [...thingsFrom.map((id) => ({ id, side: Side.FROM })), ...thingsTo.map((id) => ({ id, side: Side.TO }))];
     await trx
       .insertInto('trade_items')
       .values(

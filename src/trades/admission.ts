@@ -9,7 +9,12 @@ export interface TradePrivacy {
   trades_income_gifts_autoaccept: number;
 }
 
-export const TRADE_PRIVACY_COLUMNS = ['trades_income', 'trades_income_from_friends', 'trades_income_gifts', 'trades_income_gifts_autoaccept'] as const;
+export const TRADE_PRIVACY_COLUMNS = [
+  'trades_income',
+  'trades_income_from_friends',
+  'trades_income_gifts',
+  'trades_income_gifts_autoaccept',
+] as const;
 
 /** What a receiver's settings let a sender offer them. */
 export interface Admission {
@@ -39,5 +44,8 @@ export async function admissionOf(services: Services, fromId: number, toId: numb
 /** 701 unless the receiver's settings let this offer (a gift or a trade) through. */
 export function requireAdmitted(admission: Admission, gift: boolean): void {
   if (gift ? admission.gifts : admission.trades) return;
-  throw new ApiError(Code.PRIVACY, gift ? 'the privacy settings of the user refuse gifts from you' : 'the privacy settings of the user refuse trades from you');
+  throw new ApiError(
+    Code.PRIVACY,
+    gift ? 'the privacy settings of the user refuse gifts from you' : 'the privacy settings of the user refuse trades from you',
+  );
 }

@@ -51,7 +51,14 @@ export function untradable(catalog: Catalog, item: CheckedItem | undefined, owne
 }
 
 /** 603 naming the first item of a side that cannot change hands. */
-export function checkSide(catalog: Catalog, byId: Map<number, CheckedItem>, ids: readonly number[], ownerId: number, now: number, name: string): void {
+export function checkSide(
+  catalog: Catalog,
+  byId: Map<number, CheckedItem>,
+  ids: readonly number[],
+  ownerId: number,
+  now: number,
+  name: string,
+): void {
   for (const id of ids) {
     const reason = untradable(catalog, byId.get(id), ownerId, now);
     if (reason !== undefined) throw new ApiError(Code.CRAFT_ITEM_UNUSABLE, `parameter ${name}: item ${id} ${reason}`);
@@ -75,4 +82,3 @@ export async function tradableItemsOf(executor: Executor, userId: number, now: n
     .orderBy('item_id', 'desc')
     .execute();
 }
-

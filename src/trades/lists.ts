@@ -43,7 +43,12 @@ function listCondition(kind: TradeListKind, userId: number, cutoff: number, part
  * they were when it was made; the partners (the other party of each trade; without a viewer
  * both parties) come in the full form (the reference client reads it so), under both names; the metadata lists are the ids the items' prototypes name.
  */
-export async function tradeListJson(services: Services, viewerId: number | undefined, trades: TradeRow[], count: number): Promise<SerializedData> {
+export async function tradeListJson(
+  services: Services,
+  viewerId: number | undefined,
+  trades: TradeRow[],
+  count: number,
+): Promise<SerializedData> {
   const catalog = await getCatalog(services);
   const cutoff = expiryCutoff(services, nowSeconds(services));
   const ids = trades.map((t) => t.trade_id);
@@ -75,7 +80,10 @@ export async function tradeListJson(services: Services, viewerId: number | undef
   // Without a viewer (the admin API), both parties of every trade.
   const partners: number[] = [];
   for (const trade of trades) {
-    const shown = viewerId === undefined ? [trade.user_id_from, trade.user_id_to] : [trade.user_id_from === viewerId ? trade.user_id_to : trade.user_id_from];
+    const shown =
+      viewerId === undefined
+        ? [trade.user_id_from, trade.user_id_to]
+        : [trade.user_id_from === viewerId ? trade.user_id_to : trade.user_id_from];
     for (const id of shown) if (!partners.includes(id)) partners.push(id);
   }
   const users = `[${(await profileTextsInOrder(services, partners, 'full', viewerId)).join(',')}]`;
@@ -110,9 +118,19 @@ export async function listTrades(
   const [rows, total] = await Promise.all([
     page.count === 0
       ? Promise.resolve([])
-      : k.selectFrom('trades').select(TRADE_COLUMNS).where(where).orderBy('trade_id', 'desc').limit(page.count).offset(page.offset).execute(),
-    k.selectFrom('trades').select((eb) => eb.fn.countAll<number | string>().as('n')).where(where).executeTakeFirstOrThrow(),
+      : k
+          .selectFrom('trades')
+          .select(TRADE_COLUMNS)
+          .where(where)
+          .orderBy('trade_id', 'desc')
+          .limit(page.count)
+          .offset(page.offset)
+          .execute(),
+    k
+      .selectFrom('trades')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where(where)
+      .executeTakeFirstOrThrow(),
   ]);
   return tradeListJson(services, userId, rows, Number(total.n));
 }
-

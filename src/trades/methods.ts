@@ -28,9 +28,9 @@ const listDescription =
 export const tradeMethods: AnyMethod[] = [
   defineMethod({
     name: 'trades.create',
-    summary: 'Offers a trade: your items for the partner\'s',
+    summary: "Offers a trade: your items for the partner's",
     description:
-      'thing_ids_from: your items offered; thing_ids_to: the partner\'s items asked for (item_ids_from / item_ids_to are accepted too). At least one side; at most 50 items a side. ' +
+      "thing_ids_from: your items offered; thing_ids_to: the partner's items asked for (item_ids_from / item_ids_to are accepted too). At least one side; at most 50 items a side. " +
       'With nothing asked it is a gift; to a user who accepts gifts at once it completes at once. Every item must be owned by its side, tradable now and not equipped. ' +
       'An item may be in several open trades: once it moves, every other open trade holding it becomes invalid.',
     auth: 'required',
@@ -46,8 +46,8 @@ export const tradeMethods: AnyMethod[] = [
     errors: {
       101: 'the partner does not exist',
       107: 'one of you has blocked the other',
-      603: 'an item is not its side\'s, no longer owned, not tradable (yet or ever) or equipped',
-      701: 'the partner\'s privacy settings refuse this trade (or gift) from you',
+      603: "an item is not its side's, no longer owned, not tradable (yet or ever) or equipped",
+      701: "the partner's privacy settings refuse this trade (or gift) from you",
     },
     handler: async ({ services, caller }, params) => {
       const toId = await requireUser(services, params.user_id, { active: true });
@@ -180,7 +180,11 @@ export const tradeMethods: AnyMethod[] = [
     resultKey: 'result',
     params: P.object({ user_id: P.idOrDomain({ description: 'id or domain of the partner' }) }),
     result: PreparedTrade,
-    errors: { 101: 'the partner does not exist', 107: 'one of you has blocked the other', 701: "the partner's privacy settings refuse trades and gifts from you" },
+    errors: {
+      101: 'the partner does not exist',
+      107: 'one of you has blocked the other',
+      701: "the partner's privacy settings refuse trades and gifts from you",
+    },
     handler: async ({ services, caller }, params) => {
       const partnerId = await requireUser(services, params.user_id, { active: true });
       if (partnerId === caller.userId) throw badParam('user_id', 'you cannot trade with yourself');

@@ -71,12 +71,19 @@ async function lockInventoryCounts(trx: Executor, userIds: number[]): Promise<vo
 export async function settleTrade(services: Services, trx: Executor, catalog: Catalog, trade: TradeParties): Promise<Settlement> {
   const now = nowSeconds(services);
   const postgres = services.db.dialect === 'postgres';
-  const entries = await trx.selectFrom('trade_items').select(['item_id', 'side']).where('trade_id', '=', trade.trade_id).orderBy('item_id').execute();
+  const entries = await trx
+    .selectFrom('trade_items')
+    .select(['item_id', 'side'])
+    .where('trade_id', '=', trade.trade_id)
+    .orderBy('item_id')
+    .execute();
   const ids = entries.map((e) => e.item_id);
   const items = await readItems(trx, ids, { lock: 'update', postgres });
   if (postgres) {
     await lockInventoryCounts(trx, [trade.user_id_from, trade.user_id_to]);
-    await sql`select trade_id from trades where trade_id = ${trade.trade_id} or (status = 0 and trade_id in (select trade_id from trade_items where item_id in (${sql.join(ids)}))) order by trade_id for update`.execute(trx);
+    await sql`select trade_id from trades where trade_id = ${trade.trade_id} or (status = 0 and trade_id in (select trade_id from trade_items where item_id in (${sql.join(ids)}))) order by trade_id for update`.execute(
+      trx,
+    );
   }
 
   const opened = await trx

@@ -31,9 +31,12 @@ async function updatePrivacy(services: Services, userId: number, changes: Privac
   await announceUsersChanged(services, [userId]);
 }
 
-const PrivacyValue = Type.Union(INVENTORY_PRIVACY.map((v) => Type.Literal(v)), {
-  description: 'everyone: anyone; friends: the owner\'s friends; nobody: only the owner',
-});
+const PrivacyValue = Type.Union(
+  INVENTORY_PRIVACY.map((v) => Type.Literal(v)),
+  {
+    description: "everyone: anyone; friends: the owner's friends; nobody: only the owner",
+  },
+);
 
 const TRADE_SETTINGS = {
   trades_income: '1 (default): anyone may offer you trades; 0: nobody',
@@ -47,10 +50,9 @@ const TRADE_SETTING_NAMES = Object.keys(TRADE_SETTINGS) as TradeSetting[];
 const PrivacySettings = Type.Object(
   {
     inventory: PrivacyValue,
-    ...(Object.fromEntries(TRADE_SETTING_NAMES.map((name) => [name, Type.Union(Bit.anyOf, { description: TRADE_SETTINGS[name] })])) as Record<
-      TradeSetting,
-      typeof Bit
-    >),
+    ...(Object.fromEntries(
+      TRADE_SETTING_NAMES.map((name) => [name, Type.Union(Bit.anyOf, { description: TRADE_SETTINGS[name] })]),
+    ) as Record<TradeSetting, typeof Bit>),
   },
   { ...Strict, $id: 'PrivacySettings' },
 );

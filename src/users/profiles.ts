@@ -21,8 +21,27 @@ export const INACTIVE_PLACEHOLDERS: Record<InactiveReason, { nick: string; avata
 };
 
 const PROFILE_COLUMNS = [
-  'user_id', 'domain', 'approved', 'nick', 'nicks_old', 'gender', 'avatar', 'avatar_key', 'profile_cover', 'rank', 'games',
-  'games_wins', 'xp', 'xp_level', 'vip', 'moderator', 'superadmin', 'global_ban', 'muted_until', 'bot_owner_id', 'always_online',
+  'user_id',
+  'domain',
+  'approved',
+  'nick',
+  'nicks_old',
+  'gender',
+  'avatar',
+  'avatar_key',
+  'profile_cover',
+  'rank',
+  'games',
+  'games_wins',
+  'xp',
+  'xp_level',
+  'vip',
+  'moderator',
+  'superadmin',
+  'global_ban',
+  'muted_until',
+  'bot_owner_id',
+  'always_online',
   'last_seen',
 ] as const;
 
@@ -248,7 +267,11 @@ function profileText(profile: Profile, form: UserForm, online: boolean): string 
   if (form === 'full') {
     text += field('nicks_old', profile.nicksOldShown);
     if (profile.profile_cover) text += field('profile_cover', profile.profile_cover);
-    text += field('games', profile.games) + field('games_wins', profile.games_wins) + field('xp', profile.xp) + field('xp_level', profile.xp_level);
+    text +=
+      field('games', profile.games) +
+      field('games_wins', profile.games_wins) +
+      field('xp', profile.xp) +
+      field('xp_level', profile.xp_level);
   }
   text = flatText(text);
   if (form === 'full') {
@@ -275,7 +298,12 @@ export function profileJson(services: Services, profile: Profile, form: UserForm
  * viewer carries `friendship`. Elements given as text (users.get's placeholders) are kept
  * as they are.
  */
-export async function profileTexts(services: Services, shown: readonly (Profile | string)[], form: UserForm, viewerId: number | undefined): Promise<string[]> {
+export async function profileTexts(
+  services: Services,
+  shown: readonly (Profile | string)[],
+  form: UserForm,
+  viewerId: number | undefined,
+): Promise<string[]> {
   let friendshipOf: ((id: number) => number) | undefined;
   if (form === 'full' && viewerId !== undefined) {
     const others: number[] = [];

@@ -6,7 +6,10 @@ import { Strict, Uint } from '../api/schema-types.js';
  * at all (nothing set). Clients accept these forms and nothing else.
  */
 export const RankHidden = Type.Object({ hidden: Type.Literal(1) }, { ...Strict, title: 'hidden' });
-export const RankQualifying = Type.Object({ qual: Uint }, { ...Strict, title: 'qualifying', description: 'qualifying games still to play' });
+export const RankQualifying = Type.Object(
+  { qual: Uint },
+  { ...Strict, title: 'qualifying', description: 'qualifying games still to play' },
+);
 export const RankExpired = Type.Object({ expired: Type.Literal(1) }, { ...Strict, title: 'expired' });
 export const RankVisible = Type.Object({ id: Uint, pts: Uint }, { ...Strict, title: 'visible', description: 'rank id and points' });
 

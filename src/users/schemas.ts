@@ -5,7 +5,8 @@ import { Rank } from './rank.js';
 const FriendshipValue = Type.Integer({
   minimum: 0,
   maximum: 6,
-  description: "the caller's relation: 0 none, 1 friends, 2 outgoing request, 3 incoming request, 4 caller blocked them, 5 they blocked caller, 6 both",
+  description:
+    "the caller's relation: 0 none, 1 friends, 2 outgoing request, 3 incoming request, 4 caller blocked them, 5 they blocked caller, 6 both",
 });
 
 const shortFields = {

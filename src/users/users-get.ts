@@ -21,7 +21,7 @@ export const usersGet = defineMethod({
     'Users named by `user_id` and/or `user_ids` (ids or domains, at most 50 in all), in request order with duplicates ' +
     'removed; without either, the signed-in caller. An unknown id or domain gives a placeholder with ' +
     '`inactive: "not_exists"`, a globally blocked account one with `inactive: "global_ban"`. `type=short` gives the ' +
-    'short form, any other value the full form, which carries `friendship` (the caller\'s relation) when a caller is ' +
+    "short form, any other value the full form, which carries `friendship` (the caller's relation) when a caller is " +
     'signed in and asks about someone else.',
   auth: 'optional',
   params: P.object({

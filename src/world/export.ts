@@ -39,29 +39,53 @@ export function itemProtoEntry(p: Selectable<ItemProtosTable>): WorldItemProto {
 /** Writes the current world in the import format (passwords as hashes, owned items only, every trade and its moves). */
 export async function exportWorld(db: Database): Promise<World> {
   const k = db.kysely;
-  const [collections, qualities, itemTypes, protos, users, items, equipped, friendships, requests, blocks, chatState, messages, promocodes, trades, tradeItems, moves] =
-    await Promise.all([
-      k.selectFrom('collections').selectAll().orderBy('collection_id').execute(),
-      k.selectFrom('qualities').selectAll().orderBy('quality_id').execute(),
-      k.selectFrom('item_types').selectAll().orderBy('type').execute(),
-      k.selectFrom('item_protos').selectAll().orderBy('item_proto_id').execute(),
-      k.selectFrom('users').selectAll().orderBy('user_id').execute(),
-      k.selectFrom('items').selectAll().where('state', '=', 'owned').orderBy('item_id').execute(),
-      k.selectFrom('equipped').selectAll().execute(),
-      k.selectFrom('friendships').selectAll().whereRef('user_id', '<', 'friend_id').orderBy('user_id').orderBy('friend_id').execute(),
-      k.selectFrom('friend_requests').selectAll().orderBy('from_user_id').orderBy('to_user_id').execute(),
-      k.selectFrom('blocks').selectAll().orderBy('user_id').orderBy('blocked_user_id').execute(),
-      k.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst(),
-      k.selectFrom('chat_messages').selectAll().where('deleted_at', 'is', null).orderBy('msg_seq').execute(),
-      k.selectFrom('promocodes').selectAll().orderBy('code').execute(),
-      k.selectFrom('trades').selectAll().orderBy('trade_id').execute(),
-      k.selectFrom('trade_items').selectAll().orderBy('trade_id').orderBy('item_id').execute(),
-      k.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
-    ]);
+  const [
+    collections,
+    qualities,
+    itemTypes,
+    protos,
+    users,
+    items,
+    equipped,
+    friendships,
+    requests,
+    blocks,
+    chatState,
+    messages,
+    promocodes,
+    trades,
+    tradeItems,
+    moves,
+  ] = await Promise.all([
+    k.selectFrom('collections').selectAll().orderBy('collection_id').execute(),
+    k.selectFrom('qualities').selectAll().orderBy('quality_id').execute(),
+    k.selectFrom('item_types').selectAll().orderBy('type').execute(),
+    k.selectFrom('item_protos').selectAll().orderBy('item_proto_id').execute(),
+    k.selectFrom('users').selectAll().orderBy('user_id').execute(),
+    k.selectFrom('items').selectAll().where('state', '=', 'owned').orderBy('item_id').execute(),
+    k.selectFrom('equipped').selectAll().execute(),
+    k.selectFrom('friendships').selectAll().whereRef('user_id', '<', 'friend_id').orderBy('user_id').orderBy('friend_id').execute(),
+    k.selectFrom('friend_requests').selectAll().orderBy('from_user_id').orderBy('to_user_id').execute(),
+    k.selectFrom('blocks').selectAll().orderBy('user_id').orderBy('blocked_user_id').execute(),
+    k.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst(),
+    k.selectFrom('chat_messages').selectAll().where('deleted_at', 'is', null).orderBy('msg_seq').execute(),
+    k.selectFrom('promocodes').selectAll().orderBy('code').execute(),
+    k.selectFrom('trades').selectAll().orderBy('trade_id').execute(),
+    k.selectFrom('trade_items').selectAll().orderBy('trade_id').orderBy('item_id').execute(),
+    k.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
+  ]);
   const tradeItemsOf = new Map<number, typeof tradeItems>();
-  for (const entry of tradeItems) (tradeItemsOf.get(entry.trade_id) ?? tradeItemsOf.set(entry.trade_id, []).get(entry.trade_id)!).push(entry);
+  for (const entry of tradeItems)
+    (tradeItemsOf.get(entry.trade_id) ?? tradeItemsOf.set(entry.trade_id, []).get(entry.trade_id)!).push(entry);
   const tradeItemEntry = (e: (typeof tradeItems)[number]) =>
-    compact({ item_id: e.item_id, item_proto_id: e.item_proto_id, user_id: e.user_id, ts_owned: e.ts_owned, ts_can_trade: e.ts_can_trade, data: parse<Record<string, unknown>>(e.data) });
+    compact({
+      item_id: e.item_id,
+      item_proto_id: e.item_proto_id,
+      user_id: e.user_id,
+      ts_owned: e.ts_owned,
+      ts_can_trade: e.ts_can_trade,
+      data: parse<Record<string, unknown>>(e.data),
+    });
   const equipByItem = new Map(equipped.map((e) => [e.item_id, e]));
 
   return {
@@ -140,7 +164,13 @@ export async function exportWorld(db: Database): Promise<World> {
         things_to: (tradeItemsOf.get(t.trade_id) ?? []).filter((e) => e.side === 1).map(tradeItemEntry),
       }),
     ),
-    trade_moves: moves.map((m) => ({ trade_id: m.trade_id, item_id: m.item_id, from_user_id: m.from_user_id, to_user_id: m.to_user_id, ts: m.ts })),
+    trade_moves: moves.map((m) => ({
+      trade_id: m.trade_id,
+      item_id: m.item_id,
+      from_user_id: m.from_user_id,
+      to_user_id: m.to_user_id,
+      ts: m.ts,
+    })),
     gchat: {
       status: {
         closed: chatState?.closed === 1,

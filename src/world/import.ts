@@ -68,7 +68,11 @@ function validateWorld(input: unknown): { world: World; outside: OutsideReferenc
   if (nestedDeeperThan(input)) throw invalid([`(root): ${TOO_DEEP}`]);
   if (!checkWorld.Check(input)) {
     const problems = [...checkWorld.Errors(input)].slice(0, 10).map((e) => {
-      const where = e.path.replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.') || '(root)';
+      const where =
+        e.path
+          .replace(/^\//, '')
+          .replace(/\/(\d+)/g, '[$1]')
+          .replace(/\//g, '.') || '(root)';
       return `${where}: ${e.message}`;
     });
     throw invalid(problems);
@@ -169,7 +173,8 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
     if (r.from === r.to) problems.push(`${where}: from and to are the same user`);
     if (friendPairs.has(pairKey(r.from, r.to))) problems.push(`${where}: users ${r.from} and ${r.to} are already friends`);
     if (blockPairs.has(pairKey(r.from, r.to))) problems.push(`${where}: one of users ${r.from} and ${r.to} blocks the other`);
-    if (requests.has(`${r.to}>${r.from}`)) problems.push(`${where}: requests cross (${r.to} already asked ${r.from}); make them friends instead`);
+    if (requests.has(`${r.to}>${r.from}`))
+      problems.push(`${where}: requests cross (${r.to} already asked ${r.from}); make them friends instead`);
     if (requests.has(`${r.from}>${r.to}`)) problems.push(`${where}: duplicate request`);
     requests.add(`${r.from}>${r.to}`);
   });
@@ -186,7 +191,8 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
       proto(entry.item_proto_id, `${where}.item_proto_id`);
       if (entry.user_id !== undefined) user(entry.user_id, `${where}.user_id`);
     }
-    if ((t.status ?? 0) !== 0 && t.reaction_time === undefined) problems.push(`${where}: a trade that is no longer open needs reaction_time`);
+    if ((t.status ?? 0) !== 0 && t.reaction_time === undefined)
+      problems.push(`${where}: a trade that is no longer open needs reaction_time`);
   });
   (world.trade_moves ?? []).forEach((m, i) => {
     const where = `trade_moves[${i}]`;
@@ -199,8 +205,14 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
     user(m.user_id, `${where}.user_id`);
     const need = (field: keyof typeof m) => m[field] === undefined && problems.push(`${where}: type ${m.type} needs ${field}`);
     if (m.type === 1) need('text');
-    if (m.type === 2) (need('case_item_proto_id'), need('drop_item_proto_id'));
-    if (m.type === 3) (need('user_id_receiver'), need('item_proto_id'));
+    if (m.type === 2) {
+      need('case_item_proto_id');
+      need('drop_item_proto_id');
+    }
+    if (m.type === 3) {
+      need('user_id_receiver');
+      need('item_proto_id');
+    }
     if (m.type === 4) need('item_proto_ids');
     for (const id of m.user_ids_mentioned ?? []) user(id, `${where}.user_ids_mentioned`);
     if (m.user_id_receiver !== undefined) user(m.user_id_receiver, `${where}.user_id_receiver`);
@@ -237,15 +249,45 @@ async function insertBatched<T extends keyof Tables & string>(
 
 /** Everything a world replaces. The audit log is not part of the world and survives. */
 const WORLD_TABLES = [
-  'trade_moves', 'trade_items', 'trades', 'promocode_uses', 'promocodes', 'chat_messages', 'blocks', 'friend_requests', 'friendships', 'revocations', 'crafts', 'equipped', 'items', 'inventory_counts',
-  'item_protos', 'item_types', 'qualities', 'collections', 'totp_challenges', 'sessions', 'signin_sources', 'account_tokens', 'recovery_codes', 'users',
+  'trade_moves',
+  'trade_items',
+  'trades',
+  'promocode_uses',
+  'promocodes',
+  'chat_messages',
+  'blocks',
+  'friend_requests',
+  'friendships',
+  'revocations',
+  'crafts',
+  'equipped',
+  'items',
+  'inventory_counts',
+  'item_protos',
+  'item_types',
+  'qualities',
+  'collections',
+  'totp_challenges',
+  'sessions',
+  'signin_sources',
+  'account_tokens',
+  'recovery_codes',
+  'users',
 ] as const;
 
 /** After explicit ids were inserted, PostgreSQL's sequences must move past them. */
 async function advanceSequences(trx: Executor, db: Database): Promise<void> {
   if (db.dialect !== 'postgres') return;
-  for (const [table, column] of [['users', 'user_id'], ['items', 'item_id'], ['chat_messages', 'msg_seq'], ['trades', 'trade_id'], ['trade_moves', 'move_id']] as const) {
-    await sql`select setval(pg_get_serial_sequence(${table}, ${column}), (select coalesce(max(${sql.ref(column)}), 0) + 1 from ${sql.table(table)}), false)`.execute(trx);
+  for (const [table, column] of [
+    ['users', 'user_id'],
+    ['items', 'item_id'],
+    ['chat_messages', 'msg_seq'],
+    ['trades', 'trade_id'],
+    ['trade_moves', 'move_id'],
+  ] as const) {
+    await sql`select setval(pg_get_serial_sequence(${table}, ${column}), (select coalesce(max(${sql.ref(column)}), 0) + 1 from ${sql.table(table)}), false)`.execute(
+      trx,
+    );
   }
 }
 
@@ -286,7 +328,11 @@ async function checkUserConflicts(trx: Executor, users: WorldUser[]): Promise<st
     });
     const values = [...wanted.keys()];
     for (let i = 0; i < values.length; i += 1000) {
-      const rows = await trx.selectFrom('users').select(['user_id', field]).where(field, 'in', values.slice(i, i + 1000)).execute();
+      const rows = await trx
+        .selectFrom('users')
+        .select(['user_id', field])
+        .where(field, 'in', values.slice(i, i + 1000))
+        .execute();
       for (const row of rows) {
         const index = wanted.get(row[field] as string)!;
         if (users[index].user_id !== row.user_id) problems.push(`users[${index}].${field}: already used by user ${row.user_id}`);
@@ -305,8 +351,14 @@ async function importTrades(trx: Executor, world: World, now: number): Promise<v
   if (trades.length === 0) return;
   const ids = trades.map((t) => t.trade_id);
   for (let i = 0; i < ids.length; i += 1000) {
-    await trx.deleteFrom('trade_items').where('trade_id', 'in', ids.slice(i, i + 1000)).execute();
-    await trx.deleteFrom('trade_moves').where('trade_id', 'in', ids.slice(i, i + 1000)).execute();
+    await trx
+      .deleteFrom('trade_items')
+      .where('trade_id', 'in', ids.slice(i, i + 1000))
+      .execute();
+    await trx
+      .deleteFrom('trade_moves')
+      .where('trade_id', 'in', ids.slice(i, i + 1000))
+      .execute();
   }
   await insertBatched(
     trx,
@@ -344,7 +396,11 @@ async function importTrades(trx: Executor, world: World, now: number): Promise<v
       ),
     ),
   );
-  await insertBatched(trx, 'trade_moves', (world.trade_moves ?? []).map((m) => ({ ...m })));
+  await insertBatched(
+    trx,
+    'trade_moves',
+    (world.trade_moves ?? []).map((m) => ({ ...m })),
+  );
 }
 
 interface ImportRun {
@@ -392,9 +448,24 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       const keepStored = (keys: string[]) => ({ keys, ignore: true });
 
       // Without qualities or item types in the file, the defaults fill in whatever is missing.
-      await insertBatched(trx, 'qualities', (world.qualities ?? DEFAULT_QUALITIES).map((q) => ({ ...q })), world.qualities ? upsert(['quality_id']) : keepStored(['quality_id']));
-      await insertBatched(trx, 'item_types', (world.item_types ?? DEFAULT_ITEM_TYPES).map((t) => ({ ...t })), world.item_types ? upsert(['type']) : keepStored(['type']));
-      await insertBatched(trx, 'collections', (world.collections ?? []).map((c) => ({ ...c })), upsert(['collection_id']));
+      await insertBatched(
+        trx,
+        'qualities',
+        (world.qualities ?? DEFAULT_QUALITIES).map((q) => ({ ...q })),
+        world.qualities ? upsert(['quality_id']) : keepStored(['quality_id']),
+      );
+      await insertBatched(
+        trx,
+        'item_types',
+        (world.item_types ?? DEFAULT_ITEM_TYPES).map((t) => ({ ...t })),
+        world.item_types ? upsert(['type']) : keepStored(['type']),
+      );
+      await insertBatched(
+        trx,
+        'collections',
+        (world.collections ?? []).map((c) => ({ ...c })),
+        upsert(['collection_id']),
+      );
       await insertBatched(
         trx,
         'item_protos',
@@ -411,7 +482,14 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           prices: json(p.prices),
           key_item_proto_id: p.key_item_proto_id ?? null,
           case_item_proto_ids: json(p.case_item_proto_ids),
-          drop_list: json(p.drop?.map((d) => ({ item_proto_id: d.item_proto_id, ...(d.is_secondary !== undefined ? { is_secondary: bit(d.is_secondary) } : {}), ...(d.is_rare !== undefined ? { is_rare: bit(d.is_rare) } : {}), ...(d.weight !== undefined ? { weight: d.weight } : {}) }))),
+          drop_list: json(
+            p.drop?.map((d) => ({
+              item_proto_id: d.item_proto_id,
+              ...(d.is_secondary !== undefined ? { is_secondary: bit(d.is_secondary) } : {}),
+              ...(d.is_rare !== undefined ? { is_rare: bit(d.is_rare) } : {}),
+              ...(d.weight !== undefined ? { weight: d.weight } : {}),
+            })),
+          ),
           twin_item_proto_ids: json(p.twin_item_proto_ids),
           can_craft: p.can_craft === undefined ? 1 : bit(p.can_craft),
           craft_result: p.craft_result === undefined ? 1 : bit(p.craft_result),
@@ -459,7 +537,13 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       // Banned users lose every session they had.
       const banned = users.filter((u) => bit(u.global_ban) === 1).map((u) => u.user_id);
       if (banned.length > 0) {
-        const signedIn = await trx.selectFrom('sessions').select('user_id').distinct().where('user_id', 'in', banned).where('revoked_at', 'is', null).execute();
+        const signedIn = await trx
+          .selectFrom('sessions')
+          .select('user_id')
+          .distinct()
+          .where('user_id', 'in', banned)
+          .where('revoked_at', 'is', null)
+          .execute();
         await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', 'in', banned).where('revoked_at', 'is', null).execute();
         for (const s of signedIn) endedSessionsOf.add(s.user_id);
       }
@@ -475,7 +559,10 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
         const proto = protoById.get(item.item_proto_id)!;
         const where = `items[${i}].equip`;
         const slot = item.equip.slot;
-        if (proto.type !== SLOT_TYPES[slot]) equipProblems.push(`${where}: slot ${slot} takes items of type ${SLOT_TYPES[slot]}, item_proto_id ${proto.item_proto_id} is of type ${proto.type}`);
+        if (proto.type !== SLOT_TYPES[slot])
+          equipProblems.push(
+            `${where}: slot ${slot} takes items of type ${SLOT_TYPES[slot]}, item_proto_id ${proto.item_proto_id} is of type ${proto.type}`,
+          );
         if ('game' in item.equip) {
           if (slot === 'cards') {
             const monopoly = item.equip.monopoly_id ?? proto.monopoly_id;
@@ -517,7 +604,11 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
         await trx.deleteFrom('equipped').where('item_id', 'in', ids).execute();
         await trx.deleteFrom('items').where('item_id', 'in', ids).execute();
       }
-      await insertBatched(trx, 'items', explicit.map((i) => itemRow(i, i.item_id)));
+      await insertBatched(
+        trx,
+        'items',
+        explicit.map((i) => itemRow(i, i.item_id)),
+      );
       // A stored item the file replaces has moved: open trades holding it can no longer complete.
       if (!replace) await invalidateTradesHoldingAt(trx, db.dialect, explicitIds, { now, cutoff: 0 });
       await advanceSequences(trx, db);
@@ -540,7 +631,11 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
         const rows = Array.from({ length: copies }, () => itemRow(item));
         const batch = 1000;
         for (let i = 0; i < rows.length; i += batch) {
-          const inserted = await trx.insertInto('items').values(rows.slice(i, i + batch)).returning('item_id').execute();
+          const inserted = await trx
+            .insertInto('items')
+            .values(rows.slice(i, i + batch))
+            .returning('item_id')
+            .execute();
           if (item.equip && i === 0) equipOf(item, inserted[0].item_id);
         }
         itemCount += copies;
@@ -625,7 +720,10 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
     if (error instanceof WorldError) throw error;
     // What the database refused says which stored entries conflict; anything else is ours, and its text stays in the log.
     if (isConstraintViolation(error))
-      throw new WorldError('world import failed, nothing was changed: its entries conflict with the stored world (a reference or a unique value)', { cause: error });
+      throw new WorldError(
+        'world import failed, nothing was changed: its entries conflict with the stored world (a reference or a unique value)',
+        { cause: error },
+      );
     throw error;
   }
   if (!imported) return null;

@@ -41,7 +41,9 @@ export const WorldItemProto = Type.Object(
     collection_id: Type.Optional(Id),
     monopoly_id: Type.Optional(Id),
     sticker_group_id: Type.Optional(Id),
-    prices: Type.Optional(Type.Object({ buy: Type.Optional(Type.Number()), quick_sell: Type.Optional(Type.Number()) }, { additionalProperties: false })),
+    prices: Type.Optional(
+      Type.Object({ buy: Type.Optional(Type.Number()), quick_sell: Type.Optional(Type.Number()) }, { additionalProperties: false }),
+    ),
     key_item_proto_id: Type.Optional(Id),
     case_item_proto_ids: Type.Optional(IdList),
     drop: Type.Optional(Type.Array(WorldDropEntry)),

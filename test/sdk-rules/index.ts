@@ -58,7 +58,9 @@ function mismatch(method: string, schema: TSchema, value: unknown, where: string
   const check = checkerOf(schema);
   if (check.Check(value)) return [];
   const errors = explain(check.Errors(value)).slice(0, 5);
-  return [`${method}: the reference client would refuse this answer (in ${where}: ${errors.join('; ')}): ${JSON.stringify(value).slice(0, 500)}`];
+  return [
+    `${method}: the reference client would refuse this answer (in ${where}: ${errors.join('; ')}): ${JSON.stringify(value).slice(0, 500)}`,
+  ];
 }
 
 /** What the reference client would refuse in one answer to `method` called with `params` (empty when nothing). */
@@ -71,7 +73,11 @@ export function sdkRuleProblems(method: string, params: Params, body: unknown): 
   const expected = rule(params);
   const hasData = 'data' in answer;
   if (expected === 'void')
-    return hasData ? [`${method}: the reference client would refuse this answer (a method without a result answers no data key): ${JSON.stringify(answer).slice(0, 300)}`] : [];
+    return hasData
+      ? [
+          `${method}: the reference client would refuse this answer (a method without a result answers no data key): ${JSON.stringify(answer).slice(0, 300)}`,
+        ]
+      : [];
   if ('voidOr' in expected) return hasData ? mismatch(method, expected.voidOr, answer.data, 'data') : [];
   if (!hasData) return [`${method}: the reference client would refuse this answer (data is missing)`];
   return mismatch(method, expected, answer.data, 'data');

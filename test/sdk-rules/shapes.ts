@@ -93,7 +93,13 @@ const thingPrototypeFields = {
   cases: opt(NumList),
   drop: opt(
     Type.Array(
-      obj({ thing_prototype_id: opt(Num), hidden: opt(Type.Boolean()), is_primary: opt(Type.Boolean()), is_rare: opt(Num), is_secondary: opt(Num) }),
+      obj({
+        thing_prototype_id: opt(Num),
+        hidden: opt(Type.Boolean()),
+        is_primary: opt(Type.Boolean()),
+        is_rare: opt(Num),
+        is_secondary: opt(Num),
+      }),
     ),
   ),
   variants: Variants,
@@ -177,7 +183,12 @@ export const ActiveUser = obj(
     badge: opt(Thing),
     friendship: opt(Num),
     muted: bit,
-    mfp_ban_history: opt(Type.Union([obj({ type: Type.Literal(0), count: Num, ts_last_ban: Num, ts_end: opt(Num) }), obj({ type: Type.Literal(1), ts_end: Num })])),
+    mfp_ban_history: opt(
+      Type.Union([
+        obj({ type: Type.Literal(0), count: Num, ts_last_ban: Num, ts_end: opt(Num) }),
+        obj({ type: Type.Literal(1), ts_end: Num }),
+      ]),
+    ),
   },
   'user, full form',
 );
@@ -207,5 +218,8 @@ export type SdkAnswer = TSchema | 'void' | { voidOr: TSchema };
 export type SdkRule = (params: Params) => SdkAnswer;
 export type SdkRules = Record<string, SdkRule>;
 
-export const always = (schema: TSchema): SdkRule => () => schema;
+export const always =
+  (schema: TSchema): SdkRule =>
+  () =>
+    schema;
 export const isVoid: SdkRule = () => 'void';

@@ -10,9 +10,7 @@ export function initialMigration(dialect: DialectName) {
   const big = 'bigint' as const;
 
   function withId<T extends string>(table: CreateTableBuilder<T, never>, column: string) {
-    return table.addColumn(column, idType, (c) =>
-      dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
-    );
+    return table.addColumn(column, idType, (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()));
   }
 
   return {
@@ -136,11 +134,7 @@ export function initialMigration(dialect: DialectName) {
         .addColumn('created_by_craft_id', big)
         .addColumn('data', 'text')
         .execute();
-      await db.schema
-        .createIndex('items_by_time')
-        .on('items')
-        .columns(['user_id', 'state', 'ts_owned', 'item_id'])
-        .execute();
+      await db.schema.createIndex('items_by_time').on('items').columns(['user_id', 'state', 'ts_owned', 'item_id']).execute();
       await db.schema
         .createIndex('items_by_quality')
         .on('items')
@@ -279,18 +273,30 @@ async function createInventoryCounts(db: Kysely<any>, dialect: DialectName): Pro
         end if;
         return null;
       end $$`.execute(db);
-    await sql`create trigger items_count_insert after insert on items referencing new table as new_items for each statement execute function items_count_changes()`.execute(db);
-    await sql`create trigger items_count_update after update on items referencing old table as old_items new table as new_items for each statement execute function items_count_changes()`.execute(db);
-    await sql`create trigger items_count_delete after delete on items referencing old table as old_items for each statement execute function items_count_changes()`.execute(db);
+    await sql`create trigger items_count_insert after insert on items referencing new table as new_items for each statement execute function items_count_changes()`.execute(
+      db,
+    );
+    await sql`create trigger items_count_update after update on items referencing old table as old_items new table as new_items for each statement execute function items_count_changes()`.execute(
+      db,
+    );
+    await sql`create trigger items_count_delete after delete on items referencing old table as old_items for each statement execute function items_count_changes()`.execute(
+      db,
+    );
     return;
   }
-  const enter = (row: 'new') => sql.raw(`
+  const enter = (row: 'new') =>
+    sql.raw(`
       insert or ignore into inventory_counts (user_id, owned, stock) values (${row}.user_id, 0, 0);
       update inventory_counts set owned = owned + 1, stock = stock + (${row}.quality_id = 0) where user_id = ${row}.user_id;`);
-  const leave = (row: 'old') => sql.raw(`
+  const leave = (row: 'old') =>
+    sql.raw(`
       update inventory_counts set owned = owned - 1, stock = stock - (${row}.quality_id = 0) where user_id = ${row}.user_id;`);
   await sql`create trigger items_count_insert after insert on items when new.state = 'owned' begin ${enter('new')} end`.execute(db);
   await sql`create trigger items_count_delete after delete on items when old.state = 'owned' begin ${leave('old')} end`.execute(db);
-  await sql`create trigger items_count_leave after update of state, user_id, quality_id on items when old.state = 'owned' begin ${leave('old')} end`.execute(db);
-  await sql`create trigger items_count_enter after update of state, user_id, quality_id on items when new.state = 'owned' begin ${enter('new')} end`.execute(db);
+  await sql`create trigger items_count_leave after update of state, user_id, quality_id on items when old.state = 'owned' begin ${leave('old')} end`.execute(
+    db,
+  );
+  await sql`create trigger items_count_enter after update of state, user_id, quality_id on items when new.state = 'owned' begin ${enter('new')} end`.execute(
+    db,
+  );
 }

@@ -10,7 +10,11 @@ import { rankColumn, storedRank } from '../../users/rank.js';
 export function rankFormsMigration() {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      const rows: { user_id: number; rank: string }[] = await db.selectFrom('users').select(['user_id', 'rank']).where('rank', 'is not', null).execute();
+      const rows: { user_id: number; rank: string }[] = await db
+        .selectFrom('users')
+        .select(['user_id', 'rank'])
+        .where('rank', 'is not', null)
+        .execute();
       for (const row of rows) {
         const rank = rankColumn(storedRank(row.rank));
         if (rank !== row.rank) await db.updateTable('users').set({ rank }).where('user_id', '=', row.user_id).execute();

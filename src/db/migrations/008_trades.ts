@@ -10,10 +10,22 @@ export function tradesMigration(dialect: DialectName) {
   const big = 'bigint' as const;
   return {
     async up(db: Kysely<any>): Promise<void> {
-      await db.schema.alterTable('users').addColumn('trades_income', 'integer', (c) => c.notNull().defaultTo(1)).execute();
-      await db.schema.alterTable('users').addColumn('trades_income_from_friends', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable('users').addColumn('trades_income_gifts', 'integer', (c) => c.notNull().defaultTo(1)).execute();
-      await db.schema.alterTable('users').addColumn('trades_income_gifts_autoaccept', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('users')
+        .addColumn('trades_income', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+      await db.schema
+        .alterTable('users')
+        .addColumn('trades_income_from_friends', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('users')
+        .addColumn('trades_income_gifts', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+      await db.schema
+        .alterTable('users')
+        .addColumn('trades_income_gifts_autoaccept', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
 
       await db.schema
         .createTable('trades')
