@@ -81,3 +81,28 @@ export const missing = {
   /** openssl, to make the certificates of the TLS tests. */
   openssl: OPENSSL ? false : 'needs openssl: it was not found on the PATH',
 } as const;
+
+/** Generous waits for a loaded machine; nothing in the browser tests measures speed. */
+export const WAIT = { timeout: 60_000 };
+
+/**
+ * Headless Chromium as the browser tests run it: no outside connections of its own, and a new
+ * temporary profile (user-data-dir) each launch, removed when the browser closes.
+ */
+export async function launchChromium(): Promise<import('playwright-core').Browser> {
+  const { chromium } = await import('playwright-core');
+  if (!CHROMIUM) throw new Error('Chromium is missing: skip the test with missing.chromium');
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}

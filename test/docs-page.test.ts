@@ -1,24 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startTestServer } from './helpers.js';
 import { allMethods } from '../src/domains.js';
 import type { World } from '../src/world/schema.js';
-import { CHROMIUM, missing } from './components.js';
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-/** Generous waits for a loaded machine; nothing here measures speed. */
-const WAIT = { timeout: 60_000 };
+import { WAIT, launchChromium, missing } from './components.js';
 
 const world: World = {
   collections: [{ collection_id: 1, title: 'Classic' }],
@@ -43,8 +30,7 @@ test(
       const { port } = server.app.server.address() as AddressInfo;
       const origin = `http://127.0.0.1:${port}`;
 
-      // Every launch gets a new temporary profile (user-data-dir), removed when the browser closes.
-      browser = await chromium.launch({ executablePath: CHROMIUM!, args: CHROMIUM_ARGS });
+      browser = await launchChromium();
       const page = await browser.newPage();
       const outside: string[] = [];
       await page.route('**/*', (route) => {

@@ -3,23 +3,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startTestServer } from './helpers.js';
 import type { World } from '../src/world/schema.js';
-import { CHROMIUM, missing } from './components.js';
+import { WAIT, launchChromium, missing } from './components.js';
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-/** Generous waits for a loaded machine; nothing here measures speed. */
-const WAIT = { timeout: 60_000 };
 const root = join(import.meta.dirname, '..');
 const demoFile = join(root, 'worlds/demo.json');
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -37,7 +25,7 @@ test(
       await server.app.listen({ host: '127.0.0.1', port: 0 });
       const { port } = server.app.server.address() as AddressInfo;
       const origin = `http://127.0.0.1:${port}`;
-      browser = await chromium.launch({ executablePath: CHROMIUM!, args: CHROMIUM_ARGS });
+      browser = await launchChromium();
       const page = await browser.newPage();
       const outside: string[] = [];
       await page.route('**/*', (route) => {
