@@ -10,6 +10,7 @@ import { rankFormsMigration } from './migrations/005_rank_forms.js';
 import { accountsMigration } from './migrations/006_accounts.js';
 import { signinSourcesMigration } from './migrations/007_signin_sources.js';
 import { tradesMigration } from './migrations/008_trades.js';
+import { userSearchMigration } from './migrations/009_user_search.js';
 
 /**
  * PostgreSQL advisory lock held while migrating. Kysely's migrator reads the catalogue of
@@ -30,6 +31,7 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '006_accounts': accountsMigration(),
     '007_signin_sources': signinSourcesMigration(),
     '008_trades': tradesMigration(db.dialect),
+    '009_user_search': userSearchMigration(db.dialect),
   };
 }
 

@@ -13,6 +13,8 @@ export interface UsersTable {
   totp_last_step: number | null;
   domain: string | null;
   nick: Defaulted<string>;
+  /** The nick in lower case, for users.search: written with every nick (users/search-keys.ts). */
+  nick_lower: string;
   nicks_old: Defaulted<string>;
   gender: Defaulted<number>;
   avatar: Defaulted<string>;
