@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, ok, type TestServer } from './helpers.js';
 import { deleteMessage, setChatStatus } from '../src/chat/moderation.js';
-import { ALICE, BOB, CAROL, BOT, botToken, chatWorld, listen, say, signIn, withServer } from './chat-support.js';
+import { ALICE, BOB, CAROL, BOT, botToken, chat, chatWorld, listen, say, signIn, withServer } from './chat-support.js';
+import { RESYNC_AFTER_MS } from '../src/chat/runtime.js';
 import { ExtwsClient } from './extws-client.js';
 import { missing } from './components.js';
 
@@ -235,5 +236,39 @@ test(
         'an anonymous connection does not get it',
       );
       for (const c of [onSecond, back, carolOnFirst]) c.close();
+    }),
+);
+
+test(
+  'across two processes with Redis: a chat status change that only the database holds is announced once, by whichever process finds it first',
+  { skip: missing.redis },
+  () =>
+    withCluster(async (first, second) => {
+      const [baseFirst, baseSecond] = [await listen(first), await listen(second)];
+      const alice = await signIn(first, ALICE);
+      const clients = [await ExtwsClient.connect(baseFirst), await ExtwsClient.connect(baseSecond)];
+      // A change whose bus event was lost (made while Redis was away): only the database has it.
+      await first.db.kysely.updateTable('chat_state').set({ closed: 1 }).where('id', '=', 1).execute();
+      first.clock.advance(RESYNC_AFTER_MS / 1000 + 1);
+      // Each process reads the chat again before it answers, and finds the change.
+      for (const server of [first, second]) assert.equal((await chat(server)).status.closed, true);
+      // Opened again the usual way; everything published before the marker has arrived with it.
+      await setChatStatus(second.services, { closed: false });
+      const marker = await say(first, alice, 'marker');
+      for (const client of clients) {
+        await withinASecond(client.added(marker), 'the marker');
+        assert.deepEqual(
+          client
+            .events()
+            .filter((e) => e.type === 'gchat.status')
+            .map((e) => e.status),
+          [
+            { closed: true, slowmode: false, emoteonly: false },
+            { closed: false, slowmode: false, emoteonly: false },
+          ],
+          'each change announced once, not once per process',
+        );
+      }
+      for (const client of clients) client.close();
     }),
 );
