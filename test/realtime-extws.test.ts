@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, ok, type TestServer } from './helpers.js';
 import { deleteMessage, setChatStatus } from '../src/chat/moderation.js';
-import { ALICE, BOB, CAROL, BOT, botToken, chat, chatWorld, listen, say, signIn, withServer } from './chat-support.js';
+import { ALICE, BOB, CAROL, BOT, botToken, chat, chatWorld, connect, listen, say, signIn, withServer } from './chat-support.js';
 import { RESYNC_AFTER_MS } from '../src/chat/runtime.js';
+import { defaultConfig, type Config } from '../src/config.js';
+import { sessionFor } from './social-fixtures.js';
 import { ExtwsClient } from './extws-client.js';
 import { missing } from './components.js';
 
@@ -174,10 +176,10 @@ test('the api emit answers any method the connection token may call, with the HT
   }));
 
 /** Two server processes on one database and one Redis. */
-async function withCluster(run: (first: TestServer, second: TestServer) => Promise<void>): Promise<void> {
-  const first = await startTestServer({ world: await chatWorld(), redis: true });
+async function withCluster(run: (first: TestServer, second: TestServer) => Promise<void>, config?: Partial<Config>): Promise<void> {
+  const first = await startTestServer({ world: await chatWorld(), redis: true, config });
   try {
-    const second = await startTestServer({ location: first.location, redis: true, clock: first.clock });
+    const second = await startTestServer({ location: first.location, redis: true, clock: first.clock, config });
     try {
       await run(first, second);
     } finally {
@@ -271,4 +273,51 @@ test(
       }
       for (const client of clients) client.close();
     }),
+);
+
+test(
+  'across two processes with Redis: a user coming online or going offline reaches every connection live, as one status frame each',
+  { skip: missing.redis },
+  () =>
+    withCluster(
+      async (first, second) => {
+        const [baseFirst, baseSecond] = [await listen(first), await listen(second)];
+        const watchers = [await ExtwsClient.connect(baseFirst), await ExtwsClient.connect(baseSecond)];
+        const jsonWatcher = await connect(first);
+        const told = (client: ExtwsClient) => client.frames.filter((f) => f.event === 'status').map((f) => f.data.status.online);
+        const toldJson = () => jsonWatcher.frames.filter((f) => f.event === 'status').map((f) => f.data.online);
+        for (const watcher of watchers) await watcher.next((f) => f.event === 'status');
+        const [online] = told(watchers[0]!);
+        assert.deepEqual(told(watchers[1]!), [online]);
+        const until = async (what: string, done: () => boolean) => {
+          for (const deadline = Date.now() + 3000; !done(); await sleep(20))
+            if (Date.now() > deadline) assert.fail(`${what} did not arrive in time`);
+        };
+
+        // Carol connects to the second process: everyone is told, once.
+        const carol = await ExtwsClient.connect(baseSecond, { access_token: await sessionFor(second, CAROL) });
+        for (const watcher of watchers) await until('the status frame', () => told(watcher).at(-1) === online! + 1);
+        await until('the JSON status frame', () => toldJson().at(-1) === online! + 1);
+        // A second connection of hers changes nothing.
+        const again = await ExtwsClient.connect(baseFirst, { access_token: await sessionFor(first, CAROL) });
+        await sleep(1500);
+        assert.deepEqual(told(watchers[0]!), [online, online! + 1], 'one frame per change, not one per process');
+        assert.deepEqual(told(watchers[1]!), [online, online! + 1]);
+        assert.deepEqual(toldJson(), [online! + 1], 'the JSON framing gets a status frame for each change');
+
+        // She leaves; once her last sign of life is older than the online window she is offline for everyone.
+        carol.close();
+        again.close();
+        await Promise.all([carol.closed, again.closed]);
+        first.clock.advance(defaultConfig().onlineWindow + 1);
+        for (const watcher of watchers) await until('the status frame', () => told(watcher).at(-1) === online);
+        assert.deepEqual(told(watchers[0]!), [online, online! + 1, online]);
+        assert.deepEqual(told(watchers[1]!), [online, online! + 1, online]);
+        await until('the JSON status frame', () => toldJson().at(-1) === online);
+        assert.deepEqual(toldJson(), [online! + 1, online]);
+        for (const watcher of watchers) watcher.close();
+        jsonWatcher.close();
+      },
+      { ws: { heartbeatSeconds: 0.3, maxQueueBytes: 1 << 20, maxFrameBytes: 16 * 1024 } },
+    ),
 );
