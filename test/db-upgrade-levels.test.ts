@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Migrator, sql } from 'kysely';
-import { DB_KIND, newDatabaseLocation, startTestServer } from './helpers.js';
+import { sql } from 'kysely';
+import { DB_KIND, migrateTo, newDatabaseLocation, startTestServer } from './helpers.js';
 import { openDatabase, type Database } from '../src/db/connection.js';
 import { migrationsFor } from '../src/db/migrate.js';
 
@@ -33,19 +33,9 @@ for (const [index, level] of names.slice(0, -1).entries()) {
   test(`a database made at level ${level}, with data in it, upgrades to ${names.at(-1)} and serves its data`, async () => {
     const location = await newDatabaseLocation();
     try {
-      const early = await openDatabase(location.url, { schema: location.schema, poolSize: 2 });
+      const early = await openDatabase(location.url, { schema: location.schema, poolSize: 2, secretKey: location.secretKey });
       try {
-        const migrator = new Migrator({
-          db: early.kysely,
-          provider: { getMigrations: async () => migrationsFor(early) },
-          ...(location.schema ? { migrationTableSchema: location.schema } : {}),
-        });
-        const { error, results } = await migrator.migrateTo(level);
-        assert.equal(error, undefined);
-        assert.deepEqual(
-          results?.map((r) => r.migrationName),
-          names.slice(0, index + 1),
-        );
+        assert.deepEqual(await migrateTo(early, level, location.schema), names.slice(0, index + 1));
         await writeEarlyData(early);
       } finally {
         await early.close();

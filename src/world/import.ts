@@ -506,7 +506,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           user_id: u.user_id,
           email: u.email?.toLowerCase() ?? null,
           password_hash: passwordHashes[i],
-          totp_secret: u.totp_secret ?? null,
+          totp_secret: u.totp_secret === undefined ? null : db.secrets.seal(u.totp_secret),
           totp_last_step: null,
           domain: u.domain ?? null,
           nick: u.nick,
