@@ -88,6 +88,10 @@ export interface Config {
     /** Where players reach the server, for the links in e-mail (default: http://host:port). */
     publicUrl?: string;
   };
+  bots: {
+    /** Bots one user may create with bots.create (0: none). */
+    perOwner: number;
+  };
   mail: {
     /** smtp://user:pass@host:port or smtps://...; without it messages are only written to the log. */
     smtpUrl?: string;
@@ -168,6 +172,7 @@ export function defaultConfig(): Config {
     announceDropsFromClass: 0,
     ws: { heartbeatSeconds: 30, maxQueueBytes: 1024 * 1024, maxFrameBytes: 16 * 1024 },
     accounts: { signup: 'open' },
+    bots: { perOwner: 5 },
     mail: { from: 'game-platform <no-reply@localhost>', retryDelaysMs: [5_000, 30_000, 120_000, 600_000, 1_800_000] },
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },

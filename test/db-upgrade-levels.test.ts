@@ -58,6 +58,12 @@ for (const [index, level] of names.slice(0, -1).entries()) {
             [2, 'Second'],
           ],
         );
+        const found = (await server.call('users.search', { query: 'SEC' }, { http: 'GET' })).body;
+        assert.deepEqual(
+          found.data.users.map((u: { user_id: number }) => u.user_id),
+          [2],
+          'nicks written before users.search are found',
+        );
         const inventory = (await server.call('inventory.get', { user_id: 1 }, { http: 'GET' })).body;
         assert.equal(inventory.code, 0, JSON.stringify(inventory));
         assert.equal(inventory.data.count, 12, 'the owned items, not the revoked one');

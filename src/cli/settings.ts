@@ -593,6 +593,16 @@ export const SERVER_SETTINGS: Setting[] = [
     },
   },
   {
+    flag: 'bots-per-owner',
+    env: 'BOTS_PER_OWNER',
+    value: 'N',
+    description: 'bots one user may create with bots.create (0: none; more answers 1802)',
+    shownDefault: String(defaults.bots.perOwner),
+    apply(config, input, origin) {
+      config.bots = { ...config.bots, perOwner: readInteger(input, origin, 0, 1000) };
+    },
+  },
+  {
     flag: 'public-url',
     env: 'PUBLIC_URL',
     value: 'URL',

@@ -10,7 +10,8 @@ import { rankFormsMigration } from './migrations/005_rank_forms.js';
 import { accountsMigration } from './migrations/006_accounts.js';
 import { signinSourcesMigration } from './migrations/007_signin_sources.js';
 import { tradesMigration } from './migrations/008_trades.js';
-import { secretKeyCheckMigration } from './migrations/009_secret_key_check.js';
+import { userSearchMigration } from './migrations/009_user_search.js';
+import { secretKeyCheckMigration } from './migrations/010_secret_key_check.js';
 import { sealStoredSecrets } from './sealed-secrets.js';
 
 /**
@@ -32,7 +33,8 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '006_accounts': accountsMigration(),
     '007_signin_sources': signinSourcesMigration(),
     '008_trades': tradesMigration(db.dialect),
-    '009_secret_key_check': secretKeyCheckMigration(),
+    '009_user_search': userSearchMigration(db.dialect),
+    '010_secret_key_check': secretKeyCheckMigration(),
   };
 }
 
