@@ -7,6 +7,7 @@ import { Strict, Uint } from '../api/schema-types.js';
 import { nowSeconds } from '../services.js';
 import { WORLD_CHANGED } from '../infra/bus.js';
 import { importWorld, WorldError } from '../world/import.js';
+import { announceInvalidated } from '../trades/announce.js';
 import { exportWorld } from '../world/export.js';
 import { World } from '../world/schema.js';
 
@@ -59,6 +60,7 @@ export const worldMethods: AnyMethod[] = [
       // Every process forgets the sessions the import ended, then reloads what it keeps in memory.
       for (const userId of summary.endedSessionsOf) await services.tokens.announce({ userId });
       await services.bus.publish(WORLD_CHANGED, {});
+      await announceInvalidated(services, summary.invalidatedTrades);
       return {
         mode: params.mode,
         users: summary.users,

@@ -8,7 +8,7 @@ import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
 import { nickColumns } from '../users/search-keys.js';
 import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
-import { invalidateTradesHoldingAt } from '../trades/invalidate.js';
+import { invalidateTradesHoldingAt, type InvalidatedTrade } from '../trades/invalidate.js';
 
 const checkWorld = TypeCompiler.Compile(World);
 
@@ -39,6 +39,8 @@ export interface ImportSummary {
   promocodes: number;
   /** Users whose open sessions the import ended (banned ones, or everyone on replace): running servers must forget them. */
   endedSessionsOf: number[];
+  /** Open trades made invalid by items the file replaced: a running server tells their receivers. */
+  invalidatedTrades: InvalidatedTrade[];
 }
 
 const bit = (v: boolean | 0 | 1 | undefined) => (v === true || v === 1 ? 1 : 0);
@@ -427,6 +429,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
   let itemCount = 0;
   let imported = true;
   const endedSessionsOf = new Set<number>();
+  let invalidatedTrades: InvalidatedTrade[] = [];
   try {
     await db.kysely.transaction().execute(async (trx) => {
       if (run.onlyIfEmpty) {
@@ -611,7 +614,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
         explicit.map((i) => itemRow(i, i.item_id)),
       );
       // A stored item the file replaces has moved: open trades holding it can no longer complete.
-      if (!replace) await invalidateTradesHoldingAt(trx, db.dialect, explicitIds, { now, cutoff: 0 });
+      if (!replace) invalidatedTrades = await invalidateTradesHoldingAt(trx, db.dialect, explicitIds, { now, cutoff: 0 });
       await advanceSequences(trx, db);
       const equipRows: Record<string, unknown>[] = [];
       const equipOf = (item: (typeof items)[number], itemId: number) => {
@@ -737,6 +740,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
     messages: (world.gchat?.messages ?? []).length,
     promocodes: (world.promocodes ?? []).length,
     endedSessionsOf: [...endedSessionsOf].sort((a, b) => a - b),
+    invalidatedTrades,
   };
 }
 
