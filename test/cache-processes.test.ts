@@ -4,7 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../src/db/connection.js';
-import { DB_KIND, REDIS_URL, newDatabaseLocation } from './helpers.js';
+import { Redis } from 'ioredis';
+import { BUS_LOST } from '../src/infra/channels.js';
+import { DB_KIND, REDIS_URL, busCurrent, heard, newDatabaseLocation, ok, type TestServer } from './helpers.js';
+import { signIn, smallWorld, startAdminServer } from './admin-support.js';
 import { missing } from './components.js';
 import { api, serve, stopAll, type ServerProcess } from './process-support.js';
 
@@ -55,3 +58,71 @@ for (const redis of [false, true])
         assert.equal(await titleOn(second!), 'After');
       }),
   );
+
+/** Entries each in-memory cache of the server holds, by cache name (as /metrics reports them). */
+async function cacheEntries(server: TestServer): Promise<Record<string, number>> {
+  const gauge = server.services.metrics.registry.getSingleMetric('game_platform_cache_entries');
+  if (!gauge) return {};
+  const { values } = await gauge.get();
+  return Object.fromEntries(values.map((v) => [String(v.labels.cache), v.value]));
+}
+
+const EVERY_CACHE = ['catalog', 'friends.bannedUsers', 'friends.relations', 'inventory.answers', 'sessions', 'users.profiles'];
+
+/** Calls that fill every cache: a token used, profiles, relations, the blocked set, an inventory, the catalogue. */
+async function fillEveryCache(server: TestServer): Promise<void> {
+  const token = await signIn(server, 'alice@example.com');
+  ok(await server.call('users.get', { user_ids: '1,2' }, { token, http: 'GET' }));
+  ok(await server.call('friends.get', {}, { token, http: 'GET' }));
+  ok(await server.call('inventory.get', { user_id: 1 }, { token, http: 'GET' }));
+  ok(await server.call('data.getItemProtos', { item_proto_ids: '100' }, { http: 'GET' }));
+}
+
+test(
+  'one process on SQLite, or any database with Redis: every cache is filled, and a lost bus empties every one',
+  { skip: missing.redis },
+  async () => {
+    const server = await startAdminServer({ world: await smallWorld(), redis: DB_KIND === 'postgres' });
+    try {
+      await busCurrent(server.services.bus);
+      await fillEveryCache(server);
+      const filled = await cacheEntries(server);
+      assert.deepEqual(Object.keys(filled).sort(), EVERY_CACHE);
+      for (const name of EVERY_CACHE) assert.ok(filled[name]! > 0, `${name} holds entries: ${JSON.stringify(filled)}`);
+      if (DB_KIND === 'sqlite') await server.services.bus.publish(BUS_LOST, {});
+      else {
+        // The real loss: Redis drops the connection the bus listens on.
+        const lost = heard(server, BUS_LOST);
+        const redis = new Redis(REDIS_URL);
+        try {
+          const name = `${server.location.redisPrefix}bus`;
+          const line = String(await redis.client('LIST'))
+            .split('\n')
+            .find((l) => l.includes(` name=${name} `));
+          assert.ok(line, `the bus connection is named ${name}`);
+          await redis.client('KILL', 'ID', /^id=(\d+)/.exec(line)![1]!);
+        } finally {
+          redis.disconnect();
+        }
+        await lost;
+      }
+      assert.deepEqual(await cacheEntries(server), Object.fromEntries(EVERY_CACHE.map((name) => [name, 0])));
+    } finally {
+      await server.close();
+    }
+  },
+);
+
+test(
+  'several processes on PostgreSQL without Redis: nothing is cached',
+  { skip: DB_KIND !== 'postgres' && 'PostgreSQL only' },
+  async () => {
+    const server = await startAdminServer({ world: await smallWorld() });
+    try {
+      await fillEveryCache(server);
+      assert.deepEqual(await cacheEntries(server), {});
+    } finally {
+      await server.close();
+    }
+  },
+);

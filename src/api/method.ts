@@ -59,15 +59,11 @@ export type AnyMethod = MethodDefinition<TObject, AuthRequirement>;
 
 /**
  * A handler result already serialized as JSON: the transport sends it as `data` without
- * serializing again. `kept`: for an answer a cache keeps and serves to many callers, a place
- * beside it where the transport keeps the encoded envelope, so that it is encoded once too
- * (megabytes a second for large answers). Each distinct answer needs its own.
+ * serializing again. A handler that gives the same object again (one a cache keeps) has it
+ * encoded once: the transport keeps the encoded answer as long as the object lives.
  */
 export class SerializedData {
-  constructor(
-    readonly json: string,
-    readonly kept?: KeptEnvelope,
-  ) {}
+  constructor(readonly json: string) {}
 }
 
 /**
@@ -89,11 +85,6 @@ export class SerializedList {
  */
 export class StreamedData {
   constructor(readonly pieces: () => Iterable<string>) {}
-}
-
-/** The encoded `{"code":0,"data":...}` of a kept answer, once the transport has made it. */
-export interface KeptEnvelope {
-  envelope?: Buffer;
 }
 
 /** Declares a method; the identity function keeps the handler's parameter types exact. */
