@@ -1,9 +1,13 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { Flag } from './flags.js';
 
 /** Integer column whose value the database assigns on insert. */
 type Id = Generated<number>;
 /** Column with a database default: optional on insert. */
 type Defaulted<T> = ColumnType<T, T | undefined, T>;
+
+/** Who may see something of a user's: `inventory_privacy`. */
+export type InventoryPrivacy = 'everyone' | 'friends' | 'nobody';
 
 export interface UsersTable {
   user_id: Id;
@@ -14,7 +18,7 @@ export interface UsersTable {
   domain: string | null;
   nick: Defaulted<string>;
   nicks_old: Defaulted<string>;
-  gender: Defaulted<number>;
+  gender: Defaulted<Flag>;
   avatar: Defaulted<string>;
   avatar_key: string | null;
   profile_cover: string | null;
@@ -29,7 +33,7 @@ export interface UsersTable {
   xp_level: Defaulted<number>;
   global_ban: Defaulted<number>;
   captcha_always: Defaulted<number>;
-  inventory_privacy: Defaulted<string>;
+  inventory_privacy: Defaulted<InventoryPrivacy>;
   /** 1: anyone may offer this user trades; 0: nobody */
   trades_income: Defaulted<number>;
   /** 1: only friends may (when trades_income is 1) */

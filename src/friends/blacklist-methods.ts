@@ -5,7 +5,7 @@ import { ApiError, Code } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import { UserRelated } from '../users/schemas.js';
 import { blockUser, unblockUser } from './graph.js';
-import { friendshipValues } from './relations.js';
+import { friendshipLookup } from './relations.js';
 import { NOT_BANNED } from './banned-users.js';
 import { formOf, pagingParams, profilesInOrder } from './lists.js';
 import { requireUser } from '../users/profiles.js';
@@ -76,12 +76,9 @@ export const blacklistGet = defineMethod({
       .offset(offset)
       .execute();
     const ids = page.map((r) => r.blocked_user_id);
-    const form = formOf(params.type);
-    const users = await profilesInOrder(services, ids, form, caller.userId);
-    if (form === 'short') {
-      const relations = await friendshipValues(services, caller.userId, ids);
-      for (const user of users) user.friendship = relations.get(user.user_id!);
-    }
+    if (formOf(params.type) === 'full') return { count: total, users: await profilesInOrder(services, ids, 'full', caller.userId) };
+    const friendshipOf = await friendshipLookup(services, caller.userId, ids);
+    const users = (await profilesInOrder(services, ids, 'short')).map((user) => ({ ...user, friendship: friendshipOf(user.user_id) }));
     return { count: total, users };
   },
 });
