@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../src/db/connection.js';
 import { Redis } from 'ioredis';
 import { BUS_LOST } from '../src/infra/channels.js';
-import { DB_KIND, REDIS_URL, busCurrent, heard, newDatabaseLocation, ok, type TestServer } from './helpers.js';
+import { DB_KIND, REDIS_URL, busCurrent, heard, newDatabaseLocation, ok, processDatabaseEnv, type TestServer } from './helpers.js';
 import { signIn, smallWorld, startAdminServer } from './admin-support.js';
 import { missing } from './components.js';
 import { api, serve, stopAll, type ServerProcess } from './process-support.js';
@@ -24,12 +24,10 @@ async function twoProcesses(redis: boolean, body: (servers: ServerProcess[]) => 
   const dir = mkdtempSync(join(tmpdir(), 'gp-cache-'));
   const servers: ServerProcess[] = [];
   // Opening the database creates the schema the processes are pointed at.
-  const db = await openDatabase(location.url, { schema: location.schema });
+  const db = await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey });
   try {
-    const url = new URL(location.url);
-    url.searchParams.set('options', `-c search_path=${location.schema}`);
     writeFileSync(join(dir, 'world.json'), JSON.stringify({ item_protos: [{ ...PROTO, title: 'Before' }] }));
-    const env = { DATABASE_URL: url.toString(), ADMIN_KEY, ...(redis ? { REDIS_URL, REDIS_PREFIX: location.redisPrefix } : {}) };
+    const env = { ...processDatabaseEnv(location), ADMIN_KEY, ...(redis ? { REDIS_URL, REDIS_PREFIX: location.redisPrefix } : {}) };
     servers.push(await serve({ ...env, WORLD: join(dir, 'world.json') }));
     servers.push(await serve(env));
     await body(servers);

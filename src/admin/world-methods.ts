@@ -74,7 +74,8 @@ export const worldMethods: AnyMethod[] = [
     extension: true,
     name: 'admin.exportWorld',
     summary: 'Export the whole world in the world-file format',
-    description: 'Passwords appear as argon2id hashes, TOTP secrets as they are stored; only owned items are included.',
+    description:
+      'Passwords appear as argon2id hashes, TOTP secrets in clear (opened with the secret key; the file is as sensitive as the database); only owned items are included.',
     params: P.object({}),
     result: Type.Object({ world: World }, Strict),
     handler: async ({ services }) => ({ world: await exportWorld(services.db) }),
