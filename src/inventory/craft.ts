@@ -11,6 +11,7 @@ import { CraftResult } from './schemas.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { OWNED } from './queries.js';
 import { invalidateTradesHolding } from '../trades/invalidate.js';
+import { announceInvalidated } from '../trades/announce.js';
 
 export const CRAFT_INPUTS = 10;
 
@@ -118,7 +119,7 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
     }
     // Another craft took some of the items first: roll everything back.
     if (consumedCount !== CRAFT_INPUTS) throw unusable('one of the passed items is no longer in your inventory');
-    await invalidateTradesHolding(services, trx, ids);
+    const invalidated = await invalidateTradesHolding(services, trx, ids);
 
     const create = trx
       .insertInto('items')
@@ -145,14 +146,15 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
         .selectFrom('created')
         .selectAll()
         .executeTakeFirstOrThrow();
-      return { row, proto: result };
+      return { row, proto: result, invalidated };
     }
     const row = await create.executeTakeFirstOrThrow();
     await link(trx, row.item_id).execute();
-    return { row, proto: result };
+    return { row, proto: result, invalidated };
   });
   services.metrics.count('craft', 'made');
   await announceInventoriesChanged(services, [userId]);
+  await announceInvalidated(services, crafted.invalidated);
   return crafted;
 }
 
