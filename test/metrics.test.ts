@@ -120,11 +120,12 @@ test(
         0,
         'shown before it happens',
       );
-      // Five calls presented a token: three users.get, inventory.get and the craft.
+      // Five calls presented a token: three users.get, inventory.get and the craft. Sessions are
+      // kept in memory on SQLite; on PostgreSQL without Redis nothing is cached.
       const sessions =
         sample(families, 'game_platform_cache_hits', { cache: 'sessions' }) +
         sample(families, 'game_platform_cache_misses', { cache: 'sessions' });
-      assert.equal(sessions, 5);
+      assert.equal(sessions, DB_KIND === 'sqlite' ? 5 : 0);
       if (DB_KIND === 'sqlite')
         assert.ok(sample(families, 'game_platform_cache_hits', { cache: 'sessions' }) >= 4, 'sessions are kept in memory on SQLite');
       assert.ok(histogramCount(families, 'game_platform_db_query_duration_seconds', 'outcome', 'ok') > 10, 'statements are timed');

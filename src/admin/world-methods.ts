@@ -5,7 +5,7 @@ import { parseJsonParam } from '../api/depth.js';
 import { ApiError, Code } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import { nowSeconds } from '../services.js';
-import { WORLD_CHANGED } from '../infra/bus.js';
+import { announceWorldImported } from '../world/announce.js';
 import { importWorld, WorldError } from '../world/import.js';
 import { announceInvalidated } from '../trades/announce.js';
 import { exportWorld } from '../world/export.js';
@@ -57,9 +57,7 @@ export const worldMethods: AnyMethod[] = [
         if (error instanceof WorldError) throw new ApiError(Code.BAD_PARAM, error.message);
         throw error;
       }
-      // Every process forgets the sessions the import ended, then reloads what it keeps in memory.
-      for (const userId of summary.endedSessionsOf) await services.tokens.announce({ userId });
-      await services.bus.publish(WORLD_CHANGED, {});
+      await announceWorldImported(services.bus, summary);
       await announceInvalidated(services, summary.invalidatedTrades);
       return {
         mode: params.mode,
