@@ -9,6 +9,14 @@ export interface Config {
   redisPrefix: string;
   adminKey?: string;
   /**
+   * Seals the TOTP secrets stored in the database (AES-256-GCM): 64 hexadecimal digits or the
+   * base64 of 32 bytes. Without it a SQLite database uses the key file beside it (made on first
+   * start); PostgreSQL refuses to start.
+   */
+  secretKey?: string;
+  /** The key the secrets were sealed with until now: on start they are sealed again with secretKey. */
+  previousSecretKey?: string;
+  /**
    * Take the client address from X-Forwarded-For: the rightmost entry that is not one of our
    * proxies, given as a hop count (`true` is one hop) or a list of addresses and CIDR ranges.
    */

@@ -7,10 +7,12 @@ import { Strict, Uint } from '../api/schema-types.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import { importWorld, WorldError } from '../world/import.js';
+import { announceInvalidated } from '../trades/announce.js';
 import { itemProtoEntry } from '../world/export.js';
 import { WorldItemProto, type World } from '../world/schema.js';
 import { grantItems, revokeItem } from '../inventory/grants.js';
 import { requireUser } from '../users/profiles.js';
+import { announceCatalogChanged } from '../catalog/cache.js';
 
 /** Largest prototype entry accepted, as JSON text. */
 const MAX_PROTO_JSON = 60_000;
@@ -18,13 +20,15 @@ export const MAX_GRANT_COPIES = 1000;
 
 /** Imports a partial world (merge), answering a bad entry with code 2, and tells every process the catalogue changed. */
 async function mergeIntoCatalog(services: Services, world: Partial<Record<keyof World, unknown[]>>): Promise<void> {
+  let summary;
   try {
-    await importWorld(services.db, world, { mode: 'merge', now: nowSeconds(services) });
+    summary = await importWorld(services.db, world, { mode: 'merge', now: nowSeconds(services) });
   } catch (error) {
     if (error instanceof WorldError) throw new ApiError(Code.BAD_PARAM, error.message);
     throw error;
   }
-  await services.bus.publish('catalog.changed', {});
+  await announceCatalogChanged(services);
+  await announceInvalidated(services, summary.invalidatedTrades);
 }
 
 /**

@@ -13,6 +13,7 @@ export interface UsersTable {
   user_id: Id;
   email: string | null;
   password_hash: string | null;
+  /** Sealed with the database's secret key (`v1:...`, see SecretBox); null while two-factor sign-in is off. */
   totp_secret: string | null;
   totp_last_step: number | null;
   domain: string | null;
@@ -50,7 +51,7 @@ export interface UsersTable {
   last_seen: Defaulted<number>;
   created_at: number;
   email_verified: Defaulted<number>;
-  /** A TOTP secret set up by account.totpSetup, active once account.totpEnable confirms it. */
+  /** A TOTP secret set up by account.totpSetup, active once account.totpEnable confirms it; sealed like totp_secret. */
   totp_pending: Defaulted<string | null>;
 }
 
@@ -331,6 +332,15 @@ export interface PromocodeUsesTable {
   item_ids: string;
 }
 
+/** One row: a known text sealed with the secret key, checked on every start. */
+export interface SecretKeyCheckTable {
+  id: number;
+  /** Names the key without revealing it, for the message about a wrong key. */
+  fingerprint: string;
+  verifier: string;
+  created_at: number;
+}
+
 export interface Tables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -359,4 +369,5 @@ export interface Tables {
   account_tokens: AccountTokensTable;
   recovery_codes: RecoveryCodesTable;
   signin_sources: SigninSourcesTable;
+  secret_key_check: SecretKeyCheckTable;
 }

@@ -2,19 +2,12 @@ import { sql } from 'kysely';
 import type { WebSocket } from 'ws';
 import type { Caller } from '../api/method.js';
 import type { Bus } from '../infra/bus.js';
-import { RedisBus } from '../infra/bus.js';
+import { FEED_EVENTS, PRESENCE_CHANGED, SESSIONS_REVOKED, revokes, type Revocation } from '../infra/channels.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connection.js';
 import type { Clock } from '../infra/clock.js';
 import type { Presence } from '../users/presence.js';
-import { REVOCATION_CHANNEL, type Revocation } from '../auth/tokens.js';
 import { PING, eventFrame } from './extws.js';
-
-/** Bus channel of events for realtime connections, numbered in order (Bus.publishSequenced). */
-export const FEED_CHANNEL = 'realtime.event';
-
-/** Bus channel saying a user may have come online: every process counts again and tells its connections. */
-export const PRESENCE_CHANNEL = 'realtime.presence';
 
 /** WebSocket close codes the feed uses besides the standard ones. */
 export const CloseCode = {
@@ -111,11 +104,11 @@ export class RealtimeHub {
   async start(): Promise<void> {
     const { bus } = this.deps;
     // Subscribed in Redis before the server listens, so no event sent after start is missed.
-    if (bus instanceof RedisBus) await bus.ready([FEED_CHANNEL, REVOCATION_CHANNEL, PRESENCE_CHANNEL]);
+    await bus.ready([FEED_EVENTS, SESSIONS_REVOKED, PRESENCE_CHANGED]);
     this.unsubscribes.push(
-      bus.subscribe(FEED_CHANNEL, (message) => this.receive(message as NumberedEvent)),
-      bus.subscribe(PRESENCE_CHANNEL, () => this.refreshPresence()),
-      bus.subscribe(REVOCATION_CHANNEL, (message) => this.closeRevoked(message as Revocation)),
+      bus.subscribe(FEED_EVENTS, (event) => this.receive(event)),
+      bus.subscribe(PRESENCE_CHANGED, () => this.refreshPresence()),
+      bus.subscribe(SESSIONS_REVOKED, (revocation) => this.closeRevoked(revocation)),
     );
   }
 
@@ -147,7 +140,7 @@ export class RealtimeHub {
 
   /** Sends an event to the connections of every process subscribed to its topic; resolves to its id. */
   publish(event: FeedEvent): Promise<number> {
-    return this.deps.bus.publishSequenced(FEED_CHANNEL, event as unknown as Record<string, unknown>);
+    return this.deps.bus.publishSequenced(FEED_EVENTS, event);
   }
 
   /** Sends an event to one user's connections, on every process, whatever they subscribed to. */
@@ -193,7 +186,7 @@ export class RealtimeHub {
 
   /** A user came online through this process (a signed-in connection opened): every process counts again. */
   async announcePresence(): Promise<void> {
-    await this.deps.bus.publish(PRESENCE_CHANNEL, {});
+    await this.deps.bus.publish(PRESENCE_CHANGED, {});
   }
 
   /**
@@ -283,15 +276,7 @@ export class RealtimeHub {
   }
 
   private closeRevoked(revocation: Revocation): void {
-    if (!revocation || typeof revocation !== 'object') return;
-    this.closeWhere(
-      (caller) =>
-        ('sessionIds' in revocation && Array.isArray(revocation.sessionIds) && revocation.sessionIds.includes(caller.sessionId)) ||
-        ('userId' in revocation && revocation.userId === caller.userId) ||
-        ('familyId' in revocation && revocation.familyId === caller.familyId),
-      CloseCode.SESSION_REVOKED,
-      'session revoked',
-    );
+    this.closeWhere((caller) => revokes(revocation, caller), CloseCode.SESSION_REVOKED, 'session revoked');
   }
 
   private beat(): void {
