@@ -791,7 +791,7 @@ async function runOn(kind: DbKind): Promise<string> {
     machine(startLoad),
     `- Database: ${version}; server: ${server.command} with its default settings (log level info, no access log, request limits on at ${RATE_LIMIT_DEFAULTS}) behind one proxy (\`--trust-proxy\`): every request carries X-Forwarded-For, and the load comes from ${toOpen.wanted.length} sessions (1 to 50 per user), each used from an address of its own, and ${ANONYMOUS_ADDRESSES_NOTE}`,
     `- World: ${scale.name} (${scale.users} users, ${scale.protos} prototypes, ${scale.items} items; ${roles.bigUsers.length} inventories of ${scale.bigInventory}, ${scale.friendHeavyUsers} users with ${scale.friendsPerHeavyUser} friends, ${scale.messages} chat messages), seed "${seed}"${database.fromCache ? ', from cache' : `, built in ${database.importSeconds.toFixed(1)} s through importWorld`}`,
-    `- Each scenario: ${warmupSeconds} s warm-up, then ${measureSeconds} s measured in ${rounds} slices alternating with the baseline (bare Fastify returning the scenario's answer as a fixed body, same requests, same connections)`,
+    `- Each scenario: ${warmupSeconds} s warm-up, then ${measureSeconds} s measured in ${rounds} slices alternating with the baselines (bare Fastify and bare node:http returning the scenario's answer as a fixed body, same requests, same connections)`,
     '',
     table(rows, kind),
     '',
