@@ -126,13 +126,12 @@ export const userMethods: AnyMethod[] = [
       ...profileParams,
     }),
     result: AccountResult,
-    handler: async ({ services }, params) => {
-      const userId = await createAccount(services, {
-        email: params.email,
-        password: params.password,
-        nick: params.nick,
-        ...profileOf(params),
-      });
+    handler: async ({ services, inTransaction }, params) => {
+      const userId = await createAccount(
+        services,
+        { email: params.email, password: params.password, nick: params.nick, ...profileOf(params) },
+        inTransaction,
+      );
       return { user: accountObject(await requireAccount(services, userId)) };
     },
   }),
@@ -152,14 +151,14 @@ export const userMethods: AnyMethod[] = [
     }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      const row = await updateAccount(services, userId, {
-        nick: params.nick,
-        email: params.email,
-        password: params.password,
-        ...profileOf(params),
-      });
+      const row = await updateAccount(
+        services,
+        userId,
+        { nick: params.nick, email: params.email, password: params.password, ...profileOf(params) },
+        inTransaction,
+      );
       return { user: accountObject(row) };
     },
   }),
@@ -173,11 +172,11 @@ export const userMethods: AnyMethod[] = [
     params: P.object({ user_id: userParam }),
     result: TotpResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
       const account = await requireAccount(services, userId);
       const secret = new Secret({ size: 20 });
-      await setAccountState(services, userId, { totp_secret: secret.base32 });
+      await setAccountState(services, userId, { totp_secret: secret.base32 }, inTransaction);
       const totp = new TOTP({
         issuer: TOTP_ISSUER,
         label: account.email ?? account.domain ?? String(userId),
@@ -197,9 +196,9 @@ export const userMethods: AnyMethod[] = [
     params: P.object({ user_id: userParam }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      return { user: accountObject(await setAccountState(services, userId, { totp_secret: null })) };
+      return { user: accountObject(await setAccountState(services, userId, { totp_secret: null }, inTransaction)) };
     },
   }),
 
@@ -212,9 +211,9 @@ export const userMethods: AnyMethod[] = [
     params: P.object({ user_id: userParam }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      return { user: accountObject(await setAccountState(services, userId, { global_ban: 1 })) };
+      return { user: accountObject(await setAccountState(services, userId, { global_ban: 1 }, inTransaction)) };
     },
   }),
 
@@ -226,9 +225,9 @@ export const userMethods: AnyMethod[] = [
     params: P.object({ user_id: userParam }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      return { user: accountObject(await setAccountState(services, userId, { global_ban: 0 })) };
+      return { user: accountObject(await setAccountState(services, userId, { global_ban: 0 }, inTransaction)) };
     },
   }),
 
@@ -245,12 +244,12 @@ export const userMethods: AnyMethod[] = [
     }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       if ((params.muted_until === undefined) === (params.duration === undefined))
         throw badParam('muted_until', 'give either muted_until or duration');
       const userId = await requireUser(services, params.user_id);
       const until = params.duration !== undefined ? nowSeconds(services) + params.duration : params.muted_until!;
-      return { user: accountObject(await setAccountState(services, userId, { muted_until: until === 0 ? null : until })) };
+      return { user: accountObject(await setAccountState(services, userId, { muted_until: until === 0 ? null : until }, inTransaction)) };
     },
   }),
 
@@ -265,9 +264,11 @@ export const userMethods: AnyMethod[] = [
     }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      return { user: accountObject(await setAccountState(services, userId, { inventory_privacy: params.inventory_privacy })) };
+      return {
+        user: accountObject(await setAccountState(services, userId, { inventory_privacy: params.inventory_privacy }, inTransaction)),
+      };
     },
   }),
 
@@ -279,9 +280,9 @@ export const userMethods: AnyMethod[] = [
     params: P.object({ user_id: userParam }),
     result: UserIdResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      await revokeAllSessions(services, userId);
+      await revokeAllSessions(services, userId, inTransaction);
       return { user_id: userId };
     },
   }),
@@ -298,11 +299,11 @@ export const userMethods: AnyMethod[] = [
     }),
     result: AccountResult,
     errors: { 101: 'the owner does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const ownerId = await requireUser(services, params.owner_id, { parameter: 'owner_id' });
       const owner = await requireAccount(services, ownerId);
       if (owner.bot_owner_id !== null) throw badParam('owner_id', 'is a bot; a bot cannot own bots');
-      const userId = await createAccount(services, { nick: params.nick, botOwnerId: ownerId, ...profileOf(params) });
+      const userId = await createAccount(services, { nick: params.nick, botOwnerId: ownerId, ...profileOf(params) }, inTransaction);
       return { user: accountObject(await requireAccount(services, userId)) };
     },
   }),

@@ -5,6 +5,7 @@ import { SerializedData, SerializedList, StreamedData, type AnyMethod, type Call
 import { readParams } from './params.js';
 import { checkAdminKey } from './admin-key.js';
 import { chargeAddress } from './address-limits.js';
+import { runAudited } from './audit.js';
 
 /** One call of a method, whatever carried it (an HTTP request, a WebSocket emit). */
 export interface Invocation {
@@ -61,8 +62,13 @@ export class MethodDispatcher {
 
     const ctx: CallContext = { services, ip, userAgent: call.userAgent, requestId: call.requestId, log: call.log };
     if (method.auth === 'admin') {
-      ctx.adminKey = await checkAdminKey(services, call.adminKey, ip);
-    } else if (method.auth !== 'none') {
+      const keyFingerprint = await checkAdminKey(services, call.adminKey, ip);
+      const audited = { action: method.name, keyFingerprint, ip, params: raw, requestId: call.requestId, log: call.log };
+      return runAudited(services, audited, (inTransaction) =>
+        method.handler({ ...ctx, inTransaction } as never, readParams(method.params, raw) as never),
+      );
+    }
+    if (method.auth !== 'none') {
       const token = call.token(raw);
       if (token !== undefined) {
         const caller = await services.tokens.resolve(token, ip);

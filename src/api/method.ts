@@ -1,6 +1,7 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services.js';
+import type { InTransaction } from '../db/connection.js';
 
 /** The signed-in caller of a method, resolved from the access token. */
 export interface Caller {
@@ -22,13 +23,24 @@ export interface CallContext {
   userAgent?: string;
   requestId: string;
   log: FastifyBaseLogger;
-  /** X-Admin-Key header as sent (admin methods only). */
-  adminKey?: string;
 }
 
 export interface SignedInContext extends CallContext {
   caller: Caller;
 }
+
+/** What an admin method's handler is given: an authorised call, audited by the transport. */
+export interface AdminContext extends CallContext {
+  /**
+   * The one transaction the action writes the database in, together with its audit entry:
+   * both commit or neither. Run in it every write of the action (and nothing else that
+   * reaches the database); announce the changes to other processes once it has returned.
+   */
+  inTransaction: InTransaction;
+}
+
+/** The context a handler of a method with this authorisation is given. */
+export type ContextFor<A extends AuthRequirement> = A extends 'required' ? SignedInContext : A extends 'admin' ? AdminContext : CallContext;
 
 /**
  * none: tokens are ignored; optional: a sent token must be valid; required: a valid token
@@ -52,7 +64,7 @@ export interface MethodDefinition<P extends TObject = TObject, A extends AuthReq
   extension?: boolean;
   /** Where success puts the result: `data` (default), or `result` as the reference's execute.* methods answer. */
   resultKey?: 'data' | 'result';
-  handler: (ctx: A extends 'required' ? SignedInContext : CallContext, params: Static<P>) => Promise<unknown>;
+  handler: (ctx: ContextFor<A>, params: Static<P>) => Promise<unknown>;
 }
 
 export type AnyMethod = MethodDefinition<TObject, AuthRequirement>;

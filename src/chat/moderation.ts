@@ -1,5 +1,6 @@
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { nowSeconds, type Services } from '../services.js';
+import { ownTransaction, type InTransaction } from '../db/connection.js';
 import { protosNamedBy, storeMessage, type SystemMessageFields } from './messages.js';
 import { ChatRuntime, enrichmentOf, readChatSettings } from './runtime.js';
 import type { ChatSettings } from './history.js';
@@ -19,7 +20,11 @@ const bit = (value: boolean | 0 | 1 | undefined) => (value === undefined ? undef
  * Changes the given chat flags (the others stay), then tells every process; gchat.get and
  * `gchat.status` subscribers see the change in every process. Returns the resulting settings.
  */
-export async function setChatStatus(services: Services, change: ChatStatusChange): Promise<ChatSettings> {
+export async function setChatStatus(
+  services: Services,
+  change: ChatStatusChange,
+  inTransaction = ownTransaction(services.db),
+): Promise<ChatSettings> {
   const interval = change.slowmode_interval;
   if (interval !== undefined && (!Number.isSafeInteger(interval) || interval < 1 || interval > 86400))
     throw badParam('slowmode_interval', 'must be an integer from 1 to 86400');
@@ -29,22 +34,23 @@ export async function setChatStatus(services: Services, change: ChatStatusChange
     ...(bit(change.emoteonly) !== undefined ? { emoteonly: bit(change.emoteonly) } : {}),
     ...(interval !== undefined ? { slowmode_interval: interval } : {}),
   };
-  if (Object.keys(values).length > 0) await services.db.kysely.updateTable('chat_state').set(values).where('id', '=', 1).execute();
+  if (Object.keys(values).length > 0) await inTransaction((trx) => trx.updateTable('chat_state').set(values).where('id', '=', 1).execute());
   await services.chat.publish({ kind: 'status', id: ChatRuntime.eventId() });
   return readChatSettings(services);
 }
 
-/** Hides a message from the chat in every process. False when no visible message has that id. */
-export async function deleteMessage(services: Services, msgId: string): Promise<boolean> {
-  const result = await services.db.kysely
-    .updateTable('chat_messages')
-    .set({ deleted_at: nowSeconds(services) })
-    .where('msg_id', '=', msgId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return false;
+/** Hides a message from the chat in every process; code 2 when no visible message has that id. */
+export async function deleteMessage(services: Services, msgId: string, inTransaction = ownTransaction(services.db)): Promise<void> {
+  await inTransaction(async (trx) => {
+    const result = await trx
+      .updateTable('chat_messages')
+      .set({ deleted_at: nowSeconds(services) })
+      .where('msg_id', '=', msgId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw badParam('msg_id', `no message ${msgId} in the chat`);
+  });
   await services.chat.publish({ kind: 'delete', id: ChatRuntime.eventId(), msg_id: msgId });
-  return true;
 }
 
 function positiveIds(name: string, ids: unknown[]): number[] {
@@ -58,7 +64,7 @@ function positiveIds(name: string, ids: unknown[]): number[] {
  * redeemed a promo code for item_proto_ids). It is kept and shown like any message, whatever
  * the chat status. Returns its msg_id.
  */
-export async function postSystemMessage(services: Services, fields: SystemMessageFields): Promise<string> {
+export async function postSystemMessage(services: Services, fields: SystemMessageFields, inTransaction?: InTransaction): Promise<string> {
   const now = services.clock.now();
   // The msg_id is given when the message is stored.
   const common = { user_id: fields.user_id, msg_id: '', ts: Math.floor(now / 1000) };
@@ -107,6 +113,7 @@ export async function postSystemMessage(services: Services, fields: SystemMessag
         item_protos,
         audience: null,
       })),
+    inTransaction,
   );
   await published;
   return stored.message.msg_id;

@@ -22,7 +22,7 @@ async function tradeById(services: Services, tradeId: number): Promise<TradeRow>
   return row;
 }
 
-/** Operators' view of trades: a user's, one by id, and ending an open one (every call is audited). */
+/** Operators' view of trades: a user's, one by id, and ending an open one. */
 export const tradeAdminMethods: AnyMethod[] = [
   defineMethod({
     ...common,
@@ -63,17 +63,19 @@ export const tradeAdminMethods: AnyMethod[] = [
     }),
     result: Type.Object({ trade_id: Uint }, Strict),
     errors: { 801: 'no such trade', 802: 'the trade is no longer open' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       await tradeById(services, params.trade_id);
       const now = nowSeconds(services);
-      const closed = await services.db.kysely
-        .updateTable('trades')
-        .set({ status: TradeStatus.REVOKED, reaction_time: now })
-        .where('trade_id', '=', params.trade_id)
-        .where('status', '=', TradeStatus.OPEN)
-        .where('create_time', '>', expiryCutoff(services, now))
-        .executeTakeFirst();
-      if (closed.numUpdatedRows !== 1n) throw tradeClosed();
+      await inTransaction(async (trx) => {
+        const closed = await trx
+          .updateTable('trades')
+          .set({ status: TradeStatus.REVOKED, reaction_time: now })
+          .where('trade_id', '=', params.trade_id)
+          .where('status', '=', TradeStatus.OPEN)
+          .where('create_time', '>', expiryCutoff(services, now))
+          .executeTakeFirst();
+        if (closed.numUpdatedRows !== 1n) throw tradeClosed();
+      });
       return { trade_id: params.trade_id };
     },
   }),

@@ -1,7 +1,7 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
 import { sql } from 'kysely';
-import type { Database, Executor } from '../db/connection.js';
+import { ownTransaction, type Database, type Executor, type InTransaction } from '../db/connection.js';
 import type { Tables } from '../db/tables.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
@@ -27,6 +27,8 @@ export interface ImportOptions {
   mode: 'replace' | 'merge';
   /** Seconds since the epoch used where the file gives no time. */
   now: number;
+  /** The transaction the import writes in (an admin action's, shared with its audit entry); a new one when absent. */
+  inTransaction?: InTransaction;
 }
 
 export interface ImportSummary {
@@ -54,6 +56,23 @@ interface OutsideReferences {
 function isConstraintViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT') || /^23\d{3}$/.test(code));
+}
+
+/**
+ * Runs the import's writes: what the database refuses of them says which stored entries
+ * conflict; anything else is ours, and its text stays in the log.
+ */
+async function explainingConflicts<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isConstraintViolation(error))
+      throw new WorldError(
+        'world import failed, nothing was changed: its entries conflict with the stored world (a reference or a unique value)',
+        { cause: error },
+      );
+    throw error;
+  }
 }
 
 function invalid(problems: string[]): WorldError {
@@ -426,8 +445,9 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
   let itemCount = 0;
   let imported = true;
   const endedSessionsOf = new Set<number>();
-  try {
-    await db.kysely.transaction().execute(async (trx) => {
+  // The transaction may be shared (with an admin action's audit entry): only the import's own writes are the file's fault.
+  await (options.inTransaction ?? ownTransaction(db))((trx) =>
+    explainingConflicts(async () => {
       if (run.onlyIfEmpty) {
         // Several processes may start on one new database at once: one imports, the others see it done.
         if (db.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${WORLD_IMPORT_LOCK})`.execute(trx);
@@ -715,17 +735,8 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
         upsert(['msg_id']),
       );
       await advanceSequences(trx, db);
-    });
-  } catch (error) {
-    if (error instanceof WorldError) throw error;
-    // What the database refused says which stored entries conflict; anything else is ours, and its text stays in the log.
-    if (isConstraintViolation(error))
-      throw new WorldError(
-        'world import failed, nothing was changed: its entries conflict with the stored world (a reference or a unique value)',
-        { cause: error },
-      );
-    throw error;
-  }
+    }),
+  );
   if (!imported) return null;
 
   return {
