@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
+import { createdKeyNotice } from './db/secret-key.js';
 import { systemClock, type Clock } from './infra/clock.js';
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './infra/counters.js';
 import { LocalBus, RedisBus, type Bus } from './infra/bus.js';
@@ -66,8 +67,15 @@ export async function createServer(
 ): Promise<{ app: FastifyInstance; services: Services }> {
   const clock = options.clock ?? systemClock;
   const ownsDb = !options.db;
-  const db = options.db ?? (await openDatabase(config.databaseUrl));
-  await migrateToLatest(db);
+  const db =
+    options.db ?? (await openDatabase(config.databaseUrl, { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey }));
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    // A wrong secret key (SecretKeyError) or a failed migration: nothing started.
+    if (ownsDb) await db.close();
+    throw error;
+  }
 
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   // The bus listens on a connection of its own: a subscribed Redis connection serves nothing else.
@@ -108,6 +116,9 @@ export async function createServer(
     // Access logs are registerRequestLog's: off unless asked for, slow requests always.
     logController: new LogController({ disableRequestLogging: true }),
   });
+
+  const keyNotice = createdKeyNotice(db.secretKeySource);
+  if (keyNotice) app.log.warn({ event: 'secret_key_created' }, keyNotice);
 
   const presence = new Presence(db, clock, config.onlineWindow);
   const core: Core = {

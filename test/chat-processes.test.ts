@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { openDatabase } from '../src/db/connection.js';
 import { allMethods } from '../src/domains.js';
-import { DB_KIND, REDIS_URL, newDatabaseLocation } from './helpers.js';
+import { DB_KIND, REDIS_URL, newDatabaseLocation, processDatabaseEnv } from './helpers.js';
 import { responseProblems } from './response-check.js';
 import { FeedClient, assertPushedOnceInOrder } from './chat-support.js';
 import { missing } from './components.js';
@@ -84,15 +84,13 @@ test(
     const location = await newDatabaseLocation();
     const dir = mkdtempSync(join(tmpdir(), 'gp-chat-'));
     const servers: ServerProcess[] = [];
-    const db = await openDatabase(location.url, { schema: location.schema });
+    const db = await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey });
     try {
-      const url = new URL(location.url);
-      url.searchParams.set('options', `-c search_path=${location.schema}`);
       const world = {
         users: USERS.map((id) => ({ user_id: id, email: `u${id}@example.com`, password: PASSWORD, nick: `User ${id}` })),
       };
       writeFileSync(join(dir, 'world.json'), JSON.stringify(world));
-      const env = { DATABASE_URL: url.toString(), REDIS_URL, REDIS_PREFIX: location.redisPrefix, CHAT_HISTORY: '1000' };
+      const env = { ...processDatabaseEnv(location), REDIS_URL, REDIS_PREFIX: location.redisPrefix, CHAT_HISTORY: '1000' };
       servers.push(await serve({ ...env, WORLD: join(dir, 'world.json') }));
       servers.push(...(await Promise.all([serve(env), serve(env)])));
 

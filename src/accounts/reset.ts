@@ -73,7 +73,11 @@ export async function resetPassword(services: Services, request: { token: string
   let attempt: { succeeded(): Promise<void> } | undefined;
   if (user.totp_secret !== null) {
     attempt = await admitSecondFactorCheck(services, target.user_id);
-    factor = readSecondFactor({ totp_secret: user.totp_secret, totp_last_step: user.totp_last_step }, request.code, services.clock.now());
+    factor = readSecondFactor(
+      { totp_secret: services.db.secrets.open(user.totp_secret), totp_last_step: user.totp_last_step },
+      request.code,
+      services.clock.now(),
+    );
   }
   const passwordHash = await services.auth.passwords.hash(request.password);
   await kysely.transaction().execute(async (trx) => {

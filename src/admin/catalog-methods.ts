@@ -17,8 +17,6 @@ import { requireUser } from '../users/profiles.js';
 const MAX_PROTO_JSON = 60_000;
 export const MAX_GRANT_COPIES = 1000;
 
-const common = { auth: 'admin', extension: true } as const;
-
 /** Imports a partial world (merge), answering a bad entry with code 2, and tells every process the catalogue changed. */
 async function mergeIntoCatalog(
   services: Services,
@@ -56,7 +54,8 @@ function parseJsonObject(name: string, text: string): Record<string, unknown> {
 
 export const catalogMethods: AnyMethod[] = [
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.upsertItemProto',
     summary: 'Create an item prototype, or replace a stored one',
     description:
@@ -86,7 +85,8 @@ export const catalogMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.upsertCollection',
     summary: 'Create a collection or change its title',
     params: P.object({
@@ -101,7 +101,8 @@ export const catalogMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.grantItems',
     summary: 'Give a user copies of an item',
     description: `At most ${MAX_GRANT_COPIES} copies per call. ts_can_trade: Unix time from which the items may be traded and crafted (0 = at once, -1 = never).`,
@@ -127,7 +128,8 @@ export const catalogMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.revokeItem',
     summary: 'Take an owned item away from its owner',
     description: 'The item leaves the inventory (and whatever it was equipped on) and is kept in history as revoked, with the reason.',

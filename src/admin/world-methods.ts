@@ -10,8 +10,6 @@ import { importWorld, WorldError } from '../world/import.js';
 import { exportWorld } from '../world/export.js';
 import { World } from '../world/schema.js';
 
-const common = { auth: 'admin', extension: true } as const;
-
 /**
  * A world travels as JSON text in the `world` parameter, inside a request body that the
  * server's body limit (config.bodyLimit, 64 KiB by default) caps. Larger files are imported
@@ -21,7 +19,8 @@ const MAX_WORLD_TEXT = 1024 * 1024 * 1024;
 
 export const worldMethods: AnyMethod[] = [
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.importWorld',
     summary: 'Import a world file into the running platform',
     description:
@@ -73,10 +72,12 @@ export const worldMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.exportWorld',
     summary: 'Export the whole world in the world-file format',
-    description: 'Passwords appear as argon2id hashes, TOTP secrets as they are stored; only owned items are included.',
+    description:
+      'Passwords appear as argon2id hashes, TOTP secrets in clear (opened with the secret key; the file is as sensitive as the database); only owned items are included.',
     params: P.object({}),
     result: Type.Object({ world: World }, Strict),
     handler: async ({ services }) => ({ world: await exportWorld(services.db) }),

@@ -2,6 +2,8 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services.js';
 import type { InTransaction } from '../db/connection.js';
+import { authError } from './errors.js';
+import { readParams } from './params.js';
 
 /** The signed-in caller of a method, resolved from the access token. */
 export interface Caller {
@@ -39,35 +41,63 @@ export interface AdminContext extends CallContext {
   inTransaction: InTransaction;
 }
 
-/** The context a handler of a method with this authorisation is given. */
-export type ContextFor<A extends AuthRequirement> = A extends 'required' ? SignedInContext : A extends 'admin' ? AdminContext : CallContext;
-
 /**
  * none: tokens are ignored; optional: a sent token must be valid; required: a valid token
  * must be sent; admin: the X-Admin-Key header must match the configured key.
  */
 export type AuthRequirement = 'none' | 'optional' | 'required' | 'admin';
 
-export interface MethodDefinition<P extends TObject = TObject, A extends AuthRequirement = AuthRequirement> {
+/**
+ * What a handler answers: for a method with a result schema, a value of that schema or the
+ * same answer ready-made as JSON; for one without, nothing.
+ */
+export type Answer<R extends TSchema | undefined> = R extends TSchema ? Static<R> | ReadyJson : void;
+
+type Handler<C extends CallContext, P extends TObject, R extends TSchema | undefined> = (ctx: C, params: Static<P>) => Promise<Answer<R>>;
+
+/** A method as declared: what the OpenAPI document, `/docs` and the admin command describe. */
+export interface MethodDescription<P extends TObject = TObject, R extends TSchema | undefined = TSchema | undefined> {
   name: string;
   summary: string;
   description?: string;
-  auth: A;
+  auth: AuthRequirement;
   /** A bot's token may call this method (methods with auth `none` or `optional` are always open). */
   bots?: boolean;
   params: P;
   /** Schema of `data` on success; absent for methods that answer `{ code: 0 }` only. */
-  result?: TSchema;
+  result?: R;
   /** Method-specific error codes it can answer, with what they mean. */
   errors?: Record<number, string>;
   /** Ours, not the reference service's. */
   extension?: boolean;
   /** Where success puts the result: `data` (default), or `result` as the reference's execute.* methods answer. */
   resultKey?: 'data' | 'result';
-  handler: (ctx: ContextFor<A>, params: Static<P>) => Promise<unknown>;
 }
 
-export type AnyMethod = MethodDefinition<TObject, AuthRequirement>;
+/**
+ * A method's declaration with its handler, which is given the signed-in caller when the method
+ * requires one, and the audited transaction of the call when it is an admin method.
+ */
+export type MethodDefinition<P extends TObject, R extends TSchema | undefined> = MethodDescription<P, R> &
+  (
+    | { auth: 'required'; handler: Handler<SignedInContext, P, R> }
+    | { auth: 'admin'; handler: Handler<AdminContext, P, R> }
+    | { auth: 'none' | 'optional'; handler: Handler<CallContext, P, R> }
+  );
+
+/** A declared method as the transport runs it: the parameters as sent in, the handler's answer out. */
+export interface AnyMethod extends MethodDescription {
+  /** Coerces `raw` against the parameter schema and runs the handler; the caller has done the authorisation. */
+  run(ctx: CallContext, raw: Record<string, unknown>): Promise<unknown>;
+}
+
+function isSignedIn(ctx: CallContext): ctx is SignedInContext {
+  return ctx.caller !== undefined;
+}
+
+function isAudited(ctx: CallContext): ctx is AdminContext {
+  return 'inTransaction' in ctx;
+}
 
 /**
  * A handler result already serialized as JSON: the transport sends it as `data` without
@@ -76,6 +106,7 @@ export type AnyMethod = MethodDefinition<TObject, AuthRequirement>;
  * (megabytes a second for large answers). Each distinct answer needs its own.
  */
 export class SerializedData {
+  declare private readonly nominal: 'SerializedData';
   constructor(
     readonly json: string,
     readonly kept?: KeptEnvelope,
@@ -88,6 +119,7 @@ export class SerializedData {
  * the envelope in one go, so an answer made of many ready-made texts is copied once.
  */
 export class SerializedList {
+  declare private readonly nominal: 'SerializedList';
   constructor(
     readonly elements: readonly string[],
     readonly open = '[',
@@ -100,17 +132,42 @@ export class SerializedList {
  * they come, so that the whole answer is never held in memory at once.
  */
 export class StreamedData {
+  declare private readonly nominal: 'StreamedData';
   constructor(readonly pieces: () => Iterable<string>) {}
 }
+
+/**
+ * An answer ready-made as JSON. Each class has a private member, so that only an instance,
+ * not any object of the same shape, passes for one where a handler's answer is checked.
+ */
+export type ReadyJson = SerializedData | SerializedList | StreamedData;
 
 /** The encoded `{"code":0,"data":...}` of a kept answer, once the transport has made it. */
 export interface KeptEnvelope {
   envelope?: Buffer;
 }
 
-/** Declares a method; the identity function keeps the handler's parameter types exact. */
-export function defineMethod<P extends TObject, A extends AuthRequirement>(definition: MethodDefinition<P, A>): AnyMethod {
-  return definition as unknown as AnyMethod;
+/**
+ * Declares a method. The handler's parameters are typed by the parameter schema and its
+ * answer is checked against the result schema by the compiler.
+ */
+export function defineMethod<P extends TObject, R extends TSchema | undefined = undefined>(definition: MethodDefinition<P, R>): AnyMethod {
+  return {
+    ...definition,
+    run: async (ctx, raw) => {
+      const params = readParams(definition.params, raw);
+      switch (definition.auth) {
+        case 'required':
+          if (!isSignedIn(ctx)) throw authError('authorization required: send an access_token');
+          return definition.handler(ctx, params);
+        case 'admin':
+          if (!isAudited(ctx)) throw new Error(`${definition.name} runs only as an audited admin call`);
+          return definition.handler(ctx, params);
+        default:
+          return definition.handler(ctx, params);
+      }
+    },
+  };
 }
 
 /**

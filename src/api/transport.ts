@@ -132,10 +132,8 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
   registerBodyParsers(app);
 
   async function handle(request: FastifyRequest<{ Params: { method: string } }>, reply: FastifyReply) {
-    const name = request.params.method;
-    const method = dispatcher.method(name);
-    const data = await dispatcher.invoke(method, {
-      name,
+    const { method, answer: data } = await dispatcher.invoke({
+      name: request.params.method,
       raw: mergedParams(request),
       ip: request.ip,
       userAgent: request.headers['user-agent'],
@@ -148,7 +146,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
       return reply
         .type('application/json; charset=utf-8')
         .send(Readable.from(envelopePieces(data), { objectMode: false, encoding: 'utf8' }));
-    if (data instanceof SerializedData && method!.resultKey === 'result')
+    if (data instanceof SerializedData && method.resultKey === 'result')
       return reply.type('application/json; charset=utf-8').send(`{"code":0,"result":${data.json}}`);
     if (data instanceof SerializedData) {
       // A kept answer's bytes are made once for every caller it is sent to.
@@ -159,7 +157,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     // Plain JSON.stringify, not serialisers compiled from the response schemas: for these
     // answers (unions of shapes, many optional fields) fast-json-stringify measured slower, and
     // the large lists (inventories, prototypes) are already assembled from cached JSON text.
-    const envelope: Envelope = data === undefined ? { code: Code.OK } : { code: Code.OK, [method!.resultKey ?? 'data']: data };
+    const envelope: Envelope = data === undefined ? { code: Code.OK } : { code: Code.OK, [method.resultKey ?? 'data']: data };
     return reply.send(envelope);
   }
 

@@ -10,8 +10,6 @@ import { listTrades, tradeListJson } from './lists.js';
 import { TradeList } from './schemas.js';
 import { TradeStatus, expiryCutoff } from './status.js';
 
-const common = { auth: 'admin', extension: true } as const;
-
 async function tradeById(services: Services, tradeId: number): Promise<TradeRow> {
   const row = await services.db.kysely
     .selectFrom('trades')
@@ -25,7 +23,8 @@ async function tradeById(services: Services, tradeId: number): Promise<TradeRow>
 /** Operators' view of trades: a user's, one by id, and ending an open one. */
 export const tradeAdminMethods: AnyMethod[] = [
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.listTrades',
     summary: "A user's trades, open and not, newest first",
     description: 'The shape of trades.history; users_data lists the partners.',
@@ -43,7 +42,8 @@ export const tradeAdminMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.getTrade',
     summary: 'One trade by id, in the list shape, with both parties',
     params: P.object({ trade_id: P.uint({ minimum: 1, description: 'the trade' }) }),
@@ -53,7 +53,8 @@ export const tradeAdminMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.cancelTrade',
     summary: 'Ends an open trade as if its sender had revoked it',
     description: 'Nothing moves; the trade reads status 3. The reason is kept in the audit log.',

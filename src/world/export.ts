@@ -98,7 +98,7 @@ export async function exportWorld(db: Database): Promise<World> {
         user_id: u.user_id,
         email: nn(u.email),
         password_hash: nn(u.password_hash),
-        totp_secret: nn(u.totp_secret),
+        totp_secret: u.totp_secret === null ? undefined : db.secrets.open(u.totp_secret),
         domain: nn(u.domain),
         nick: u.nick,
         nicks_old: JSON.parse(u.nicks_old) as string[],

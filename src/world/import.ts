@@ -6,6 +6,7 @@ import type { Tables } from '../db/tables.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
+import { nickColumns } from '../users/search-keys.js';
 import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
 import { invalidateTradesHoldingAt } from '../trades/invalidate.js';
 
@@ -526,10 +527,10 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           user_id: u.user_id,
           email: u.email?.toLowerCase() ?? null,
           password_hash: passwordHashes[i],
-          totp_secret: u.totp_secret ?? null,
+          totp_secret: u.totp_secret === undefined ? null : db.secrets.seal(u.totp_secret),
           totp_last_step: null,
           domain: u.domain ?? null,
-          nick: u.nick,
+          ...nickColumns(u.nick),
           nicks_old: JSON.stringify(u.nicks_old ?? []),
           gender: u.gender ?? 0,
           avatar: u.avatar ?? '',
