@@ -18,6 +18,7 @@ import {
   type DatabaseLocation,
 } from './helpers.js';
 import { missing } from './components.js';
+import { WORLD_CHANGED } from '../src/infra/channels.js';
 
 const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
 
@@ -272,9 +273,9 @@ describe('the game-platform command', () => {
         assert.equal(await nick(), 'Cli');
 
         const bus = server.services.bus as RedisBus;
-        await bus.ready(['world.changed']);
+        await bus.ready([WORLD_CHANGED]);
         const announced = new Promise<void>((resolve) => {
-          const stop = bus.subscribe('world.changed', () => {
+          const stop = bus.subscribe(WORLD_CHANGED, () => {
             stop();
             resolve();
           });

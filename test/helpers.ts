@@ -15,6 +15,7 @@ import type { Services } from '../src/services.js';
 import { allMethods } from '../src/domains.js';
 import { watchResponses } from './response-check.js';
 import { missing, REDIS_URL } from './components.js';
+import type { Channel } from '../src/infra/channels.js';
 
 /** Which database the suite runs on: `sqlite` (default) or `postgres` (TEST_DATABASE_URL). */
 export const DB_KIND: 'sqlite' | 'postgres' = process.env.TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
@@ -215,7 +216,7 @@ export function ok(answer: Answer): any {
 }
 
 /** Resolves once `server` has received a message on `channel` (one that `match` accepts). */
-export function heard(server: TestServer, channel: string, match: (message: any) => boolean = () => true): Promise<void> {
+export function heard(server: TestServer, channel: Channel<unknown>, match: (message: any) => boolean = () => true): Promise<void> {
   return new Promise((resolve) => {
     const stop = server.services.bus.subscribe(channel, (message) => {
       if (!match(message)) return;

@@ -9,6 +9,7 @@ import { badAccountToken, findAccountToken, issueAccountToken, retireAccountToke
 import { endSessionsIn } from './credentials.js';
 import { passwordResetMessage } from './messages.js';
 import { checkNewPassword, normaliseEmail } from './rules.js';
+import { announceSessionsRevoked } from '../auth/tokens.js';
 
 /** Limits of auth.requestPasswordReset, per hour. */
 export const RESET_REQUEST_LIMITS = { windowSeconds: 60 * 60, perAddress: 10, perEmail: 3 } as const;
@@ -92,5 +93,5 @@ export async function resetPassword(services: Services, request: { token: string
     await retireAccountTokens(trx, used.user_id, 'reset_password', now);
   });
   await attempt?.succeeded();
-  await services.tokens.announce({ userId: target.user_id });
+  await announceSessionsRevoked(services, { userId: target.user_id });
 }

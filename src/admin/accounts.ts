@@ -7,6 +7,7 @@ import type { UsersTable } from '../db/tables.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { endAllSessionsIn } from '../auth/sessions.js';
+import { announceSessionsRevoked } from '../auth/tokens.js';
 import { WorldUser } from '../world/schema.js';
 import { announceUsersChanged } from '../users/profile-cache.js';
 import { rankColumn, storedRank, type Rank } from '../users/rank.js';
@@ -251,7 +252,7 @@ export async function updateAccount(
   } catch (error) {
     explainUniqueViolation(error);
   }
-  if (passwordHash !== undefined) await services.tokens.announce({ userId });
+  if (passwordHash !== undefined) await announceSessionsRevoked(services, { userId });
   await announceUsersChanged(services, [userId]);
   return updated;
 }
@@ -275,7 +276,7 @@ export async function setAccountState(
     if (state.global_ban === 1) await endAllSessionsIn(trx, userId, nowSeconds(services));
     return (await loadAccount(trx, userId))!;
   });
-  if (state.global_ban === 1) await services.tokens.announce({ userId });
+  if (state.global_ban === 1) await announceSessionsRevoked(services, { userId });
   await announceUsersChanged(services, [userId]);
   return row;
 }

@@ -5,7 +5,7 @@ import { parseJsonParam } from '../api/depth.js';
 import { ApiError, Code } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import { nowSeconds } from '../services.js';
-import { WORLD_CHANGED } from '../infra/bus.js';
+import { announceWorldImported } from '../world/announce.js';
 import { importWorld, WorldError } from '../world/import.js';
 import { exportWorld } from '../world/export.js';
 import { World } from '../world/schema.js';
@@ -56,9 +56,7 @@ export const worldMethods: AnyMethod[] = [
         if (error instanceof WorldError) throw new ApiError(Code.BAD_PARAM, error.message);
         throw error;
       }
-      // Every process forgets the sessions the import ended, then reloads what it keeps in memory.
-      for (const userId of summary.endedSessionsOf) await services.tokens.announce({ userId });
-      await services.bus.publish(WORLD_CHANGED, {});
+      await announceWorldImported(services.bus, summary);
       return {
         mode: params.mode,
         users: summary.users,

@@ -4,9 +4,9 @@ import { openDatabase, describeDatabaseUrl, type Database } from '../db/connecti
 import { migrateToLatest } from '../db/migrate.js';
 import { importWorld, WorldError, type ImportSummary } from '../world/import.js';
 import { exportWorld } from '../world/export.js';
-import { RedisBus, WORLD_CHANGED } from '../infra/bus.js';
+import { RedisBus } from '../infra/bus.js';
 import { connectRedis } from '../infra/redis.js';
-import { REVOCATION_CHANNEL } from '../auth/tokens.js';
+import { announceWorldImported } from '../world/announce.js';
 import { createdKeyNotice } from '../db/secret-key.js';
 
 /** Opens the configured database with its secret key; says so when the key file was made now. */
@@ -62,8 +62,7 @@ async function announceImport(config: Config, summary: ImportSummary): Promise<v
   const publisher = connectRedis(config.redisUrl!);
   const bus = new RedisBus(publisher, publisher.duplicate(), `${config.redisPrefix}bus:`);
   try {
-    for (const userId of summary.endedSessionsOf) await bus.publishConfirmed(REVOCATION_CHANNEL, { userId });
-    await bus.publish(WORLD_CHANGED, {});
+    await announceWorldImported(bus, summary);
   } finally {
     await bus.close();
     publisher.disconnect();

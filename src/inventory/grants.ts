@@ -4,6 +4,7 @@ import { nowSeconds, type Services } from '../services.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { OWNED } from './queries.js';
 import { invalidateTradesHolding } from '../trades/invalidate.js';
+import { announceInvalidated } from '../trades/announce.js';
 
 export interface Grant {
   userId: number;
@@ -63,7 +64,7 @@ export async function revokeItem(
   inTransaction = ownTransaction(services.db),
 ): Promise<void> {
   const now = nowSeconds(services);
-  const ownerId = await inTransaction(async (trx) => {
+  const revoked = await inTransaction(async (trx) => {
     const revoked = await trx
       .updateTable('items')
       .set({ state: 'revoked', ended_at: now })
@@ -74,8 +75,9 @@ export async function revokeItem(
     if (!revoked) throw badParam('item_id', `item ${itemId} does not exist or is no longer owned`);
     await trx.insertInto('revocations').values({ item_id: itemId, user_id: revoked.user_id, ts: now, reason }).execute();
     await trx.deleteFrom('equipped').where('item_id', '=', itemId).execute();
-    await invalidateTradesHolding(services, trx, [itemId]);
-    return revoked.user_id;
+    const invalidated = await invalidateTradesHolding(services, trx, [itemId]);
+    return { ownerId: revoked.user_id, invalidated };
   });
-  await announceInventoriesChanged(services, [ownerId]);
+  await announceInventoriesChanged(services, [revoked.ownerId]);
+  await announceInvalidated(services, revoked.invalidated);
 }
