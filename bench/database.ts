@@ -3,8 +3,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { Insertable } from 'kysely';
 import { hash } from '@node-rs/argon2';
 import { openDatabase, type Database } from '../src/db/connection.js';
+import type { SessionsTable } from '../src/db/tables.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { importWorld } from '../src/world/import.js';
 import { PASSWORD_HASH_OPTIONS } from '../src/auth/passwords.js';
@@ -134,7 +136,7 @@ export async function createSessions(url: string, userIds: number[]): Promise<Ma
   const tokens = new Map<number, string>();
   try {
     const now = Math.floor(Date.now() / 1000);
-    const rows = userIds.map((userId) => {
+    const rows = userIds.map((userId): Insertable<SessionsTable> => {
       const token = newToken();
       tokens.set(userId, token);
       return {

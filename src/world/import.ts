@@ -1,8 +1,8 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Database, Executor } from '../db/connection.js';
-import type { Tables } from '../db/tables.js';
+import type { ItemsTable, Tables } from '../db/tables.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
@@ -580,7 +580,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
 
       const explicit = items.filter((i) => i.item_id !== undefined);
       const generated = items.filter((i) => i.item_id === undefined);
-      const itemRow = (item: (typeof items)[number], itemId?: number) => {
+      const itemRow = (item: (typeof items)[number], itemId?: number): Insertable<ItemsTable> => {
         const proto = protoById.get(item.item_proto_id)!;
         return {
           ...(itemId !== undefined ? { item_id: itemId } : {}),
