@@ -3,6 +3,7 @@ import { ApiError, Code, rateLimited } from '../api/errors.js';
 import { dialectAdapter } from '../db/dialect.js';
 import type { Services } from '../services.js';
 import { announceUsersChanged } from '../users/profile-cache.js';
+import { nickColumns } from '../users/search-keys.js';
 import { loadProfiles, profileObject } from '../users/profiles.js';
 import { flag, type Flag } from '../db/flags.js';
 import type { AccountInfo as AccountInfoSchema } from './schemas.js';
@@ -74,9 +75,9 @@ export async function updateInfo(services: Services, userId: number, changes: In
         .select(['nick', 'nicks_old', 'domain'])
         .where('user_id', '=', userId)
         .executeTakeFirstOrThrow();
-      const columns: { nick?: string; nicks_old?: string; gender?: Flag; domain?: string } = {};
+      const columns: { nick?: string; nick_lower?: string; nicks_old?: string; gender?: Flag; domain?: string } = {};
       if (nick !== undefined && nick !== row.nick) {
-        columns.nick = nick;
+        Object.assign(columns, nickColumns(nick));
         columns.nicks_old = JSON.stringify([...(JSON.parse(row.nicks_old) as string[]), row.nick].slice(-NICKS_OLD_KEPT));
       }
       if (changes.gender !== undefined) columns.gender = flag(changes.gender);

@@ -11,6 +11,7 @@ import { revokeAllSessions } from '../auth/sessions.js';
 import { WorldUser } from '../world/schema.js';
 import { announceUsersChanged } from '../users/profile-cache.js';
 import { rankColumn, storedRank, type Rank } from '../users/rank.js';
+import { nickColumns } from '../users/search-keys.js';
 import type { AdminAccount } from './schemas.js';
 
 /** Profile fields an operator may set on create and change on update; absent means unchanged. */
@@ -137,6 +138,7 @@ function profileColumns(changes: ProfileChanges): Partial<Selectable<UsersTable>
   const columns: Record<string, unknown> = {};
   const copy = ['nick', 'gender', 'avatar', 'approved', 'vip', 'moderator', 'superadmin', 'games', 'games_wins', 'xp', 'xp_level'] as const;
   for (const name of copy) if (changes[name] !== undefined) columns[name] = changes[name];
+  if (changes.nick !== undefined) Object.assign(columns, nickColumns(changes.nick));
   for (const name of ['domain', 'avatar_key', 'profile_cover'] as const)
     if (changes[name] !== undefined) columns[name] = changes[name] === '' ? null : changes[name];
   if (changes.rank !== undefined) columns.rank = rankColumn(changes.rank ?? undefined);
@@ -190,8 +192,8 @@ export async function createAccount(services: Services, account: NewAccount): Pr
         totp_last_step: null,
         bot_owner_id: account.botOwnerId ?? null,
         created_at: nowSeconds(services),
-        nick: account.nick,
         ...profileColumns(account),
+        ...nickColumns(account.nick),
       })
       .returning('user_id')
       .executeTakeFirstOrThrow();

@@ -11,6 +11,7 @@ import { itemProtoEntry } from '../world/export.js';
 import { WorldItemProto, type World } from '../world/schema.js';
 import { grantItems, revokeItem } from '../inventory/grants.js';
 import { requireUser } from '../users/profiles.js';
+import { announceCatalogChanged } from '../catalog/cache.js';
 
 /** Largest prototype entry accepted, as JSON text. */
 const MAX_PROTO_JSON = 60_000;
@@ -24,7 +25,7 @@ async function mergeIntoCatalog(services: Services, world: Partial<Record<keyof 
     if (error instanceof WorldError) throw new ApiError(Code.BAD_PARAM, error.message);
     throw error;
   }
-  await services.bus.publish('catalog.changed', {});
+  await announceCatalogChanged(services);
 }
 
 /**

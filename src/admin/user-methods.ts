@@ -181,7 +181,7 @@ export const userMethods: AnyMethod[] = [
       const userId = await requireUser(services, params.user_id);
       const account = await requireAccount(services, userId);
       const secret = new Secret({ size: 20 });
-      await setAccountState(services, userId, { totp_secret: secret.base32 });
+      await setAccountState(services, userId, { totp_secret: services.db.secrets.seal(secret.base32) });
       const totp = new TOTP({
         issuer: TOTP_ISSUER,
         label: account.email ?? account.domain ?? String(userId),

@@ -84,16 +84,12 @@ function isSignedIn(ctx: CallContext): ctx is SignedInContext {
 
 /**
  * A handler result already serialized as JSON: the transport sends it as `data` without
- * serializing again. `kept`: for an answer a cache keeps and serves to many callers, a place
- * beside it where the transport keeps the encoded envelope, so that it is encoded once too
- * (megabytes a second for large answers). Each distinct answer needs its own.
+ * serializing again. A handler that gives the same object again (one a cache keeps) has it
+ * encoded once: the transport keeps the encoded answer as long as the object lives.
  */
 export class SerializedData {
   declare private readonly nominal: 'SerializedData';
-  constructor(
-    readonly json: string,
-    readonly kept?: KeptEnvelope,
-  ) {}
+  constructor(readonly json: string) {}
 }
 
 /**
@@ -124,11 +120,6 @@ export class StreamedData {
  * not any object of the same shape, passes for one where a handler's answer is checked.
  */
 export type ReadyJson = SerializedData | SerializedList | StreamedData;
-
-/** The encoded `{"code":0,"data":...}` of a kept answer, once the transport has made it. */
-export interface KeptEnvelope {
-  envelope?: Buffer;
-}
 
 /**
  * Declares a method. The handler's parameters are typed by the parameter schema and its

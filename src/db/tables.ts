@@ -22,10 +22,13 @@ export interface UsersTable {
   user_id: Id;
   email: string | null;
   password_hash: string | null;
+  /** Sealed with the database's secret key (`v1:...`, see SecretBox); null while two-factor sign-in is off. */
   totp_secret: string | null;
   totp_last_step: number | null;
   domain: string | null;
   nick: Defaulted<string>;
+  /** The nick in lower case, for users.search: written with every nick (users/search-keys.ts). */
+  nick_lower: string;
   nicks_old: Defaulted<string>;
   gender: Defaulted<Flag>;
   avatar: Defaulted<string>;
@@ -57,7 +60,7 @@ export interface UsersTable {
   last_seen: Defaulted<number>;
   created_at: number;
   email_verified: Defaulted<Flag>;
-  /** A TOTP secret set up by account.totpSetup, active once account.totpEnable confirms it. */
+  /** A TOTP secret set up by account.totpSetup, active once account.totpEnable confirms it; sealed like totp_secret. */
   totp_pending: Defaulted<string | null>;
 }
 
@@ -335,6 +338,15 @@ export interface PromocodeUsesTable {
   item_ids: string;
 }
 
+/** One row: a known text sealed with the secret key, checked on every start. */
+export interface SecretKeyCheckTable {
+  id: number;
+  /** Names the key without revealing it, for the message about a wrong key. */
+  fingerprint: string;
+  verifier: string;
+  created_at: number;
+}
+
 export interface Tables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -363,4 +375,5 @@ export interface Tables {
   account_tokens: AccountTokensTable;
   recovery_codes: RecoveryCodesTable;
   signin_sources: SigninSourcesTable;
+  secret_key_check: SecretKeyCheckTable;
 }

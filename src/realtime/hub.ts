@@ -2,16 +2,12 @@ import { sql } from 'kysely';
 import type { WebSocket } from 'ws';
 import type { Caller } from '../api/method.js';
 import type { Bus } from '../infra/bus.js';
-import { RedisBus } from '../infra/bus.js';
+import { FEED_EVENTS, SESSIONS_REVOKED, revokes, type Revocation } from '../infra/channels.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connection.js';
 import type { Clock } from '../infra/clock.js';
 import type { Presence } from '../users/presence.js';
-import { REVOCATION_CHANNEL, type Revocation } from '../auth/tokens.js';
 import { PING, eventFrame } from './extws.js';
-
-/** Bus channel of events for realtime connections, numbered in order (Bus.publishSequenced). */
-export const FEED_CHANNEL = 'realtime.event';
 
 /** WebSocket close codes the feed uses besides the standard ones. */
 export const CloseCode = {
@@ -100,10 +96,10 @@ export class RealtimeHub {
   async start(): Promise<void> {
     const { bus } = this.deps;
     // Subscribed in Redis before the server listens, so no event sent after start is missed.
-    if (bus instanceof RedisBus) await bus.ready([FEED_CHANNEL, REVOCATION_CHANNEL]);
+    await bus.ready([FEED_EVENTS, SESSIONS_REVOKED]);
     this.unsubscribes.push(
-      bus.subscribe(FEED_CHANNEL, (message) => this.receive(message as NumberedEvent)),
-      bus.subscribe(REVOCATION_CHANNEL, (message) => this.closeRevoked(message as Revocation)),
+      bus.subscribe(FEED_EVENTS, (event) => this.receive(event)),
+      bus.subscribe(SESSIONS_REVOKED, (revocation) => this.closeRevoked(revocation)),
     );
   }
 
@@ -133,7 +129,7 @@ export class RealtimeHub {
 
   /** Sends an event to the connections of every process subscribed to its topic; resolves to its id. */
   publish(event: FeedEvent): Promise<number> {
-    return this.deps.bus.publishSequenced(FEED_CHANNEL, event as unknown as Record<string, unknown>);
+    return this.deps.bus.publishSequenced(FEED_EVENTS, event);
   }
 
   /** Sends an event to one user's connections, on every process, whatever they subscribed to. */
@@ -231,15 +227,7 @@ export class RealtimeHub {
   }
 
   private closeRevoked(revocation: Revocation): void {
-    if (!revocation || typeof revocation !== 'object') return;
-    this.closeWhere(
-      (caller) =>
-        ('sessionIds' in revocation && Array.isArray(revocation.sessionIds) && revocation.sessionIds.includes(caller.sessionId)) ||
-        ('userId' in revocation && revocation.userId === caller.userId) ||
-        ('familyId' in revocation && revocation.familyId === caller.familyId),
-      CloseCode.SESSION_REVOKED,
-      'session revoked',
-    );
+    this.closeWhere((caller) => revokes(revocation, caller), CloseCode.SESSION_REVOKED, 'session revoked');
   }
 
   private beat(): void {

@@ -4,11 +4,12 @@ import { P } from '../api/params.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import { MAX_LIST_COUNT } from '../friends/lists.js';
 import { requireUser } from '../users/profiles.js';
-import { nowSeconds, type Services } from '../services.js';
-import { noSuchTrade, tradeClosed, type TradeRow } from './actions.js';
+import type { Services } from '../services.js';
+import { endOpenTrade, noSuchTrade, tradeClosed, type TradeRow } from './actions.js';
+import { announceClosed } from './announce.js';
 import { listTrades, tradeListJson } from './lists.js';
 import { TradeList } from './schemas.js';
-import { TradeStatus, expiryCutoff } from './status.js';
+import { TradeStatus } from './status.js';
 
 async function tradeById(services: Services, tradeId: number): Promise<TradeRow> {
   const row = await services.db.kysely
@@ -65,16 +66,9 @@ export const tradeAdminMethods: AnyMethod[] = [
     result: Type.Object({ trade_id: Uint }, Strict),
     errors: { 801: 'no such trade', 802: 'the trade is no longer open' },
     handler: async ({ services }, params) => {
-      await tradeById(services, params.trade_id);
-      const now = nowSeconds(services);
-      const closed = await services.db.kysely
-        .updateTable('trades')
-        .set({ status: TradeStatus.REVOKED, reaction_time: now })
-        .where('trade_id', '=', params.trade_id)
-        .where('status', '=', TradeStatus.OPEN)
-        .where('create_time', '>', expiryCutoff(services, now))
-        .executeTakeFirst();
-      if (closed.numUpdatedRows !== 1n) throw tradeClosed();
+      const trade = await tradeById(services, params.trade_id);
+      if (!(await endOpenTrade(services, params.trade_id, TradeStatus.REVOKED))) throw tradeClosed();
+      await announceClosed(services, [trade], TradeStatus.REVOKED, 'cancelled');
       return { trade_id: params.trade_id };
     },
   }),
