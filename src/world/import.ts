@@ -1,8 +1,8 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Database, Executor } from '../db/connection.js';
-import type { Tables } from '../db/tables.js';
+import type { ItemsTable, Tables } from '../db/tables.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
@@ -598,7 +598,7 @@ async function importItems(
 
   const explicit = items.filter((i) => i.item_id !== undefined);
   const generated = items.filter((i) => i.item_id === undefined);
-  const itemRow = (item: Item, itemId?: number) => {
+  const itemRow = (item: Item, itemId?: number): Insertable<ItemsTable> => {
     const proto = protoById.get(item.item_proto_id)!;
     return {
       ...(itemId !== undefined ? { item_id: itemId } : {}),
