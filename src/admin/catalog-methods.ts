@@ -8,6 +8,7 @@ import type { Services } from '../services.js';
 import type { InTransaction } from '../db/connection.js';
 import { nowSeconds } from '../services.js';
 import { importWorld, WorldError } from '../world/import.js';
+import { announceInvalidated } from '../trades/announce.js';
 import { itemProtoEntry } from '../world/export.js';
 import { WorldItemProto, type World } from '../world/schema.js';
 import { grantItems, revokeItem } from '../inventory/grants.js';
@@ -24,13 +25,15 @@ async function mergeIntoCatalog(
   world: Partial<Record<keyof World, unknown[]>>,
   inTransaction: InTransaction,
 ): Promise<void> {
+  let summary;
   try {
-    await importWorld(services.db, world, { mode: 'merge', now: nowSeconds(services), inTransaction });
+    summary = await importWorld(services.db, world, { mode: 'merge', now: nowSeconds(services), inTransaction });
   } catch (error) {
     if (error instanceof WorldError) throw new ApiError(Code.BAD_PARAM, error.message);
     throw error;
   }
   await announceCatalogChanged(services);
+  await announceInvalidated(services, summary.invalidatedTrades);
 }
 
 /**

@@ -1,5 +1,7 @@
+import type { Insertable } from 'kysely';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { ownTransaction } from '../db/connection.js';
+import type { ItemsTable } from '../db/tables.js';
 import { nowSeconds, type Services } from '../services.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { OWNED } from './queries.js';
@@ -31,7 +33,7 @@ export async function grantItems(services: Services, grant: Grant, inTransaction
     const user = await trx.selectFrom('users').select('user_id').where('user_id', '=', userId).executeTakeFirst();
     if (!user) throw new ApiError(Code.USER_NOT_FOUND, 'user does not exist');
     if (!proto) throw new ApiError(Code.BAD_PARAM, `parameter item_proto_id: prototype ${itemProtoId} does not exist`);
-    const row = {
+    const row: Insertable<ItemsTable> = {
       user_id: userId,
       item_proto_id: itemProtoId,
       type: proto.type,
