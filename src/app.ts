@@ -110,6 +110,9 @@ export async function createServer(
   });
 
   const presence = new Presence(db, clock, config.onlineWindow);
+  // Sessions are cached where every revocation reaches this process (announcements wait for their confirmations).
+  const revocationsReachUs = invalidationsReachUs({ db, redis });
+  const tokens = new TokenResolver({ db, bus, clock, bindToIp: config.bindTokensToIp, cache: revocationsReachUs });
   const core: Core = {
     config,
     db,
@@ -118,16 +121,9 @@ export async function createServer(
     bus,
     redis,
     log: app.log,
-    tokens: new TokenResolver({
-      db,
-      bus,
-      clock,
-      bindToIp: config.bindTokensToIp,
-      // Sessions are cached where every revocation reaches this process (announcements wait for their confirmations).
-      cache: invalidationsReachUs({ db, redis }),
-    }),
+    tokens,
     presence,
-    realtime: new RealtimeHub({ bus, db, clock, presence, config, log: app.log }),
+    realtime: new RealtimeHub({ bus, db, clock, presence, tokens, revocationsReachUs, config, log: app.log }),
     mail: createMailer(config, app.log),
     metrics: new Metrics(allMethods().map((m) => m.name)),
   };

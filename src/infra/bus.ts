@@ -14,6 +14,13 @@ export const WORLD_CHANGED = 'world.changed';
 export const BUS_LOST = 'bus.lost';
 
 /**
+ * Emitted in this process only, once its subscribed Redis connection is back after a loss and
+ * subscribed again: every message published from then on is heard, and whatever was missed
+ * meanwhile can only be learnt from the database.
+ */
+export const BUS_RESTORED = 'bus.restored';
+
+/**
  * How long a process may trust that it has heard every message, ms: it proves it by a
  * round trip on its subscribed connection (Redis delivers in order, so the answer comes
  * after every message published before it); a publisher waiting for confirmations never
@@ -141,6 +148,18 @@ export class RedisBus implements Bus {
       this.currentUntil = 0;
       this.local.emit(BUS_LOST, {});
     });
+    subscriber.on('ready', () => {
+      if (this.connection === 0) return;
+      // ioredis sends the SUBSCRIBEs again before 'ready' is heard: once a PING sent now comes
+      // back, they are in force (Redis answers in order).
+      const connection = this.connection;
+      this.subscriber.ping().then(
+        () => {
+          if (connection === this.connection) this.local.emit(BUS_RESTORED, {});
+        },
+        () => undefined,
+      );
+    });
     if (publisher !== subscriber) publisher.on('close', () => this.local.emit(BUS_LOST, {}));
   }
 
@@ -204,7 +223,7 @@ export class RedisBus implements Bus {
 
   subscribe(channel: string, handler: BusHandler): () => void {
     this.local.on(channel, handler);
-    if (channel !== BUS_LOST) this.ensureSubscribed(channel).catch(() => this.subscribed.delete(channel));
+    if (channel !== BUS_LOST && channel !== BUS_RESTORED) this.ensureSubscribed(channel).catch(() => this.subscribed.delete(channel));
     return () => this.local.off(channel, handler);
   }
 
