@@ -7,7 +7,7 @@ import { announceUsersChanged } from '../users/profile-cache.js';
 import { issueAccountToken } from './account-tokens.js';
 import { addressTakenMessage, verifyEmailMessage } from './messages.js';
 import { checkDomain, checkNewPassword, checkNick, normaliseEmail } from './rules.js';
-import { admitSignup } from './signup-defence.js';
+import { admitSignup } from '../auth/defence.js';
 import { collision, domainTaken, emailTaken, explainCollision } from './unique.js';
 
 export interface SignupRequest {
