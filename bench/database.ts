@@ -14,6 +14,8 @@ import { BENCH_PASSWORD, WORLD_NOW, generateWorld, passwordSalt, type WorldRoles
 const here = dirname(fileURLToPath(import.meta.url));
 export const CACHE_DIR = join(here, '.cache');
 const RUN_DATABASE = 'gpbench_run';
+/** The secret key of the benchmark's databases (SECRET_KEY of the server under test): one for every copy of the cached worlds. */
+export const BENCH_SECRET_KEY = 'be7cbe7cbe7cbe7cbe7cbe7cbe7cbe7cbe7cbe7cbe7cbe7cbe7cbe7cbe7cbe7c';
 
 export type DbKind = 'sqlite' | 'postgres';
 
@@ -61,7 +63,7 @@ async function prepareSqlite(seed: string, scale: WorldScale, log: (line: string
     log(`building the ${scale.name} world on SQLite (cache key ${key})`);
     const building = `${cached}.building`;
     for (const suffix of ['', '-wal', '-shm']) rmSync(building + suffix, { force: true });
-    const db = await openDatabase(`sqlite:${building}`);
+    const db = await openDatabase(`sqlite:${building}`, { secretKey: BENCH_SECRET_KEY });
     importSeconds = await fillWorld(db, seed, scale, log);
     await db.close();
     renameSync(building, cached);
@@ -106,7 +108,7 @@ async function preparePostgres(baseUrl: string, seed: string, scale: WorldScale,
     const building = `${cachedName}_building`;
     await adminQuery(baseUrl, `drop database if exists ${building} with (force)`);
     await adminQuery(baseUrl, `create database ${building}`);
-    const db = await openDatabase(withDatabase(baseUrl, building));
+    const db = await openDatabase(withDatabase(baseUrl, building), { secretKey: BENCH_SECRET_KEY });
     importSeconds = await fillWorld(db, seed, scale, log);
     await db.close();
     // A settled database, as autovacuum leaves it: statistics and visibility map up to date.
@@ -130,7 +132,7 @@ export function prepareDatabase(kind: DbKind, seed: string, scale: WorldScale, l
  * bound to 127.0.0.1), so scenarios do not depend on sign-in throttling.
  */
 export async function createSessions(url: string, userIds: number[]): Promise<Map<number, string>> {
-  const db = await openDatabase(url);
+  const db = await openDatabase(url, { secretKey: BENCH_SECRET_KEY });
   const tokens = new Map<number, string>();
   try {
     const now = Math.floor(Date.now() / 1000);
@@ -173,7 +175,7 @@ export interface ConservationReport {
  * before + crafts + openings; owned per crafter = before - 9 x crafts, per opener before - openings).
  */
 export async function checkConservation(url: string, roles: WorldRoles): Promise<ConservationReport> {
-  const db = await openDatabase(url);
+  const db = await openDatabase(url, { secretKey: BENCH_SECRET_KEY });
   const problems: string[] = [];
   const k = db.kysely;
   try {

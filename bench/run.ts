@@ -20,6 +20,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import {
+  BENCH_SECRET_KEY,
   CACHE_DIR,
   checkConservation,
   createSessions,
@@ -228,7 +229,7 @@ async function startServer(database: PreparedDatabase, label: string): Promise<S
     {
       cwd: root,
       stdio: ['ignore', out, out],
-      env: { ...process.env, NODE_ENV: 'production' },
+      env: { ...process.env, NODE_ENV: 'production', SECRET_KEY: BENCH_SECRET_KEY },
     },
   );
   const url = `http://127.0.0.1:${port}`;

@@ -20,6 +20,7 @@ const config = {
   host: '127.0.0.1',
   port: Number(values.port ?? 0),
   databaseUrl: values.database ?? 'sqlite:./data/bench.db',
+  secretKey: process.env.SECRET_KEY || undefined,
   rateLimit: false,
   // Every benchmark client connects from loopback.
   maxConnectionsPerIp: 1_000_000,

@@ -340,7 +340,12 @@ async function main(): Promise<void> {
   try {
     const setupDb = await location.open();
     const clients = await prepare(setupDb).finally(() => setupDb.close());
-    const server = await startServerProcess({ databaseUrl: location.url, adminKey: ADMIN_KEY, args: ['--no-rate-limit', '--trust-proxy'] });
+    const server = await startServerProcess({
+      databaseUrl: location.url,
+      secretKey: location.secretKey,
+      adminKey: ADMIN_KEY,
+      args: ['--no-rate-limit', '--trust-proxy'],
+    });
     console.log(`soak: ${MINUTES} min, ${CLIENTS} clients, ${args.db}, server pid ${server.pid} at ${server.url}`);
     const tally = new Tally();
     const started = Date.now();

@@ -3,11 +3,12 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
+import { createdKeyNotice } from './db/secret-key.js';
 import { systemClock, type Clock } from './infra/clock.js';
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './infra/counters.js';
 import { LocalBus, RedisBus, type Bus } from './infra/bus.js';
 import { connectRedis } from './infra/redis.js';
-import { TokenResolver } from './auth/tokens.js';
+import { TokenResolver, attachSessionCache } from './auth/tokens.js';
 import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
 import { createMailer } from './mail/mailer.js';
@@ -66,12 +67,20 @@ export async function createServer(
 ): Promise<{ app: FastifyInstance; services: Services }> {
   const clock = options.clock ?? systemClock;
   const ownsDb = !options.db;
-  const db = options.db ?? (await openDatabase(config.databaseUrl));
-  await migrateToLatest(db);
+  const db =
+    options.db ?? (await openDatabase(config.databaseUrl, { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey }));
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    // A wrong secret key (SecretKeyError) or a failed migration: nothing started.
+    if (ownsDb) await db.close();
+    throw error;
+  }
 
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   // The bus listens on a connection of its own: a subscribed Redis connection serves nothing else.
-  const redisSubscriber = redis?.duplicate();
+  // Named, so that an operator (or a test) finds it in CLIENT LIST.
+  const redisSubscriber = redis?.duplicate({ connectionName: `${config.redisPrefix.replace(/[^\w:.-]/g, '_')}bus` });
   let bus: Bus;
   let counters: CounterStore;
   if (redis && redisSubscriber) {
@@ -109,10 +118,13 @@ export async function createServer(
     logController: new LogController({ disableRequestLogging: true }),
   });
 
+  const keyNotice = createdKeyNotice(db.secretKeySource);
+  if (keyNotice) app.log.warn({ event: 'secret_key_created' }, keyNotice);
+
   const presence = new Presence(db, clock, config.onlineWindow);
-  // Sessions are cached where every revocation reaches this process (announcements wait for their confirmations).
-  const revocationsReachUs = invalidationsReachUs({ db, redis });
-  const tokens = new TokenResolver({ db, bus, clock, bindToIp: config.bindTokensToIp, cache: revocationsReachUs });
+  const metrics = new Metrics(allMethods().map((m) => m.name));
+  const sessions = await attachSessionCache({ db, redis, bus, clock, metrics });
+  const tokens = new TokenResolver({ db, clock, bindToIp: config.bindTokensToIp, cache: sessions.cache });
   const core: Core = {
     config,
     db,
@@ -123,9 +135,18 @@ export async function createServer(
     log: app.log,
     tokens,
     presence,
-    realtime: new RealtimeHub({ bus, db, clock, presence, tokens, revocationsReachUs, config, log: app.log }),
+    realtime: new RealtimeHub({
+      bus,
+      db,
+      clock,
+      presence,
+      tokens,
+      revocationsReachUs: invalidationsReachUs({ db, redis }),
+      config,
+      log: app.log,
+    }),
     mail: createMailer(config, app.log),
-    metrics: new Metrics(allMethods().map((m) => m.name)),
+    metrics,
   };
 
   // A plain callback: this runs on every request, and an async hook costs a promise each time.
@@ -141,7 +162,6 @@ export async function createServer(
   core.metrics.registerHooks(app);
   core.metrics.watchDatabase(db);
   core.metrics.watchWebSockets(app);
-  core.metrics.watchCache('sessions', () => core.tokens.cacheCounts());
   registerMetricsEndpoints(app, core, core.metrics);
   registerFrontPage(app, core);
 
@@ -168,7 +188,7 @@ export async function createServer(
   app.addHook('onClose', async () => {
     await stopCapabilities(services);
     services.realtime.stop();
-    services.tokens.close();
+    sessions.detach();
     await services.mail.close();
     db.onQuery(undefined);
     await counters.close();
@@ -191,7 +211,7 @@ async function startCapabilities(core: Core): Promise<Services> {
   const auth = await startAuth(core);
   const users = await startUsers(core);
   const friends = await startFriends(core);
-  const catalog = startCatalog(core);
+  const catalog = await startCatalog(core);
   const inventory = await startInventory(core);
   const chat = new ChatRuntime(core);
   const trades = createTrades();

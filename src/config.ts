@@ -9,6 +9,14 @@ export interface Config {
   redisPrefix: string;
   adminKey?: string;
   /**
+   * Seals the TOTP secrets stored in the database (AES-256-GCM): 64 hexadecimal digits or the
+   * base64 of 32 bytes. Without it a SQLite database uses the key file beside it (made on first
+   * start); PostgreSQL refuses to start.
+   */
+  secretKey?: string;
+  /** The key the secrets were sealed with until now: on start they are sealed again with secretKey. */
+  previousSecretKey?: string;
+  /**
    * Take the client address from X-Forwarded-For: the rightmost entry that is not one of our
    * proxies, given as a hop count (`true` is one hop) or a list of addresses and CIDR ranges.
    */
@@ -79,6 +87,10 @@ export interface Config {
     signup: 'open' | 'closed';
     /** Where players reach the server, for the links in e-mail (default: http://host:port). */
     publicUrl?: string;
+  };
+  bots: {
+    /** Bots one user may create with bots.create (0: none). */
+    perOwner: number;
   };
   mail: {
     /** smtp://user:pass@host:port or smtps://...; without it messages are only written to the log. */
@@ -160,6 +172,7 @@ export function defaultConfig(): Config {
     announceDropsFromClass: 0,
     ws: { heartbeatSeconds: 30, maxQueueBytes: 1024 * 1024, maxFrameBytes: 16 * 1024 },
     accounts: { signup: 'open' },
+    bots: { perOwner: 5 },
     mail: { from: 'game-platform <no-reply@localhost>', retryDelaysMs: [5_000, 30_000, 120_000, 600_000, 1_800_000] },
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },

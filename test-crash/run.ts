@@ -236,7 +236,12 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
     const setupDb = await location.open();
     const setup = await prepare(setupDb).finally(() => setupDb.close());
 
-    const first = await startServerProcess({ databaseUrl: location.url, adminKey: ADMIN_KEY, args: SERVE_ARGS });
+    const first = await startServerProcess({
+      databaseUrl: location.url,
+      secretKey: location.secretKey,
+      adminKey: ADMIN_KEY,
+      args: SERVE_ARGS,
+    });
     servers.push(first);
     // One read of each kind first, so the storm meets a warm server rather than its first compilations.
     for (const path of ['gchat.get', `inventory.get?user_id=${CRAFTERS[0]}&count=1`, `friends.get?user_id=${FRIENDS[0]}`])
@@ -272,7 +277,12 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
     if (how !== 'SIGKILL') log.unexpected.push(`the server had already exited (${how}) before the kill:\n${first.output()}`);
     await storm;
 
-    const second = await startServerProcess({ databaseUrl: location.url, adminKey: ADMIN_KEY, args: SERVE_ARGS });
+    const second = await startServerProcess({
+      databaseUrl: location.url,
+      secretKey: location.secretKey,
+      adminKey: ADMIN_KEY,
+      args: SERVE_ARGS,
+    });
     servers.push(second);
     const db = await location.open();
     try {

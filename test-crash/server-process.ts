@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +27,8 @@ export interface ServerProcess {
 
 export interface ServerOptions {
   databaseUrl: string;
+  /** SECRET_KEY of the database (PostgreSQL); without it a SQLite server uses the key file beside the database. */
+  secretKey?: string;
   adminKey?: string;
   /** Further `serve` flags. */
   args?: string[];
@@ -50,7 +52,12 @@ export function startServerProcess(options: ServerOptions): Promise<ServerProces
   ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { ...process.env, ...(options.adminKey ? { ADMIN_KEY: options.adminKey } : {}), ...options.env },
+    env: {
+      ...process.env,
+      SECRET_KEY: options.secretKey ?? '',
+      ...(options.adminKey ? { ADMIN_KEY: options.adminKey } : {}),
+      ...options.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -86,6 +93,8 @@ export function startServerProcess(options: ServerOptions): Promise<ServerProces
 export interface DatabaseLocation {
   /** The URL the server is started with. */
   url: string;
+  /** The secret key the server is started with (SECRET_KEY); none on SQLite, which keeps its key file beside the database. */
+  secretKey?: string;
   open(): Promise<Database>;
   dispose(): Promise<void>;
 }
@@ -100,9 +109,11 @@ export function postgresLocation(base: string, name: string): DatabaseLocation {
   const schema = `${name}_${process.pid}_${randomUUID().slice(0, 8)}`;
   const url = new URL(base);
   url.searchParams.set('options', `-c search_path=${schema}`);
+  const secretKey = randomBytes(32).toString('hex');
   return {
     url: url.toString(),
-    open: () => openDatabase(base, { schema }),
+    secretKey,
+    open: () => openDatabase(base, { schema, secretKey }),
     dispose: () => dropPostgresSchema(base, schema),
   };
 }

@@ -5,6 +5,7 @@ import { BUS_LEASE_MS } from '../src/infra/bus.js';
 import { REDIS_URL, busCurrent, heard, ok, type TestServer } from './helpers.js';
 import { admin, fails, publicUser, signIn, signInAnswer, smallWorld, startAdminServer } from './admin-support.js';
 import { missing } from './components.js';
+import { CATALOG_CHANGED, INVENTORY_CHANGED, SESSIONS_REVOKED, USERS_CHANGED } from '../src/infra/channels.js';
 
 /** Two server processes on one database, joined by Redis: the admin API is called on the first, the public API on the second. */
 async function withTwoServers(run: (first: TestServer, second: TestServer) => Promise<void>): Promise<void> {
@@ -25,7 +26,7 @@ test("a ban on one process stops the user's token on another at once", { skip: m
   withTwoServers(async (first, second) => {
     const token = await signIn(second, 'bob@example.com');
     ok(await second.call('users.get', {}, { token, http: 'GET' }));
-    const revoked = heard(second, 'auth.revoked', (m) => m?.userId === 2);
+    const revoked = heard(second, SESSIONS_REVOKED, (m) => m?.userId === 2);
     await admin(first, 'banUser', { user_id: 2 });
     await revoked;
     fails(await second.call('users.get', {}, { token, http: 'GET' }), 1);
@@ -34,7 +35,7 @@ test("a ban on one process stops the user's token on another at once", { skip: m
 
     await admin(first, 'unbanUser', { user_id: 2 });
     const fresh = await signIn(second, 'bob@example.com');
-    const killed = heard(second, 'auth.revoked', (m) => m?.userId === 2);
+    const killed = heard(second, SESSIONS_REVOKED, (m) => m?.userId === 2);
     await admin(first, 'killSessions', { user_id: 2 });
     await killed;
     fails(await second.call('users.get', {}, { token: fresh, http: 'GET' }), 1);
@@ -88,7 +89,7 @@ test('chat status and mutes set on one process apply on another at once', { skip
     assert.equal(ok(await second.call('gchat.get', {}, { http: 'GET' })).status.closed, false);
     ok(await second.call('gchat.send', { message: 'open again' }, { token }));
 
-    const changed = heard(second, 'users.changed', (m) => m?.user_ids?.includes(1));
+    const changed = heard(second, USERS_CHANGED, (m) => m?.user_ids?.includes(1));
     await admin(first, 'muteUser', { user_id: 1, duration: 300 });
     await changed;
     fails(await second.call('gchat.send', { message: 'muted' }, { token }), 104);
@@ -99,7 +100,7 @@ test('chat status and mutes set on one process apply on another at once', { skip
 test('profile and catalogue changes on one process show on another', { skip: missing.redis }, () =>
   withTwoServers(async (first, second) => {
     assert.equal((await publicUser(second, 3)).nick, 'Carol');
-    const userChanged = heard(second, 'users.changed', (m) => m?.user_ids?.includes(3));
+    const userChanged = heard(second, USERS_CHANGED, (m) => m?.user_ids?.includes(3));
     await admin(first, 'updateUser', { user_id: 3, nick: 'Caroline' });
     await userChanged;
     const seen = await publicUser(second, 3);
@@ -107,7 +108,7 @@ test('profile and catalogue changes on one process show on another', { skip: mis
     assert.deepEqual(seen.nicks_old, ['Carol']);
 
     ok(await second.call('data.getItemProtos', { item_proto_ids: '100' }, { http: 'GET' }));
-    const catalogChanged = heard(second, 'catalog.changed');
+    const catalogChanged = heard(second, CATALOG_CHANGED);
     await admin(first, 'upsertItemProto', {
       item_proto: JSON.stringify({ item_proto_id: 100, type: 0, quality_id: 1, title: 'Renamed everywhere' }),
     });
@@ -122,7 +123,7 @@ test('an inventory read on one process follows grants, revocations and prototype
     const items = async () => ok(await second.call('inventory.get', { user_id: 1, add_legacy: 0 }, { http: 'GET' }));
     assert.deepEqual(await items(), { count: 0, items: [], collections: [] });
 
-    let changed = heard(second, 'inventory.changed', (m) => m?.user_ids?.includes(1));
+    let changed = heard(second, INVENTORY_CHANGED, (m) => m?.user_ids?.includes(1));
     const granted = await admin(first, 'grantItems', { user_id: 1, item_proto_id: 100, copies: 2 });
     await changed;
     const afterGrant = await items();
@@ -130,7 +131,7 @@ test('an inventory read on one process follows grants, revocations and prototype
     assert.deepEqual(afterGrant.items.map((i: any) => i.item_id).sort(), [...granted.item_ids].sort());
     assert.equal(afterGrant.items[0].title, 'Old Street');
 
-    changed = heard(second, 'inventory.changed', (m) => m?.user_ids?.includes(1));
+    changed = heard(second, INVENTORY_CHANGED, (m) => m?.user_ids?.includes(1));
     await admin(first, 'revokeItem', { item_id: granted.item_ids[0] });
     await changed;
     const afterRevoke = await items();
@@ -140,7 +141,7 @@ test('an inventory read on one process follows grants, revocations and prototype
       [granted.item_ids[1]],
     );
 
-    const catalogChanged = heard(second, 'catalog.changed');
+    const catalogChanged = heard(second, CATALOG_CHANGED);
     await admin(first, 'upsertItemProto', {
       item_proto: JSON.stringify({ item_proto_id: 100, type: 0, quality_id: 1, title: 'Renamed street' }),
     });

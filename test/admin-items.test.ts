@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ok, type TestServer } from './helpers.js';
 import { admin, adminCall, fails, signIn, smallWorld, startAdminServer } from './admin-support.js';
+import { CATALOG_CHANGED } from '../src/infra/channels.js';
 
 async function withServer(run: (server: TestServer) => Promise<void>): Promise<void> {
   const server = await startAdminServer({ world: await smallWorld() });
@@ -25,7 +26,7 @@ async function inventoryItemIds(server: TestServer, token: string): Promise<numb
 test('admin.upsertCollection and admin.upsertItemProto create catalogue entries data.getItemProtos shows at once', () =>
   withServer(async (server) => {
     const changes: unknown[] = [];
-    const stop = server.services.bus.subscribe('catalog.changed', (m) => changes.push(m));
+    const stop = server.services.bus.subscribe(CATALOG_CHANGED, (m) => changes.push(m));
     try {
       assert.deepEqual(await admin(server, 'upsertCollection', { collection_id: 20, title: 'Modern' }), {
         collection_id: 20,

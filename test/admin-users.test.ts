@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import { ok, type TestServer } from './helpers.js';
 import { PASSWORD, admin, adminCall, fails, publicUser, signIn, signInAnswer, smallWorld, startAdminServer } from './admin-support.js';
+import { USERS_CHANGED } from '../src/infra/channels.js';
 
 async function withServer(run: (server: TestServer) => Promise<void>): Promise<void> {
   const server = await startAdminServer({ world: await smallWorld() });
@@ -293,7 +294,7 @@ test('admin.createBot creates a bot its owner can issue tokens for', () =>
 test('a user change is announced on the bus as users.changed', () =>
   withServer(async (server) => {
     const seen: unknown[] = [];
-    const stop = server.services.bus.subscribe('users.changed', (message) => seen.push(message));
+    const stop = server.services.bus.subscribe(USERS_CHANGED, (message) => seen.push(message));
     try {
       await admin(server, 'updateUser', { user_id: 2, nick: 'Robert' });
       await admin(server, 'banUser', { user_id: 3 });

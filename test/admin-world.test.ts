@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ok, type TestServer } from './helpers.js';
 import { PASSWORD, admin, adminCall, fails, passwordHashOnce, publicUser, signIn, smallWorld, startAdminServer } from './admin-support.js';
+import { WORLD_CHANGED } from '../src/infra/channels.js';
 
 async function withServer(run: (server: TestServer) => Promise<void>): Promise<void> {
   const server = await startAdminServer({ world: await smallWorld() });
@@ -31,7 +32,7 @@ test('admin.exportWorld answers the world in the file format', () =>
 test('admin.importWorld merges a world that public methods show at once and announces world.changed', () =>
   withServer(async (server) => {
     const announced: unknown[] = [];
-    const stop = server.services.bus.subscribe('world.changed', (m) => announced.push(m));
+    const stop = server.services.bus.subscribe(WORLD_CHANGED, (m) => announced.push(m));
     try {
       const world = {
         item_protos: [{ item_proto_id: 500, type: 0, title: 'Imported', quality_id: 1 }],

@@ -5,6 +5,7 @@ import { sha256 } from '../src/infra/secrets.js';
 import { defaultConfig } from '../src/config.js';
 import { startTestServer, type Answer, type TestServer } from './helpers.js';
 import { ALICE, ALICE_BOT, BOB, assertSession, authWorld, probe, sessionOf } from './auth-fixtures.js';
+import { WORLD_CHANGED } from '../src/infra/channels.js';
 
 /** Signs Alice in and refreshes her token eight times at once: exactly one succeeds, seven answer 1. */
 async function refreshConcurrently(server: TestServer, refresh: (refreshToken: string) => Promise<Answer>) {
@@ -179,7 +180,7 @@ describe('auth.signout and ending sessions', () => {
     const session = await sessionOf(server, BOB.email);
     const { importWorld } = await import('../src/world/import.js');
     await importWorld(server.db, { users: [{ user_id: BOB.user_id, nick: 'Bob', global_ban: 1 }] }, { mode: 'merge', now: 0 });
-    await server.services.bus.publish('world.changed', {});
+    await server.services.bus.publish(WORLD_CHANGED, {});
     assert.equal(await probe(server, session.access_token), 1);
     assert.equal((await server.call('auth.refresh', { refresh_token: session.refresh_token })).body.code, 1);
   });

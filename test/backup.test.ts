@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -108,6 +108,8 @@ test(
       // The live database and the copy are both consistent; the copy holds the crafts made before it was done.
       const live = await checkConsistent(server.db);
       const target = `sqlite:${join(dir, 'restored.db')}`;
+      // The key file goes with the database: the copy's TOTP secrets are sealed with it.
+      copyFileSync(`${server.location.url.slice('sqlite:'.length)}.key`, `${join(dir, 'restored.db')}.key`);
       const restore = await cli(['restore', file], { DATABASE_URL: target });
       assert.equal(restore.code, 0, restore.stderr);
       const copy = await openDatabase(target);

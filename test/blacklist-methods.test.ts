@@ -95,32 +95,42 @@ test('paging: default 20, count 0, 50, 51, offsets at and past the end', async (
   assert.deepEqual(ok(await call('blacklist.get', 1, { offset: 59 })), { count: 59, users: [] });
 });
 
-test("unblocking: the other side's block stays; not blocked: success", async () => {
-  ok(await call('blacklist.delete', 1, { user_id: 5 }));
+test("unblocking: the other side's block stays; not blocked: success; blacklist.delete is the same as blacklist.remove", async () => {
+  ok(await call('blacklist.remove', 1, { user_id: 5 }));
   assert.equal(await relation(1, 5), 5);
   fails(await call('friends.add', 1, { user_id: 5 }), 107);
-  ok(await call('blacklist.delete', 5, { user_id: 1 }));
+  ok(await call('blacklist.remove', 5, { user_id: 1 }));
   assert.equal(await relation(1, 5), 0);
+  ok(await call('blacklist.remove', 5, { user_id: 1 }));
   ok(await call('blacklist.delete', 5, { user_id: 1 }));
   ok(await call('friends.add', 1, { user_id: 5 }));
   assert.equal(await relation(5, 1), 3);
   ok(await call('blacklist.add', 2, { user_id: 1 }));
   ok(await call('blacklist.add', 2, { user_id: 1 }));
   assert.equal(ok(await call('blacklist.get', 2)).count, 1);
+  ok(await call('blacklist.delete', 2, { user_id: 1 }));
+  assert.equal(ok(await call('blacklist.get', 2)).count, 0);
+  assert.equal(await relation(2, 1), 5, "1's own block on 2 stays");
 });
 
 test('unknown user 101, oneself 2, globally blocked users may be blocked, bots 4, no token 1', async () => {
   fails(await call('blacklist.add', 1, { user_id: 999 }), 101);
-  fails(await call('blacklist.delete', 1, { user_id: 999 }), 101);
+  for (const name of ['blacklist.remove', 'blacklist.delete']) {
+    fails(await call(name, 1, { user_id: 999 }), 101);
+    fails(await call(name, 1, { user_id: 1 }), 2);
+    fails(await call(name, 1, {}), 2);
+  }
   fails(await call('blacklist.add', 1, { user_id: 1 }), 2);
-  fails(await call('blacklist.delete', 1, { user_id: 1 }), 2);
   fails(await call('blacklist.add', 1, {}), 2);
+  fails(await call('blacklist.get', 1, { offset: -1 }), 2);
   ok(await call('blacklist.add', 3, { user_id: 70 }));
   assert.equal(ok(await call('blacklist.get', 3)).count, 0, 'globally blocked accounts are left out of lists');
   ok(await call('blacklist.delete', 3, { user_id: 70 }));
   const bot = await sessionFor(server, 80, { bot: true });
   fails(await server.call('blacklist.add', { user_id: 2 }, { token: bot }), 4);
   fails(await server.call('blacklist.get', {}, { token: bot }), 4);
+  fails(await server.call('blacklist.remove', { user_id: 2 }, { token: bot }), 4);
   fails(await server.call('blacklist.add', { user_id: 2 }), 1);
   fails(await server.call('blacklist.get', {}), 1);
+  fails(await server.call('blacklist.remove', { user_id: 2 }), 1);
 });

@@ -1,10 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { BUS_LOST, RedisBus } from '../src/infra/bus.js';
+import { RedisBus } from '../src/infra/bus.js';
+import { BUS_LOST, defineChannel } from '../src/infra/channels.js';
 import { connectRedis } from '../src/infra/redis.js';
 import { REDIS_URL, busCurrent } from './helpers.js';
 import { missing } from './components.js';
+
+const THING_CHANGED = defineChannel<{ id: number }>('thing.changed');
 
 /** A bus of its own prefix on the test Redis, as one server process holds it; `subscriberId` is its subscribed connection's. */
 async function withBus(
@@ -25,13 +28,13 @@ async function withBus(
 test('a confirmed message has been handled by every receiver when publishing resolves', { skip: missing.redis }, () =>
   withBus(async (bus) => {
     const handled: unknown[] = [];
-    bus.subscribe('thing.changed', (message) => handled.push(message));
-    await bus.ready(['thing.changed']);
-    await bus.publishConfirmed('thing.changed', { id: 7 });
+    bus.subscribe(THING_CHANGED, (message) => handled.push(message));
+    await bus.ready([THING_CHANGED]);
+    await bus.publishConfirmed(THING_CHANGED, { id: 7 });
     assert.deepEqual(handled, [{ id: 7 }]);
     // Plain messages still arrive as they are.
-    const plain = new Promise((resolve) => bus.subscribe('thing.changed', resolve));
-    await bus.publish('thing.changed', { id: 8 });
+    const plain = new Promise((resolve) => bus.subscribe(THING_CHANGED, resolve));
+    await bus.publish(THING_CHANGED, { id: 8 });
     assert.deepEqual(await plain, { id: 8 });
     assert.deepEqual(handled, [{ id: 7 }, { id: 8 }]);
   }),
@@ -39,15 +42,15 @@ test('a confirmed message has been handled by every receiver when publishing res
 
 test('the bus stops believing itself current when its connection drops, and says so', { skip: missing.redis }, () =>
   withBus(async (bus, subscriberId, publisher) => {
-    await bus.ready(['thing.changed']);
+    await bus.ready([THING_CHANGED]);
     await busCurrent(bus);
     const lost = new Promise<boolean>((resolve) => bus.subscribe(BUS_LOST, () => resolve(bus.isCurrent())));
     await publisher.client('KILL', 'ID', String(subscriberId));
     assert.equal(await lost, false);
     // Once reconnected and its round trip answered, it is current again.
     await busCurrent(bus);
-    const handled = new Promise((resolve) => bus.subscribe('thing.changed', resolve));
-    await bus.publishConfirmed('thing.changed', { id: 9 });
+    const handled = new Promise((resolve) => bus.subscribe(THING_CHANGED, resolve));
+    await bus.publishConfirmed(THING_CHANGED, { id: 9 });
     assert.deepEqual(await handled, { id: 9 });
   }),
 );

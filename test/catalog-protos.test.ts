@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers.js';
 import { CATALOG_IDS, callFails, callOk, catalogWorld } from './item-fixtures.js';
+import { CATALOG_CHANGED, WORLD_CHANGED } from '../src/infra/channels.js';
 
 describe('data.getItemProtos', () => {
   let server: TestServer;
@@ -459,7 +460,7 @@ describe('catalogue cache', () => {
         .insertInto('item_protos')
         .values({ item_proto_id: 104, type: 0, quality_id: 1, title: 'New card', monopoly_id: 3 })
         .execute();
-      await server.services.bus.publish('catalog.changed', {});
+      await server.services.bus.publish(CATALOG_CHANGED, {});
       const after = await callOk(server, 'data.getItemProtos', { item_proto_ids: '101,104' });
       assert.deepEqual(
         after.item_protos.map((p: any) => p.title),
@@ -468,7 +469,7 @@ describe('catalogue cache', () => {
       assert.deepEqual((await callOk(server, 'data.searchItemProtos', { group_id: '3' })).item_protos.length, 1);
 
       await server.db.kysely.updateTable('collections').set({ title: 'Alpha 2' }).where('collection_id', '=', 1).execute();
-      await server.services.bus.publish('world.changed', {});
+      await server.services.bus.publish(WORLD_CHANGED, {});
       const renamed = await callOk(server, 'data.getItemProtos', { item_proto_ids: '101' });
       assert.deepEqual(renamed.collections, [{ collection_id: 1, title: 'Alpha 2' }]);
     } finally {

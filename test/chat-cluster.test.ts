@@ -17,23 +17,9 @@ import {
   say,
   send,
   signIn,
+  withCluster,
 } from './chat-support.js';
 import { missing } from './components.js';
-
-/** Two server processes on one database and one Redis, as a deployment behind a load balancer runs them. */
-async function withCluster(run: (first: TestServer, second: TestServer) => Promise<void>): Promise<void> {
-  const first = await startTestServer({ world: await chatWorld(), redis: true });
-  try {
-    const second = await startTestServer({ location: first.location, redis: true, clock: first.clock });
-    try {
-      await run(first, second);
-    } finally {
-      await second.close();
-    }
-  } finally {
-    await first.close();
-  }
-}
 
 test('a message sent through one process reaches the subscribers and gchat.get of the other', { skip: missing.redis }, () =>
   withCluster(async (first, second) => {

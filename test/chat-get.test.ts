@@ -5,6 +5,7 @@ import { ok } from './helpers.js';
 import { importWorld } from '../src/world/import.js';
 import { MessageIds } from '../src/chat/message-id.js';
 import { deleteMessage, postSystemMessage } from '../src/chat/moderation.js';
+import { CATALOG_CHANGED, USERS_CHANGED, WORLD_CHANGED } from '../src/infra/channels.js';
 import {
   ALICE,
   BOB,
@@ -184,11 +185,11 @@ test('gchat.get follows users.changed, catalog.changed and world.changed', () =>
     await postSystemMessage(server.services, { type: 4, user_id: ALICE, item_proto_ids: [CARD] });
 
     await server.db.kysely.updateTable('users').set({ nick: 'Alicia' }).where('user_id', '=', ALICE).execute();
-    await server.services.bus.publish('users.changed', { user_ids: [ALICE] });
+    await server.services.bus.publish(USERS_CHANGED, { user_ids: [ALICE] });
     assert.equal((await chat(server)).users[0].nick, 'Alicia');
 
     await server.db.kysely.updateTable('item_protos').set({ title: 'Older Street' }).where('item_proto_id', '=', CARD).execute();
-    await server.services.bus.publish('catalog.changed', {});
+    await server.services.bus.publish(CATALOG_CHANGED, {});
     assert.equal((await chat(server)).item_protos[0].title, 'Older Street');
 
     await importWorld(
@@ -196,7 +197,7 @@ test('gchat.get follows users.changed, catalog.changed and world.changed', () =>
       { gchat: { status: { emoteonly: true }, messages: [{ msg_id: 'imported', type: 1, user_id: CAROL, text: 'from a file' }] } },
       { mode: 'merge', now: 5000 },
     );
-    await server.services.bus.publish('world.changed', {});
+    await server.services.bus.publish(WORLD_CHANGED, {});
     const data = await chat(server);
     assert.equal(data.messages.at(-1).msg_id, 'imported');
     assert.deepEqual(data.status, { closed: false, slowmode: false, emoteonly: true });

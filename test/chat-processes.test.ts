@@ -1,74 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { openDatabase } from '../src/db/connection.js';
-import { allMethods } from '../src/domains.js';
-import { DB_KIND, REDIS_URL, newDatabaseLocation } from './helpers.js';
-import { responseProblems } from './response-check.js';
+import { DB_KIND, REDIS_URL, newDatabaseLocation, processDatabaseEnv } from './helpers.js';
+import { api, serve, stopAll, type ServerProcess } from './process-support.js';
 import { FeedClient, assertPushedOnceInOrder } from './chat-support.js';
 import { missing } from './components.js';
 
-const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
 const PASSWORD = 'processes-test-password';
 const USERS = [1, 2, 3];
-const methodsByName = new Map(allMethods().map((m) => [m.name, m]));
-
-interface ServerProcess {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-}
-
-/** `game-platform serve` as its own operating-system process; resolves once it listens. */
-function serve(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', WORLD: '', ADMIN_KEY: '', RATE_LIMIT: 'off', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1], exited });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
-  });
-}
-
-/**
- * Calls a method over HTTP (a connection of its own, so no request races the server closing
- * an idle kept-alive one) and checks the answer against its published schema.
- */
-async function api(server: ServerProcess, method: string, params: Record<string, unknown>): Promise<any> {
-  const payload = JSON.stringify(params);
-  const { status, body } = await new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const req = request(
-      `${server.url}/api/${method}`,
-      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-  assert.deepEqual(responseProblems(methodsByName.get(method), status, body, params), [], `${method} answered outside its schema`);
-  assert.equal(body.code, 0, JSON.stringify(body));
-  return body.data;
-}
 
 async function feedOf(server: ServerProcess): Promise<FeedClient> {
   const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/ws?subs=gchat&format=json`);
@@ -84,15 +27,13 @@ test(
     const location = await newDatabaseLocation();
     const dir = mkdtempSync(join(tmpdir(), 'gp-chat-'));
     const servers: ServerProcess[] = [];
-    const db = await openDatabase(location.url, { schema: location.schema });
+    const db = await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey });
     try {
-      const url = new URL(location.url);
-      url.searchParams.set('options', `-c search_path=${location.schema}`);
       const world = {
         users: USERS.map((id) => ({ user_id: id, email: `u${id}@example.com`, password: PASSWORD, nick: `User ${id}` })),
       };
       writeFileSync(join(dir, 'world.json'), JSON.stringify(world));
-      const env = { DATABASE_URL: url.toString(), REDIS_URL, REDIS_PREFIX: location.redisPrefix, CHAT_HISTORY: '1000' };
+      const env = { ...processDatabaseEnv(location), REDIS_URL, REDIS_PREFIX: location.redisPrefix, CHAT_HISTORY: '1000' };
       servers.push(await serve({ ...env, WORLD: join(dir, 'world.json') }));
       servers.push(...(await Promise.all([serve(env), serve(env)])));
 
@@ -150,8 +91,7 @@ test(
       for (const feed of feeds) feed.close();
     } finally {
       await db.close();
-      for (const server of servers) server.child.kill('SIGTERM');
-      for (const server of servers) await server.exited;
+      await stopAll(servers);
       rmSync(dir, { recursive: true, force: true });
       await location.dispose();
     }

@@ -106,6 +106,24 @@ export async function botToken(server: TestServer, ownerToken: string, botId: nu
   return ok(await server.call('bots.getToken', { user_id: botId }, { token: ownerToken })).access_token;
 }
 
+/**
+ * Two server processes on one database and one Redis, as a deployment behind a load balancer
+ * runs them (the chat world unless another is given); both share one clock.
+ */
+export async function withCluster(run: (first: TestServer, second: TestServer) => Promise<void>, world?: World): Promise<void> {
+  const first = await startTestServer({ world: world ?? (await chatWorld()), redis: true });
+  try {
+    const second = await startTestServer({ location: first.location, redis: true, clock: first.clock });
+    try {
+      await run(first, second);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await first.close();
+  }
+}
+
 export async function withServer(options: StartOptions, run: (server: TestServer) => Promise<void>): Promise<void> {
   const server = await startTestServer({ world: await chatWorld(), ...options });
   try {

@@ -7,8 +7,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../src/db/connection.js';
 import type { RedisBus } from '../src/infra/bus.js';
-import { DB_KIND, REDIS_URL, newDatabaseLocation, ok, startTestServer, type DatabaseLocation } from './helpers.js';
+import {
+  DB_KIND,
+  REDIS_URL,
+  TEST_SECRET_KEY,
+  newDatabaseLocation,
+  ok,
+  processDatabaseEnv,
+  startTestServer,
+  type DatabaseLocation,
+} from './helpers.js';
 import { missing } from './components.js';
+import { WORLD_CHANGED } from '../src/infra/channels.js';
 
 const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
 
@@ -29,6 +39,7 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}) {
       REDIS_URL: '',
       WORLD: '',
       ADMIN_KEY: '',
+      SECRET_KEY: '',
       RATE_LIMIT: '',
       LOG_LEVEL: 'info',
       ...env,
@@ -74,21 +85,15 @@ const world = {
 describe('the game-platform command', () => {
   let dir: string;
   let location: DatabaseLocation;
-  /** DATABASE_URL for the processes: a SQLite file, or a PostgreSQL schema picked by search_path. */
-  let databaseUrl: string;
+  /** DATABASE_URL (a SQLite file, or a PostgreSQL schema picked by search_path) and SECRET_KEY for the processes. */
+  let databaseEnv: { DATABASE_URL: string; SECRET_KEY: string };
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gp-cli-'));
     location = await newDatabaseLocation();
-    if (DB_KIND === 'postgres') {
-      const db = await openDatabase(location.url, { schema: location.schema });
-      await db.close();
-      const url = new URL(location.url);
-      url.searchParams.set('options', `-c search_path=${location.schema}`);
-      databaseUrl = url.toString();
-    } else {
-      databaseUrl = location.url;
-    }
+    if (DB_KIND === 'postgres')
+      await (await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey })).close();
+    databaseEnv = processDatabaseEnv(location);
     writeFileSync(join(dir, 'world.json'), JSON.stringify(world));
   });
   after(async () => {
@@ -140,14 +145,16 @@ describe('the game-platform command', () => {
     assert.equal(version.code, 0);
     assert.equal(version.stdout.trim(), JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version);
     // Work that fails exits 1 with one line naming the cause, and without the password of the URL.
-    const unreachable = await run(['migrate', '--database', 'postgres://someone:hunter2-secret@127.0.0.1:1/nothing']);
+    const unreachable = await run(['migrate', '--database', 'postgres://someone:hunter2-secret@127.0.0.1:1/nothing'], {
+      SECRET_KEY: TEST_SECRET_KEY,
+    });
     assert.equal(unreachable.code, 1);
     assert.match(unreachable.stderr, /^game-platform: .*ECONNREFUSED/);
     assert.equal(unreachable.stderr.includes('hunter2-secret'), false);
   });
 
   test('migrate, import, export and a bad import that changes nothing', async () => {
-    const env = { DATABASE_URL: databaseUrl };
+    const env = databaseEnv;
     const migrated = await run(['migrate'], env);
     assert.equal(migrated.code, 0, migrated.stderr);
     assert.match(migrated.stdout, /applied 001_initial|up to date/);
@@ -186,17 +193,11 @@ describe('the game-platform command', () => {
 
   test('serve imports the world into an empty database, prints the URL and accounts, and stops gracefully', async () => {
     const fresh = await newDatabaseLocation();
-    let url = fresh.url;
-    if (DB_KIND === 'postgres') {
-      const db = await openDatabase(fresh.url, { schema: fresh.schema });
-      await db.close();
-      const withPath = new URL(fresh.url);
-      withPath.searchParams.set('options', `-c search_path=${fresh.schema}`);
-      url = withPath.toString();
-    }
+    if (DB_KIND === 'postgres') await (await openDatabase(fresh.url, { schema: fresh.schema, secretKey: fresh.secretKey })).close();
+    const freshEnv = processDatabaseEnv(fresh);
     try {
       // At debug level the server logs each request as it arrives.
-      const server = start(['serve', '--port', '0', '--world', join(dir, 'world.json'), '--log-level', 'debug'], { DATABASE_URL: url });
+      const server = start(['serve', '--port', '0', '--world', join(dir, 'world.json'), '--log-level', 'debug'], freshEnv);
       const [, base] = await server.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
       await server.waitFor(/cli@example\.com\s+password cli-test-password .*owns bot 2/);
 
@@ -244,7 +245,7 @@ describe('the game-platform command', () => {
       await assert.rejects(fetch(`${base}/healthz`), 'no longer listening');
 
       // A second start on the same database leaves the world as it is.
-      const second = start(['serve', '--port', '0', '--world', join(dir, 'world.json')], { DATABASE_URL: url });
+      const second = start(['serve', '--port', '0', '--world', join(dir, 'world.json')], freshEnv);
       await second.waitFor(/listening on/);
       second.child.kill('SIGINT');
       const secondDone = await second.finished;
@@ -272,9 +273,9 @@ describe('the game-platform command', () => {
         assert.equal(await nick(), 'Cli');
 
         const bus = server.services.bus as RedisBus;
-        await bus.ready(['world.changed']);
+        await bus.ready([WORLD_CHANGED]);
         const announced = new Promise<void>((resolve) => {
-          const stop = bus.subscribe('world.changed', () => {
+          const stop = bus.subscribe(WORLD_CHANGED, () => {
             stop();
             resolve();
           });
@@ -284,15 +285,10 @@ describe('the game-platform command', () => {
           users: [{ ...world.users[0], nick: 'Renamed' }],
         };
         writeFileSync(join(dir, 'renamed.json'), JSON.stringify(renamed));
-        let databaseUrl = shared.url;
-        if (shared.schema) {
-          const url = new URL(shared.url);
-          url.searchParams.set('options', `-c search_path=${shared.schema}`);
-          databaseUrl = url.toString();
-        }
-        const imported = await run(['import', join(dir, 'renamed.json'), '--redis', REDIS_URL, '--redis-prefix', shared.redisPrefix], {
-          DATABASE_URL: databaseUrl,
-        });
+        const imported = await run(
+          ['import', join(dir, 'renamed.json'), '--redis', REDIS_URL, '--redis-prefix', shared.redisPrefix],
+          processDatabaseEnv(shared),
+        );
         assert.equal(imported.code, 0, imported.stderr);
         await announced;
         assert.equal(await title(), 'Renamed card');

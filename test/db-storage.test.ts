@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { DB_KIND, newDatabaseLocation, type DatabaseLocation } from './helpers.js';
+import { DB_KIND, newDatabaseLocation, processDatabaseEnv } from './helpers.js';
 
 const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
 
@@ -31,6 +31,7 @@ const TABLES = [
   'qualities',
   'recovery_codes',
   'revocations',
+  'secret_key_check',
   'sessions',
   'signin_sources',
   'totp_challenges',
@@ -40,17 +41,9 @@ const TABLES = [
   'users',
 ];
 
-/** DATABASE_URL for another process: the SQLite file, or the PostgreSQL schema chosen by search_path. */
-function processUrl(location: DatabaseLocation): string {
-  if (!location.schema) return location.url;
-  const url = new URL(location.url);
-  url.searchParams.set('options', `-c search_path=${location.schema}`);
-  return url.toString();
-}
-
-function migrateInProcess(databaseUrl: string): Promise<{ code: number | null; output: string }> {
+function migrateInProcess(databaseEnv: { DATABASE_URL: string; SECRET_KEY: string }): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'migrate'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
+    env: { ...process.env, ...databaseEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -70,14 +63,14 @@ async function tableNames(db: Database, schema: string | undefined): Promise<str
 test('several processes migrating one new database at once: one creates the schema, the others find it in place', async () => {
   const location = await newDatabaseLocation();
   // PostgreSQL: the schema exists before the processes start, as a database would.
-  if (location.schema) await (await openDatabase(location.url, { schema: location.schema })).close();
+  if (location.schema) await (await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey })).close();
   try {
-    const runs = await Promise.all([1, 2, 3].map(() => migrateInProcess(processUrl(location))));
+    const runs = await Promise.all([1, 2, 3].map(() => migrateInProcess(processDatabaseEnv(location))));
     for (const run of runs) assert.equal(run.code, 0, run.output);
     assert.equal(runs.filter((r) => /applied 001_initial/.test(r.output)).length, 1, runs.map((r) => r.output).join('\n'));
     assert.equal(runs.filter((r) => /the schema is up to date/.test(r.output)).length, 2);
 
-    const db = await openDatabase(location.url, { schema: location.schema });
+    const db = await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey });
     try {
       assert.deepEqual(await tableNames(db, location.schema), TABLES);
       assert.deepEqual(await migrateToLatest(db), [], 'nothing left to apply');

@@ -4,6 +4,7 @@ import { RelationCache, type ViewerRelations } from '../src/friends/relation-cac
 import { heard, ok, startTestServer, type StartOptions, type TestServer } from './helpers.js';
 import { idsOf, sessionFor } from './social-fixtures.js';
 import { missing } from './components.js';
+import { FRIENDS_CHANGED, USERS_CHANGED } from '../src/infra/channels.js';
 
 const relations = (friendId: number): ViewerRelations => ({
   kinds: new Map([[friendId, 1]]),
@@ -13,10 +14,7 @@ const relations = (friendId: number): ViewerRelations => ({
 });
 
 test('a load of relations that started before a change is not kept', () => {
-  const cache = new RelationCache(
-    () => 0,
-    () => true,
-  );
+  const cache = new RelationCache({ now: () => 0, usable: () => true });
   const before = cache.startFill();
   cache.invalidate([1]);
   cache.store(before, 1, relations(2));
@@ -37,10 +35,7 @@ test('a load of relations that started before a change is not kept', () => {
 test('cached relations expire after 60 seconds and are not used while Redis is unreachable', () => {
   let now = 0;
   let connected = true;
-  const cache = new RelationCache(
-    () => now,
-    () => connected,
-  );
+  const cache = new RelationCache({ now: () => now, usable: () => connected });
   cache.store(cache.startFill(), 1, 'too_many');
   now = 59;
   assert.equal(cache.get(1), 'too_many');
@@ -54,10 +49,7 @@ test('cached relations expire after 60 seconds and are not used while Redis is u
 });
 
 test('the cache holds a bounded number of relations in all: the viewers stored longest ago are forgotten first', () => {
-  const cache = new RelationCache(
-    () => 0,
-    () => true,
-  );
+  const cache = new RelationCache({ now: () => 0, usable: () => true });
   const share = Math.floor(RelationCache.maxTotalRelations * 0.4);
   const many = (friend: number): ViewerRelations => ({
     kinds: new Map(),
@@ -131,12 +123,12 @@ test(
       const second = await start({ redis: true, location: first.location, world: undefined });
       try {
         assert.deepEqual(await friendsOf(second, 1), { count: 2, ids: [3, 2] });
-        let changed = heard(second, 'users.changed');
+        let changed = heard(second, USERS_CHANGED);
         await admin(first, 'banUser', { user_id: 2 });
         await changed;
         assert.deepEqual(await friendsOf(second, 1), { count: 1, ids: [3] });
 
-        changed = heard(second, 'friends.changed');
+        changed = heard(second, FRIENDS_CHANGED);
         ok(await first.call('friends.delete', { user_id: 3 }, { token: await sessionFor(first, 1) }));
         await changed;
         assert.deepEqual(await friendsOf(second, 1), { count: 0, ids: [] });

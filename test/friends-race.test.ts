@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { DB_KIND, startTestServer, type TestServer } from './helpers.js';
 import { sessionFor } from './social-fixtures.js';
-import { FRIENDS_CHANGED } from '../src/friends/relation-cache.js';
+import { FRIENDS_CHANGED } from '../src/infra/channels.js';
 import { missing } from './components.js';
 
 /*

@@ -5,6 +5,7 @@ import type { World } from '../src/world/schema.js';
 import { startTestServer, type TestServer } from './helpers.js';
 import { catalogWorld, tokenFor } from './item-fixtures.js';
 import type { Fixture, FuzzTarget, Secrets } from './fuzz-support.js';
+import { WORLD_CHANGED } from '../src/infra/channels.js';
 
 /** The server the fuzz suites attack: a small world with every kind of thing a method can name. */
 
@@ -53,7 +54,7 @@ export async function startFuzzServer(): Promise<FuzzServer> {
     const intact = users.every((u) => stored.some((s) => s.user_id === u.user_id && s.global_ban === 0 && s.muted_until === null));
     if (!intact) {
       await importWorld(server.db, { users }, { mode: 'merge', now: Math.floor(server.clock.now() / 1000) });
-      await server.services.bus.publish('world.changed', {});
+      await server.services.bus.publish(WORLD_CHANGED, {});
     }
     return { userToken: await tokenFor(server, USER), botToken: await tokenFor(server, BOT, { bot: true }), adminKey: ADMIN_KEY };
   };

@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { createServer, loggerOptions } from '../src/app.js';
 import { defaultConfig, type Config } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/connection.js';
-import { dropPostgresSchema, migrateToLatest } from '../src/db/migrate.js';
+import { Migrator, sql } from 'kysely';
+import { SCHEMA_CHANGE_LOCK, dropPostgresSchema, migrateToLatest, migrationsFor } from '../src/db/migrate.js';
 import { ManualClock } from '../src/infra/clock.js';
 import { importWorld } from '../src/world/import.js';
 import type { World } from '../src/world/schema.js';
@@ -14,6 +15,7 @@ import type { Services } from '../src/services.js';
 import { allMethods } from '../src/domains.js';
 import { watchResponses } from './response-check.js';
 import { missing, REDIS_URL } from './components.js';
+import type { Channel } from '../src/infra/channels.js';
 
 /** Which database the suite runs on: `sqlite` (default) or `postgres` (TEST_DATABASE_URL). */
 export const DB_KIND: 'sqlite' | 'postgres' = process.env.TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
@@ -45,9 +47,14 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** The secret key of the test servers on PostgreSQL (SQLite ones use the key file beside their database). */
+export const TEST_SECRET_KEY = '5ec7e7ee5ec7e7ee5ec7e7ee5ec7e7ee5ec7e7ee5ec7e7ee5ec7e7ee5ec7e7ee';
+
 export interface DatabaseLocation {
   url: string;
   schema?: string;
+  /** The secret key to give every server and process on this database (SECRET_KEY); none: the SQLite key file. */
+  secretKey?: string;
   /** Redis key and channel prefix of the servers on this database (tests share one Redis). */
   redisPrefix: string;
   dispose(): Promise<void>;
@@ -62,6 +69,7 @@ export async function newDatabaseLocation(): Promise<DatabaseLocation> {
     return {
       url,
       schema,
+      secretKey: TEST_SECRET_KEY,
       redisPrefix: `gp:${schema}:`,
       dispose: () => dropPostgresSchema(url, schema),
     };
@@ -74,6 +82,42 @@ export async function newDatabaseLocation(): Promise<DatabaseLocation> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The settings another process (`game-platform serve`, `migrate`, ...) needs for this
+ * database: DATABASE_URL, for PostgreSQL with the schema chosen by search_path, and SECRET_KEY.
+ */
+export function processDatabaseEnv(location: DatabaseLocation): { DATABASE_URL: string; SECRET_KEY: string } {
+  let url = location.url;
+  if (location.schema) {
+    const withPath = new URL(location.url);
+    withPath.searchParams.set('options', `-c search_path=${location.schema}`);
+    url = withPath.toString();
+  }
+  return { DATABASE_URL: url, SECRET_KEY: location.secretKey ?? '' };
+}
+
+/**
+ * Migrates a database up to an earlier level (upgrade tests), as migrateToLatest does: on
+ * PostgreSQL under the schema-change lock, so no schema vanishes while Kysely reads the catalogue.
+ */
+export async function migrateTo(db: Database, level: string, schema: string | undefined): Promise<string[]> {
+  return db.kysely.connection().execute(async (connection) => {
+    if (db.dialect === 'postgres') await sql`select pg_advisory_lock(${SCHEMA_CHANGE_LOCK})`.execute(connection);
+    try {
+      const migrator = new Migrator({
+        db: connection,
+        provider: { getMigrations: async () => migrationsFor(db) },
+        ...(schema ? { migrationTableSchema: schema } : {}),
+      });
+      const { error, results } = await migrator.migrateTo(level);
+      if (error) throw error instanceof Error ? error : new Error(String(error));
+      return (results ?? []).map((r) => r.migrationName);
+    } finally {
+      if (db.dialect === 'postgres') await sql`select pg_advisory_unlock(${SCHEMA_CHANGE_LOCK})`.execute(connection);
+    }
+  });
 }
 
 export interface StartOptions {
@@ -95,11 +139,12 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     throw new Error(`${missing.redis}. Declare the test with { skip: missing.redis } (test/components.ts)`);
   const location = options.location ?? (await newDatabaseLocation());
   const ownsLocation = !options.location;
-  const db = await openDatabase(location.url, { schema: location.schema, poolSize: 5 });
+  const db = await openDatabase(location.url, { schema: location.schema, poolSize: 5, secretKey: location.secretKey });
   const clock = options.clock ?? new ManualClock();
   const config: Config = {
     ...defaultConfig(),
     databaseUrl: location.url,
+    ...(location.secretKey ? { secretKey: location.secretKey } : {}),
     logLevel: 'silent',
     captcha: { testVerifier: true },
     // Every test client connects from loopback, often with many connections at once: the cap per address is tested where it is set.
@@ -171,7 +216,7 @@ export function ok(answer: Answer): any {
 }
 
 /** Resolves once `server` has received a message on `channel` (one that `match` accepts). */
-export function heard(server: TestServer, channel: string, match: (message: any) => boolean = () => true): Promise<void> {
+export function heard(server: TestServer, channel: Channel<unknown>, match: (message: any) => boolean = () => true): Promise<void> {
   return new Promise((resolve) => {
     const stop = server.services.bus.subscribe(channel, (message) => {
       if (!match(message)) return;

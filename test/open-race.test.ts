@@ -1,10 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { DB_KIND, startTestServer, type TestServer } from './helpers.js';
 import { catalogWorld, tokenFor, user } from './item-fixtures.js';
 import type { World } from '../src/world/schema.js';
 import { missing } from './components.js';
+import { CLUSTERED, startProcesses, type Processes } from './race-support.js';
 
 /*
  * Opens racing for the same case, with real concurrent HTTP requests over sockets. On
@@ -27,34 +26,25 @@ const world: World = {
   ],
 };
 
-const servers: TestServer[] = [];
-const bases: string[] = [];
+let processes: Processes;
 let token = '';
 let sent = 0;
 
 /** On PostgreSQL the servers are joined by Redis: without one the races are not run. */
-const clustered = DB_KIND === 'postgres';
-const withoutRedis = clustered && missing.redis;
+const withoutRedis = CLUSTERED && missing.redis;
 
 before(async () => {
   if (withoutRedis) return;
-  const config = { rateLimit: false };
-  const first = await startTestServer({ world, config, redis: clustered });
-  servers.push(first);
-  if (clustered) servers.push(await startTestServer({ location: first.location, clock: first.clock, config, redis: true }));
-  for (const server of servers) {
-    await server.app.listen({ host: '127.0.0.1', port: 0 });
-    bases.push(`http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`);
-  }
-  token = await tokenFor(first, 1);
+  processes = await startProcesses({ world, config: { rateLimit: false }, redis: CLUSTERED });
+  token = await tokenFor(processes.servers[0], 1);
 });
 after(async () => {
-  for (const server of [...servers].reverse()) await server.close();
+  await processes?.close();
 });
 
 /** One POST over a socket, to each server in turn. */
 async function open(params: Record<string, unknown>): Promise<any> {
-  const base = bases[sent++ % bases.length];
+  const base = processes.urls[sent++ % 2];
   const response = await fetch(`${base}/api/inventory.open`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -66,7 +56,7 @@ async function open(params: Record<string, unknown>): Promise<any> {
 
 /** Every consumed case and key belongs to exactly one recorded draw, and every draw made one item. */
 async function assertConservation(): Promise<number> {
-  const k = servers[0].db.kysely;
+  const k = processes.servers[0].db.kysely;
   const [items, draws] = await Promise.all([k.selectFrom('items').selectAll().execute(), k.selectFrom('draws').selectAll().execute()]);
   const byId = new Map(items.map((i) => [i.item_id, i]));
   const consumedBy = new Map<number, number>();
@@ -99,7 +89,7 @@ describe('inventory.open under concurrency', { skip: withoutRedis }, () => {
       const codes = answers.map((a) => a.code).sort((a, b) => a - b);
       assert.deepEqual(codes, [0, ...Array(RACERS - 1).fill(603)], `round ${round}: ${JSON.stringify(answers)}`);
       const winner = answers.findIndex((a) => a.code === 0);
-      const owned = await servers[0].db.kysely
+      const owned = await processes.servers[0].db.kysely
         .selectFrom('items')
         .select('item_id')
         .where('item_id', 'in', keys)

@@ -1,10 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { DB_KIND, startTestServer, type TestServer } from './helpers.js';
 import { catalogWorld, tokenFor, user } from './item-fixtures.js';
 import type { World } from '../src/world/schema.js';
 import { missing } from './components.js';
+import { CLUSTERED, startProcesses, type Processes } from './race-support.js';
 
 /*
  * Activations racing for the same promo code, with real concurrent HTTP requests over
@@ -26,34 +25,25 @@ const world: World = {
   ],
 };
 
-const servers: TestServer[] = [];
-const bases: string[] = [];
+let processes: Processes;
 const tokens = new Map<number, string>();
 let sent = 0;
 
 /** On PostgreSQL the servers are joined by Redis: without one the races are not run. */
-const clustered = DB_KIND === 'postgres';
-const withoutRedis = clustered && missing.redis;
+const withoutRedis = CLUSTERED && missing.redis;
 
 before(async () => {
   if (withoutRedis) return;
-  const config = { rateLimit: false };
-  const first = await startTestServer({ world, config, redis: clustered });
-  servers.push(first);
-  if (clustered) servers.push(await startTestServer({ location: first.location, clock: first.clock, config, redis: true }));
-  for (const server of servers) {
-    await server.app.listen({ host: '127.0.0.1', port: 0 });
-    bases.push(`http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`);
-  }
-  for (const id of USERS) tokens.set(id, await tokenFor(first, id));
+  processes = await startProcesses({ world, config: { rateLimit: false }, redis: CLUSTERED });
+  for (const id of USERS) tokens.set(id, await tokenFor(processes.servers[0], id));
 });
 after(async () => {
-  for (const server of [...servers].reverse()) await server.close();
+  await processes?.close();
 });
 
 /** One POST over a socket, to each server in turn. */
 async function activate(userId: number, promocode: string): Promise<any> {
-  const base = bases[sent++ % bases.length];
+  const base = processes.urls[sent++ % 2];
   const response = await fetch(`${base}/api/wallet.promocodeActivate`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.get(userId)}` },
@@ -64,7 +54,7 @@ async function activate(userId: number, promocode: string): Promise<any> {
 
 /** The code's count of uses, its use rows and the items granted agree. */
 async function assertConserved(code: string, winners: number[]): Promise<void> {
-  const k = servers[0].db.kysely;
+  const k = processes.servers[0].db.kysely;
   const row = await k.selectFrom('promocodes').select('uses').where('code', '=', code).executeTakeFirstOrThrow();
   assert.equal(Number(row.uses), winners.length);
   const uses = await k.selectFrom('promocode_uses').selectAll().where('code', '=', code).orderBy('user_id').execute();
@@ -98,7 +88,7 @@ describe('wallet.promocodeActivate under concurrency', { skip: withoutRedis }, (
         USERS.filter((_, i) => answers[i].code === 0),
       );
     }
-    const items = await servers[0].db.kysely.selectFrom('items').select('item_id').execute();
+    const items = await processes.servers[0].db.kysely.selectFrom('items').select('item_id').execute();
     assert.equal(items.length, ROUNDS * LIMIT * ITEMS.length, 'no item appeared from nowhere');
   });
 

@@ -12,11 +12,14 @@ export interface Processes {
   close(): Promise<void>;
 }
 
+/** Whether a race test runs two processes (PostgreSQL) or one (SQLite). */
+export const CLUSTERED = DB_KIND === 'postgres';
+
+/** `redis: false` runs SQLite's one process without Redis; PostgreSQL's processes always have it. */
 export async function startProcesses(options: StartOptions): Promise<Processes> {
-  const first = await startTestServer({ ...options, redis: true });
+  const first = await startTestServer({ ...options, redis: CLUSTERED || options.redis !== false });
   const servers = [first];
-  if (DB_KIND === 'postgres')
-    servers.push(await startTestServer({ config: options.config, redis: true, location: first.location, clock: first.clock }));
+  if (CLUSTERED) servers.push(await startTestServer({ config: options.config, redis: true, location: first.location, clock: first.clock }));
   const urls: string[] = [];
   for (const server of servers) urls.push(await listen(server));
   return {

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestServer, ok, type TestServer } from './helpers.js';
+import { ok } from './helpers.js';
 import { deleteMessage, setChatStatus } from '../src/chat/moderation.js';
-import { ALICE, BOB, CAROL, BOT, botToken, chatWorld, listen, say, signIn, withServer } from './chat-support.js';
+import { ALICE, BOB, CAROL, BOT, botToken, listen, say, signIn, withCluster, withServer } from './chat-support.js';
 import { ExtwsClient } from './extws-client.js';
 import { missing } from './components.js';
 
@@ -25,7 +25,7 @@ test('a signed-in client gets the open frame, then auth with its profile and cou
     assert.equal(open.data.idle_timeout, 60);
     assert.equal(auth.event, 'auth');
     const [profile] = ok(await server.call('users.get', {}, { token: alice, http: 'GET' }));
-    assert.deepEqual(auth.data, { status: 1, user_data: profile, counters: { friends_requests: 1 } });
+    assert.deepEqual(auth.data, { status: 1, user_data: profile, counters: { friends_requests: 1, trades_new: 0 } });
     assert.equal(status.event, 'status');
     assert.deepEqual(Object.keys(status.data.status).sort(), ['online', 'time']);
     assert.ok(status.data.status.online >= 1);
@@ -171,21 +171,6 @@ test('the api emit answers any method the connection token may call, with the HT
     assert.equal((await client.next((f) => f.event === 'api' && f.data.method === '')).data.code, 5);
     for (const c of [client, anonymous, bot]) c.close();
   }));
-
-/** Two server processes on one database and one Redis. */
-async function withCluster(run: (first: TestServer, second: TestServer) => Promise<void>): Promise<void> {
-  const first = await startTestServer({ world: await chatWorld(), redis: true });
-  try {
-    const second = await startTestServer({ location: first.location, redis: true, clock: first.clock });
-    try {
-      await run(first, second);
-    } finally {
-      await second.close();
-    }
-  } finally {
-    await first.close();
-  }
-}
 
 test(
   'across two processes with Redis: events within a second under one numbering, resume on the other process, pushes to one user',

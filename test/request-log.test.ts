@@ -24,7 +24,7 @@ interface Line {
 /** A server on a fresh database whose log lines (JSON) are collected; `run` gets its base URL. */
 async function withLoggedServer(settings: Partial<Config>, run: (base: string, lines: Line[]) => Promise<void>): Promise<void> {
   const location = await newDatabaseLocation();
-  const db = await openDatabase(location.url, { schema: location.schema, poolSize: 2 });
+  const db = await openDatabase(location.url, { schema: location.schema, poolSize: 2, secretKey: location.secretKey });
   await migrateToLatest(db);
   await importWorld(db, transportWorld(), { mode: 'merge', now: Math.floor(Date.now() / 1000) });
   const lines: Line[] = [];

@@ -7,7 +7,7 @@ import { connect, type PeerCertificate } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { DB_KIND, newDatabaseLocation, startTestServer } from './helpers.js';
+import { DB_KIND, newDatabaseLocation, processDatabaseEnv, startTestServer } from './helpers.js';
 import { openDatabase } from '../src/db/connection.js';
 import { missing } from './components.js';
 
@@ -124,20 +124,14 @@ test(
     copyFileSync(first.certFile, live.certFile);
     copyFileSync(first.keyFile, live.keyFile);
     const location = await newDatabaseLocation();
-    let url = location.url;
-    if (DB_KIND === 'postgres') {
-      const db = await openDatabase(location.url, { schema: location.schema });
-      await db.close();
-      const withPath = new URL(location.url);
-      withPath.searchParams.set('options', `-c search_path=${location.schema}`);
-      url = withPath.toString();
-    }
+    if (DB_KIND === 'postgres')
+      await (await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey })).close();
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve', '--port', '0', '--tls-cert', live.certFile, '--tls-key', live.keyFile],
       {
         cwd: root,
-        env: { ...process.env, DATABASE_URL: url },
+        env: { ...process.env, ...processDatabaseEnv(location) },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

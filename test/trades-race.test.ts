@@ -156,6 +156,23 @@ async function assertConsistent(): Promise<void> {
         );
       }
   }
+  await assertCountedOnce(trades);
+}
+
+/** The processes' metrics, added up, count each trade made and each way one ended exactly once. */
+async function assertCountedOnce(trades: { status: number }[]): Promise<void> {
+  const counted = new Map<string, number>();
+  for (const server of processes.servers) {
+    const metric = await server.services.metrics.registry.getSingleMetric('game_platform_domain_events_total')!.get();
+    for (const { labels, value } of metric.values)
+      if (labels.kind === 'trade') counted.set(String(labels.outcome), (counted.get(String(labels.outcome)) ?? 0) + value);
+  }
+  const withStatus = (status: number) => trades.filter((t) => t.status === status).length;
+  assert.deepEqual(
+    ['created', 'accepted', 'declined', 'revoked', 'invalidated', 'expired'].map((outcome) => counted.get(outcome)),
+    [trades.length, withStatus(1), withStatus(2), withStatus(3), withStatus(4), withStatus(5)],
+    'trades counted once: created, accepted, declined, revoked, invalidated, expired',
+  );
 }
 
 describe('trades under concurrency', { skip: missing.redis }, () => {

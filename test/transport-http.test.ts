@@ -239,7 +239,7 @@ describe('unexpected failures', () => {
 
   test('are logged with the request id; secrets in URLs are not logged', async () => {
     const location = await newDatabaseLocation();
-    const db = await openDatabase(location.url, { schema: location.schema, poolSize: 2 });
+    const db = await openDatabase(location.url, { schema: location.schema, poolSize: 2, secretKey: location.secretKey });
     const lines: string[] = [];
     const stream = new Writable({
       write(chunk, _encoding, done) {

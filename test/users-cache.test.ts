@@ -5,6 +5,7 @@ import { ProfileCache } from '../src/users/profile-cache.js';
 import { Profile, type ProfileRow } from '../src/users/profiles.js';
 import { sessionFor } from './social-fixtures.js';
 import { missing } from './components.js';
+import { FRIENDS_CHANGED, USERS_CHANGED, WORLD_CHANGED } from '../src/infra/channels.js';
 
 const ADMIN_KEY = 'users-cache-test-admin-key';
 const world = {
@@ -88,17 +89,17 @@ test('with Redis, a change made by another process shows once it is announced', 
     const second = await start({ redis: true, location: first.location, world: undefined });
     try {
       assert.equal((await profile(second, 1)).nick, 'Alice');
-      let changed = heard(second, 'users.changed');
+      let changed = heard(second, USERS_CHANGED);
       await admin(first, 'updateUser', { user_id: 1, nick: 'Alicia' });
       await changed;
       assert.equal((await profile(second, 1)).nick, 'Alicia');
 
-      changed = heard(second, 'users.changed');
+      changed = heard(second, USERS_CHANGED);
       await admin(first, 'banUser', { user_id: 1 });
       await changed;
       assert.equal((await profile(second, 1)).inactive, 'global_ban');
 
-      const reloaded = heard(second, 'world.changed');
+      const reloaded = heard(second, WORLD_CHANGED);
       await admin(first, 'importWorld', { world: JSON.stringify({ users: [{ user_id: 1, nick: 'Again' }] }) });
       await reloaded;
       // A merged entry replaces the stored account, ban included.
@@ -139,10 +140,7 @@ function profileWith(fields: Partial<ProfileRow> & Pick<ProfileRow, 'user_id'>):
 }
 
 test('a read that started before an invalidation is not kept', () => {
-  const cache = new ProfileCache(
-    () => 0,
-    () => true,
-  );
+  const cache = new ProfileCache({ now: () => 0, usable: () => true });
   const before = cache.startFill();
   cache.invalidate([1]);
   cache.storeProfiles(before, [profileWith({ user_id: 1, domain: 'a', nick: 'old' })]);
@@ -155,10 +153,7 @@ test('a read that started before an invalidation is not kept', () => {
 });
 
 test('getMany sorts ids into cached, at their index, and missing', () => {
-  const cache = new ProfileCache(
-    () => 0,
-    () => true,
-  );
+  const cache = new ProfileCache({ now: () => 0, usable: () => true });
   cache.storeProfiles(cache.startFill(), [profileWith({ user_id: 1 }), profileWith({ user_id: 3 })]);
   const found: (Profile | undefined)[] = [];
   const missing: number[] = [];
@@ -173,10 +168,7 @@ test('getMany sorts ids into cached, at their index, and missing', () => {
 test('cached rows expire after 30 seconds and are not used while Redis is unreachable', () => {
   let now = 0;
   let connected = true;
-  const cache = new ProfileCache(
-    () => now,
-    () => connected,
-  );
+  const cache = new ProfileCache({ now: () => now, usable: () => connected });
   cache.storeProfiles(cache.startFill(), [profileWith({ user_id: 1 })]);
   now = 29;
   assert.ok(cache.get(1));
@@ -197,22 +189,22 @@ test('with Redis, a relation changed on another process shows in friendship once
       const seenBySecond = async () => ok(await second.call('users.get', { user_id: 2 }, { token: alice, http: 'GET' }))[0].friendship;
       assert.equal(await seenBySecond(), 0);
 
-      let changed = heard(second, 'friends.changed');
+      let changed = heard(second, FRIENDS_CHANGED);
       ok(await first.call('friends.add', { user_id: 2 }, { token: alice }));
       await changed;
       assert.equal(await seenBySecond(), 2);
 
-      changed = heard(second, 'friends.changed');
+      changed = heard(second, FRIENDS_CHANGED);
       ok(await first.call('friends.add', { user_id: 1 }, { token: bob }));
       await changed;
       assert.equal(await seenBySecond(), 1);
 
-      changed = heard(second, 'friends.changed');
+      changed = heard(second, FRIENDS_CHANGED);
       ok(await first.call('blacklist.add', { user_id: 1 }, { token: bob }));
       await changed;
       assert.equal(await seenBySecond(), 5);
 
-      const reloaded = heard(second, 'world.changed');
+      const reloaded = heard(second, WORLD_CHANGED);
       await admin(first, 'importWorld', { world: JSON.stringify({ users: [{ user_id: 3, nick: 'Carol' }], friends: [[1, 3]] }) });
       await reloaded;
       assert.equal(ok(await second.call('users.get', { user_id: 3 }, { token: alice, http: 'GET' }))[0].friendship, 1);

@@ -16,7 +16,7 @@ const hash = await hashPassword('world-test-password');
 /** A migrated, empty database of the kind under test, removed by the returned dispose. */
 async function emptyDatabase(): Promise<{ db: Database; dispose: () => Promise<void> }> {
   const location = await newDatabaseLocation();
-  const db = await openDatabase(location.url, { schema: location.schema, poolSize: 3 });
+  const db = await openDatabase(location.url, { schema: location.schema, poolSize: 3, secretKey: location.secretKey });
   await migrateToLatest(db);
   return {
     db,

@@ -9,6 +9,7 @@ import { confirmPassword, wrongPassword } from './confirm-password.js';
 import { emailChangedMessage, emailChangingMessage, verifyEmailMessage } from './messages.js';
 import { checkNewPassword, normaliseEmail } from './rules.js';
 import { emailTaken, explainCollision } from './unique.js';
+import { announceSessionsRevoked } from '../auth/tokens.js';
 
 /**
  * Ends every session of a user and every sign-in waiting for its TOTP code, inside the
@@ -45,7 +46,7 @@ export async function updatePassword(
     await retireAccountTokens(trx, request.userId, 'reset_password', now);
     return issueUserSessionIn(services, trx, request.userId, requestAddress(request.ip), undefined, request.userAgent);
   });
-  await services.tokens.announce({ userId: request.userId });
+  await announceSessionsRevoked(services, { userId: request.userId });
   return session;
 }
 

@@ -6,7 +6,7 @@ import { CONFIRM_PASSWORD_LIMIT } from './confirm-password.js';
 import { updateEmail, updatePassword, verifyEmail } from './credentials.js';
 import { NICK_CHANGE_LIMIT, accountInfo, updateInfo } from './profile.js';
 import { RESET_ANSWER_MS, RESET_REQUEST_LIMITS, requestPasswordReset, resetPassword } from './reset.js';
-import { DOMAIN_MAX, DOMAIN_MIN, NICK_MAX, NICK_MIN, PASSWORD_MAX, PASSWORD_MIN } from './rules.js';
+import { DOMAIN_MAX, DOMAIN_MIN, NICK_RULE, PASSWORD_MAX, PASSWORD_MIN } from './rules.js';
 import { AccountInfo, RecoveryCodes, SessionList, TotpSetupResult } from './schemas.js';
 import { listSessions, revokeSessions } from './sessions-list.js';
 import { SIGNUP_LIMITS } from '../auth/defence.js';
@@ -15,7 +15,6 @@ import { totpDisable, totpEnable, totpSetup } from './two-factor.js';
 
 const HOURS = ACCOUNT_TOKEN_TTL / 3600;
 const PASSWORD_RULE = `${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not one of the 10,000 most common passwords`;
-const NICK_RULE = `${NICK_MIN} to ${NICK_MAX} characters, no control characters, not a reserved word`;
 const DOMAIN_RULE =
   `${DOMAIN_MIN} to ${DOMAIN_MAX} characters of a-z 0-9 _ . (stored in lower case), not all digits, not a reserved word, ` +
   'unique whatever the case';

@@ -1,8 +1,12 @@
+import type { Static } from '@sinclair/typebox';
 import { ApiError, Code, rateLimited } from '../api/errors.js';
 import { dialectAdapter } from '../db/dialect.js';
 import type { Services } from '../services.js';
 import { announceUsersChanged } from '../users/profile-cache.js';
-import { loadProfiles, profileObject, type UserObject } from '../users/profiles.js';
+import { nickColumns } from '../users/search-keys.js';
+import { loadProfiles, profileObject } from '../users/profiles.js';
+import { flag, type Flag } from '../db/flags.js';
+import type { AccountInfo as AccountInfoSchema } from './schemas.js';
 import { checkDomain, checkNick } from './rules.js';
 import { explainCollision } from './unique.js';
 
@@ -11,12 +15,7 @@ export const NICK_CHANGE_LIMIT = { max: 3, windowSeconds: 24 * 60 * 60 } as cons
 /** Earlier nicks kept in `nicks_old`, newest last. */
 export const NICKS_OLD_KEPT = 20;
 
-export interface AccountInfo extends UserObject {
-  email?: string;
-  email_verified: 0 | 1;
-  hasTotp: 0 | 1;
-  hasPassword: 0 | 1;
-}
+export type AccountInfo = Static<typeof AccountInfoSchema>;
 
 /** account.info: the caller's full profile plus what only they see. */
 export async function accountInfo(services: Services, userId: number): Promise<AccountInfo> {
@@ -76,12 +75,12 @@ export async function updateInfo(services: Services, userId: number, changes: In
         .select(['nick', 'nicks_old', 'domain'])
         .where('user_id', '=', userId)
         .executeTakeFirstOrThrow();
-      const columns: { nick?: string; nicks_old?: string; gender?: number; domain?: string } = {};
+      const columns: { nick?: string; nick_lower?: string; nicks_old?: string; gender?: Flag; domain?: string } = {};
       if (nick !== undefined && nick !== row.nick) {
-        columns.nick = nick;
+        Object.assign(columns, nickColumns(nick));
         columns.nicks_old = JSON.stringify([...(JSON.parse(row.nicks_old) as string[]), row.nick].slice(-NICKS_OLD_KEPT));
       }
-      if (changes.gender !== undefined) columns.gender = changes.gender;
+      if (changes.gender !== undefined) columns.gender = flag(changes.gender);
       if (domain !== undefined && domain !== row.domain) columns.domain = domain;
       if (Object.keys(columns).length > 0) await trx.updateTable('users').set(columns).where('user_id', '=', userId).execute();
     });

@@ -9,6 +9,7 @@ import { badAccountToken, findAccountToken, issueAccountToken, retireAccountToke
 import { endSessionsIn } from './credentials.js';
 import { passwordResetMessage } from './messages.js';
 import { checkNewPassword, normaliseEmail } from './rules.js';
+import { announceSessionsRevoked } from '../auth/tokens.js';
 
 /** Limits of auth.requestPasswordReset, per hour. */
 export const RESET_REQUEST_LIMITS = { windowSeconds: 60 * 60, perAddress: 10, perEmail: 3 } as const;
@@ -73,7 +74,11 @@ export async function resetPassword(services: Services, request: { token: string
   let attempt: { succeeded(): Promise<void> } | undefined;
   if (user.totp_secret !== null) {
     attempt = await admitSecondFactorCheck(services, target.user_id);
-    factor = readSecondFactor({ totp_secret: user.totp_secret, totp_last_step: user.totp_last_step }, request.code, services.clock.now());
+    factor = readSecondFactor(
+      { totp_secret: services.db.secrets.open(user.totp_secret), totp_last_step: user.totp_last_step },
+      request.code,
+      services.clock.now(),
+    );
   }
   const passwordHash = await services.auth.passwords.hash(request.password);
   await kysely.transaction().execute(async (trx) => {
@@ -88,5 +93,5 @@ export async function resetPassword(services: Services, request: { token: string
     await retireAccountTokens(trx, used.user_id, 'reset_password', now);
   });
   await attempt?.succeeded();
-  await services.tokens.announce({ userId: target.user_id });
+  await announceSessionsRevoked(services, { userId: target.user_id });
 }

@@ -8,6 +8,8 @@ export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 128;
 export const NICK_MIN = 2;
 export const NICK_MAX = 24;
+/** The nick rules as the method documentation states them. */
+export const NICK_RULE = `${NICK_MIN} to ${NICK_MAX} characters, no control characters, not a reserved word`;
 export const DOMAIN_MIN = 3;
 export const DOMAIN_MAX = 32;
 /** How many of the most common passwords are refused. */

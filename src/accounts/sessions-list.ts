@@ -2,6 +2,7 @@ import { ApiError, Code, badParam } from '../api/errors.js';
 import type { Caller } from '../api/method.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { nowSeconds, type Services } from '../services.js';
+import { announceSessionsRevoked } from '../auth/tokens.js';
 
 export interface SessionEntry {
   session_id: number;
@@ -83,7 +84,7 @@ export async function revokeSessions(
         .where('revoked_at', 'is', null)
         .execute();
     });
-    await services.tokens.announce({ familyId: row.family_id });
+    await announceSessionsRevoked(services, { familyId: row.family_id });
     return;
   }
   const now = nowSeconds(services);
@@ -111,5 +112,5 @@ export async function revokeSessions(
       .execute();
     return ids;
   });
-  if (ended.length > 0) await services.tokens.announce({ sessionIds: ended });
+  if (ended.length > 0) await announceSessionsRevoked(services, { sessionIds: ended });
 }

@@ -4,6 +4,7 @@ import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
 import { sha256 } from '../infra/secrets.js';
 import { nowSeconds, type Services } from '../services.js';
 import { announceUsersChanged } from '../users/profile-cache.js';
+import { nickColumns } from '../users/search-keys.js';
 import { issueAccountToken } from './account-tokens.js';
 import { addressTakenMessage, verifyEmailMessage } from './messages.js';
 import { checkDomain, checkNewPassword, checkNick, normaliseEmail } from './rules.js';
@@ -63,7 +64,7 @@ export async function signUp(services: Services, request: SignupRequest): Promis
           totp_secret: null,
           totp_last_step: null,
           bot_owner_id: null,
-          nick,
+          ...nickColumns(nick),
           domain: domain ?? null,
           created_at: now,
         })

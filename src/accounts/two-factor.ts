@@ -25,7 +25,7 @@ export async function totpSetup(services: Services, userId: number): Promise<{ s
   const secret = new Secret({ size: 20 });
   await kysely
     .updateTable('users')
-    .set({ totp_pending: secret.base32 })
+    .set({ totp_pending: services.db.secrets.seal(secret.base32) })
     .where('user_id', '=', userId)
     .where('totp_secret', 'is', null)
     .execute();
@@ -47,11 +47,12 @@ export async function totpEnable(services: Services, userId: number, rawCode: st
     .executeTakeFirstOrThrow();
   if (user.totp_secret !== null) throw totpState('two-factor sign-in is on already');
   if (user.totp_pending === null) throw totpState('no secret to confirm: call account.totpSetup first');
+  // Sealed as stored: moved as it is to totp_secret, and the condition of the update.
   const pending = user.totp_pending;
   const code = rawCode.replace(/\s+/g, '');
   if (!/^\d{6}$/.test(code)) throw badParam('code', 'must be 6 digits');
   const attempt = await admitSecondFactorCheck(services, userId);
-  const steps = matchingSteps(pending, code, services.clock.now());
+  const steps = matchingSteps(services.db.secrets.open(pending), code, services.clock.now());
   if (steps.length === 0) throw new ApiError(Code.BAD_PARAM, 'parameter code: wrong code');
   const codes = await kysely.transaction().execute(async (trx) => {
     await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
@@ -85,7 +86,7 @@ export async function totpDisable(services: Services, userId: number, request: {
   if (user.totp_secret === null) throw totpState('two-factor sign-in is off');
   const attempt = await admitSecondFactorCheck(services, userId);
   const factor = readSecondFactor(
-    { totp_secret: user.totp_secret, totp_last_step: user.totp_last_step },
+    { totp_secret: services.db.secrets.open(user.totp_secret), totp_last_step: user.totp_last_step },
     request.code,
     services.clock.now(),
   );

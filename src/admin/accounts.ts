@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
@@ -9,6 +10,8 @@ import { revokeAllSessions } from '../auth/sessions.js';
 import { WorldUser } from '../world/schema.js';
 import { announceUsersChanged } from '../users/profile-cache.js';
 import { rankColumn, storedRank, type Rank } from '../users/rank.js';
+import { nickColumns } from '../users/search-keys.js';
+import type { AdminAccount } from './schemas.js';
 
 export type InventoryPrivacy = 'everyone' | 'friends' | 'nobody';
 
@@ -75,34 +78,35 @@ const ACCOUNT_COLUMNS = [
 export type AccountRow = Pick<Selectable<UsersTable>, (typeof ACCOUNT_COLUMNS)[number]>;
 
 /** An account as operators see it: the profile plus e-mail, ban, mute, privacy, TOTP and bot ownership. */
-export function accountObject(row: AccountRow): Record<string, unknown> {
-  const account: Record<string, unknown> = { user_id: row.user_id };
-  if (row.email !== null) account.email = row.email;
-  if (row.domain !== null) account.domain = row.domain;
-  account.nick = row.nick;
-  account.nicks_old = JSON.parse(row.nicks_old);
-  account.gender = row.gender;
-  account.avatar = row.avatar;
-  if (row.avatar_key !== null) account.avatar_key = row.avatar_key;
-  if (row.profile_cover !== null) account.profile_cover = row.profile_cover;
-  account.approved = row.approved === 1 ? 1 : 0;
-  account.vip = row.vip === 1 ? 1 : 0;
-  account.moderator = row.moderator === 1 ? 1 : 0;
-  account.superadmin = row.superadmin === 1 ? 1 : 0;
+export function accountObject(row: AccountRow): Static<typeof AdminAccount> {
   const rank = storedRank(row.rank);
-  if (rank !== undefined) account.rank = rank;
-  account.games = row.games;
-  account.games_wins = row.games_wins;
-  account.xp = row.xp;
-  account.xp_level = row.xp_level;
-  account.global_ban = row.global_ban === 1 ? 1 : 0;
-  account.muted_until = row.muted_until ?? 0;
-  account.inventory_privacy = row.inventory_privacy;
-  account.totp = row.totp_secret !== null ? 1 : 0;
-  if (row.bot_owner_id !== null) account.bot_owner = row.bot_owner_id;
-  account.created_at = row.created_at;
-  account.last_seen = row.last_seen;
-  return account;
+  return {
+    user_id: row.user_id,
+    ...(row.email !== null ? { email: row.email } : {}),
+    ...(row.domain !== null ? { domain: row.domain } : {}),
+    nick: row.nick,
+    nicks_old: JSON.parse(row.nicks_old) as string[],
+    gender: row.gender,
+    avatar: row.avatar,
+    ...(row.avatar_key !== null ? { avatar_key: row.avatar_key } : {}),
+    ...(row.profile_cover !== null ? { profile_cover: row.profile_cover } : {}),
+    approved: row.approved === 1 ? 1 : 0,
+    vip: row.vip === 1 ? 1 : 0,
+    moderator: row.moderator === 1 ? 1 : 0,
+    superadmin: row.superadmin === 1 ? 1 : 0,
+    ...(rank !== undefined ? { rank } : {}),
+    games: row.games,
+    games_wins: row.games_wins,
+    xp: row.xp,
+    xp_level: row.xp_level,
+    global_ban: row.global_ban === 1 ? 1 : 0,
+    muted_until: row.muted_until ?? 0,
+    inventory_privacy: row.inventory_privacy,
+    totp: row.totp_secret !== null ? 1 : 0,
+    ...(row.bot_owner_id !== null ? { bot_owner: row.bot_owner_id } : {}),
+    created_at: row.created_at,
+    last_seen: row.last_seen,
+  };
 }
 
 export async function loadAccount(executor: Executor, userId: number): Promise<AccountRow | undefined> {
@@ -135,6 +139,7 @@ function profileColumns(changes: ProfileChanges): Partial<Selectable<UsersTable>
   const columns: Record<string, unknown> = {};
   const copy = ['nick', 'gender', 'avatar', 'approved', 'vip', 'moderator', 'superadmin', 'games', 'games_wins', 'xp', 'xp_level'] as const;
   for (const name of copy) if (changes[name] !== undefined) columns[name] = changes[name];
+  if (changes.nick !== undefined) Object.assign(columns, nickColumns(changes.nick));
   for (const name of ['domain', 'avatar_key', 'profile_cover'] as const)
     if (changes[name] !== undefined) columns[name] = changes[name] === '' ? null : changes[name];
   if (changes.rank !== undefined) columns.rank = rankColumn(changes.rank ?? undefined);
@@ -188,8 +193,8 @@ export async function createAccount(services: Services, account: NewAccount): Pr
         totp_last_step: null,
         bot_owner_id: account.botOwnerId ?? null,
         created_at: nowSeconds(services),
-        nick: account.nick,
         ...profileColumns(account),
+        ...nickColumns(account.nick),
       })
       .returning('user_id')
       .executeTakeFirstOrThrow();

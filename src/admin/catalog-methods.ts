@@ -11,12 +11,11 @@ import { itemProtoEntry } from '../world/export.js';
 import { WorldItemProto, type World } from '../world/schema.js';
 import { grantItems, revokeItem } from '../inventory/grants.js';
 import { requireUser } from '../users/profiles.js';
+import { announceCatalogChanged } from '../catalog/cache.js';
 
 /** Largest prototype entry accepted, as JSON text. */
 const MAX_PROTO_JSON = 60_000;
 export const MAX_GRANT_COPIES = 1000;
-
-const common = { auth: 'admin', extension: true } as const;
 
 /** Imports a partial world (merge), answering a bad entry with code 2, and tells every process the catalogue changed. */
 async function mergeIntoCatalog(services: Services, world: Partial<Record<keyof World, unknown[]>>): Promise<void> {
@@ -26,7 +25,7 @@ async function mergeIntoCatalog(services: Services, world: Partial<Record<keyof 
     if (error instanceof WorldError) throw new ApiError(Code.BAD_PARAM, error.message);
     throw error;
   }
-  await services.bus.publish('catalog.changed', {});
+  await announceCatalogChanged(services);
 }
 
 /**
@@ -51,7 +50,8 @@ function parseJsonObject(name: string, text: string): Record<string, unknown> {
 
 export const catalogMethods: AnyMethod[] = [
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.upsertItemProto',
     summary: 'Create an item prototype, or replace a stored one',
     description:
@@ -81,7 +81,8 @@ export const catalogMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.upsertCollection',
     summary: 'Create a collection or change its title',
     params: P.object({
@@ -96,7 +97,8 @@ export const catalogMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.grantItems',
     summary: 'Give a user copies of an item',
     description: `At most ${MAX_GRANT_COPIES} copies per call. ts_can_trade: Unix time from which the items may be traded and crafted (0 = at once, -1 = never).`,
@@ -121,7 +123,8 @@ export const catalogMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.revokeItem',
     summary: 'Take an owned item away from its owner',
     description: 'The item leaves the inventory (and whatever it was equipped on) and is kept in history as revoked, with the reason.',

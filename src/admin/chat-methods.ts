@@ -7,8 +7,6 @@ import { deleteMessage, postSystemMessage, setChatStatus } from '../chat/moderat
 import { requireUser } from '../users/profiles.js';
 import { ChatStatusResult } from './schemas.js';
 
-const common = { auth: 'admin', extension: true } as const;
-
 /** Which fields each system message type needs. */
 const SYSTEM_MESSAGE_FIELDS = {
   2: ['case_item_proto_id', 'drop_item_proto_id'],
@@ -26,7 +24,8 @@ type SystemFields = {
 
 export const chatMethods: AnyMethod[] = [
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.setChatStatus',
     summary: 'Close or open the global chat, switch slow mode and emote-only mode',
     description:
@@ -51,7 +50,8 @@ export const chatMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.deleteMessage',
     summary: 'Remove a message from the global chat',
     params: P.object({ msg_id: P.string({ minLength: 1, maxLength: 64, description: 'msg_id of the message, as gchat.get shows it' }) }),
@@ -63,7 +63,8 @@ export const chatMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.postSystemMessage',
     summary: 'Post a system message to the global chat',
     description:

@@ -11,8 +11,6 @@ import { requireUser } from '../users/profiles.js';
 export const MAX_DRAWS_PAGE = 100;
 export const MAX_DRAWS_EXPORT = 100_000;
 
-const common = { auth: 'admin', extension: true } as const;
-
 const OddsEntry = Type.Object({ item_proto_id: Uint, weight: Type.Integer({ minimum: 1 }) }, Strict);
 
 export const DrawSchema = Type.Object(
@@ -105,7 +103,8 @@ function csvField(value: unknown): string {
 
 export const drawMethods: AnyMethod[] = [
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.listDraws',
     summary: 'The recorded openings of cases and gift sets, for a user or a prototype',
     description:
@@ -128,7 +127,8 @@ export const drawMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.exportDraws',
     summary: 'Every recorded opening for a user or a prototype, as CSV',
     description: `The draws admin.listDraws lists, all of them (at most ${MAX_DRAWS_EXPORT}, else code 6), as CSV text with a header line; lists are JSON arrays.`,

@@ -7,8 +7,6 @@ import { createPromocode, disablePromocode, listPromocodes } from '../promocodes
 
 export const MAX_PROMOCODES_PAGE = 100;
 
-const common = { auth: 'admin', extension: true } as const;
-
 export const PromocodeSchema = Type.Object(
   {
     code: Type.String(),
@@ -30,7 +28,8 @@ const codeParam = P.string({
 
 export const promocodeMethods: AnyMethod[] = [
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.createPromocode',
     summary: 'Create a promo code',
     description: 'Each user may redeem the code once (wallet.promocodeActivate), for one item of each listed prototype.',
@@ -52,7 +51,8 @@ export const promocodeMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.listPromocodes',
     summary: 'The promo codes, newest first, with their uses',
     params: P.object({
@@ -64,7 +64,8 @@ export const promocodeMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.disablePromocode',
     summary: 'Stop a promo code from being redeemed',
     description: 'Redemptions already made stay; further ones are refused like an unknown code.',

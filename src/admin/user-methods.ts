@@ -97,11 +97,10 @@ function profileOf(params: Omit<ProfileChanges, 'rank'> & RankParams): ProfileCh
   };
 }
 
-const common = { auth: 'admin', extension: true } as const;
-
 export const userMethods: AnyMethod[] = [
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.getUser',
     summary: 'Read an account with the fields only operators see',
     params: P.object({ user_id: userParam }),
@@ -114,7 +113,8 @@ export const userMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.createUser',
     summary: 'Create an account that signs in with e-mail and password',
     description:
@@ -138,7 +138,8 @@ export const userMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.updateUser',
     summary: 'Change profile fields, e-mail or password of an account',
     description:
@@ -165,7 +166,8 @@ export const userMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.setTotp',
     summary: 'Turn on sign-in by one-time code for an account, with a new secret',
     description:
@@ -177,7 +179,7 @@ export const userMethods: AnyMethod[] = [
       const userId = await requireUser(services, params.user_id);
       const account = await requireAccount(services, userId);
       const secret = new Secret({ size: 20 });
-      await setAccountState(services, userId, { totp_secret: secret.base32 });
+      await setAccountState(services, userId, { totp_secret: services.db.secrets.seal(secret.base32) });
       const totp = new TOTP({
         issuer: TOTP_ISSUER,
         label: account.email ?? account.domain ?? String(userId),
@@ -191,7 +193,8 @@ export const userMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.clearTotp',
     summary: 'Turn off sign-in by one-time code for an account',
     params: P.object({ user_id: userParam }),
@@ -204,7 +207,8 @@ export const userMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.banUser',
     summary: 'Block an account globally and end all its sessions',
     description:
@@ -219,7 +223,8 @@ export const userMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.unbanUser',
     summary: 'Lift the global block of an account',
     description: 'Sessions ended by the ban stay ended; the user signs in again.',
@@ -233,7 +238,8 @@ export const userMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.muteUser',
     summary: 'Forbid an account to write to the chat until a time',
     description:
@@ -255,7 +261,8 @@ export const userMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.setPrivacy',
     summary: "Set who may read an account's inventory",
     description: "everyone; friends (the owner's friends only); nobody (the owner only). Others get 701 from inventory.get.",
@@ -272,7 +279,8 @@ export const userMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.killSessions',
     summary: 'End every session of an account',
     description: 'Access and refresh tokens of the account (bot tokens included) stop working at once in every process.',
@@ -287,7 +295,8 @@ export const userMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.createBot',
     summary: 'Create a bot account owned by a user',
     description: "The owner then issues the bot's tokens with bots.getToken. A bot cannot own bots.",

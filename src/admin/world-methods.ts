@@ -5,12 +5,10 @@ import { parseJsonParam } from '../api/depth.js';
 import { ApiError, Code } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import { nowSeconds } from '../services.js';
-import { WORLD_CHANGED } from '../infra/bus.js';
+import { announceWorldImported } from '../world/announce.js';
 import { importWorld, WorldError } from '../world/import.js';
 import { exportWorld } from '../world/export.js';
 import { World } from '../world/schema.js';
-
-const common = { auth: 'admin', extension: true } as const;
 
 /**
  * A world travels as JSON text in the `world` parameter, inside a request body that the
@@ -21,7 +19,8 @@ const MAX_WORLD_TEXT = 1024 * 1024 * 1024;
 
 export const worldMethods: AnyMethod[] = [
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.importWorld',
     summary: 'Import a world file into the running platform',
     description:
@@ -57,9 +56,7 @@ export const worldMethods: AnyMethod[] = [
         if (error instanceof WorldError) throw new ApiError(Code.BAD_PARAM, error.message);
         throw error;
       }
-      // Every process forgets the sessions the import ended, then reloads what it keeps in memory.
-      for (const userId of summary.endedSessionsOf) await services.tokens.announce({ userId });
-      await services.bus.publish(WORLD_CHANGED, {});
+      await announceWorldImported(services.bus, summary);
       return {
         mode: params.mode,
         users: summary.users,
@@ -73,10 +70,12 @@ export const worldMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.exportWorld',
     summary: 'Export the whole world in the world-file format',
-    description: 'Passwords appear as argon2id hashes, TOTP secrets as they are stored; only owned items are included.',
+    description:
+      'Passwords appear as argon2id hashes, TOTP secrets in clear (opened with the secret key; the file is as sensitive as the database); only owned items are included.',
     params: P.object({}),
     result: Type.Object({ world: World }, Strict),
     handler: async ({ services }) => ({ world: await exportWorld(services.db) }),

@@ -2,7 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services.js';
 import { ApiError, Code, authError, rateLimited } from './errors.js';
 import { SerializedData, SerializedList, StreamedData, type AnyMethod, type CallContext } from './method.js';
-import { readParams } from './params.js';
 import { checkAdminKey } from './admin-key.js';
 import { chargeAddress } from './address-limits.js';
 
@@ -37,25 +36,19 @@ export class MethodDispatcher {
     this.byName = new Map(methods.map((m) => [m.name, m]));
   }
 
-  method(name: string): AnyMethod | undefined {
-    return this.byName.get(name);
-  }
-
   private async limit(key: string, rule: { max: number; windowSeconds: number }): Promise<void> {
     const hit = await this.services.counters.hit(key, rule.windowSeconds);
     if (hit.count > rule.max) throw rateLimited(hit.resetIn);
   }
 
-  /**
-   * The handler's result for `method` (looked up by the caller with `method()`, undefined when
-   * unknown). Throws ApiError for every refused call.
-   */
-  async invoke(method: AnyMethod | undefined, call: Invocation): Promise<unknown> {
+  /** The method called and its handler's answer. Throws ApiError for every refused call. */
+  async invoke(call: Invocation): Promise<{ method: AnyMethod; answer: unknown }> {
     const { services } = this;
     const { config } = services;
     const { ip } = call;
     // Every call counts against its address, unknown methods included.
     if (config.rateLimit) await chargeAddress(services, ip);
+    const method = this.byName.get(call.name);
     if (!method) throw new ApiError(Code.UNKNOWN_METHOD, `unknown method ${call.name.slice(0, 100)}`);
     const { raw } = call;
 
@@ -80,8 +73,7 @@ export class MethodDispatcher {
       }
     }
 
-    const params = readParams(method.params, raw);
-    return method.handler(ctx as never, params as never);
+    return { method, answer: await method.run(ctx, raw) };
   }
 }
 

@@ -37,6 +37,8 @@ export const Code = {
   TOTP_STATE: 1606,
   NO_SUCH_SESSION: 1607,
   BOT_NOT_FOUND: 1801,
+  /** The caller already owns as many bots as bots.create allows (`--bots-per-owner`). */
+  BOT_LIMIT: 1802,
 } as const;
 
 /** The error every handler throws; the transport turns it into the error envelope. */

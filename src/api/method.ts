@@ -1,6 +1,8 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services.js';
+import { authError } from './errors.js';
+import { readParams } from './params.js';
 
 /** The signed-in caller of a method, resolved from the access token. */
 export interface Caller {
@@ -36,38 +38,58 @@ export interface SignedInContext extends CallContext {
  */
 export type AuthRequirement = 'none' | 'optional' | 'required' | 'admin';
 
-export interface MethodDefinition<P extends TObject = TObject, A extends AuthRequirement = AuthRequirement> {
+/**
+ * What a handler answers: for a method with a result schema, a value of that schema or the
+ * same answer ready-made as JSON; for one without, nothing.
+ */
+export type Answer<R extends TSchema | undefined> = R extends TSchema ? Static<R> | ReadyJson : void;
+
+type Handler<C extends CallContext, P extends TObject, R extends TSchema | undefined> = (ctx: C, params: Static<P>) => Promise<Answer<R>>;
+
+/** A method as declared: what the OpenAPI document, `/docs` and the admin command describe. */
+export interface MethodDescription<P extends TObject = TObject, R extends TSchema | undefined = TSchema | undefined> {
   name: string;
   summary: string;
   description?: string;
-  auth: A;
+  auth: AuthRequirement;
   /** A bot's token may call this method (methods with auth `none` or `optional` are always open). */
   bots?: boolean;
   params: P;
   /** Schema of `data` on success; absent for methods that answer `{ code: 0 }` only. */
-  result?: TSchema;
+  result?: R;
   /** Method-specific error codes it can answer, with what they mean. */
   errors?: Record<number, string>;
   /** Ours, not the reference service's. */
   extension?: boolean;
   /** Where success puts the result: `data` (default), or `result` as the reference's execute.* methods answer. */
   resultKey?: 'data' | 'result';
-  handler: (ctx: A extends 'required' ? SignedInContext : CallContext, params: Static<P>) => Promise<unknown>;
 }
 
-export type AnyMethod = MethodDefinition<TObject, AuthRequirement>;
+/** A method's declaration with its handler, which is given the signed-in caller when the method requires one. */
+export type MethodDefinition<P extends TObject, R extends TSchema | undefined> = MethodDescription<P, R> &
+  (
+    | { auth: 'required'; handler: Handler<SignedInContext, P, R> }
+    | { auth: Exclude<AuthRequirement, 'required'>; handler: Handler<CallContext, P, R> }
+  );
+
+/** A declared method as the transport runs it: the parameters as sent in, the handler's answer out. */
+export interface AnyMethod extends MethodDescription {
+  /** Coerces `raw` against the parameter schema and runs the handler; the caller has done the authorisation. */
+  run(ctx: CallContext, raw: Record<string, unknown>): Promise<unknown>;
+}
+
+function isSignedIn(ctx: CallContext): ctx is SignedInContext {
+  return ctx.caller !== undefined;
+}
 
 /**
  * A handler result already serialized as JSON: the transport sends it as `data` without
- * serializing again. `kept`: for an answer a cache keeps and serves to many callers, a place
- * beside it where the transport keeps the encoded envelope, so that it is encoded once too
- * (megabytes a second for large answers). Each distinct answer needs its own.
+ * serializing again. A handler that gives the same object again (one a cache keeps) has it
+ * encoded once: the transport keeps the encoded answer as long as the object lives.
  */
 export class SerializedData {
-  constructor(
-    readonly json: string,
-    readonly kept?: KeptEnvelope,
-  ) {}
+  declare private readonly nominal: 'SerializedData';
+  constructor(readonly json: string) {}
 }
 
 /**
@@ -76,6 +98,7 @@ export class SerializedData {
  * the envelope in one go, so an answer made of many ready-made texts is copied once.
  */
 export class SerializedList {
+  declare private readonly nominal: 'SerializedList';
   constructor(
     readonly elements: readonly string[],
     readonly open = '[',
@@ -88,17 +111,30 @@ export class SerializedList {
  * they come, so that the whole answer is never held in memory at once.
  */
 export class StreamedData {
+  declare private readonly nominal: 'StreamedData';
   constructor(readonly pieces: () => Iterable<string>) {}
 }
 
-/** The encoded `{"code":0,"data":...}` of a kept answer, once the transport has made it. */
-export interface KeptEnvelope {
-  envelope?: Buffer;
-}
+/**
+ * An answer ready-made as JSON. Each class has a private member, so that only an instance,
+ * not any object of the same shape, passes for one where a handler's answer is checked.
+ */
+export type ReadyJson = SerializedData | SerializedList | StreamedData;
 
-/** Declares a method; the identity function keeps the handler's parameter types exact. */
-export function defineMethod<P extends TObject, A extends AuthRequirement>(definition: MethodDefinition<P, A>): AnyMethod {
-  return definition as unknown as AnyMethod;
+/**
+ * Declares a method. The handler's parameters are typed by the parameter schema and its
+ * answer is checked against the result schema by the compiler.
+ */
+export function defineMethod<P extends TObject, R extends TSchema | undefined = undefined>(definition: MethodDefinition<P, R>): AnyMethod {
+  return {
+    ...definition,
+    run: async (ctx, raw) => {
+      const params = readParams(definition.params, raw);
+      if (definition.auth !== 'required') return definition.handler(ctx, params);
+      if (!isSignedIn(ctx)) throw authError('authorization required: send an access_token');
+      return definition.handler(ctx, params);
+    },
+  };
 }
 
 /**

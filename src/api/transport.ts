@@ -98,6 +98,28 @@ function envelopeText(json: string): string {
   return `{"code":0,"data":${json}}`;
 }
 
+/**
+ * The encoded envelopes of serialised answers, by the answer object: one a handler gives again
+ * (from a cache) is encoded on its second sending and then sent as those bytes every time
+ * (megabytes a second for large answers). Kept as long as the answer object lives.
+ */
+class EncodedAnswers {
+  private readonly sent = new WeakMap<SerializedData, Buffer | null>();
+
+  sendable(data: SerializedData): Buffer | string {
+    const encoded = this.sent.get(data);
+    if (encoded) return encoded;
+    const text = envelopeText(data.json);
+    if (encoded === undefined && text.length < TEXT_ANSWER_MAX_CHARS) {
+      this.sent.set(data, null);
+      return text;
+    }
+    const bytes = Buffer.from(text);
+    this.sent.set(data, bytes);
+    return bytes;
+  }
+}
+
 /** The success envelope around a serialised list, joined in one go. */
 function listEnvelopeText({ elements, open, close }: SerializedList): string {
   const head = `{"code":0,"data":${open}`;
@@ -129,13 +151,12 @@ function* envelopePieces(data: StreamedData): Generator<string> {
  */
 export async function registerApi(app: FastifyInstance, services: Services, methods: AnyMethod[]): Promise<MethodDispatcher> {
   const dispatcher = new MethodDispatcher(services, methods);
+  const encodedAnswers = new EncodedAnswers();
   registerBodyParsers(app);
 
   async function handle(request: FastifyRequest<{ Params: { method: string } }>, reply: FastifyReply) {
-    const name = request.params.method;
-    const method = dispatcher.method(name);
-    const data = await dispatcher.invoke(method, {
-      name,
+    const { method, answer: data } = await dispatcher.invoke({
+      name: request.params.method,
       raw: mergedParams(request),
       ip: request.ip,
       userAgent: request.headers['user-agent'],
@@ -148,20 +169,18 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
       return reply
         .type('application/json; charset=utf-8')
         .send(Readable.from(envelopePieces(data), { objectMode: false, encoding: 'utf8' }));
-    const admin = method!.auth === 'admin';
-    if (data instanceof SerializedData && method!.resultKey === 'result')
+    const admin = method.auth === 'admin';
+    if (data instanceof SerializedData && method.resultKey === 'result')
       return reply.type('application/json; charset=utf-8').send(`{"code":0,"result":${data.json}}`);
-    if (data instanceof SerializedData) {
-      // A kept answer's bytes are made once for every caller it is sent to.
-      const answer =
-        data.kept && !admin ? (data.kept.envelope ??= Buffer.from(envelopeText(data.json))) : sendable(envelopeText(data.json), admin);
-      return reply.type('application/json; charset=utf-8').send(answer);
-    }
+    if (data instanceof SerializedData)
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(admin ? sendable(envelopeText(data.json), admin) : encodedAnswers.sendable(data));
     if (data instanceof SerializedList) return reply.type('application/json; charset=utf-8').send(sendable(listEnvelopeText(data), admin));
     // Plain JSON.stringify, not serialisers compiled from the response schemas: for these
     // answers (unions of shapes, many optional fields) fast-json-stringify measured slower, and
     // the large lists (inventories, prototypes) are already assembled from cached JSON text.
-    const envelope: Envelope = data === undefined ? { code: Code.OK } : { code: Code.OK, [method!.resultKey ?? 'data']: data };
+    const envelope: Envelope = data === undefined ? { code: Code.OK } : { code: Code.OK, [method.resultKey ?? 'data']: data };
     return reply.send(envelope);
   }
 

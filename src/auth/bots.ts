@@ -1,6 +1,10 @@
 import { ApiError, Code, badParam } from '../api/errors.js';
 import type { Caller } from '../api/method.js';
-import type { Services } from '../services.js';
+import { nowSeconds, type Services } from '../services.js';
+import { dialectAdapter } from '../db/dialect.js';
+import { checkNick } from '../accounts/rules.js';
+import { announceUsersChanged } from '../users/profile-cache.js';
+import { nickColumns } from '../users/search-keys.js';
 import { normalizeIp, requestAddress } from './ip.js';
 import { issueBotSession, type SessionData } from './sessions.js';
 
@@ -24,4 +28,40 @@ export async function issueBotToken(
   // Someone else's bot answers exactly as a missing one: ownership is not disclosed.
   if (!bot || bot.bot_owner_id !== caller.userId) throw new ApiError(Code.BOT_NOT_FOUND, 'bot does not exist');
   return issueBotSession(services, request.botId, ip);
+}
+
+/**
+ * bots.create: a bot owned by the caller, under the nick rules of sign-up. The owner's row
+ * is locked while its bots are counted and the new one written, so concurrent calls never
+ * pass `bots.perOwner` together (SQLite runs one transaction at a time).
+ */
+export async function createBot(services: Services, caller: Caller, nickParam: string): Promise<{ user_id: number }> {
+  const nick = checkNick(nickParam);
+  const limit = services.config.bots.perOwner;
+  const userId = await services.db.kysely.transaction().execute(async (trx) => {
+    await dialectAdapter.lockUsers(trx, services.db.dialect, [caller.userId]);
+    const [{ n }] = await trx
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('bot_owner_id', '=', caller.userId)
+      .execute();
+    if (Number(n) >= limit) throw new ApiError(Code.BOT_LIMIT, `bot limit reached: one user may own at most ${limit} bots`);
+    const row = await trx
+      .insertInto('users')
+      .values({
+        email: null,
+        password_hash: null,
+        totp_secret: null,
+        totp_last_step: null,
+        bot_owner_id: caller.userId,
+        created_at: nowSeconds(services),
+        ...nickColumns(nick),
+      })
+      .returning('user_id')
+      .executeTakeFirstOrThrow();
+    return row.user_id;
+  });
+  // Caches may hold the new id as "no such user".
+  await announceUsersChanged(services, [userId]);
+  return { user_id: userId };
 }

@@ -1,7 +1,7 @@
 import type { Domain } from '../api/method.js';
 import type { Core, Runtime } from '../services.js';
 import { captchaVerifierFor, type CaptchaVerifier } from './captcha.js';
-import { authRefresh, authSignin, authSignout, authTotpVerify, botsGetToken } from './methods.js';
+import { authRefresh, authSignin, authSignout, authTotpVerify, botsCreate, botsGetToken } from './methods.js';
 import { PasswordHasher } from './passwords.js';
 import { sweepSessions } from './sessions.js';
 
@@ -9,7 +9,7 @@ const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 export const authDomain: Domain = {
   name: 'auth',
-  methods: [authSignin, authTotpVerify, authRefresh, botsGetToken, authSignout],
+  methods: [authSignin, authTotpVerify, authRefresh, botsCreate, botsGetToken, authSignout],
 };
 
 export interface AuthRuntime extends Runtime {

@@ -1,6 +1,9 @@
 import { defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
-import { issueBotToken } from './bots.js';
+import { createBot, issueBotToken } from './bots.js';
+import { NICK_RULE } from '../accounts/rules.js';
+import { Strict, Uint } from '../api/schema-types.js';
+import { Type } from '@sinclair/typebox';
 import { Session, SigninResult } from './schemas.js';
 import { refreshSession, signOut } from './sessions.js';
 import { signIn } from './signin.js';
@@ -108,6 +111,19 @@ export const botsGetToken = defineMethod({
   result: Session,
   errors: { 2: 'ip is not an IP address', 412: 'the bot account is globally blocked', 1801: "bot does not exist (or is not the caller's)" },
   handler: async (ctx, params) => issueBotToken(ctx.services, ctx.caller, { botId: params.user_id, ip: params.ip, callerIp: ctx.ip }),
+});
+
+export const botsCreate = defineMethod({
+  name: 'bots.create',
+  summary: 'Create a bot owned by the caller',
+  description:
+    "Called with the owner's token (a bot cannot create bots: 4). The nick follows the rules of auth.signup. The owner then " +
+    'issues its tokens with bots.getToken. One user may own at most `--bots-per-owner` bots (default 5); past it, 1802.',
+  auth: 'required',
+  params: P.object({ nick: P.string({ maxLength: 100, description: `display name of the bot: ${NICK_RULE}` }) }),
+  result: Type.Object({ user_id: Uint }, Strict),
+  errors: { 1802: 'the caller already owns as many bots as one user may create' },
+  handler: async (ctx, params) => createBot(ctx.services, ctx.caller, params.nick),
 });
 
 export const authSignout = defineMethod({

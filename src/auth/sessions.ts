@@ -6,6 +6,7 @@ import { dialectAdapter } from '../db/dialect.js';
 import { newToken, sha256 } from '../infra/secrets.js';
 import { nowSeconds, type Services } from '../services.js';
 import { requestAddress } from './ip.js';
+import { announceSessionsRevoked } from './tokens.js';
 
 /** What auth.signin, auth.totpVerify, auth.refresh and bots.getToken answer. */
 export interface SessionData {
@@ -98,7 +99,7 @@ export async function issueBotSession(services: Services, botId: number, ip: str
       })
       .execute();
   });
-  await services.tokens.announce({ userId: botId });
+  await announceSessionsRevoked(services, { userId: botId });
   return { user_id: botId, access_token: accessToken, expires_in: 0, expires: 0 };
 }
 
@@ -150,7 +151,7 @@ export async function refreshSession(services: Services, refreshToken: string, i
     if (after?.refreshed_at != null) return reused(services, row.family_id, after.refreshed_at, ip);
     throw authError(INVALID_REFRESH_TOKEN);
   }
-  await services.tokens.announce({ sessionIds: [row.session_id] });
+  await announceSessionsRevoked(services, { sessionIds: [row.session_id] });
   return session;
 }
 
@@ -184,7 +185,7 @@ export async function revokeFamily(services: Services, familyId: string): Promis
     .where('family_id', '=', familyId)
     .where('revoked_at', 'is', null)
     .execute();
-  await services.tokens.announce({ familyId });
+  await announceSessionsRevoked(services, { familyId });
 }
 
 /** Ends the caller's session: its access and refresh tokens stop working everywhere. */
@@ -203,7 +204,7 @@ export async function revokeAllSessions(services: Services, userId: number): Pro
     await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
     await trx.updateTable('totp_challenges').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
   });
-  await services.tokens.announce({ userId });
+  await announceSessionsRevoked(services, { userId });
 }
 
 /**

@@ -1,14 +1,11 @@
 import type { Caller } from '../api/method.js';
 import type { Database } from '../db/connection.js';
-import { BUS_LOST, WORLD_CHANGED, type Bus } from '../infra/bus.js';
+import type { Bus } from '../infra/bus.js';
+import { SESSIONS_REVOKED, revokes, type Revocation } from '../infra/channels.js';
+import { ChangeCache, attachCache, listen, type AttachedCache, type CacheConditions, type CacheCore } from '../infra/change-cache.js';
 import type { Clock } from '../infra/clock.js';
 import { sha256 } from '../infra/secrets.js';
 import { requestAddress } from './ip.js';
-
-export const REVOCATION_CHANNEL = 'auth.revoked';
-
-/** A revocation notice: every cached session matching it is dropped, in every process. */
-export type Revocation = { sessionIds: number[] } | { userId: number } | { familyId: string };
 
 export interface ResolvedSession {
   caller: Caller;
@@ -27,8 +24,6 @@ interface CachedSession {
   ip: string | null;
   /** ms; 0 = never */
   expiresAt: number;
-  /** ms, by the resolver's clock */
-  cachedAt: number;
   /** `last_used` as last written, seconds */
   lastUsed: number;
 }
@@ -36,24 +31,38 @@ interface CachedSession {
 /** `sessions.last_used` is written at most this often per session, seconds. */
 export const LAST_USED_EVERY = 60;
 
+/** Seconds a cached session is trusted before it is read again: bounds how long a lost revocation notice can go unnoticed. */
+const SESSION_LIFETIME = 60;
+const MAX_SESSIONS = 100_000;
+
+/** Resolved sessions by the SHA-256 of their access token. */
+export class SessionCache extends ChangeCache<string, CachedSession> {
+  constructor(conditions: CacheConditions) {
+    super(conditions, { lifetime: SESSION_LIFETIME, maxEntries: MAX_SESSIONS });
+  }
+}
+
+/**
+ * Sessions kept where every revocation reaches this process. Revocations are announced with
+ * `publishConfirmed`, so a revoked token stops working in every process before the revoking
+ * call answers.
+ */
+export function attachSessionCache(core: CacheCore): Promise<AttachedCache<SessionCache>> {
+  return attachCache(core, {
+    name: 'sessions',
+    create: (conditions) => new SessionCache(conditions),
+    listeners: (cache) => [
+      listen(SESSIONS_REVOKED, (revocation) => cache.invalidateWhere((session) => revokes(revocation, session.caller))),
+    ],
+  });
+}
+
 export interface TokenResolverOptions {
   db: Database;
-  bus: Bus;
   clock: Clock;
   bindToIp: boolean;
-  /**
-   * Cache resolved tokens in memory: only where every revocation reaches this process. The
-   * cache is used while the bus is current (`Bus.isCurrent`), and revocations are announced
-   * with `publishConfirmed`, so a revoked token stops working in every process before the
-   * revoking call answers.
-   */
-  cache: boolean;
-  maxCached?: number;
-  /**
-   * Seconds a cached session is trusted before it is read again: bounds how long a
-   * revocation notice lost on the way (a Redis reconnect) can go unnoticed.
-   */
-  maxCacheAgeSeconds?: number;
+  /** Resolved sessions; undefined where revocations may not reach this process. */
+  cache: SessionCache | undefined;
 }
 
 /**
@@ -63,24 +72,7 @@ export interface TokenResolverOptions {
  * announcement waits until every process has confirmed it or has stopped trusting its cache.
  */
 export class TokenResolver {
-  private readonly cache = new Map<string, CachedSession>();
-  private readonly unsubscribe: (() => void)[];
-  /** Counts revocation notices, so a database read that overlapped one is not cached. */
-  private generation = 0;
-  private hits = 0;
-  private misses = 0;
-
-  constructor(private readonly options: TokenResolverOptions) {
-    this.unsubscribe = [
-      options.bus.subscribe(REVOCATION_CHANNEL, (message) => this.evict(message as Revocation)),
-      ...[WORLD_CHANGED, BUS_LOST].map((channel) =>
-        options.bus.subscribe(channel, () => {
-          this.generation++;
-          this.cache.clear();
-        }),
-      ),
-    ];
-  }
+  constructor(private readonly options: TokenResolverOptions) {}
 
   /** The caller for a token, or null when it is unknown, expired, revoked or bound to another address. */
   async resolve(token: string, ip: string): Promise<Caller | null> {
@@ -92,18 +84,10 @@ export class TokenResolver {
     if (token.length < 16 || token.length > 200) return null;
     const hash = sha256(token);
     const now = this.options.clock.now();
-    // Behind on the bus, a cached session may have been revoked without this process knowing.
-    const cacheUsable = this.options.cache && this.options.bus.isCurrent();
-    let session = cacheUsable ? this.cache.get(hash) : undefined;
-    if (session && now - session.cachedAt > (this.options.maxCacheAgeSeconds ?? 60) * 1000) {
-      this.cache.delete(hash);
-      session = undefined;
-    }
-    if (session) {
-      this.hits++;
-    } else {
-      this.misses++;
-      const generation = this.generation;
+    const cache = this.options.cache;
+    let session = cache?.get(hash);
+    if (session === undefined) {
+      const fill = cache?.startFill();
       const row = await this.options.db.kysely
         .selectFrom('sessions')
         .select(['session_id', 'user_id', 'family_id', 'ip', 'is_bot', 'expires_at', 'revoked_at', 'created_at', 'last_used'])
@@ -114,17 +98,13 @@ export class TokenResolver {
         caller: { userId: row.user_id, isBot: row.is_bot === 1, sessionId: row.session_id, familyId: row.family_id },
         ip: row.ip,
         expiresAt: row.expires_at * 1000,
-        cachedAt: now,
         lastUsed: row.last_used ?? row.created_at,
       };
-      // A revocation that arrived while the row was read may concern it: do not keep it.
-      if (cacheUsable && generation === this.generation) {
-        if (this.cache.size >= (this.options.maxCached ?? 100_000)) this.cache.delete(this.cache.keys().next().value!);
-        this.cache.set(hash, session);
-      }
+      // Not kept when a revocation arrived while the row was read: it may concern it.
+      if (cache && fill !== undefined) cache.store(fill, hash, session);
     }
     if (session.expiresAt !== 0 && session.expiresAt <= now) {
-      this.cache.delete(hash);
+      cache?.invalidate([hash]);
       return null;
     }
     const bound = session.ip !== null && (session.caller.isBot || this.options.bindToIp);
@@ -168,36 +148,9 @@ export class TokenResolver {
       .execute()
       .catch(() => undefined);
   }
+}
 
-  /**
-   * Tells every process to forget the matching sessions, and resolves once none of them can
-   * accept those sessions any longer. Call after the revocation is committed.
-   */
-  async announce(revocation: Revocation): Promise<void> {
-    await this.options.bus.publishConfirmed(REVOCATION_CHANNEL, revocation);
-  }
-
-  private evict(revocation: Revocation): void {
-    if (!revocation || typeof revocation !== 'object') return;
-    this.generation++;
-    for (const [hash, session] of this.cache) {
-      const { caller } = session;
-      if (
-        ('sessionIds' in revocation && revocation.sessionIds.includes(caller.sessionId)) ||
-        ('userId' in revocation && revocation.userId === caller.userId) ||
-        ('familyId' in revocation && revocation.familyId === caller.familyId)
-      )
-        this.cache.delete(hash);
-    }
-  }
-
-  /** Lookups of the session cache answered from memory and not, and sessions held (metrics). */
-  cacheCounts(): { hits: number; misses: number; size: number } {
-    return { hits: this.hits, misses: this.misses, size: this.cache.size };
-  }
-
-  close(): void {
-    for (const unsubscribe of this.unsubscribe) unsubscribe();
-    this.cache.clear();
-  }
+/** After committing a revocation of sessions: no process accepts them once this resolves. */
+export function announceSessionsRevoked(services: { bus: Pick<Bus, 'publishConfirmed'> }, revocation: Revocation): Promise<void> {
+  return services.bus.publishConfirmed(SESSIONS_REVOKED, revocation);
 }

@@ -125,7 +125,9 @@ export async function completeTotpChallenge(
       throw badParam('code', 'must be 6 digits (or a recovery code)');
     }
     const lastStep = user.totp_last_step;
-    const steps = matchingSteps(user.totp_secret, code, services.clock.now()).filter((s) => lastStep === null || s > lastStep);
+    const steps = matchingSteps(services.db.secrets.open(user.totp_secret), code, services.clock.now()).filter(
+      (s) => lastStep === null || s > lastStep,
+    );
     if (steps.length === 0) throw wrong();
     factor = { kind: 'totp', step: Math.max(...steps) };
   }

@@ -1,7 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Core, Services } from '../services.js';
 import type { Database } from '../db/connection.js';
-import { WORLD_CHANGED } from '../infra/bus.js';
+import { CATALOG_CHANGED } from '../infra/channels.js';
+import { ChangeCache, announceChange, attachCache, listen, type CacheConditions } from '../infra/change-cache.js';
 import type { ItemProtosTable } from '../db/tables.js';
 import { DEFAULT_ITEM_TYPES } from '../world/schema.js';
 import { protoForms, type ProtoForms } from './serialize.js';
@@ -51,59 +52,82 @@ export interface Catalog {
   texts: { metadata?: EntryTexts; answers?: KeptAnswers };
 }
 
-/** Bus channels after which the catalogue is read again. */
-export const CATALOG_CHANNELS = ['catalog.changed', WORLD_CHANGED] as const;
-
 export const craftKey = (type: number, qualityId: number) => `${type}:${qualityId}`;
 
-/** This process's catalogue: loaded from the database on first use after a change. */
-export class CatalogCache {
-  private catalog?: Catalog;
-  private loading?: Promise<Catalog>;
-  /** Bumped on every invalidation so a load that started earlier is not kept. */
-  private generation = 0;
-  private readonly unsubscribe: (() => void)[];
+/** Seconds the catalogue is used at most: bounds the harm of an announcement that never arrived. */
+const CATALOG_LIFETIME = 300;
+/** The one key of the catalogue cache. */
+const WHOLE = 0;
 
-  constructor(private readonly core: Pick<Core, 'db' | 'bus'>) {
-    this.unsubscribe = CATALOG_CHANNELS.map((channel) => core.bus.subscribe(channel, () => this.invalidate()));
+/** The catalogue snapshot, kept under the one policy of every cache. */
+class KeptCatalog extends ChangeCache<typeof WHOLE, Catalog> {
+  constructor(conditions: CacheConditions) {
+    super(conditions, { lifetime: CATALOG_LIFETIME, maxEntries: 1 });
+  }
+}
+
+/**
+ * This process's catalogue: kept where every announcement reaches this process and loaded
+ * again on first use after a change (`catalog.changed`, a world import, a lost bus); read from
+ * the database on every use elsewhere. Readers that ask while it loads share the load.
+ */
+export class CatalogCache {
+  private loading?: { fill: number; catalog: Promise<Catalog> };
+
+  private constructor(
+    private readonly db: Database,
+    private readonly kept: KeptCatalog | undefined,
+    readonly stop: () => void,
+  ) {}
+
+  static async start(core: Core): Promise<CatalogCache> {
+    const attached = await attachCache(core, {
+      name: 'catalog',
+      create: (conditions) => new KeptCatalog(conditions),
+      listeners: (cache) => [listen(CATALOG_CHANGED, () => cache.clear())],
+    });
+    return new CatalogCache(core.db, attached.cache, attached.detach);
   }
 
-  /** Drops the cached catalogue; the next reader loads it again. */
-  invalidate(): void {
-    this.generation += 1;
-    this.catalog = undefined;
-    this.loading = undefined;
+  /** Forgets the kept catalogue in this process; the next reader loads it again. */
+  forget(): void {
+    this.kept?.clear();
   }
 
   get(): Promise<Catalog> {
-    if (this.catalog) return Promise.resolve(this.catalog);
-    if (this.loading) return this.loading;
-    const generation = this.generation;
-    const loading = loadCatalog(this.core.db).then(
-      (catalog) => {
-        if (this.generation === generation) {
-          this.catalog = catalog;
-          this.loading = undefined;
-        }
-        return catalog;
+    const kept = this.kept;
+    if (!kept) return loadCatalog(this.db);
+    const catalog = kept.get(WHOLE);
+    if (catalog) return Promise.resolve(catalog);
+    const fill = kept.startFill();
+    if (this.loading?.fill === fill) return this.loading.catalog;
+    const loading = loadCatalog(this.db).then(
+      (loaded) => {
+        kept.store(fill, WHOLE, loaded);
+        if (this.loading?.catalog === loading) this.loading = undefined;
+        return loaded;
       },
       (error: unknown) => {
-        if (this.loading === loading) this.loading = undefined;
+        if (this.loading?.catalog === loading) this.loading = undefined;
         throw error;
       },
     );
-    this.loading = loading;
+    this.loading = { fill, catalog: loading };
     return loading;
-  }
-
-  stop(): void {
-    for (const stop of this.unsubscribe.splice(0)) stop();
   }
 }
 
 /** The catalogue, loaded from the database on first use after a change. */
 export function getCatalog(services: Pick<Services, 'catalog'>): Promise<Catalog> {
   return services.catalog.get();
+}
+
+/**
+ * After committing a change to the catalogue tables (item_protos, collections, qualities,
+ * item_types): this process forgets its snapshot at once, then every process is told.
+ */
+export function announceCatalogChanged(services: Pick<Services, 'bus' | 'log' | 'catalog'>): Promise<void> {
+  return announceChange(services, CATALOG_CHANGED, {}, () => services.catalog.forget());
 }
 
 async function loadCatalog(db: Database): Promise<Catalog> {

@@ -11,6 +11,6 @@ export const catalogDomain: Domain = {
 /** The catalogue of this process, read again after every announced change. */
 export type CatalogRuntime = CatalogCache;
 
-export function startCatalog(core: Core): CatalogRuntime {
-  return new CatalogCache(core);
+export function startCatalog(core: Core): Promise<CatalogRuntime> {
+  return CatalogCache.start(core);
 }

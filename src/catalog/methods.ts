@@ -29,7 +29,7 @@ function protoText(entry: ProtoEntry, legacy: boolean): string {
   return legacy ? (texts.legacy ??= flatText(protoJson(entry, true))) : (texts.plain ??= flatText(protoJson(entry, false)));
 }
 
-/** Answers longer than this are not kept; all kept answers of one snapshot, with their envelopes, stay under the total. */
+/** Answers longer than this are not kept; all kept answers of one snapshot, with the transport's encodings of them, stay under the total. */
 const MAX_KEPT_ANSWER_CHARS = 256 * 1024;
 const MAX_KEPT_CHARS = 16 * 1024 * 1024;
 
@@ -42,16 +42,15 @@ export interface KeptAnswers {
 /**
  * Answers of the catalogue methods are a function of the catalogue snapshot and the
  * parameters alone, and the same ones are asked again and again (a shop's pages, the
- * prototypes of the items a client lists): they are kept per snapshot, with their encoded
- * envelopes, and go with it when the catalogue changes.
+ * prototypes of the items a client lists): they are kept per snapshot (so the transport
+ * encodes each once), and go with it when the catalogue changes.
  */
 function keptAnswer(catalog: Catalog, key: string, answer: () => SerializedData): SerializedData {
   const kept = (catalog.texts.answers ??= { answers: new Map(), chars: 0 });
   const found = kept.answers.get(key);
   if (found !== undefined) return found;
-  const made = answer();
-  if (made.json.length > MAX_KEPT_ANSWER_CHARS) return made;
-  const data = new SerializedData(made.json, {});
+  const data = answer();
+  if (data.json.length > MAX_KEPT_ANSWER_CHARS) return data;
   kept.answers.set(key, data);
   kept.chars += 2 * data.json.length;
   for (const [oldKey, old] of kept.answers) {

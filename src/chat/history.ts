@@ -138,7 +138,7 @@ export class ChatHistory {
   /** The answer as JSON, serialized (and encoded by the transport) once per change. */
   answerData(): SerializedData {
     const answer = this.answer();
-    this.cachedData ??= new SerializedData(JSON.stringify(answer), {});
+    this.cachedData ??= new SerializedData(JSON.stringify(answer));
     return this.cachedData;
   }
 

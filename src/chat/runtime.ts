@@ -1,16 +1,13 @@
 import type { SerializedData } from '../api/method.js';
 import { randomUUID } from 'node:crypto';
 import type { Core, Runtime, Services } from '../services.js';
-import { RedisBus, WORLD_CHANGED } from '../infra/bus.js';
+import { CATALOG_CHANGED, CHAT_EVENTS, USERS_CHANGED, WORLD_CHANGED, type UsersChanged } from '../infra/channels.js';
 import { loadUsers, type UserObject } from '../users/profiles.js';
 import { loadProtoShorts, type ItemObject } from '../catalog/protos.js';
 import { ChatHistory, type ChatSettings, type GchatAnswer } from './history.js';
 import { MessageWriter, loadNewestMessages, protosNamedBy, usersNamedBy } from './messages.js';
 import type { ChatMessage } from './schemas.js';
 import type { FeedEvent } from '../realtime/hub.js';
-
-/** Bus channel of chat events; every process, the sender's included, applies them. */
-export const CHAT_CHANNEL = 'chat.event';
 
 /**
  * How old the in-memory chat may get before it is read again from the database,
@@ -90,18 +87,17 @@ export class ChatRuntime implements Runtime {
   async start(services: Services): Promise<void> {
     this.services = services;
     const { bus } = services;
-    const channels = [CHAT_CHANNEL, WORLD_CHANGED, 'users.changed', 'catalog.changed'];
     // Subscribed in Redis before the server listens, so no event sent after start is missed.
-    if (bus instanceof RedisBus) await bus.ready(channels);
+    await bus.ready([CHAT_EVENTS, WORLD_CHANGED, USERS_CHANGED, CATALOG_CHANGED]);
     this.unsubscribes.push(
-      bus.subscribe(CHAT_CHANNEL, (event) => void this.apply(event as ChatEvent).catch((err) => this.logFailure(err))),
+      bus.subscribe(CHAT_EVENTS, (event) => void this.apply(event).catch((err) => this.logFailure(err))),
       bus.subscribe(WORLD_CHANGED, () => void this.serially(() => this.reloadAll()).catch((err) => this.logFailure(err))),
-      bus.subscribe('users.changed', (message) => {
-        const ids = (message as { user_ids?: unknown } | null)?.user_ids;
+      bus.subscribe(USERS_CHANGED, (message) => {
+        const ids = (message as Partial<UsersChanged> | null)?.user_ids;
         const userIds = Array.isArray(ids) ? ids.filter((id): id is number => Number.isSafeInteger(id)) : undefined;
         void this.serially(() => this.reloadUsers(userIds)).catch((err) => this.logFailure(err));
       }),
-      bus.subscribe('catalog.changed', () => void this.serially(() => this.reloadProtos()).catch((err) => this.logFailure(err))),
+      bus.subscribe(CATALOG_CHANGED, () => void this.serially(() => this.reloadProtos()).catch((err) => this.logFailure(err))),
     );
     await this.serially(() => this.reloadAll());
   }
@@ -147,7 +143,7 @@ export class ChatRuntime implements Runtime {
   async publish(event: ChatEvent): Promise<void> {
     const visible = await this.apply(event);
     try {
-      await this.services.bus.publish(CHAT_CHANNEL, event);
+      await this.services.bus.publish(CHAT_EVENTS, event);
       if (visible) await this.services.realtime.publish(this.feedEventOf(event));
     } catch (err) {
       this.services.log.error({ err }, 'chat event could not be published to other processes');

@@ -18,14 +18,17 @@ async function run(file: string | undefined, work: (file: string) => Promise<str
 
 export function backupCommand(config: Config, file: string | undefined): Promise<number> {
   return run(file, async (to) => {
-    const { users, items } = await backupSqlite(config.databaseUrl, to);
-    return `backed up to ${to}: ${users} users, ${items} items (integrity checked)`;
+    const { users, items, keyFile } = await backupSqlite(config.databaseUrl, to);
+    const key = keyFile
+      ? `its TOTP secrets are sealed with the key in ${keyFile}: keep a copy of that file (apart from the backups); a restore needs it`
+      : 'its TOTP secrets are sealed with the key given in SECRET_KEY: keep it; a restore needs it';
+    return `backed up to ${to}: ${users} users, ${items} items (integrity checked)\n${key}`;
   });
 }
 
 export function restoreCommand(config: Config, file: string | undefined): Promise<number> {
   return run(file, async (from) => {
-    const { users, items } = await restoreSqlite(config.databaseUrl, from);
+    const { users, items } = await restoreSqlite(config.databaseUrl, from, config.secretKey);
     return `restored ${from}: ${users} users, ${items} items; start the servers again`;
   });
 }

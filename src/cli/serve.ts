@@ -2,6 +2,7 @@ import v8 from 'node:v8';
 import type { Config } from '../config.js';
 import { createServer } from '../app.js';
 import { openDatabase, describeDatabaseUrl } from '../db/connection.js';
+import { describeSecretKeySource } from '../db/secret-key.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { importWorldIfEmpty, isEmptyWorld, WorldError } from '../world/import.js';
 import { readWorldFile } from './world-commands.js';
@@ -66,7 +67,7 @@ function baseUrl(address: { address: string; port: number; family: string }, sch
  */
 export async function serve(config: Config): Promise<number> {
   limitHeapGrowth();
-  const db = await openDatabase(config.databaseUrl);
+  const db = await openDatabase(config.databaseUrl, { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey });
   let world: unknown;
   try {
     await migrateToLatest(db);
@@ -154,6 +155,7 @@ export async function serve(config: Config): Promise<number> {
     `  health:   ${url}/healthz   ${url}/readyz`,
     ...(metricsAddress ? [`  metrics:  ${baseUrl(metricsAddress, 'http')}/metrics`] : []),
     `  database: ${describeDatabaseUrl(config.databaseUrl)}${config.redisUrl ? `   redis: ${describeDatabaseUrl(config.redisUrl)}` : ''}`,
+    `  secrets:  TOTP secrets sealed with the key from ${describeSecretKeySource(db.secretKeySource)}`,
     `  mail:     ${services.mail.destination}`,
     `  sign-up:  ${config.accounts.signup === 'open' ? `open (auth.signup); links in e-mail point to ${publicUrl(services)}` : 'closed'}`,
   ];

@@ -1,5 +1,6 @@
 import { parseTrustProxy } from '../api/client-address.js';
 import { defaultConfig, type Config } from '../config.js';
+import { parseSecretKey, SecretKeyError } from '../infra/secret-box.js';
 
 /**
  * Every setting the command line takes: its flag, its environment variable, and how it
@@ -78,6 +79,46 @@ export const DATABASE_SETTING: Setting = {
     const url = readText(input, origin);
     if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(url)) throw new ConfigError(`${origin}: use sqlite:<path> or postgres://...`);
     config.databaseUrl = url;
+  },
+};
+
+export const SECRET_KEY_SETTING: Setting = {
+  flag: 'secret-key',
+  env: 'SECRET_KEY',
+  value: 'KEY',
+  description:
+    'key sealing the TOTP secrets stored in the database: 64 hexadecimal digits (`openssl rand -hex 32`); prefer the variable. ' +
+    'Required on PostgreSQL; on SQLite without it the key file beside the database (<database>.key, made on first start) is used',
+  shownDefault: 'SQLite: <database>.key',
+  apply(config, input, origin) {
+    const text = readText(input, origin);
+    try {
+      parseSecretKey(text, origin);
+    } catch (error) {
+      if (error instanceof SecretKeyError) throw new ConfigError(error.message);
+      throw error;
+    }
+    config.secretKey = text;
+  },
+};
+
+export const PREVIOUS_SECRET_KEY_SETTING: Setting = {
+  flag: 'previous-secret-key',
+  env: 'PREVIOUS_SECRET_KEY',
+  value: 'KEY',
+  description:
+    'to change the secret key: the key the stored secrets were sealed with until now; on start they are sealed again with the new one ' +
+    '(then this setting can go)',
+  shownDefault: 'none',
+  apply(config, input, origin) {
+    const text = readText(input, origin);
+    try {
+      parseSecretKey(text, origin);
+    } catch (error) {
+      if (error instanceof SecretKeyError) throw new ConfigError(error.message);
+      throw error;
+    }
+    config.previousSecretKey = text;
   },
 };
 
@@ -264,6 +305,8 @@ export const SERVER_SETTINGS: Setting[] = [
     },
   },
   DATABASE_SETTING,
+  SECRET_KEY_SETTING,
+  PREVIOUS_SECRET_KEY_SETTING,
   REDIS_SETTING,
   REDIS_PREFIX_SETTING,
   {
@@ -547,6 +590,16 @@ export const SERVER_SETTINGS: Setting[] = [
       const value = readText(input, origin).toLowerCase();
       if (value !== 'open' && value !== 'closed') throw new ConfigError(`${origin}: expected open or closed`);
       config.accounts = { ...config.accounts, signup: value };
+    },
+  },
+  {
+    flag: 'bots-per-owner',
+    env: 'BOTS_PER_OWNER',
+    value: 'N',
+    description: 'bots one user may create with bots.create (0: none; more answers 1802)',
+    shownDefault: String(defaults.bots.perOwner),
+    apply(config, input, origin) {
+      config.bots = { ...config.bots, perOwner: readInteger(input, origin, 0, 1000) };
     },
   },
   {

@@ -4,9 +4,18 @@ import { openDatabase, describeDatabaseUrl, type Database } from '../db/connecti
 import { migrateToLatest } from '../db/migrate.js';
 import { importWorld, WorldError, type ImportSummary } from '../world/import.js';
 import { exportWorld } from '../world/export.js';
-import { RedisBus, WORLD_CHANGED } from '../infra/bus.js';
+import { RedisBus } from '../infra/bus.js';
 import { connectRedis } from '../infra/redis.js';
-import { REVOCATION_CHANNEL } from '../auth/tokens.js';
+import { announceWorldImported } from '../world/announce.js';
+import { createdKeyNotice } from '../db/secret-key.js';
+
+/** Opens the configured database with its secret key; says so when the key file was made now. */
+async function openConfigured(config: Config): Promise<Database> {
+  const db = await openDatabase(config.databaseUrl, { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey });
+  const notice = createdKeyNotice(db.secretKeySource);
+  if (notice) console.error(notice);
+  return db;
+}
 
 /** Reads and parses a world file; problems are reported with the file's name. */
 export function readWorldFile(path: string): unknown {
@@ -24,7 +33,7 @@ export function readWorldFile(path: string): unknown {
 }
 
 async function withDatabase<T>(config: Config, work: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openDatabase(config.databaseUrl);
+  const db = await openConfigured(config);
   try {
     await migrateToLatest(db);
     return await work(db);
@@ -34,7 +43,7 @@ async function withDatabase<T>(config: Config, work: (db: Database) => Promise<T
 }
 
 export async function migrateCommand(config: Config): Promise<number> {
-  const db = await openDatabase(config.databaseUrl);
+  const db = await openConfigured(config);
   try {
     const applied = await migrateToLatest(db);
     console.log(
@@ -53,8 +62,7 @@ async function announceImport(config: Config, summary: ImportSummary): Promise<v
   const publisher = connectRedis(config.redisUrl!);
   const bus = new RedisBus(publisher, publisher.duplicate(), `${config.redisPrefix}bus:`);
   try {
-    for (const userId of summary.endedSessionsOf) await bus.publishConfirmed(REVOCATION_CHANNEL, { userId });
-    await bus.publish(WORLD_CHANGED, {});
+    await announceWorldImported(bus, summary);
   } finally {
     await bus.close();
     publisher.disconnect();
@@ -98,9 +106,10 @@ export async function exportCommand(config: Config, file: string | undefined): P
     process.stdout.write(text);
     return 0;
   }
-  // Written beside the target and renamed, so a failed export never leaves half a file.
+  // Written beside the target and renamed, so a failed export never leaves half a file. It
+  // holds password hashes and TOTP secrets in clear: for its owner's eyes only.
   const partial = `${file}.partial`;
-  writeFileSync(partial, text);
+  writeFileSync(partial, text, { mode: 0o600 });
   renameSync(partial, file);
   console.error(`exported the world to ${file}`);
   return 0;

@@ -1,10 +1,15 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import type { Tables } from './tables.js';
 import { WRITER_CHECKPOINT_PAGES, startCheckpointer } from './checkpointer.js';
+import { secretKeyFor, type SecretKeySource } from './secret-key.js';
+import { SecretBox, parseSecretKey } from '../infra/secret-box.js';
+
+const previousBox = (text: string | undefined) =>
+  text === undefined ? undefined : new SecretBox(parseSecretKey(text, 'PREVIOUS_SECRET_KEY'));
 
 export type DialectName = 'sqlite' | 'postgres';
 export type Executor = Kysely<Tables> | Transaction<Tables>;
@@ -19,6 +24,11 @@ export interface Database {
   onQuery(listener: QueryListener | undefined): void;
   /** PostgreSQL: connections of the pool, open and idle, and queries waiting for one. */
   poolUse?(): { total: number; idle: number; waiting: number };
+  /** Seals and opens the secrets stored in this database (TOTP secrets) with its secret key. */
+  secrets: SecretBox;
+  secretKeySource: SecretKeySource;
+  /** The key the secrets were sealed with until now (a change of key), if given. */
+  previousSecrets?: SecretBox;
 }
 
 export type QueryListener = (ms: number, failed: boolean) => void;
@@ -38,6 +48,10 @@ export interface OpenOptions {
   /** PostgreSQL only: the schema to work in (created when missing). */
   schema?: string;
   poolSize?: number;
+  /** The secret key (64 hexadecimal digits or base64); without it see secretKeyFor. */
+  secretKey?: string;
+  /** The key the secrets were sealed with until now: the migration seals them again with the secret key. */
+  previousSecretKey?: string;
 }
 
 // 64-bit integers (ids, timestamps) as JS numbers: every value we store is below 2^53.
@@ -52,12 +66,40 @@ export function describeDatabaseUrl(url: string): string {
 
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url, options);
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options);
   throw new Error(`unsupported database URL ${describeDatabaseUrl(url)}: use sqlite:<path> or postgres://...`);
 }
 
-function openSqlite(path: string): Database {
-  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+/** Read and write for the server's user alone. */
+const PRIVATE_MODE = 0o600;
+
+/**
+ * Makes the database file (when new) with mode 0600, and takes group and others' access off
+ * an existing one and its companions. SQLite creates the write-ahead log and shared-memory
+ * files (-wal, -shm) later, as it needs them, with the mode of the database file.
+ */
+export function keepSqliteFilesPrivate(path: string): void {
+  closeSync(openSync(path, 'a', PRIVATE_MODE));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    let mode: number;
+    try {
+      mode = statSync(file).mode;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
+    if ((mode & 0o077) !== 0) chmodSync(file, mode & 0o700);
+  }
+}
+
+function openSqlite(path: string, options: OpenOptions): Database {
+  const inMemory = path === ':memory:' || path === '';
+  if (!inMemory) {
+    mkdirSync(dirname(resolve(path)), { recursive: true });
+    keepSqliteFilesPrivate(resolve(path));
+  }
+  const { box, source } = secretKeyFor(`sqlite:${path}`, options.secretKey);
+  const previousSecrets = previousBox(options.previousSecretKey);
   const connection = new SQLite(path);
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = NORMAL');
@@ -69,7 +111,7 @@ function openSqlite(path: string): Database {
   // statement. In memory it costs only the pages it holds.
   connection.pragma('temp_store = MEMORY');
   let stopCheckpointer: (() => Promise<void>) | undefined;
-  if (path !== ':memory:' && path !== '') {
+  if (!inMemory) {
     connection.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
     stopCheckpointer = startCheckpointer(resolve(path));
   }
@@ -79,6 +121,9 @@ function openSqlite(path: string): Database {
     kysely,
     dialect: 'sqlite',
     onQuery: timer.listen,
+    secrets: box,
+    secretKeySource: source,
+    ...(previousSecrets ? { previousSecrets } : {}),
     async ping() {
       await sql`select 1`.execute(kysely);
     },
@@ -123,6 +168,8 @@ function withStatementCache(connection: SQLite.Database): { prepare(sql: string)
 
 async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
   if (options.schema && !/^[a-z_][a-z0-9_]*$/.test(options.schema)) throw new Error('invalid schema name');
+  const { box, source } = secretKeyFor(url, options.secretKey);
+  const previousSecrets = previousBox(options.previousSecretKey);
   if (options.schema) {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
@@ -146,6 +193,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     kysely,
     dialect: 'postgres',
     onQuery: timer.listen,
+    secrets: box,
+    secretKeySource: source,
+    ...(previousSecrets ? { previousSecrets } : {}),
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async ping() {
       await sql`select 1`.execute(kysely);

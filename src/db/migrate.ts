@@ -10,6 +10,9 @@ import { rankFormsMigration } from './migrations/005_rank_forms.js';
 import { accountsMigration } from './migrations/006_accounts.js';
 import { signinSourcesMigration } from './migrations/007_signin_sources.js';
 import { tradesMigration } from './migrations/008_trades.js';
+import { userSearchMigration } from './migrations/009_user_search.js';
+import { secretKeyCheckMigration } from './migrations/010_secret_key_check.js';
+import { sealStoredSecrets } from './sealed-secrets.js';
 
 /**
  * PostgreSQL advisory lock held while migrating. Kysely's migrator reads the catalogue of
@@ -30,10 +33,16 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '006_accounts': accountsMigration(),
     '007_signin_sources': signinSourcesMigration(),
     '008_trades': tradesMigration(db.dialect),
+    '009_user_search': userSearchMigration(db.dialect),
+    '010_secret_key_check': secretKeyCheckMigration(),
   };
 }
 
-/** Brings the schema up to date; safe to run on every start and from several processes. */
+/**
+ * Brings the schema up to date, then checks the secret key and seals the secrets stored in
+ * clear (sealStoredSecrets: a wrong key is refused with SecretKeyError); safe to run on
+ * every start and from several processes.
+ */
 export async function migrateToLatest(db: Database): Promise<string[]> {
   if (db.dialect === 'sqlite') {
     // Kysely migrates SQLite outside a transaction and without a lock, so two processes
@@ -44,6 +53,7 @@ export async function migrateToLatest(db: Database): Promise<string[]> {
       await sql`begin immediate`.execute(connection);
       try {
         const applied = await migrate(db, connection, undefined);
+        await sealStoredSecrets(connection, db, nowSeconds());
         await sql`commit`.execute(connection);
         return applied;
       } catch (error) {
@@ -57,12 +67,23 @@ export async function migrateToLatest(db: Database): Promise<string[]> {
     await sql`select pg_advisory_lock(${SCHEMA_CHANGE_LOCK})`.execute(connection);
     try {
       const schema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(connection)).rows[0].schema;
-      return await migrate(db, connection, schema);
+      const applied = await migrate(db, connection, schema);
+      await sql`begin`.execute(connection);
+      try {
+        await sealStoredSecrets(connection, db, nowSeconds());
+        await sql`commit`.execute(connection);
+      } catch (error) {
+        await sql`rollback`.execute(connection).catch(() => undefined);
+        throw error;
+      }
+      return applied;
     } finally {
       await sql`select pg_advisory_unlock(${SCHEMA_CHANGE_LOCK})`.execute(connection);
     }
   });
 }
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 async function migrate(db: Database, kysely: Kysely<Tables>, migrationTableSchema: string | undefined): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(db) };

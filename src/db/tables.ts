@@ -1,20 +1,27 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { Flag } from './flags.js';
 
 /** Integer column whose value the database assigns on insert. */
 type Id = Generated<number>;
 /** Column with a database default: optional on insert. */
 type Defaulted<T> = ColumnType<T, T | undefined, T>;
 
+/** Who may see something of a user's: `inventory_privacy`. */
+export type InventoryPrivacy = 'everyone' | 'friends' | 'nobody';
+
 export interface UsersTable {
   user_id: Id;
   email: string | null;
   password_hash: string | null;
+  /** Sealed with the database's secret key (`v1:...`, see SecretBox); null while two-factor sign-in is off. */
   totp_secret: string | null;
   totp_last_step: number | null;
   domain: string | null;
   nick: Defaulted<string>;
+  /** The nick in lower case, for users.search: written with every nick (users/search-keys.ts). */
+  nick_lower: string;
   nicks_old: Defaulted<string>;
-  gender: Defaulted<number>;
+  gender: Defaulted<Flag>;
   avatar: Defaulted<string>;
   avatar_key: string | null;
   profile_cover: string | null;
@@ -29,7 +36,7 @@ export interface UsersTable {
   xp_level: Defaulted<number>;
   global_ban: Defaulted<number>;
   captcha_always: Defaulted<number>;
-  inventory_privacy: Defaulted<string>;
+  inventory_privacy: Defaulted<InventoryPrivacy>;
   /** 1: anyone may offer this user trades; 0: nobody */
   trades_income: Defaulted<number>;
   /** 1: only friends may (when trades_income is 1) */
@@ -44,7 +51,7 @@ export interface UsersTable {
   last_seen: Defaulted<number>;
   created_at: number;
   email_verified: Defaulted<number>;
-  /** A TOTP secret set up by account.totpSetup, active once account.totpEnable confirms it. */
+  /** A TOTP secret set up by account.totpSetup, active once account.totpEnable confirms it; sealed like totp_secret. */
   totp_pending: Defaulted<string | null>;
 }
 
@@ -325,6 +332,15 @@ export interface PromocodeUsesTable {
   item_ids: string;
 }
 
+/** One row: a known text sealed with the secret key, checked on every start. */
+export interface SecretKeyCheckTable {
+  id: number;
+  /** Names the key without revealing it, for the message about a wrong key. */
+  fingerprint: string;
+  verifier: string;
+  created_at: number;
+}
+
 export interface Tables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -353,4 +369,5 @@ export interface Tables {
   account_tokens: AccountTokensTable;
   recovery_codes: RecoveryCodesTable;
   signin_sources: SigninSourcesTable;
+  secret_key_check: SecretKeyCheckTable;
 }

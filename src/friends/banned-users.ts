@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Core, Services } from '../services.js';
-import { USERS_CHANGED } from '../users/profile-cache.js';
-import { ChangeCache, attachCache, type AttachedCache } from '../infra/change-cache.js';
+import { USERS_CHANGED } from '../infra/channels.js';
+import { ChangeCache, attachCache, listen, type AttachedCache, type CacheConditions } from '../infra/change-cache.js';
 
 /**
  * `global_ban = 1` and `= 0` as literals: the index of blocked accounts (users_banned) is
@@ -25,9 +25,9 @@ const ALL = 0;
  * either empties the cache, and the next list reads the set again (one query on a partial
  * index). A read that overlapped an announcement is used once and not kept.
  */
-export class BannedUsers extends ChangeCache<ReadonlySet<number> | 'too_many'> {
-  constructor(now: () => number, usable: () => boolean) {
-    super({ now, usable, lifetime: LIFETIME, maxEntries: 1 });
+export class BannedUsers extends ChangeCache<typeof ALL, ReadonlySet<number> | 'too_many'> {
+  constructor(conditions: CacheConditions) {
+    super(conditions, { lifetime: LIFETIME, maxEntries: 1 });
   }
 
   /** The blocked ids, or undefined when there are too many to keep. */
@@ -46,14 +46,14 @@ export class BannedUsers extends ChangeCache<ReadonlySet<number> | 'too_many'> {
     }
     return ids === 'too_many' ? undefined : ids;
   }
-
-  /** Any user's change may be a ban or its end: the whole set is read again. */
-  override invalidate(): void {
-    this.clear();
-  }
 }
 
 /** The set, kept where every announcement reaches this process (a world import or a lost connection empties it too). */
 export function attachBannedUsers(core: Core): Promise<AttachedCache<BannedUsers>> {
-  return attachCache(core, { name: 'friends.bannedUsers', channel: USERS_CHANGED, create: (now, usable) => new BannedUsers(now, usable) });
+  return attachCache(core, {
+    name: 'friends.bannedUsers',
+    create: (conditions) => new BannedUsers(conditions),
+    // Any user's change may be a ban or its end: the whole set is read again.
+    listeners: (cache) => [listen(USERS_CHANGED, () => cache.clear())],
+  });
 }

@@ -5,15 +5,16 @@ import { ApiError, Code } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import { UserRelated } from '../users/schemas.js';
 import { blockUser, unblockUser } from './graph.js';
-import { friendshipValues } from './relations.js';
+import { friendshipLookup } from './relations.js';
 import { NOT_BANNED } from './banned-users.js';
 import { formOf, pagingParams, profilesInOrder } from './lists.js';
 import { requireUser } from '../users/profiles.js';
 
 /*
- * Block lists are ours: the reference service has them but publishes no methods for them.
- * A block ends any friendship or friend request between the two users; the blocked user's
- * friends.add answers 107, and the blocker's own friends.add answers 4 until they unblock.
+ * Block lists under the reference service's names (blacklist.get / add / remove); our earlier
+ * blacklist.delete stays as an alias of blacklist.remove. A block ends any friendship or
+ * friend request between the two users; the blocked user's friends.add answers 107, and the
+ * blocker's own friends.add answers 4 until they unblock.
  */
 
 export const blacklistAdd = defineMethod({
@@ -21,7 +22,6 @@ export const blacklistAdd = defineMethod({
   summary: "Puts a user on the caller's block list",
   description: 'Ends any friendship or friend request between the two. Already blocked: success. 2 for oneself.',
   auth: 'required',
-  extension: true,
   params: P.object({ user_id: P.idOrDomain({ description: 'id (or domain) of the user' }) }),
   errors: { 101: 'user does not exist' },
   handler: async (ctx, params) => {
@@ -32,28 +32,32 @@ export const blacklistAdd = defineMethod({
   },
 });
 
-export const blacklistDelete = defineMethod({
-  name: 'blacklist.delete',
-  summary: "Removes a user from the caller's block list",
-  description: 'Not blocked: success. A block the other user has put on the caller stays.',
-  auth: 'required',
-  extension: true,
-  params: P.object({ user_id: P.idOrDomain({ description: 'id (or domain) of the user' }) }),
-  errors: { 101: 'user does not exist' },
-  handler: async (ctx, params) => {
-    const target = await requireUser(ctx.services, params.user_id, { active: false });
-    if (target === ctx.caller.userId) throw new ApiError(Code.BAD_PARAM, 'parameter user_id: you cannot unblock yourself');
-    await unblockUser(ctx.services, ctx.caller.userId, target);
-    return undefined;
-  },
-});
+function blacklistRemoveAs(name: string, extension: boolean, summary: string) {
+  return defineMethod({
+    name,
+    summary,
+    description: 'Not blocked: success. A block the other user has put on the caller stays.',
+    auth: 'required',
+    ...(extension ? { extension } : {}),
+    params: P.object({ user_id: P.idOrDomain({ description: 'id (or domain) of the user' }) }),
+    errors: { 101: 'user does not exist' },
+    handler: async (ctx, params) => {
+      const target = await requireUser(ctx.services, params.user_id, { active: false });
+      if (target === ctx.caller.userId) throw new ApiError(Code.BAD_PARAM, 'parameter user_id: you cannot unblock yourself');
+      await unblockUser(ctx.services, ctx.caller.userId, target);
+      return undefined;
+    },
+  });
+}
+
+export const blacklistRemove = blacklistRemoveAs('blacklist.remove', false, "Removes a user from the caller's block list");
+export const blacklistDelete = blacklistRemoveAs('blacklist.delete', true, 'blacklist.remove under its earlier name');
 
 export const blacklistGet = defineMethod({
   name: 'blacklist.get',
   summary: 'Lists the users the caller has blocked',
   description: 'Newest block first; each user carries `friendship` 4 (or 6 when they blocked the caller too). `count` is the total.',
   auth: 'required',
-  extension: true,
   params: P.object({ ...pagingParams }),
   result: Type.Object({ count: Uint, users: Type.Array(UserRelated) }, Strict),
   handler: async (ctx, params) => {
@@ -76,12 +80,9 @@ export const blacklistGet = defineMethod({
       .offset(offset)
       .execute();
     const ids = page.map((r) => r.blocked_user_id);
-    const form = formOf(params.type);
-    const users = await profilesInOrder(services, ids, form, caller.userId);
-    if (form === 'short') {
-      const relations = await friendshipValues(services, caller.userId, ids);
-      for (const user of users) user.friendship = relations.get(user.user_id!);
-    }
+    if (formOf(params.type) === 'full') return { count: total, users: await profilesInOrder(services, ids, 'full', caller.userId) };
+    const friendshipOf = await friendshipLookup(services, caller.userId, ids);
+    const users = (await profilesInOrder(services, ids, 'short')).map((user) => ({ ...user, friendship: friendshipOf(user.user_id) }));
     return { count: total, users };
   },
 });

@@ -164,12 +164,11 @@ export const friendsGetRequests = defineMethod({
       .limit(count)
       .offset(offset)
       .execute();
-    const requests = await profilesInOrder(
+    const users = await profilesInOrder(
       services,
       page.map((r) => r.from_user_id),
       formOf(params.type),
     );
-    for (const user of requests) user.friendship = Friendship.INCOMING_REQUEST;
-    return { count: total, requests };
+    return { count: total, requests: users.map((user) => ({ ...user, friendship: Friendship.INCOMING_REQUEST })) };
   },
 });

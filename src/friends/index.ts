@@ -1,13 +1,13 @@
 import type { Domain } from '../api/method.js';
 import type { Core, Runtime } from '../services.js';
 import { friendsAdd, friendsDelete, friendsGet, friendsGetRequests } from './friend-methods.js';
-import { blacklistAdd, blacklistDelete, blacklistGet } from './blacklist-methods.js';
+import { blacklistAdd, blacklistDelete, blacklistGet, blacklistRemove } from './blacklist-methods.js';
 import { attachRelationCache, type RelationCache } from './relation-cache.js';
 import { attachBannedUsers, type BannedUsers } from './banned-users.js';
 
 export const friendsDomain: Domain = {
   name: 'friends',
-  methods: [friendsAdd, friendsDelete, friendsGet, friendsGetRequests, blacklistAdd, blacklistDelete, blacklistGet],
+  methods: [friendsAdd, friendsDelete, friendsGet, friendsGetRequests, blacklistAdd, blacklistRemove, blacklistDelete, blacklistGet],
 };
 
 /** The caches of the social graph; undefined where announcements may not reach this process. */

@@ -1,6 +1,14 @@
 import type { Services } from '../services.js';
 import { P } from '../api/params.js';
-import { loadProfilesByKey, loadUsers, profileTexts, type UserForm, type UserObject } from '../users/profiles.js';
+import {
+  loadProfilesByKey,
+  loadUsers,
+  profileTexts,
+  type UserForm,
+  type UserFullObject,
+  type UserObject,
+  type UserShortObject,
+} from '../users/profiles.js';
 
 export const MAX_LIST_COUNT = 50;
 
@@ -14,9 +22,12 @@ export const pagingParams = {
 export const formOf = (type: string | undefined): UserForm => (type === 'short' ? 'short' : 'full');
 
 /** Profiles of `ids` in their order, as seen by `viewerId` (ids whose user vanished are skipped). */
+export async function profilesInOrder(services: Services, ids: number[], form: 'short'): Promise<UserShortObject[]>;
+export async function profilesInOrder(services: Services, ids: number[], form: 'full', viewerId?: number): Promise<UserFullObject[]>;
+export async function profilesInOrder(services: Services, ids: number[], form: UserForm, viewerId?: number): Promise<UserObject[]>;
 export async function profilesInOrder(services: Services, ids: number[], form: UserForm, viewerId?: number): Promise<UserObject[]> {
   const users = await loadUsers(services, ids, { form, viewerId });
-  return ids.map((id) => users.get(id)).filter((u): u is UserObject => u !== undefined);
+  return ids.map((id) => users.get(id)).filter((u) => u !== undefined);
 }
 
 /** The same as JSON texts, as JSON.stringify would write each of `profilesInOrder`'s profiles. */

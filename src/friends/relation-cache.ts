@@ -1,8 +1,13 @@
 import type { Core, Services } from '../services.js';
-import { ChangeCache, announceChange, attachCache, type AttachedCache } from '../infra/change-cache.js';
-
-/** Published after every change to the social graph: the users whose relations changed. */
-export const FRIENDS_CHANGED = 'friends.changed';
+import { FRIENDS_CHANGED } from '../infra/channels.js';
+import {
+  ChangeCache,
+  announceChange,
+  attachCache,
+  forgetUsersOn,
+  type AttachedCache,
+  type CacheConditions,
+} from '../infra/change-cache.js';
 
 /** Viewers with more relations than this are not cached (their lookups query the few ids asked about). */
 const MAX_CACHED_RELATIONS = 2_000;
@@ -28,9 +33,9 @@ export interface ViewerRelations {
  * profiles, a load that raced a change is not kept, and the cache is used only where every
  * announcement reaches this process (SQLite, or Redis while connected).
  */
-export class RelationCache extends ChangeCache<ViewerRelations | 'too_many'> {
-  constructor(now: () => number, usable: () => boolean) {
-    super({ now, usable, lifetime: ENTRY_LIFETIME, maxEntries: MAX_VIEWERS, weigh: sizeOf, maxWeight: MAX_TOTAL_RELATIONS });
+export class RelationCache extends ChangeCache<number, ViewerRelations | 'too_many'> {
+  constructor(conditions: CacheConditions) {
+    super(conditions, { lifetime: ENTRY_LIFETIME, maxEntries: MAX_VIEWERS, weigh: sizeOf, maxWeight: MAX_TOTAL_RELATIONS });
   }
 
   static readonly maxCachedRelations = MAX_CACHED_RELATIONS;
@@ -46,12 +51,13 @@ function sizeOf(relations: ViewerRelations | 'too_many'): number {
 export function attachRelationCache(core: Core): Promise<AttachedCache<RelationCache>> {
   return attachCache(core, {
     name: 'friends.relations',
-    channel: FRIENDS_CHANGED,
-    create: (now, usable) => new RelationCache(now, usable),
+    create: (conditions) => new RelationCache(conditions),
+    listeners: (cache) => [forgetUsersOn(FRIENDS_CHANGED, cache)],
   });
 }
 
 /** After committing a change to the graph: this process forgets the users at once, then every process is told. */
 export function announceRelationsChanged(services: Services, userIds: number[]): Promise<void> {
-  return announceChange(services, services.friends.relations, FRIENDS_CHANGED, userIds);
+  const cache = services.friends.relations;
+  return announceChange(services, FRIENDS_CHANGED, { user_ids: userIds }, () => cache?.invalidate(userIds));
 }

@@ -2,23 +2,7 @@ import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-export type BusHandler = (message: unknown) => void;
-
-/** Published after a world import into a running deployment: any cached row may have changed. */
-export const WORLD_CHANGED = 'world.changed';
-
-/**
- * Emitted in this process only, when one of its Redis connections dropped: it may have missed
- * messages, and whatever it cached on the strength of announcements must be forgotten.
- */
-export const BUS_LOST = 'bus.lost';
-
-/**
- * Emitted in this process only, once its subscribed Redis connection is back after a loss and
- * subscribed again: every message published from then on is heard, and whatever was missed
- * meanwhile can only be learnt from the database.
- */
-export const BUS_RESTORED = 'bus.restored';
+import { BUS_LOST, BUS_RESTORED, type Channel } from './channels.js';
 
 /**
  * How long a process may trust that it has heard every message, ms: it proves it by a
@@ -36,21 +20,27 @@ const LEASE_RENEW_MS = 500;
  * place where an event takes effect.
  */
 export interface Bus {
-  publish(channel: string, message: unknown): Promise<void>;
+  publish<M>(channel: Channel<M>, message: M): Promise<void>;
   /**
    * Publishes and resolves once every process that received the message has run its
    * handlers, or, for any that has not confirmed, once it can no longer believe itself
    * current (`isCurrent`): what it kept on the strength of earlier messages it no longer uses.
    */
-  publishConfirmed(channel: string, message: unknown): Promise<void>;
-  subscribe(channel: string, handler: BusHandler): () => void;
+  publishConfirmed<M>(channel: Channel<M>, message: M): Promise<void>;
+  /** `handler` runs on every message of the channel, in this process; returns what ends that. */
+  subscribe<M>(channel: Channel<M>, handler: (message: M) => void): () => void;
+  /**
+   * Resolves once messages of these channels published from now on reach this process: call
+   * before relying on a subscription (before the server listens, before a cache's first fill).
+   */
+  ready(channels: readonly Channel<unknown>[]): Promise<void>;
   /**
    * Publishes `message` (a non-empty object) with a `seq` field added: a number greater than
    * that of every message published on the channel before it, by any process and across
    * restarts. Every process receives the messages of a channel in `seq` order. Resolves to the
    * number given.
    */
-  publishSequenced(channel: string, message: Record<string, unknown>): Promise<number>;
+  publishSequenced<M extends { seq: number }>(channel: Channel<M>, message: Omit<M, 'seq'>): Promise<number>;
   /** Whether this process has handled every message published up to a moment ago (at most BUS_LEASE_MS). */
   isCurrent(): boolean;
   close(): Promise<void>;
@@ -68,22 +58,24 @@ export class LocalBus implements Bus {
   constructor() {
     this.emitter.setMaxListeners(0);
   }
-  async publish(channel: string, message: unknown): Promise<void> {
-    this.emitter.emit(channel, message);
+  async publish<M>(channel: Channel<M>, message: M): Promise<void> {
+    this.emitter.emit(channel.name, message);
   }
-  async publishSequenced(channel: string, message: Record<string, unknown>): Promise<number> {
+  async publishSequenced<M extends { seq: number }>(channel: Channel<M>, message: Omit<M, 'seq'>): Promise<number> {
     const seq = (this.lastSeq = Math.max(this.lastSeq + 1, seqFloor()));
-    this.emitter.emit(channel, { seq, ...message });
+    this.emitter.emit(channel.name, { seq, ...message });
     return seq;
   }
   /** Handlers run before `publish` returns: nothing more to wait for. */
-  publishConfirmed(channel: string, message: unknown): Promise<void> {
+  publishConfirmed<M>(channel: Channel<M>, message: M): Promise<void> {
     return this.publish(channel, message);
   }
-  subscribe(channel: string, handler: BusHandler): () => void {
-    this.emitter.on(channel, handler);
-    return () => this.emitter.off(channel, handler);
+  subscribe<M>(channel: Channel<M>, handler: (message: M) => void): () => void {
+    this.emitter.on(channel.name, handler);
+    return () => this.emitter.off(channel.name, handler);
   }
+  /** Every message is delivered in this process as it is published. */
+  async ready(): Promise<void> {}
   isCurrent(): boolean {
     return true;
   }
@@ -106,6 +98,9 @@ return tostring(seq)`;
 /** Where receivers of a confirmed message confirm it (the message's id), and the mark that tells such messages apart. */
 const CONFIRM_CHANNEL = '$confirmed';
 const CONFIRMED_MARK = 'C';
+
+/** Channels emitted by the bus itself, in this process only: never subscribed in Redis. */
+const LOCAL_CHANNELS = new Set([BUS_LOST.name, BUS_RESTORED.name]);
 
 export class RedisBus implements Bus {
   private readonly local = new EventEmitter();
@@ -146,7 +141,7 @@ export class RedisBus implements Bus {
     subscriber.on('close', () => {
       this.connection++;
       this.currentUntil = 0;
-      this.local.emit(BUS_LOST, {});
+      this.local.emit(BUS_LOST.name, {});
     });
     subscriber.on('ready', () => {
       if (this.connection === 0) return;
@@ -155,35 +150,36 @@ export class RedisBus implements Bus {
       const connection = this.connection;
       this.subscriber.ping().then(
         () => {
-          if (connection === this.connection) this.local.emit(BUS_RESTORED, {});
+          if (connection === this.connection) this.local.emit(BUS_RESTORED.name, {});
         },
         () => undefined,
       );
     });
-    if (publisher !== subscriber) publisher.on('close', () => this.local.emit(BUS_LOST, {}));
+    if (publisher !== subscriber) publisher.on('close', () => this.local.emit(BUS_LOST.name, {}));
   }
 
-  /** Resolves once the subscriber connection is ready to receive. */
-  async ready(channels: string[]): Promise<void> {
-    for (const channel of channels) await this.ensureSubscribed(channel);
+  /** Resolves once the subscriber connection has subscribed to the channels in Redis and this process is current. */
+  async ready(channels: readonly Channel<unknown>[]): Promise<void> {
+    for (const channel of channels) if (!LOCAL_CHANNELS.has(channel.name)) await this.ensureSubscribed(channel.name);
+    if (!this.isCurrent()) await this.renewLease();
   }
 
-  async publish(channel: string, message: unknown): Promise<void> {
-    await this.publisher.publish(this.prefix + channel, JSON.stringify(message));
+  async publish<M>(channel: Channel<M>, message: M): Promise<void> {
+    await this.publisher.publish(this.prefix + channel.name, JSON.stringify(message));
   }
 
   /**
    * The number and the publication are one step in Redis (a script), so Redis delivers the
    * messages of a channel in the order of their numbers.
    */
-  async publishSequenced(channel: string, message: Record<string, unknown>): Promise<number> {
+  async publishSequenced<M extends { seq: number }>(channel: Channel<M>, message: Omit<M, 'seq'>): Promise<number> {
     const rest = JSON.stringify(message).slice(1);
     if (rest === '}') throw new Error('a sequenced message needs at least one field');
     const seq = await this.publisher.eval(
       SEQUENCED_PUBLISH,
       2,
-      `${this.prefix}seq:${channel}`,
-      this.prefix + channel,
+      `${this.prefix}seq:${channel.name}`,
+      this.prefix + channel.name,
       '{"seq":',
       `,${rest}`,
       seqFloor(),
@@ -199,13 +195,13 @@ export class RedisBus implements Bus {
    * are counted by Redis: any other subscriber to the channel (a `redis-cli subscribe` left
    * open) is waited for too, the full lease each time.
    */
-  async publishConfirmed(channel: string, message: unknown): Promise<void> {
+  async publishConfirmed<M>(channel: Channel<M>, message: M): Promise<void> {
     await this.ensureSubscribed(CONFIRM_CHANNEL);
     const id = randomUUID();
     const confirmed = new Promise<void>((done) => this.awaited.set(id, { confirmations: 0, receivers: Infinity, done }));
     const waiting = this.awaited.get(id)!;
     try {
-      waiting.receivers = await this.publisher.publish(this.prefix + channel, `${CONFIRMED_MARK}${id} ${JSON.stringify(message)}`);
+      waiting.receivers = await this.publisher.publish(this.prefix + channel.name, `${CONFIRMED_MARK}${id} ${JSON.stringify(message)}`);
       if (waiting.confirmations >= waiting.receivers) return;
       // Clocks of processes may run a little apart: a tenth more.
       const timer = setTimeout(waiting.done, BUS_LEASE_MS * 1.1);
@@ -221,26 +217,27 @@ export class RedisBus implements Bus {
     if (waiting && ++waiting.confirmations >= waiting.receivers) waiting.done();
   }
 
-  subscribe(channel: string, handler: BusHandler): () => void {
-    this.local.on(channel, handler);
-    if (channel !== BUS_LOST && channel !== BUS_RESTORED) this.ensureSubscribed(channel).catch(() => this.subscribed.delete(channel));
-    return () => this.local.off(channel, handler);
+  subscribe<M>(channel: Channel<M>, handler: (message: M) => void): () => void {
+    const { name } = channel;
+    this.local.on(name, handler);
+    if (!LOCAL_CHANNELS.has(name)) this.ensureSubscribed(name).catch(() => this.subscribed.delete(name));
+    return () => this.local.off(name, handler);
   }
 
   /** Current while a PING sent on the subscribed connection less than BUS_LEASE_MS ago has come back. */
   isCurrent(): boolean {
     if (this.renewal === undefined) {
-      this.renewal = setInterval(() => this.renewLease(), LEASE_RENEW_MS).unref();
-      this.renewLease();
+      this.renewal = setInterval(() => void this.renewLease(), LEASE_RENEW_MS).unref();
+      void this.renewLease();
     }
     return this.subscriber.status === 'ready' && performance.now() < this.currentUntil;
   }
 
-  private renewLease(): void {
+  private async renewLease(): Promise<void> {
     if (this.subscriber.status !== 'ready') return;
     const sentAt = performance.now();
     const connection = this.connection;
-    this.subscriber.ping().then(
+    await this.subscriber.ping().then(
       () => {
         if (connection === this.connection) this.currentUntil = Math.max(this.currentUntil, sentAt + BUS_LEASE_MS);
       },

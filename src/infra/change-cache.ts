@@ -1,11 +1,16 @@
 import type { Core } from '../services.js';
-import { BUS_LOST, WORLD_CHANGED } from './bus.js';
+import type { Bus } from './bus.js';
+import { BUS_LOST, WORLD_CHANGED, type Channel, type UsersChanged } from './channels.js';
 
-export interface ChangeCacheOptions<V = unknown> {
+/** When a cache may be used: its clock, and whether every announcement reaches it right now. */
+export interface CacheConditions {
   /** Seconds, by the server's clock. */
   now: () => number;
-  /** False while announcements may be missed (Redis disconnected): the cache is then bypassed. */
+  /** False while announcements may be missed (the bus is behind or disconnected): nothing is served or stored then. */
   usable: () => boolean;
+}
+
+export interface CacheLimits<V> {
   /** Seconds an entry is served at most: bounds the harm of an announcement that never arrived. */
   lifetime: number;
   maxEntries: number;
@@ -15,51 +20,57 @@ export interface ChangeCacheOptions<V = unknown> {
 }
 
 /**
- * Values read from the database, kept in memory per user id and dropped when a change to that
- * user is announced on the bus. A fill that started before an invalidation is not stored
- * (`startFill` / `store`), so a slow read can never put back a value older than the change.
+ * Values read from the database, kept in memory by key and dropped when a change is announced
+ * on the bus. Every cache of the server is one of these, under one policy: entries have a
+ * lifetime and the cache a bound; nothing is served or stored while an announcement may be
+ * missed; a fill that started before an invalidation is not stored (`startFill` / `store`), so
+ * a slow read can never put back a value older than the change.
  */
-export class ChangeCache<V> {
-  private readonly entries = new Map<number, { value: V; loadedAt: number; weight: number }>();
+export class ChangeCache<K, V> {
+  private readonly entries = new Map<K, { value: V; loadedAt: number; weight: number }>();
   private generation = 0;
   private weight = 0;
   /** Lookups answered from memory and not (metrics). */
   hits = 0;
   misses = 0;
 
-  constructor(private readonly options: ChangeCacheOptions<V>) {}
+  constructor(
+    private readonly conditions: CacheConditions,
+    private readonly limits: CacheLimits<V>,
+  ) {}
 
   /** Marks the start of a database read whose values may later be stored. */
   startFill(): number {
     return this.generation;
   }
 
-  get(id: number): V | undefined {
-    return this.options.usable() ? this.fresh(id, this.options.now()) : undefined;
+  get(key: K): V | undefined {
+    return this.conditions.usable() ? this.fresh(key, this.conditions.now()) : undefined;
   }
 
-  /** The cached value of each of `ids` into `found` at the same index (one clock reading for all); the ids not cached into `missing`. */
-  getMany(ids: readonly number[], found: (V | undefined)[], missing: number[]): void {
-    if (!this.options.usable()) {
-      missing.push(...ids);
+  /** The cached value of each of `keys` into `found` at the same index (one clock reading for all); the keys not cached into `missing`. */
+  getMany(keys: readonly K[], found: (V | undefined)[], missing: K[]): void {
+    if (!this.conditions.usable()) {
+      missing.push(...keys);
       return;
     }
-    const now = this.options.now();
-    for (let i = 0; i < ids.length; i++) {
-      const value = this.fresh(ids[i], now);
+    const now = this.conditions.now();
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const value = this.fresh(key, now);
       found[i] = value;
-      if (value === undefined) missing.push(ids[i]);
+      if (value === undefined) missing.push(key);
     }
   }
 
-  private fresh(id: number, now: number): V | undefined {
-    const entry = this.entries.get(id);
+  private fresh(key: K, now: number): V | undefined {
+    const entry = this.entries.get(key);
     if (entry === undefined) {
       this.misses++;
       return undefined;
     }
-    if (now - entry.loadedAt >= this.options.lifetime) {
-      this.forget(id);
+    if (now - entry.loadedAt >= this.limits.lifetime) {
+      this.forget(key);
       this.misses++;
       return undefined;
     }
@@ -69,32 +80,32 @@ export class ChangeCache<V> {
 
   /** Whether values read since `fill` began may be stored. */
   mayStore(fill: number): boolean {
-    return fill === this.generation && this.options.usable();
+    return fill === this.generation && this.conditions.usable();
   }
 
   /** Stores a value read since `fill` began, unless something was invalidated meanwhile. */
-  store(fill: number, id: number, value: V): void {
-    this.put(fill, id, value, this.options.now());
+  store(fill: number, key: K, value: V): void {
+    this.put(fill, key, value, this.conditions.now());
   }
 
   /**
    * Stores a value made from the cached one (undefined when none) and data read since `fill`
    * began; it keeps the cached value's age, so what it carries over still expires on time.
    */
-  update(fill: number, id: number, change: (cached: V | undefined) => V): void {
-    const now = this.options.now();
-    const cached = this.get(id);
-    this.put(fill, id, change(cached), cached === undefined ? now : this.entries.get(id)!.loadedAt);
+  update(fill: number, key: K, change: (cached: V | undefined) => V): void {
+    const now = this.conditions.now();
+    const cached = this.get(key);
+    this.put(fill, key, change(cached), cached === undefined ? now : this.entries.get(key)!.loadedAt);
   }
 
-  private put(fill: number, id: number, value: V, loadedAt: number): void {
+  private put(fill: number, key: K, value: V, loadedAt: number): void {
     if (!this.mayStore(fill)) return;
-    this.forget(id);
-    if (this.entries.size >= this.options.maxEntries) this.forgetOldest();
-    const weight = this.options.weigh?.(value) ?? 0;
-    this.entries.set(id, { value, loadedAt, weight });
+    this.forget(key);
+    if (this.entries.size >= this.limits.maxEntries) this.forgetOldest();
+    const weight = this.limits.weigh?.(value) ?? 0;
+    this.entries.set(key, { value, loadedAt, weight });
     this.weight += weight;
-    const { maxWeight } = this.options;
+    const { maxWeight } = this.limits;
     if (maxWeight !== undefined) while (this.weight > maxWeight && this.forgetOldest());
   }
 
@@ -106,9 +117,15 @@ export class ChangeCache<V> {
     return true;
   }
 
-  invalidate(ids: number[]): void {
+  invalidate(keys: readonly K[]): void {
     this.generation++;
-    for (const id of ids) this.forget(id);
+    for (const key of keys) this.forget(key);
+  }
+
+  /** Forgets every entry whose value matches. */
+  invalidateWhere(matches: (value: V) => boolean): void {
+    this.generation++;
+    for (const [key, entry] of this.entries) if (matches(entry.value)) this.forget(key);
   }
 
   clear(): void {
@@ -122,62 +139,57 @@ export class ChangeCache<V> {
     return this.entries.size;
   }
 
-  protected forget(id: number): void {
-    const entry = this.entries.get(id);
+  protected forget(key: K): void {
+    const entry = this.entries.get(key);
     if (entry === undefined) return;
-    this.entries.delete(id);
+    this.entries.delete(key);
     this.weight -= entry.weight;
-    this.onForget(id, entry.value);
+    this.onForget(key, entry.value);
   }
 
-  protected onForget(_id: number, _value: V): void {}
+  protected onForget(_key: K, _value: V): void {}
   protected onClear(): void {}
 }
 
-/** Whether an in-memory cache hears of every change made by any process of this deployment. */
-export function invalidationsReachUs(services: Pick<Core, 'db' | 'redis'>): boolean {
-  return services.db.dialect === 'sqlite' || services.redis !== undefined;
+/** What a cache is attached with: the shared core, before the capabilities start. */
+export type CacheCore = Pick<Core, 'db' | 'redis' | 'bus' | 'clock' | 'metrics'>;
+
+/**
+ * Whether every announcement of this deployment reaches this process: one process (SQLite), or
+ * several joined by Redis. Elsewhere nothing is cached.
+ */
+export function invalidationsReachUs(core: Pick<Core, 'db' | 'redis'>): boolean {
+  return core.db.dialect === 'sqlite' || core.redis !== undefined;
 }
 
-/** The clock of a cache of this deployment, and when it is usable: while every announcement can reach it. */
-function cacheConditions(services: Core): Pick<ChangeCacheOptions, 'now' | 'usable'> {
-  const redis = services.redis;
-  return {
-    now: () => Math.floor(services.clock.now() / 1000),
-    usable: () => redis === undefined || redis.status === 'ready',
-  };
+/** A channel a cache listens to, and what its messages do to it. */
+export interface CacheListener {
+  channel: Channel<unknown>;
+  subscribe(bus: Bus): () => void;
 }
 
-/** The user ids of a change announcement `{ user_ids }`, or null when it names none readably. */
+export function listen<M>(channel: Channel<M>, handler: (message: M) => void): CacheListener {
+  return { channel, subscribe: (bus) => bus.subscribe(channel, handler) };
+}
+
+/** The user ids of a change announcement, or null when it names none readably. */
 function userIdsOf(message: unknown): number[] | null {
   if (message === null || typeof message !== 'object') return null;
-  const ids = (message as { user_ids?: unknown }).user_ids;
+  const ids = (message as Partial<UsersChanged>).user_ids;
   if (!Array.isArray(ids)) return null;
   return ids.filter((id): id is number => typeof id === 'number' && Number.isSafeInteger(id));
 }
 
-/**
- * Wires a cache to the bus: each channel's handler runs on its announcements, a world import
- * empties it, and so does every loss of a Redis connection (announcements may have been
- * missed meanwhile). Subscribes before the first fill, so no announcement slips past an entry.
- * Returns a function that detaches it.
- */
-async function listenForChanges(
-  services: Core,
-  cache: { clear(): void },
-  handlers: Record<string, (message: unknown) => void>,
-): Promise<() => void> {
-  const channels = [...Object.keys(handlers), WORLD_CHANGED];
-  const bus = services.bus as typeof services.bus & { ready?: (channels: string[]) => Promise<void> };
-  if (typeof bus.ready === 'function') await bus.ready(channels);
-  const unsubscribers = [
-    ...Object.entries(handlers).map(([channel, handler]) => services.bus.subscribe(channel, handler)),
-    ...[WORLD_CHANGED, BUS_LOST].map((channel) => services.bus.subscribe(channel, () => cache.clear())),
-  ];
-  return () => {
-    for (const unsubscribe of unsubscribers) unsubscribe();
-    cache.clear();
-  };
+/** `{ user_ids }` on the channel forgets those users; any other message there empties the cache. */
+export function forgetUsersOn(
+  channel: Channel<UsersChanged>,
+  cache: Pick<ChangeCache<number, unknown>, 'invalidate' | 'clear'>,
+): CacheListener {
+  return listen(channel, (message) => {
+    const ids = userIdsOf(message);
+    if (ids === null) cache.clear();
+    else cache.invalidate(ids);
+  });
 }
 
 /** A cache wired to the bus (undefined where announcements may not reach this process), and what detaches it. */
@@ -187,57 +199,53 @@ export interface AttachedCache<C> {
 }
 
 /**
- * Creates a per-user cache where every announcement reaches this process and wires it to the
- * bus: `{ user_ids }` on `channel` forgets those users, any other message there empties it;
- * `more` handles further channels.
+ * Creates a cache where every announcement reaches this process, and wires it to the bus: its
+ * listeners' channels, and a world import and every loss of the bus empty it. Subscribes in Redis
+ * before the first fill, so no announcement slips past an entry. The cache is usable while the
+ * bus is current (`Bus.isCurrent`).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any cache, whatever it keeps
-export async function attachCache<C extends ChangeCache<any>>(
-  core: Core,
+export async function attachCache<C extends ChangeCache<any, any>>(
+  core: CacheCore,
   definition: {
     /** The cache's name in the metrics. */
     name: string;
-    channel: string;
-    create: (now: () => number, usable: () => boolean) => C;
-    more?: (cache: C) => Record<string, (message: unknown) => void>;
+    create: (conditions: CacheConditions) => C;
+    listeners: (cache: C) => CacheListener[];
   },
 ): Promise<AttachedCache<C>> {
   if (!invalidationsReachUs(core)) return { cache: undefined, detach: () => undefined };
-  const { now, usable } = cacheConditions(core);
-  const cache = definition.create(now, usable);
-  const detach = await listenForChanges(core, cache, {
-    [definition.channel]: (message) => {
-      const ids = userIdsOf(message);
-      if (ids === null) cache.clear();
-      else cache.invalidate(ids);
-    },
-    ...definition.more?.(cache),
-  });
+  const { bus, clock } = core;
+  const cache = definition.create({ now: () => Math.floor(clock.now() / 1000), usable: () => bus.isCurrent() });
+  const listeners = [...definition.listeners(cache), listen(WORLD_CHANGED, () => cache.clear()), listen(BUS_LOST, () => cache.clear())];
+  await bus.ready(listeners.map((l) => l.channel));
+  const unsubscribers = listeners.map((l) => l.subscribe(bus));
   const unwatch = core.metrics.watchCache(definition.name, () => cache);
   return {
     cache,
     detach() {
       unwatch();
-      detach();
+      for (const unsubscribe of unsubscribers) unsubscribe();
+      cache.clear();
     },
   };
 }
 
 /**
- * Forgets the users at once in this process, then tells every process (this one included) on
- * the bus. Call after the change is committed.
+ * After committing a change: this process forgets what it concerns at once, then every process
+ * (this one included) is told on the bus. A failed publication is logged: the change is
+ * committed, and other processes stop using their caches while Redis is away.
  */
-export async function announceChange(
+export async function announceChange<M>(
   services: Pick<Core, 'bus' | 'log'>,
-  cache: { invalidate(ids: number[]): void } | undefined,
-  channel: string,
-  userIds: number[],
+  channel: Channel<M>,
+  message: M,
+  forgetHere: () => void,
 ): Promise<void> {
-  cache?.invalidate(userIds);
+  forgetHere();
   try {
-    await services.bus.publish(channel, { user_ids: userIds });
+    await services.bus.publish(channel, message);
   } catch (err) {
-    // The change is committed; other processes stop using their caches while Redis is away.
-    services.log.warn({ err, channel }, 'could not announce a change');
+    services.log.warn({ err, channel: channel.name }, 'could not announce a change');
   }
 }

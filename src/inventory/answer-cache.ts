@@ -1,10 +1,15 @@
 import type { Core, Services } from '../services.js';
 import type { Catalog } from '../catalog/cache.js';
-import type { KeptEnvelope } from '../api/method.js';
-import { ChangeCache, announceChange, attachCache, type AttachedCache } from '../infra/change-cache.js';
-
-/** Published after every change to users' items: the owners whose inventories changed. */
-export const INVENTORY_CHANGED = 'inventory.changed';
+import type { SerializedData } from '../api/method.js';
+import { INVENTORY_CHANGED } from '../infra/channels.js';
+import {
+  ChangeCache,
+  announceChange,
+  attachCache,
+  forgetUsersOn,
+  type AttachedCache,
+  type CacheConditions,
+} from '../infra/change-cache.js';
 
 /** Answers longer than this are built each time (a whole large inventory would crowd out the rest). */
 const MAX_ANSWER_CHARS = 256 * 1024;
@@ -14,13 +19,10 @@ const MAX_OWNERS = 20_000;
 const ENTRY_LIFETIME = 60;
 
 /**
- * The item part of an inventory.get answer: `{"count":N,"things":[...],` + metadata, without
- * the closing brace; and, for the transport, the envelope of the answer that is this alone.
+ * The item part of an inventory.get answer (`{"count":N,"things":[...],` + metadata), as the
+ * whole answer when nothing else is asked for: the same object is given to every such call.
  */
-export interface ItemsPart {
-  text: string;
-  alone?: KeptEnvelope;
-}
+export type ItemsPart = SerializedData;
 
 /** One owner's item parts, per set of options, as built from one catalogue. */
 interface OwnerAnswers {
@@ -28,10 +30,10 @@ interface OwnerAnswers {
   parts: ReadonlyMap<string, ItemsPart>;
 }
 
-/** Characters of text, and of the envelopes the transport may add beside them. */
+/** Characters of the answers, and of the transport's encodings of them. */
 function charsOf(entry: OwnerAnswers): number {
   let chars = 0;
-  for (const part of entry.parts.values()) chars += 2 * part.text.length;
+  for (const part of entry.parts.values()) chars += 2 * part.json.length;
   return chars;
 }
 
@@ -43,9 +45,9 @@ function charsOf(entry: OwnerAnswers): number {
  * an answer built from an earlier catalogue is not used. As with profiles, a read that raced a
  * change is not kept, and the cache is used only where every announcement reaches this process.
  */
-export class InventoryAnswerCache extends ChangeCache<OwnerAnswers> {
-  constructor(now: () => number, usable: () => boolean) {
-    super({ now, usable, lifetime: ENTRY_LIFETIME, maxEntries: MAX_OWNERS, weigh: charsOf, maxWeight: MAX_TOTAL_CHARS });
+export class InventoryAnswerCache extends ChangeCache<number, OwnerAnswers> {
+  constructor(conditions: CacheConditions) {
+    super(conditions, { lifetime: ENTRY_LIFETIME, maxEntries: MAX_OWNERS, weigh: charsOf, maxWeight: MAX_TOTAL_CHARS });
   }
 
   part(ownerId: number, catalog: Catalog, options: string): ItemsPart | undefined {
@@ -55,7 +57,7 @@ export class InventoryAnswerCache extends ChangeCache<OwnerAnswers> {
 
   /** Keeps a part built from reads that began at `fill`, unless something was invalidated meanwhile. */
   keep(fill: number, ownerId: number, catalog: Catalog, options: string, part: ItemsPart): void {
-    if (part.text.length > MAX_ANSWER_CHARS) return;
+    if (part.json.length > MAX_ANSWER_CHARS) return;
     this.update(fill, ownerId, (cached) => {
       if (cached?.catalog !== catalog) return { catalog, parts: new Map([[options, part]]) };
       return { catalog, parts: new Map([...cached.parts, [options, part]]) };
@@ -67,12 +69,13 @@ export class InventoryAnswerCache extends ChangeCache<OwnerAnswers> {
 export function attachInventoryAnswerCache(core: Core): Promise<AttachedCache<InventoryAnswerCache>> {
   return attachCache(core, {
     name: 'inventory.answers',
-    channel: INVENTORY_CHANGED,
-    create: (now, usable) => new InventoryAnswerCache(now, usable),
+    create: (conditions) => new InventoryAnswerCache(conditions),
+    listeners: (cache) => [forgetUsersOn(INVENTORY_CHANGED, cache)],
   });
 }
 
 /** After committing a change to users' items: this process forgets the owners at once, then every process is told. */
 export function announceInventoriesChanged(services: Services, ownerIds: number[]): Promise<void> {
-  return announceChange(services, services.inventory.answers, INVENTORY_CHANGED, ownerIds);
+  const cache = services.inventory.answers;
+  return announceChange(services, INVENTORY_CHANGED, { user_ids: ownerIds }, () => cache?.invalidate(ownerIds));
 }

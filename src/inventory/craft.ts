@@ -11,6 +11,7 @@ import { CraftResult } from './schemas.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { OWNED } from './queries.js';
 import { invalidateTradesHolding } from '../trades/invalidate.js';
+import { announceInvalidated } from '../trades/announce.js';
 
 export const CRAFT_INPUTS = 10;
 
@@ -98,7 +99,7 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
       .executeTakeFirst();
     // Another craft took some of the items first: roll everything back.
     if (consumed.numUpdatedRows !== BigInt(CRAFT_INPUTS)) throw unusable('one of the passed items is no longer in your inventory');
-    await invalidateTradesHolding(services, trx, ids);
+    const invalidated = await invalidateTradesHolding(services, trx, ids);
 
     const row = await trx
       .insertInto('items')
@@ -115,10 +116,11 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
       .returning(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
       .executeTakeFirstOrThrow();
     await trx.updateTable('crafts').set({ result_item_id: row.item_id }).where('craft_id', '=', craft.craft_id).execute();
-    return { row, proto: result };
+    return { row, proto: result, invalidated };
   });
   services.metrics.count('craft', 'made');
   await announceInventoriesChanged(services, [userId]);
+  await announceInvalidated(services, crafted.invalidated);
   return crafted;
 }
 

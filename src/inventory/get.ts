@@ -73,9 +73,9 @@ interface StreamedItemsPart {
 }
 
 /**
- * The answer's opening and item part: `{"count":N,"things":[...],` + metadata, without the
- * closing brace. From the answer cache when this list of this inventory is there; kept there
- * once built. Long lists come as pieces.
+ * The answer's item part: `{"count":N,"things":[...],` + metadata, closed as the whole answer
+ * when nothing else is asked for. From the answer cache when this list of this inventory is
+ * there; kept there once built. Long lists come as pieces, without the closing brace.
  */
 async function itemsPart(services: Services, ownerId: number, options: ItemListOptions): Promise<ItemsPart | StreamedItemsPart> {
   const catalog = await getCatalog(services);
@@ -120,11 +120,8 @@ async function itemsPart(services: Services, ownerId: number, options: ItemListO
     shown.map((s) => s.proto),
     options.legacy,
   );
-  const part: ItemsPart = { text: `${opening}${items.join(',')}],${metadata}` };
-  if (fill !== undefined) {
-    part.alone = {};
-    cache!.keep(fill, ownerId, catalog, key, part);
-  }
+  const part: ItemsPart = new SerializedData(`${opening}${items.join(',')}],${metadata}}`);
+  if (fill !== undefined) cache!.keep(fill, ownerId, catalog, key, part);
   return part;
 }
 
@@ -188,7 +185,7 @@ export const inventoryGet = defineMethod({
         yield* items.pieces();
         yield `${restPart}}`;
       });
-    if (restPart === '') return new SerializedData(`${items.text}}`, items.alone);
-    return new SerializedData(`${items.text}${restPart}}`);
+    if (restPart === '') return items;
+    return new SerializedData(`${items.json.slice(0, -1)}${restPart}}`);
   },
 });

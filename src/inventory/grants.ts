@@ -3,6 +3,7 @@ import { nowSeconds, type Services } from '../services.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { OWNED } from './queries.js';
 import { invalidateTradesHolding } from '../trades/invalidate.js';
+import { announceInvalidated } from '../trades/announce.js';
 
 export interface Grant {
   userId: number;
@@ -55,7 +56,7 @@ export async function grantItems(services: Services, grant: Grant): Promise<numb
  */
 export async function revokeItem(services: Services, itemId: number, reason: string | null): Promise<boolean> {
   const now = nowSeconds(services);
-  const ownerId = await services.db.kysely.transaction().execute(async (trx) => {
+  const revoked = await services.db.kysely.transaction().execute(async (trx) => {
     const revoked = await trx
       .updateTable('items')
       .set({ state: 'revoked', ended_at: now })
@@ -66,10 +67,11 @@ export async function revokeItem(services: Services, itemId: number, reason: str
     if (!revoked) return undefined;
     await trx.insertInto('revocations').values({ item_id: itemId, user_id: revoked.user_id, ts: now, reason }).execute();
     await trx.deleteFrom('equipped').where('item_id', '=', itemId).execute();
-    await invalidateTradesHolding(services, trx, [itemId]);
-    return revoked.user_id;
+    const invalidated = await invalidateTradesHolding(services, trx, [itemId]);
+    return { ownerId: revoked.user_id, invalidated };
   });
-  if (ownerId === undefined) return false;
-  await announceInventoriesChanged(services, [ownerId]);
+  if (revoked === undefined) return false;
+  await announceInventoriesChanged(services, [revoked.ownerId]);
+  await announceInvalidated(services, revoked.invalidated);
   return true;
 }

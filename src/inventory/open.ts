@@ -8,7 +8,9 @@ import { CASE_TYPE, GIFT_SET_TYPE, ownedItemJson, type DropWeight, type OwnedRow
 import { postSystemMessage } from '../chat/moderation.js';
 import type { SystemMessageFields } from '../chat/messages.js';
 import { announceInventoriesChanged } from './answer-cache.js';
-import { invalidateTradesHolding } from '../trades/invalidate.js';
+import { invalidateTradesHolding, type InvalidatedTrade } from '../trades/invalidate.js';
+import type { DomainEvents } from '../operations/metrics.js';
+import { announceInvalidated } from '../trades/announce.js';
 import { OWNED } from './queries.js';
 
 export interface OpenRequest {
@@ -147,7 +149,7 @@ export async function openItem(services: Services, request: OpenRequest): Promis
   const owner = receiverId ?? userId;
 
   let announcement: Announcement | undefined;
-  let opened: Opened;
+  let opened: Opened & { kind: DomainEvents['opening']; invalidated: InvalidatedTrade[] };
   try {
     opened = await k.transaction().execute(async (trx) => {
       let select = trx
@@ -158,6 +160,7 @@ export async function openItem(services: Services, request: OpenRequest): Promis
       if (postgres) select = select.forUpdate();
       const chosen = plan(catalog, { ...request, receiverId }, await select.execute());
       const consumed = [request.itemId, ...(chosen.key ? [chosen.key.item_id] : [])];
+      const kind = chosen.container.type === CASE_TYPE ? 'case' : 'gift';
       const update = await trx
         .updateTable('items')
         .set({ state: 'consumed', ended_at: now })
@@ -167,7 +170,7 @@ export async function openItem(services: Services, request: OpenRequest): Promis
         .executeTakeFirst();
       // Another opening took the case or key first: roll everything back.
       if (update.numUpdatedRows !== BigInt(consumed.length)) throw notYours('the item is no longer in your inventory');
-      await invalidateTradesHolding(services, trx, consumed);
+      const invalidated = await invalidateTradesHolding(services, trx, consumed);
       await trx.deleteFrom('equipped').where('item_id', 'in', consumed).execute();
 
       const rows: OwnedRow[] = await trx
@@ -195,7 +198,7 @@ export async function openItem(services: Services, request: OpenRequest): Promis
           ts: now,
           user_id: userId,
           receiver_user_id: owner,
-          kind: chosen.container.type === CASE_TYPE ? 'case' : 'gift',
+          kind,
           case_item_id: request.itemId,
           case_item_proto_id: chosen.container.id,
           key_item_id: chosen.key?.item_id ?? null,
@@ -209,7 +212,7 @@ export async function openItem(services: Services, request: OpenRequest): Promis
         })
         .execute();
       announcement = announcementOf(userId, receiverId, chosen);
-      return { itemsJson };
+      return { itemsJson, kind, invalidated };
     });
   } catch (error) {
     // A concurrent request with the same request id may have won: answer its result.
@@ -219,14 +222,16 @@ export async function openItem(services: Services, request: OpenRequest): Promis
     }
     throw error;
   }
+  services.metrics.count('opening', opened.kind);
   await announceInventoriesChanged(services, receiverId === undefined ? [userId] : [userId, receiverId]);
+  await announceInvalidated(services, opened.invalidated);
   if (announcement && announcement.quality >= services.config.announceDropsFromClass) {
     // The opening stands whatever happens to its announcement.
     await postSystemMessage(services, announcement.message).catch((error: unknown) =>
       services.log.error({ err: error }, 'could not announce an opening in the chat'),
     );
   }
-  return opened;
+  return { itemsJson: opened.itemsJson };
 }
 
 /**

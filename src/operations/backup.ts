@@ -1,7 +1,9 @@
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describeDatabaseUrl } from '../db/connection.js';
+import { keyFileOf, readKeyFile } from '../db/secret-key.js';
+import { SecretBox, SecretKeyError, parseSecretKey } from '../infra/secret-box.js';
 
 /** Pages copied by the first step of a backup; the rest goes in one step (see sqliteBackup). */
 const FIRST_STEP_PAGES = 100;
@@ -17,6 +19,7 @@ export function postgresBackupAdvice(url: string): string {
     'and restore into an empty database (servers stopped) with pg_restore:',
     `  pg_restore --no-owner --exit-on-error --dbname '${shown}' FILE`,
     'Continuous archiving (WAL) and point-in-time recovery: the PostgreSQL manual, "Backup and Restore".',
+    "The dump's TOTP (two-factor) values are sealed with SECRET_KEY: keep the key as well, apart from the dumps; a restored database needs it.",
   ].join('\n');
 }
 
@@ -54,6 +57,8 @@ function checkDatabaseFile(path: string): { users: number; items: number } {
 async function copySqlite(from: string, to: string): Promise<void> {
   const partial = `${to}.partial`;
   rmSync(partial, { force: true });
+  // SQLite gives the copy (and its journal) the mode of this empty file: 0600.
+  closeSync(openSync(partial, 'wx', 0o600));
   const source = new SQLite(from, { fileMustExist: true });
   try {
     source.pragma('busy_timeout = 5000');
@@ -70,26 +75,88 @@ async function copySqlite(from: string, to: string): Promise<void> {
   renameSync(partial, to);
 }
 
-/** `game-platform backup FILE`: a consistent copy of a live SQLite database, checked. */
-export async function backupSqlite(databaseUrl: string, file: string): Promise<{ users: number; items: number }> {
+/**
+ * `game-platform backup FILE`: a consistent copy of a live SQLite database, checked, mode
+ * 0600. `keyFile`: the key file beside the database, which the copy's TOTP secrets need.
+ */
+export async function backupSqlite(databaseUrl: string, file: string): Promise<{ users: number; items: number; keyFile?: string }> {
   const from = sqlitePath(databaseUrl);
   if (!existsSync(from)) throw new BackupError(`no database at ${from}`);
   const to = resolve(file);
   if (to === from) throw new BackupError('the backup must go to another file than the database');
   await copySqlite(from, to);
-  return checkDatabaseFile(to);
+  const keyFile = keyFileOf(from);
+  return { ...checkDatabaseFile(to), ...(existsSync(keyFile) ? { keyFile } : {}) };
+}
+
+/** The key check row of a database file, when it has one (databases made before secrets were sealed have none). */
+function storedKeyCheck(path: string): { fingerprint: string; verifier: string } | undefined {
+  const db = new SQLite(path, { readonly: true, fileMustExist: true });
+  try {
+    const table = db.prepare("select count(*) as n from sqlite_master where type = 'table' and name = 'secret_key_check'").get() as {
+      n: number;
+    };
+    if (table.n === 0) return undefined;
+    return db.prepare('select fingerprint, verifier from secret_key_check where id = 1').get() as
+      { fingerprint: string; verifier: string } | undefined;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Checks, before anything is replaced, that the key the restored database will be opened
+ * with (SECRET_KEY, else the key file beside it) opens the backup's sealed secrets.
+ */
+function checkRestoreKey(backup: string, database: string, configuredKey: string | undefined): void {
+  const check = storedKeyCheck(backup);
+  if (!check) return;
+  const keyFile = keyFileOf(database);
+  let box: SecretBox;
+  let origin: string;
+  try {
+    if (configuredKey !== undefined) {
+      box = new SecretBox(parseSecretKey(configuredKey, 'SECRET_KEY'));
+      origin = 'SECRET_KEY (--secret-key)';
+    } else if (existsSync(keyFile)) {
+      box = new SecretBox(readKeyFile(keyFile));
+      origin = keyFile;
+    } else {
+      throw new BackupError(
+        `the TOTP secrets in ${backup} are sealed with a secret key (fingerprint ${check.fingerprint}) that is not here: ` +
+          `put the key file kept with the database at ${keyFile}, or give the key in SECRET_KEY (--secret-key), and restore again`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof SecretKeyError) throw new BackupError(error.message);
+    throw error;
+  }
+  try {
+    box.open(check.verifier);
+  } catch (error) {
+    if (!(error instanceof SecretKeyError)) throw error;
+    throw new BackupError(
+      `the key from ${origin} (fingerprint ${box.fingerprint}) does not open the TOTP secrets in ${backup}, ` +
+        `sealed with the key whose fingerprint is ${check.fingerprint}: give that key, and restore again`,
+    );
+  }
 }
 
 /**
  * `game-platform restore FILE`: the database becomes the backup. The backup is checked first;
  * servers on the database must be stopped (they would keep what they hold in memory).
  */
-export async function restoreSqlite(databaseUrl: string, file: string): Promise<{ users: number; items: number }> {
+export async function restoreSqlite(
+  databaseUrl: string,
+  file: string,
+  secretKey: string | undefined,
+): Promise<{ users: number; items: number }> {
   const to = sqlitePath(databaseUrl);
   const from = resolve(file);
   if (!existsSync(from)) throw new BackupError(`no backup at ${from}`);
   if (to === from) throw new BackupError('the backup is the database itself');
   checkDatabaseFile(from);
+  checkRestoreKey(from, to, secretKey);
   for (const leftover of [`${to}-wal`, `${to}-shm`]) rmSync(leftover, { force: true });
   await copySqlite(from, to);
   return checkDatabaseFile(to);

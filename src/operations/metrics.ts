@@ -10,13 +10,13 @@ import type { Database } from '../db/connection.js';
  */
 export interface DomainEvents {
   craft: 'made';
-  trade: 'created' | 'accepted' | 'declined' | 'revoked' | 'cancelled';
+  trade: 'created' | 'accepted' | 'declined' | 'revoked' | 'cancelled' | 'expired' | 'invalidated';
   opening: 'case' | 'gift' | 'promocode';
 }
 
 const DOMAIN_EVENTS: { [K in keyof DomainEvents]: DomainEvents[K][] } = {
   craft: ['made'],
-  trade: ['created', 'accepted', 'declined', 'revoked', 'cancelled'],
+  trade: ['created', 'accepted', 'declined', 'revoked', 'cancelled', 'expired', 'invalidated'],
   opening: ['case', 'gift', 'promocode'],
 };
 

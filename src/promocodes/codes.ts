@@ -113,6 +113,7 @@ export async function activatePromocode(services: Services, userId: number, type
     throw error;
   }
   await counters.hit(key, FAILED_ACTIVATIONS_WINDOW, -1);
+  services.metrics.count('opening', 'promocode');
   await announceInventoriesChanged(services, [userId]);
   if (redeemed.itemProtoIds.length > 0) {
     // The activation stands whatever happens to its announcement.

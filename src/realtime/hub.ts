@@ -2,16 +2,13 @@ import { sql } from 'kysely';
 import type { WebSocket } from 'ws';
 import type { Caller } from '../api/method.js';
 import type { Bus } from '../infra/bus.js';
-import { BUS_LOST, BUS_RESTORED, RedisBus } from '../infra/bus.js';
+import { BUS_LOST, BUS_RESTORED, FEED_EVENTS, SESSIONS_REVOKED, revokes, type Revocation } from '../infra/channels.js';
+import type { SessionEnd, TokenResolver } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connection.js';
 import type { Clock } from '../infra/clock.js';
 import type { Presence } from '../users/presence.js';
-import { REVOCATION_CHANNEL, type Revocation, type SessionEnd, type TokenResolver } from '../auth/tokens.js';
 import { PING, eventFrame } from './extws.js';
-
-/** Bus channel of events for realtime connections, numbered in order (Bus.publishSequenced). */
-export const FEED_CHANNEL = 'realtime.event';
 
 /** WebSocket close codes the feed uses besides the standard ones. */
 export const CloseCode = {
@@ -125,10 +122,10 @@ export class RealtimeHub {
   async start(): Promise<void> {
     const { bus } = this.deps;
     // Subscribed in Redis before the server listens, so no event sent after start is missed.
-    if (bus instanceof RedisBus) await bus.ready([FEED_CHANNEL, REVOCATION_CHANNEL]);
+    await bus.ready([FEED_EVENTS, SESSIONS_REVOKED]);
     this.unsubscribes.push(
-      bus.subscribe(FEED_CHANNEL, (message) => this.receive(message as NumberedEvent)),
-      bus.subscribe(REVOCATION_CHANNEL, (message) => this.closeRevoked(message as Revocation)),
+      bus.subscribe(FEED_EVENTS, (event) => this.receive(event)),
+      bus.subscribe(SESSIONS_REVOKED, (revocation) => this.closeRevoked(revocation)),
       bus.subscribe(BUS_LOST, () => {
         this.sessionNotices++;
         this.recheckNeeded = true;
@@ -152,8 +149,8 @@ export class RealtimeHub {
    */
   recheckSessions(connections: Iterable<Connection> = this.connections): Promise<void> {
     const targets = [...connections].filter((connection) => connection.caller);
+    const all = connections === this.connections;
     this.rechecks = this.rechecks.then(async () => {
-      const all = connections === this.connections;
       if (all) this.recheckNeeded = false;
       try {
         const live = targets.filter((connection) => this.connections.has(connection));
@@ -200,7 +197,7 @@ export class RealtimeHub {
 
   /** Sends an event to the connections of every process subscribed to its topic; resolves to its id. */
   publish(event: FeedEvent): Promise<number> {
-    return this.deps.bus.publishSequenced(FEED_CHANNEL, event as unknown as Record<string, unknown>);
+    return this.deps.bus.publishSequenced(FEED_EVENTS, event);
   }
 
   /** Sends an event to one user's connections, on every process, whatever they subscribed to. */
@@ -310,14 +307,10 @@ export class RealtimeHub {
   }
 
   private closeRevoked(revocation: Revocation): void {
-    if (!revocation || typeof revocation !== 'object') return;
     this.sessionNotices++;
-    const matches = (caller: Caller) =>
-      ('sessionIds' in revocation && Array.isArray(revocation.sessionIds) && revocation.sessionIds.includes(caller.sessionId)) ||
-      ('userId' in revocation && revocation.userId === caller.userId) ||
-      ('familyId' in revocation && revocation.familyId === caller.familyId);
     // A revoked session stops receiving at once.
-    for (const connection of this.connections) if (connection.caller && matches(connection.caller)) this.end(connection, 'revoked');
+    for (const connection of this.connections)
+      if (connection.caller && revokes(revocation, connection.caller)) this.end(connection, 'revoked');
   }
 
   private beat(): void {

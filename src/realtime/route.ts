@@ -102,16 +102,15 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
       const raw = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
       let answer: string;
       try {
-        const result = resultJson(
-          await dispatcher.invoke(dispatcher.method(method), {
-            name: method,
-            raw,
-            ip: request.ip,
-            requestId: randomUUID(),
-            log: request.log,
-            token: () => token,
-          }),
-        );
+        const { answer: data } = await dispatcher.invoke({
+          name: method,
+          raw,
+          ip: request.ip,
+          requestId: randomUUID(),
+          log: request.log,
+          token: () => token,
+        });
+        const result = resultJson(data);
         answer = `{"method":${JSON.stringify(method)},"code":0${result === undefined ? '' : `,"data":${result}`}}`;
       } catch (error) {
         const apiError = error instanceof ApiError ? error : new ApiError(Code.INTERNAL, 'internal server error');

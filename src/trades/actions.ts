@@ -4,6 +4,7 @@ import { dialectAdapter } from '../db/dialect.js';
 import { announceInventoriesChanged } from '../inventory/answer-cache.js';
 import { nowSeconds, type Services } from '../services.js';
 import { admissionOf, requireAdmitted } from './admission.js';
+import { announceClosed, announceInvalidated, announceOffered } from './announce.js';
 import { checkSide, readItems } from './items.js';
 import { settleTrade, type Settlement, type TradeParties } from './settle.js';
 import { Side, TradeStatus, expiryCutoff } from './status.js';
@@ -123,8 +124,11 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
     const settled = autoaccept ? await settleTrade(services, trx, catalog, parties) : undefined;
     return { tradeId: created.trade_id, settled };
   });
-  const completed = outcome.settled?.kind === 'accepted';
+  const { settled } = outcome;
+  const completed = settled?.kind === 'accepted';
   if (completed) await announceInventoriesChanged(services, [fromId, toId]);
+  await announceOffered(services, { trade_id: outcome.tradeId, user_id_from: fromId, user_id_to: toId }, completed);
+  if (completed) await announceInvalidated(services, settled.invalidated);
   return { tradeId: outcome.tradeId, completed };
 }
 
@@ -135,8 +139,13 @@ export async function acceptTrade(services: Services, userId: number, tradeId: n
   const catalog = await getCatalog(services);
   const settled: Settlement = await services.db.kysely.transaction().execute((trx) => settleTrade(services, trx, catalog, trade));
   if (settled.kind === 'closed') throw await closedError(services, tradeId);
-  if (settled.kind === 'invalid') throw tradeInvalid();
+  if (settled.kind === 'invalid') {
+    await announceInvalidated(services, [trade]);
+    throw tradeInvalid();
+  }
   await announceInventoriesChanged(services, [trade.user_id_from, trade.user_id_to]);
+  await announceClosed(services, [trade], TradeStatus.ACCEPTED);
+  await announceInvalidated(services, settled.invalidated);
 }
 
 /**
@@ -148,13 +157,27 @@ export async function closeTrade(services: Services, userId: number, tradeId: nu
   const sender = trade.user_id_from === userId;
   if (as === 'receiver' && sender) throw new ApiError(Code.FORBIDDEN, 'only the receiver may decline a trade; the sender revokes it');
   if (as === 'sender' && !sender) throw new ApiError(Code.FORBIDDEN, 'only the sender may revoke a trade; the receiver declines it');
+  const status = sender ? TradeStatus.REVOKED : TradeStatus.DECLINED;
+  if (!(await endOpenTrade(services, tradeId, status))) throw await closedError(services, tradeId);
+  await announceClosed(services, [trade], status);
+}
+
+/**
+ * Ends a trade that is still open with `status`, nothing moving: a conditional update, so of
+ * concurrent transitions exactly one happens. False when it was no longer open.
+ */
+export async function endOpenTrade(
+  services: Services,
+  tradeId: number,
+  status: typeof TradeStatus.DECLINED | typeof TradeStatus.REVOKED,
+): Promise<boolean> {
   const now = nowSeconds(services);
   const closed = await services.db.kysely
     .updateTable('trades')
-    .set({ status: sender ? TradeStatus.REVOKED : TradeStatus.DECLINED, reaction_time: now })
+    .set({ status, reaction_time: now })
     .where('trade_id', '=', tradeId)
     .where('status', '=', TradeStatus.OPEN)
     .where('create_time', '>', expiryCutoff(services, now))
     .executeTakeFirst();
-  if (closed.numUpdatedRows !== 1n) throw await closedError(services, tradeId);
+  return closed.numUpdatedRows === 1n;
 }

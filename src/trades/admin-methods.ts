@@ -4,13 +4,12 @@ import { P } from '../api/params.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import { MAX_LIST_COUNT } from '../friends/lists.js';
 import { requireUser } from '../users/profiles.js';
-import { nowSeconds, type Services } from '../services.js';
-import { noSuchTrade, tradeClosed, type TradeRow } from './actions.js';
+import type { Services } from '../services.js';
+import { endOpenTrade, noSuchTrade, tradeClosed, type TradeRow } from './actions.js';
+import { announceClosed } from './announce.js';
 import { listTrades, tradeListJson } from './lists.js';
 import { TradeList } from './schemas.js';
-import { TradeStatus, expiryCutoff } from './status.js';
-
-const common = { auth: 'admin', extension: true } as const;
+import { TradeStatus } from './status.js';
 
 async function tradeById(services: Services, tradeId: number): Promise<TradeRow> {
   const row = await services.db.kysely
@@ -25,7 +24,8 @@ async function tradeById(services: Services, tradeId: number): Promise<TradeRow>
 /** Operators' view of trades: a user's, one by id, and ending an open one (every call is audited). */
 export const tradeAdminMethods: AnyMethod[] = [
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.listTrades',
     summary: "A user's trades, open and not, newest first",
     description: 'The shape of trades.history; users_data lists the partners.',
@@ -43,7 +43,8 @@ export const tradeAdminMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.getTrade',
     summary: 'One trade by id, in the list shape, with both parties',
     params: P.object({ trade_id: P.uint({ minimum: 1, description: 'the trade' }) }),
@@ -53,7 +54,8 @@ export const tradeAdminMethods: AnyMethod[] = [
   }),
 
   defineMethod({
-    ...common,
+    auth: 'admin',
+    extension: true,
     name: 'admin.cancelTrade',
     summary: 'Ends an open trade as if its sender had revoked it',
     description: 'Nothing moves; the trade reads status 3. The reason is kept in the audit log.',
@@ -64,16 +66,9 @@ export const tradeAdminMethods: AnyMethod[] = [
     result: Type.Object({ trade_id: Uint }, Strict),
     errors: { 801: 'no such trade', 802: 'the trade is no longer open' },
     handler: async ({ services }, params) => {
-      await tradeById(services, params.trade_id);
-      const now = nowSeconds(services);
-      const closed = await services.db.kysely
-        .updateTable('trades')
-        .set({ status: TradeStatus.REVOKED, reaction_time: now })
-        .where('trade_id', '=', params.trade_id)
-        .where('status', '=', TradeStatus.OPEN)
-        .where('create_time', '>', expiryCutoff(services, now))
-        .executeTakeFirst();
-      if (closed.numUpdatedRows !== 1n) throw tradeClosed();
+      const trade = await tradeById(services, params.trade_id);
+      if (!(await endOpenTrade(services, params.trade_id, TradeStatus.REVOKED))) throw tradeClosed();
+      await announceClosed(services, [trade], TradeStatus.REVOKED, 'cancelled');
       return { trade_id: params.trade_id };
     },
   }),

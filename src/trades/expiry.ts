@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { nowSeconds, type Services } from '../services.js';
+import { announceClosed } from './announce.js';
 import { TradeStatus, expiryCutoff } from './status.js';
 
 /** Trades written as expired per statement. */
@@ -10,7 +11,7 @@ export const SWEEP_INTERVAL = 60;
 /**
  * Writes status 5 into open trades past their time, their reaction time being the moment
  * they expired. Answers already show such trades as expired (see expiryCutoff); the sweep
- * keeps the rows and the lists' indexes free of them. Returns how many it wrote.
+ * keeps the rows and the lists' indexes free of them, and tells each receiver. Returns how many it wrote.
  */
 export async function sweepExpiredTrades(services: Services): Promise<number> {
   const cutoff = expiryCutoff(services, nowSeconds(services));
@@ -28,17 +29,19 @@ export async function sweepExpiredTrades(services: Services): Promise<number> {
       // Trades being settled right now are left to the next sweep (they may not expire under it).
       if (services.db.dialect === 'postgres') select = select.forUpdate().skipLocked();
       const ids = (await select.execute()).map((r) => r.trade_id);
-      if (ids.length === 0) return 0;
-      await trx
+      if (ids.length === 0) return { seen: 0, expired: [] };
+      const expired = await trx
         .updateTable('trades')
         .set({ status: TradeStatus.EXPIRED, reaction_time: sql<number>`create_time + ${ttl}` })
         .where('trade_id', 'in', ids)
         .where('status', '=', TradeStatus.OPEN)
+        .returning(['trade_id', 'user_id_from', 'user_id_to'])
         .execute();
-      return ids.length;
+      return { seen: ids.length, expired };
     });
-    total += batch;
-    if (batch < SWEEP_BATCH) return total;
+    await announceClosed(services, batch.expired, TradeStatus.EXPIRED);
+    total += batch.expired.length;
+    if (batch.seen < SWEEP_BATCH) return total;
   }
 }
 

@@ -2,13 +2,14 @@ import type { Domain } from '../api/method.js';
 import type { Runtime, Services } from '../services.js';
 import { tradeMethods } from './methods.js';
 import { startExpirySweep, type ExpirySweep } from './expiry.js';
+import { countIncoming } from './lists.js';
 
 export const tradesDomain: Domain = {
   name: 'trades',
   methods: tradeMethods,
 };
 
-/** Writes expiry into open trades past their time; started once every capability's runtime exists. */
+/** Writes expiry into open trades past their time, and counts the open ones offered to a user in realtime `auth` frames; started once every capability's runtime exists. */
 export interface TradesRuntime extends Runtime {
   start(services: Services): void;
 }
@@ -18,6 +19,8 @@ export function createTrades(): TradesRuntime {
   return {
     start(services) {
       expiry = startExpirySweep(services);
+      // Realtime connections show the open trades offered to the user.
+      services.realtime.addAuthCounter('trades_new', (userId) => countIncoming(services, userId));
     },
     async stop() {
       await expiry?.stop();

@@ -114,11 +114,10 @@ export async function listTrades(
 ): Promise<SerializedData> {
   const cutoff = expiryCutoff(services, nowSeconds(services));
   const where = listCondition(kind, userId, cutoff, page.partnerId);
-  const k = services.db.kysely;
   const [rows, total] = await Promise.all([
     page.count === 0
       ? Promise.resolve([])
-      : k
+      : services.db.kysely
           .selectFrom('trades')
           .select(TRADE_COLUMNS)
           .where(where)
@@ -126,11 +125,21 @@ export async function listTrades(
           .limit(page.count)
           .offset(page.offset)
           .execute(),
-    k
-      .selectFrom('trades')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where(where)
-      .executeTakeFirstOrThrow(),
+    countWhere(services, where),
   ]);
-  return tradeListJson(services, userId, rows, Number(total.n));
+  return tradeListJson(services, userId, rows, total);
+}
+
+async function countWhere(services: Pick<Services, 'db'>, where: Where): Promise<number> {
+  const row = await services.db.kysely
+    .selectFrom('trades')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where(where)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** How many open trades are offered to the user: the `count` of trades.getIncome. */
+export function countIncoming(services: Pick<Services, 'db' | 'clock' | 'config'>, userId: number): Promise<number> {
+  return countWhere(services, listCondition('income', userId, expiryCutoff(services, nowSeconds(services))));
 }

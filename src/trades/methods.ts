@@ -5,7 +5,7 @@ import { getCatalog } from '../catalog/cache.js';
 import { ownedItemJson } from '../catalog/serialize.js';
 import { MAX_LIST_COUNT } from '../friends/lists.js';
 import { requireUser } from '../users/profiles.js';
-import { nowSeconds } from '../services.js';
+import { nowSeconds, type Services } from '../services.js';
 import { admissionOf } from './admission.js';
 import { MAX_SIDE_ITEMS, acceptTrade, closeTrade, createTrade, tradeOfParty } from './actions.js';
 import { tradableItemsOf } from './items.js';
@@ -24,6 +24,45 @@ const itemErrors = { 603: 'an item of the trade is no longer available: the trad
 const listDescription =
   'Newest first. Each trade shows its items in the legacy form as they were when it was made; `users_data` and `user_data` both list the partners in the full form; ' +
   '`collections`, `qualities` and `thing_types` list the ids the items name. Status: 0 open, 1 accepted, 2 declined, 3 revoked, 4 invalid, 5 expired.';
+
+/** A method that takes one of the caller's open trades out of open by its id; the answer has no data. */
+function transition(method: {
+  name: string;
+  summary: string;
+  bots: boolean;
+  errors: Record<number, string>;
+  act: (services: Services, userId: number, tradeId: number) => Promise<void>;
+}): AnyMethod {
+  return defineMethod({
+    name: method.name,
+    summary: method.summary,
+    auth: 'required',
+    bots: method.bots,
+    params: tradeIdParam,
+    errors: { ...method.errors, ...itemErrors, ...party },
+    handler: async ({ services, caller }, params) => {
+      await method.act(services, caller.userId, params.trade_id);
+      return undefined;
+    },
+  });
+}
+
+const closingAs = (as: Parameters<typeof closeTrade>[3]) => (services: Services, userId: number, tradeId: number) =>
+  closeTrade(services, userId, tradeId, as);
+
+/** A list of the caller's trades, paged. */
+function tradeList(name: string, summary: string, kind: 'income' | 'outbound' | 'history'): AnyMethod {
+  return defineMethod({
+    name,
+    summary,
+    description: listDescription,
+    auth: 'required',
+    bots: true,
+    params: P.object(paging),
+    result: TradeList,
+    handler: ({ services, caller }, params) => listTrades(services, caller.userId, kind, params),
+  });
+}
 
 export const tradeMethods: AnyMethod[] = [
   defineMethod({
@@ -58,89 +97,38 @@ export const tradeMethods: AnyMethod[] = [
     },
   }),
 
-  defineMethod({
+  transition({
     name: 'trades.accept',
     summary: 'Accepts a trade offered to you: every item of both sides moves, or none',
-    auth: 'required',
     bots: true,
-    params: tradeIdParam,
-    errors: { 4: 'only the receiver may accept', ...itemErrors, ...party },
-    handler: async ({ services, caller }, params) => {
-      await acceptTrade(services, caller.userId, params.trade_id);
-      return undefined;
-    },
+    errors: { 4: 'only the receiver may accept' },
+    act: acceptTrade,
   }),
-
-  defineMethod({
+  transition({
     name: 'trades.decline',
     summary: 'Declines a trade offered to you',
-    auth: 'required',
     bots: true,
-    params: tradeIdParam,
-    errors: { 4: 'only the receiver may decline (the sender revokes)', ...itemErrors, ...party },
-    handler: async ({ services, caller }, params) => {
-      await closeTrade(services, caller.userId, params.trade_id, 'receiver');
-      return undefined;
-    },
+    errors: { 4: 'only the receiver may decline (the sender revokes)' },
+    act: closingAs('receiver'),
   }),
-
-  defineMethod({
+  transition({
     name: 'trades.revoke',
     summary: 'Withdraws a trade you offered',
-    auth: 'required',
-    params: tradeIdParam,
-    errors: { 4: 'only the sender may revoke (the receiver declines); bots may not call this method', ...itemErrors, ...party },
-    handler: async ({ services, caller }, params) => {
-      await closeTrade(services, caller.userId, params.trade_id, 'sender');
-      return undefined;
-    },
+    bots: false,
+    errors: { 4: 'only the sender may revoke (the receiver declines); bots may not call this method' },
+    act: closingAs('sender'),
   }),
-
-  defineMethod({
+  transition({
     name: 'trades.cancel',
     summary: 'Ends an open trade of yours: the receiver declines it, the sender revokes it',
-    auth: 'required',
     bots: true,
-    params: tradeIdParam,
-    errors: { ...itemErrors, ...party },
-    handler: async ({ services, caller }, params) => {
-      await closeTrade(services, caller.userId, params.trade_id, 'either');
-      return undefined;
-    },
+    errors: {},
+    act: closingAs('either'),
   }),
 
-  defineMethod({
-    name: 'trades.getIncome',
-    summary: 'Open trades offered to you',
-    description: listDescription,
-    auth: 'required',
-    bots: true,
-    params: P.object(paging),
-    result: TradeList,
-    handler: ({ services, caller }, params) => listTrades(services, caller.userId, 'income', params),
-  }),
-
-  defineMethod({
-    name: 'trades.getOutbound',
-    summary: 'Open trades you offered',
-    description: listDescription,
-    auth: 'required',
-    bots: true,
-    params: P.object(paging),
-    result: TradeList,
-    handler: ({ services, caller }, params) => listTrades(services, caller.userId, 'outbound', params),
-  }),
-
-  defineMethod({
-    name: 'trades.history',
-    summary: 'Your trades that are no longer open',
-    description: listDescription,
-    auth: 'required',
-    bots: true,
-    params: P.object(paging),
-    result: TradeList,
-    handler: ({ services, caller }, params) => listTrades(services, caller.userId, 'history', params),
-  }),
+  tradeList('trades.getIncome', 'Open trades offered to you', 'income'),
+  tradeList('trades.getOutbound', 'Open trades you offered', 'outbound'),
+  tradeList('trades.history', 'Your trades that are no longer open', 'history'),
 
   defineMethod({
     name: 'trades.historyWith',

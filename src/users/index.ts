@@ -2,11 +2,12 @@ import type { Domain } from '../api/method.js';
 import type { Core, Runtime } from '../services.js';
 import { usersGet } from './users-get.js';
 import { privacyMethods } from './privacy.js';
+import { usersSearch } from './search.js';
 import { attachProfileCache, type ProfileCache } from './profile-cache.js';
 
 export const usersDomain: Domain = {
   name: 'users',
-  methods: [usersGet, ...privacyMethods],
+  methods: [usersGet, usersSearch, ...privacyMethods],
 };
 
 export interface UsersRuntime extends Runtime {

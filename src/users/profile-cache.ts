@@ -1,9 +1,15 @@
 import type { Core, Services } from '../services.js';
-import { REVOCATION_CHANNEL } from '../auth/tokens.js';
-import { ChangeCache, announceChange, attachCache, type AttachedCache } from '../infra/change-cache.js';
+import { SESSIONS_REVOKED, USERS_CHANGED } from '../infra/channels.js';
+import {
+  ChangeCache,
+  announceChange,
+  attachCache,
+  forgetUsersOn,
+  listen,
+  type AttachedCache,
+  type CacheConditions,
+} from '../infra/change-cache.js';
 import type { Profile } from './profiles.js';
-
-export const USERS_CHANGED = 'users.changed';
 
 /** How long a cached profile may be served, seconds: bounds how stale `online` can get across processes. */
 const ENTRY_LIFETIME = 30;
@@ -18,11 +24,11 @@ const MAX_ENTRIES = 50_000;
  * The cache is only used where every announcement reaches this process: SQLite (one
  * process), or any database with Redis carrying the bus, while the connection is up.
  */
-export class ProfileCache extends ChangeCache<Profile> {
+export class ProfileCache extends ChangeCache<number, Profile> {
   private readonly idByDomain = new Map<string, number>();
 
-  constructor(now: () => number, usable: () => boolean) {
-    super({ now, usable, lifetime: ENTRY_LIFETIME, maxEntries: MAX_ENTRIES });
+  constructor(conditions: CacheConditions) {
+    super(conditions, { lifetime: ENTRY_LIFETIME, maxEntries: MAX_ENTRIES });
   }
 
   getByDomain(domain: string): Profile | undefined {
@@ -55,16 +61,15 @@ export class ProfileCache extends ChangeCache<Profile> {
 export function attachProfileCache(core: Core): Promise<AttachedCache<ProfileCache>> {
   return attachCache(core, {
     name: 'users.profiles',
-    channel: USERS_CHANGED,
-    create: (now, usable) => new ProfileCache(now, usable),
-    more: (cache) => ({
+    create: (conditions) => new ProfileCache(conditions),
+    listeners: (cache) => [
+      forgetUsersOn(USERS_CHANGED, cache),
       // A ban ends the user's sessions before it is announced as a user change; forgetting the
       // user on the first of the two notices shortens the time another process may lag.
-      [REVOCATION_CHANNEL]: (message) => {
-        const userId = (message as { userId?: unknown } | null)?.userId;
-        if (typeof userId === 'number') cache.invalidate([userId]);
-      },
-    }),
+      listen(SESSIONS_REVOKED, (revocation) => {
+        if ('userId' in revocation && typeof revocation.userId === 'number') cache.invalidate([revocation.userId]);
+      }),
+    ],
   });
 }
 
@@ -73,5 +78,8 @@ export function attachProfileCache(core: Core): Promise<AttachedCache<ProfileCac
  * then every process (this one included) is told on the bus.
  */
 export function announceUsersChanged(services: Services, userIds: number[]): Promise<void> {
-  return announceChange(services, services.users.profiles, USERS_CHANGED, userIds);
+  return announceChange(services, USERS_CHANGED, { user_ids: userIds }, () => {
+    services.users.profiles?.invalidate(userIds);
+    services.friends.bannedUsers?.clear();
+  });
 }

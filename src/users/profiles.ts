@@ -1,14 +1,21 @@
+import type { Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { Services } from '../services.js';
 import { ApiError, Code } from '../api/errors.js';
 import type { UsersTable } from '../db/tables.js';
+import type { Flag } from '../db/flags.js';
 import { friendshipLookup, friendshipValues } from '../friends/relations.js';
 import { flatText } from '../infra/text.js';
 import { storedRank, type Rank } from './rank.js';
+import type { UserFull, UserInactive, UserShort } from './schemas.js';
 
 export type UserForm = 'short' | 'full';
 export type UserRow = Selectable<UsersTable>;
-export type UserObject = Record<string, unknown> & { user_id?: number };
+export type UserShortObject = Static<typeof UserShort>;
+export type UserFullObject = Static<typeof UserFull>;
+/** A profile as answers show it, in the short or full form. */
+export type UserObject = UserShortObject | UserFullObject;
+export type UserInactiveObject = Static<typeof UserInactive>;
 export type InactiveReason = 'not_exists' | 'global_ban';
 
 /**
@@ -76,7 +83,7 @@ export class Profile implements ProfileRow {
   readonly approved: number;
   readonly nick: string;
   readonly nicks_old: string;
-  readonly gender: number;
+  readonly gender: Flag;
   readonly avatar: string;
   readonly avatar_key: string | null;
   readonly profile_cover: string | null;
@@ -91,7 +98,7 @@ export class Profile implements ProfileRow {
   readonly bot_owner_id: number | null;
   /** `rank` as shown: one of its four forms, or undefined when none is set. */
   readonly rankShown: Readonly<Rank> | undefined;
-  readonly nicksOldShown: readonly unknown[];
+  readonly nicksOldShown: readonly string[];
 
   constructor(row: ProfileRow) {
     this.user_id = row.user_id;
@@ -118,7 +125,7 @@ export class Profile implements ProfileRow {
     this.last_seen = row.last_seen;
     const rank = storedRank(row.rank);
     this.rankShown = rank === undefined ? undefined : Object.freeze(rank);
-    this.nicksOldShown = Object.freeze(JSON.parse(row.nicks_old) as unknown[]);
+    this.nicksOldShown = Object.freeze(JSON.parse(row.nicks_old) as string[]);
   }
 
   /** Whether the user may not write in the chat at `nowMs`. */
@@ -214,33 +221,36 @@ export async function loadProfiles(services: Services, ids: number[]): Promise<M
  * (`muted_until` in the future); anyone may see it, as anyone sees the user's silence in
  * the chat. `friendship` is added by `loadUsers`.
  */
+export function profileObject(services: Services, profile: Profile, form: 'short'): UserShortObject;
+export function profileObject(services: Services, profile: Profile, form: 'full'): UserFullObject;
+export function profileObject(services: Services, profile: Profile, form: UserForm): UserObject;
 export function profileObject(services: Services, profile: Profile, form: UserForm): UserObject {
-  const user: UserObject = { user_id: profile.user_id };
-  if (profile.domain !== null) user.domain = profile.domain;
-  if (profile.approved === 1) user.approved = 1;
-  user.nick = profile.nick;
-  user.gender = profile.gender;
-  user.avatar = profile.avatar;
-  if (profile.avatar_key) user.avatar_key = profile.avatar_key;
-  if (services.presence.isOnline(profile)) user.online = 1;
-  if (profile.rankShown !== undefined) user.rank = profile.rankShown;
-  if (profile.vip === 1) user.vip = 1;
-  if (profile.bot_owner_id !== null) {
-    user.bot = 1;
-    user.bot_owner = profile.bot_owner_id;
-  }
-  if (profile.moderator === 1) user.moderator = 1;
-  if (profile.superadmin === 1) user.superadmin = 1;
-  if (form === 'full') {
-    user.nicks_old = profile.nicksOldShown;
-    if (profile.profile_cover) user.profile_cover = profile.profile_cover;
-    user.games = profile.games;
-    user.games_wins = profile.games_wins;
-    user.xp = profile.xp;
-    user.xp_level = profile.xp_level;
-    if (profile.mutedAt(services.clock.now())) user.muted = 1;
-  }
-  return user;
+  const user: UserShortObject = {
+    user_id: profile.user_id,
+    ...(profile.domain !== null ? { domain: profile.domain } : {}),
+    ...(profile.approved === 1 ? { approved: 1 } : {}),
+    nick: profile.nick,
+    gender: profile.gender,
+    avatar: profile.avatar,
+    ...(profile.avatar_key ? { avatar_key: profile.avatar_key } : {}),
+    ...(services.presence.isOnline(profile) ? { online: 1 } : {}),
+    ...(profile.rankShown !== undefined ? { rank: profile.rankShown } : {}),
+    ...(profile.vip === 1 ? { vip: 1 } : {}),
+    ...(profile.bot_owner_id !== null ? { bot: 1, bot_owner: profile.bot_owner_id } : {}),
+    ...(profile.moderator === 1 ? { moderator: 1 } : {}),
+    ...(profile.superadmin === 1 ? { superadmin: 1 } : {}),
+  };
+  if (form === 'short') return user;
+  return {
+    ...user,
+    nicks_old: [...profile.nicksOldShown],
+    ...(profile.profile_cover ? { profile_cover: profile.profile_cover } : {}),
+    games: profile.games,
+    games_wins: profile.games_wins,
+    xp: profile.xp,
+    xp_level: profile.xp_level,
+    ...(profile.mutedAt(services.clock.now()) ? { muted: 1 } : {}),
+  };
 }
 
 const field = (name: string, value: unknown): string => `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
@@ -321,20 +331,22 @@ export async function profileTexts(
 }
 
 /** The placeholder users.get answers for an unknown or globally blocked account. */
-export function inactiveObject(reason: InactiveReason, key: { user_id?: number; domain?: string | null }): UserObject {
-  const user: UserObject = {};
-  if (key.user_id !== undefined) user.user_id = key.user_id;
-  if (key.domain !== undefined && key.domain !== null) user.domain = key.domain;
-  return { ...user, ...INACTIVE_PLACEHOLDERS[reason], inactive: reason };
+export function inactiveObject(reason: InactiveReason, key: { user_id?: number; domain?: string | null }): UserInactiveObject {
+  return {
+    ...(key.user_id !== undefined ? { user_id: key.user_id } : {}),
+    ...(key.domain !== undefined && key.domain !== null ? { domain: key.domain } : {}),
+    ...INACTIVE_PLACEHOLDERS[reason],
+    inactive: reason,
+  };
 }
 
 /** Adds `friendship` (the viewer's relation) to full-form profiles of everyone but the viewer. */
-export async function addFriendship(services: Services, users: UserObject[], viewerId: number): Promise<void> {
-  const others = users.filter((u) => u.user_id !== undefined && u.user_id !== viewerId).map((u) => u.user_id!);
+export async function addFriendship(services: Services, users: UserFullObject[], viewerId: number): Promise<void> {
+  const others = users.filter((u) => u.user_id !== viewerId).map((u) => u.user_id);
   if (others.length === 0) return;
   const relations = await friendshipValues(services, viewerId, others);
   for (const user of users) {
-    const relation = user.user_id === undefined ? undefined : relations.get(user.user_id);
+    const relation = relations.get(user.user_id);
     if (relation !== undefined && user.user_id !== viewerId) user.friendship = relation;
   }
 }
@@ -345,16 +357,32 @@ export async function addFriendship(services: Services, users: UserObject[], vie
  * `isGloballyBanned` or use users.get's placeholders. In the full form, a signed-in viewer
  * sees `friendship` on everyone but themselves.
  */
+export async function loadUsers(services: Services, ids: number[], options: { form: 'short' }): Promise<Map<number, UserShortObject>>;
+export async function loadUsers(
+  services: Services,
+  ids: number[],
+  options: { form: 'full'; viewerId?: number },
+): Promise<Map<number, UserFullObject>>;
+export async function loadUsers(
+  services: Services,
+  ids: number[],
+  options: { form: UserForm; viewerId?: number },
+): Promise<Map<number, UserObject>>;
 export async function loadUsers(
   services: Services,
   ids: number[],
   options: { form: UserForm; viewerId?: number },
 ): Promise<Map<number, UserObject>> {
   const profiles = await loadProfiles(services, ids);
-  const out = new Map<number, UserObject>();
-  for (const [id, profile] of profiles) out.set(id, profileObject(services, profile, options.form));
-  if (options.form === 'full' && options.viewerId !== undefined) await addFriendship(services, [...out.values()], options.viewerId);
-  return out;
+  if (options.form === 'short') {
+    const short = new Map<number, UserShortObject>();
+    for (const [id, profile] of profiles) short.set(id, profileObject(services, profile, 'short'));
+    return short;
+  }
+  const full = new Map<number, UserFullObject>();
+  for (const [id, profile] of profiles) full.set(id, profileObject(services, profile, 'full'));
+  if (options.viewerId !== undefined) await addFriendship(services, [...full.values()], options.viewerId);
+  return full;
 }
 
 /** Whether a profile row is of a globally blocked account. */

@@ -36,8 +36,8 @@ export function itemProtoEntry(p: Selectable<ItemProtosTable>): WorldItemProto {
   }) as WorldItemProto;
 }
 
-/** Writes the current world in the import format (passwords as hashes, owned items only, every trade and its moves). */
-export async function exportWorld(db: Database): Promise<World> {
+/** Every table of the world, read at once, in the order of the file. */
+async function readStoredWorld(db: Database) {
   const k = db.kysely;
   const [
     collections,
@@ -74,97 +74,149 @@ export async function exportWorld(db: Database): Promise<World> {
     k.selectFrom('trade_items').selectAll().orderBy('trade_id').orderBy('item_id').execute(),
     k.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
   ]);
-  const tradeItemsOf = new Map<number, typeof tradeItems>();
-  for (const entry of tradeItems)
+  return {
+    collections,
+    qualities,
+    itemTypes,
+    protos,
+    users,
+    items,
+    equipped,
+    friendships,
+    requests,
+    blocks,
+    chatState,
+    messages,
+    promocodes,
+    trades,
+    tradeItems,
+    moves,
+  };
+}
+
+type StoredWorld = Awaited<ReturnType<typeof readStoredWorld>>;
+type Row<K extends keyof StoredWorld> = NonNullable<StoredWorld[K]> extends (infer R)[] ? R : NonNullable<StoredWorld[K]>;
+
+function userEntry(db: Database, u: Row<'users'>) {
+  return compact({
+    user_id: u.user_id,
+    email: nn(u.email),
+    password_hash: nn(u.password_hash),
+    totp_secret: u.totp_secret === null ? undefined : db.secrets.open(u.totp_secret),
+    domain: nn(u.domain),
+    nick: u.nick,
+    nicks_old: JSON.parse(u.nicks_old) as string[],
+    gender: u.gender,
+    avatar: u.avatar,
+    avatar_key: nn(u.avatar_key),
+    profile_cover: nn(u.profile_cover),
+    approved: flag(u.approved),
+    vip: flag(u.vip),
+    moderator: flag(u.moderator),
+    superadmin: flag(u.superadmin),
+    rank: storedRank(u.rank),
+    games: u.games,
+    games_wins: u.games_wins,
+    xp: u.xp,
+    xp_level: u.xp_level,
+    global_ban: flag(u.global_ban),
+    captcha: u.captcha_always === 1 ? ('always' as const) : undefined,
+    inventory_privacy: u.inventory_privacy as 'everyone' | 'friends' | 'nobody',
+    muted_until: nn(u.muted_until),
+    bot_owner: nn(u.bot_owner_id),
+    online: flag(u.always_online),
+    created_at: u.created_at,
+  });
+}
+
+function itemEntry(i: Row<'items'>, e: Row<'equipped'> | undefined) {
+  return compact({
+    item_id: i.item_id,
+    user_id: i.user_id,
+    item_proto_id: i.item_proto_id,
+    ts_owned: i.ts_owned,
+    ts_can_trade: i.ts_can_trade,
+    equip: e
+      ? e.slot === 'badge'
+        ? { slot: 'badge' as const }
+        : compact({ game: e.game ?? '', slot: e.slot as 'cards' | 'generator' | 'joke', monopoly_id: nn(e.monopoly_id) })
+      : undefined,
+    data: parse(i.data),
+  });
+}
+
+function promocodeEntry(p: Row<'promocodes'>) {
+  return compact({
+    code: p.code,
+    item_proto_ids: JSON.parse(p.item_proto_ids) as number[],
+    max_uses: nn(p.max_uses),
+    ts_expires: nn(p.ts_expires),
+    disabled: flag(p.disabled),
+  });
+}
+
+function tradeItemEntry(e: Row<'tradeItems'>) {
+  return compact({
+    item_id: e.item_id,
+    item_proto_id: e.item_proto_id,
+    user_id: e.user_id,
+    ts_owned: e.ts_owned,
+    ts_can_trade: e.ts_can_trade,
+    data: parse<Record<string, unknown>>(e.data),
+  });
+}
+
+function tradeEntry(t: Row<'trades'>, things: Row<'tradeItems'>[]) {
+  return compact({
+    trade_id: t.trade_id,
+    user_id_from: t.user_id_from,
+    user_id_to: t.user_id_to,
+    status: t.status,
+    create_time: t.create_time,
+    reaction_time: nn(t.reaction_time),
+    things_from: things.filter((e) => e.side === 0).map(tradeItemEntry),
+    things_to: things.filter((e) => e.side === 1).map(tradeItemEntry),
+  });
+}
+
+function messageEntry(m: Row<'messages'>) {
+  return compact({
+    msg_id: m.msg_id,
+    type: m.type as 1 | 2 | 3 | 4,
+    user_id: m.user_id,
+    ts: m.ts,
+    text: nn(m.text),
+    user_ids_mentioned: parse<number[]>(m.user_ids_mentioned),
+    case_item_proto_id: nn(m.case_item_proto_id),
+    drop_item_proto_id: nn(m.drop_item_proto_id),
+    user_id_receiver: nn(m.user_id_receiver),
+    item_proto_id: nn(m.item_proto_id),
+    item_proto_ids: parse<number[]>(m.item_proto_ids),
+  });
+}
+
+/** Writes the current world in the import format (passwords as hashes, owned items only, every trade and its moves). */
+export async function exportWorld(db: Database): Promise<World> {
+  const stored = await readStoredWorld(db);
+  const tradeItemsOf = new Map<number, Row<'tradeItems'>[]>();
+  for (const entry of stored.tradeItems)
     (tradeItemsOf.get(entry.trade_id) ?? tradeItemsOf.set(entry.trade_id, []).get(entry.trade_id)!).push(entry);
-  const tradeItemEntry = (e: (typeof tradeItems)[number]) =>
-    compact({
-      item_id: e.item_id,
-      item_proto_id: e.item_proto_id,
-      user_id: e.user_id,
-      ts_owned: e.ts_owned,
-      ts_can_trade: e.ts_can_trade,
-      data: parse<Record<string, unknown>>(e.data),
-    });
-  const equipByItem = new Map(equipped.map((e) => [e.item_id, e]));
+  const equipByItem = new Map(stored.equipped.map((e) => [e.item_id, e]));
+  const chatState = stored.chatState;
 
   return {
-    collections: collections.map((c) => ({ collection_id: c.collection_id, title: c.title })),
-    qualities: qualities.map((q) => ({ quality_id: q.quality_id, title: q.title, coeff_rent: q.coeff_rent })),
-    item_types: itemTypes.map((t) => ({ type: t.type, title: t.title })),
-    item_protos: protos.map(itemProtoEntry),
-    users: users.map((u) =>
-      compact({
-        user_id: u.user_id,
-        email: nn(u.email),
-        password_hash: nn(u.password_hash),
-        totp_secret: nn(u.totp_secret),
-        domain: nn(u.domain),
-        nick: u.nick,
-        nicks_old: JSON.parse(u.nicks_old) as string[],
-        gender: u.gender,
-        avatar: u.avatar,
-        avatar_key: nn(u.avatar_key),
-        profile_cover: nn(u.profile_cover),
-        approved: flag(u.approved),
-        vip: flag(u.vip),
-        moderator: flag(u.moderator),
-        superadmin: flag(u.superadmin),
-        rank: storedRank(u.rank),
-        games: u.games,
-        games_wins: u.games_wins,
-        xp: u.xp,
-        xp_level: u.xp_level,
-        global_ban: flag(u.global_ban),
-        captcha: u.captcha_always === 1 ? ('always' as const) : undefined,
-        inventory_privacy: u.inventory_privacy as 'everyone' | 'friends' | 'nobody',
-        muted_until: nn(u.muted_until),
-        bot_owner: nn(u.bot_owner_id),
-        online: flag(u.always_online),
-        created_at: u.created_at,
-      }),
-    ) as World['users'],
-    items: items.map((i) => {
-      const e = equipByItem.get(i.item_id);
-      return compact({
-        item_id: i.item_id,
-        user_id: i.user_id,
-        item_proto_id: i.item_proto_id,
-        ts_owned: i.ts_owned,
-        ts_can_trade: i.ts_can_trade,
-        equip: e
-          ? e.slot === 'badge'
-            ? { slot: 'badge' as const }
-            : compact({ game: e.game ?? '', slot: e.slot as 'cards' | 'generator' | 'joke', monopoly_id: nn(e.monopoly_id) })
-          : undefined,
-        data: parse(i.data),
-      });
-    }) as World['items'],
-    friends: friendships.map((f) => ({ user_id: f.user_id, friend_id: f.friend_id, since: f.since })),
-    friend_requests: requests.map((r) => ({ from: r.from_user_id, to: r.to_user_id, ts: r.ts })),
-    blocks: blocks.map((b) => ({ user_id: b.user_id, blocked_user_id: b.blocked_user_id, ts: b.ts })),
-    promocodes: promocodes.map((p) =>
-      compact({
-        code: p.code,
-        item_proto_ids: JSON.parse(p.item_proto_ids) as number[],
-        max_uses: nn(p.max_uses),
-        ts_expires: nn(p.ts_expires),
-        disabled: flag(p.disabled),
-      }),
-    ),
-    trades: trades.map((t) =>
-      compact({
-        trade_id: t.trade_id,
-        user_id_from: t.user_id_from,
-        user_id_to: t.user_id_to,
-        status: t.status,
-        create_time: t.create_time,
-        reaction_time: nn(t.reaction_time),
-        things_from: (tradeItemsOf.get(t.trade_id) ?? []).filter((e) => e.side === 0).map(tradeItemEntry),
-        things_to: (tradeItemsOf.get(t.trade_id) ?? []).filter((e) => e.side === 1).map(tradeItemEntry),
-      }),
-    ),
-    trade_moves: moves.map((m) => ({
+    collections: stored.collections.map((c) => ({ collection_id: c.collection_id, title: c.title })),
+    qualities: stored.qualities.map((q) => ({ quality_id: q.quality_id, title: q.title, coeff_rent: q.coeff_rent })),
+    item_types: stored.itemTypes.map((t) => ({ type: t.type, title: t.title })),
+    item_protos: stored.protos.map(itemProtoEntry),
+    users: stored.users.map((u) => userEntry(db, u)) as World['users'],
+    items: stored.items.map((i) => itemEntry(i, equipByItem.get(i.item_id))) as World['items'],
+    friends: stored.friendships.map((f) => ({ user_id: f.user_id, friend_id: f.friend_id, since: f.since })),
+    friend_requests: stored.requests.map((r) => ({ from: r.from_user_id, to: r.to_user_id, ts: r.ts })),
+    blocks: stored.blocks.map((b) => ({ user_id: b.user_id, blocked_user_id: b.blocked_user_id, ts: b.ts })),
+    promocodes: stored.promocodes.map(promocodeEntry),
+    trades: stored.trades.map((t) => tradeEntry(t, tradeItemsOf.get(t.trade_id) ?? [])),
+    trade_moves: stored.moves.map((m) => ({
       trade_id: m.trade_id,
       item_id: m.item_id,
       from_user_id: m.from_user_id,
@@ -178,21 +230,7 @@ export async function exportWorld(db: Database): Promise<World> {
         emoteonly: chatState?.emoteonly === 1,
         slowmode_interval: chatState?.slowmode_interval ?? 10,
       },
-      messages: messages.map((m) =>
-        compact({
-          msg_id: m.msg_id,
-          type: m.type as 1 | 2 | 3 | 4,
-          user_id: m.user_id,
-          ts: m.ts,
-          text: nn(m.text),
-          user_ids_mentioned: parse<number[]>(m.user_ids_mentioned),
-          case_item_proto_id: nn(m.case_item_proto_id),
-          drop_item_proto_id: nn(m.drop_item_proto_id),
-          user_id_receiver: nn(m.user_id_receiver),
-          item_proto_id: nn(m.item_proto_id),
-          item_proto_ids: parse<number[]>(m.item_proto_ids),
-        }),
-      ),
+      messages: stored.messages.map(messageEntry),
     },
   };
 }

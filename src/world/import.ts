@@ -6,6 +6,7 @@ import type { Tables } from '../db/tables.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
+import { nickColumns } from '../users/search-keys.js';
 import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
 import { invalidateTradesHoldingAt } from '../trades/invalidate.js';
 
@@ -407,6 +408,340 @@ interface ImportRun {
   onlyIfEmpty: boolean;
 }
 
+type Item = NonNullable<World['items']>[number];
+type StoredProto = { item_proto_id: number; type: number; quality_id: number; monopoly_id: number | null };
+
+const upsert = (keys: string[]) => ({ keys });
+const keepStored = (keys: string[]) => ({ keys, ignore: true });
+
+/** Hashes the file's passwords; runs before the transaction, since hashing is slow and runs on the thread pool. */
+async function hashPasswords(users: WorldUser[]): Promise<(string | null)[]> {
+  const hasher = new PasswordHasher();
+  return Promise.all(users.map((u) => (u.password !== undefined ? hasher.hash(u.password) : Promise.resolve(u.password_hash ?? null))));
+}
+
+/** Replace: empties the world, noting who had open sessions. Merge: checks the file against what is stored. */
+async function prepareStoredWorld(
+  trx: Executor,
+  replace: boolean,
+  outside: OutsideReferences,
+  users: WorldUser[],
+  endedSessionsOf: Set<number>,
+): Promise<void> {
+  if (replace) {
+    const sessions = await trx.selectFrom('sessions').select('user_id').distinct().where('revoked_at', 'is', null).execute();
+    for (const s of sessions) endedSessionsOf.add(s.user_id);
+    for (const table of WORLD_TABLES) await trx.deleteFrom(table).execute();
+  } else {
+    const problems = [...(await checkOutsideReferences(trx, outside)), ...(await checkUserConflicts(trx, users))];
+    if (problems.length > 0) throw invalid(problems);
+  }
+}
+
+async function importCatalogue(trx: Executor, world: World): Promise<void> {
+  // Without qualities or item types in the file, the defaults fill in whatever is missing.
+  await insertBatched(
+    trx,
+    'qualities',
+    (world.qualities ?? DEFAULT_QUALITIES).map((q) => ({ ...q })),
+    world.qualities ? upsert(['quality_id']) : keepStored(['quality_id']),
+  );
+  await insertBatched(
+    trx,
+    'item_types',
+    (world.item_types ?? DEFAULT_ITEM_TYPES).map((t) => ({ ...t })),
+    world.item_types ? upsert(['type']) : keepStored(['type']),
+  );
+  await insertBatched(
+    trx,
+    'collections',
+    (world.collections ?? []).map((c) => ({ ...c })),
+    upsert(['collection_id']),
+  );
+  await insertBatched(
+    trx,
+    'item_protos',
+    (world.item_protos ?? []).map((p) => ({
+      item_proto_id: p.item_proto_id,
+      type: p.type,
+      quality_id: p.quality_id ?? 0,
+      title: p.title,
+      description: p.description ?? '',
+      image: p.image ?? null,
+      collection_id: p.collection_id ?? null,
+      monopoly_id: p.monopoly_id ?? null,
+      sticker_group_id: p.sticker_group_id ?? null,
+      prices: json(p.prices),
+      key_item_proto_id: p.key_item_proto_id ?? null,
+      case_item_proto_ids: json(p.case_item_proto_ids),
+      drop_list: json(
+        p.drop?.map((d) => ({
+          item_proto_id: d.item_proto_id,
+          ...(d.is_secondary !== undefined ? { is_secondary: bit(d.is_secondary) } : {}),
+          ...(d.is_rare !== undefined ? { is_rare: bit(d.is_rare) } : {}),
+          ...(d.weight !== undefined ? { weight: d.weight } : {}),
+        })),
+      ),
+      twin_item_proto_ids: json(p.twin_item_proto_ids),
+      can_craft: p.can_craft === undefined ? 1 : bit(p.can_craft),
+      craft_result: p.craft_result === undefined ? 1 : bit(p.craft_result),
+      item_proto_status: p.item_proto_status ?? null,
+      extra: json(p.extra),
+    })),
+    upsert(['item_proto_id']),
+  );
+}
+
+async function importUsers(
+  trx: Executor,
+  db: Database,
+  users: WorldUser[],
+  passwordHashes: (string | null)[],
+  now: number,
+  endedSessionsOf: Set<number>,
+): Promise<void> {
+  await insertBatched(
+    trx,
+    'users',
+    users.map((u, i) => ({
+      user_id: u.user_id,
+      email: u.email?.toLowerCase() ?? null,
+      password_hash: passwordHashes[i],
+      totp_secret: u.totp_secret === undefined ? null : db.secrets.seal(u.totp_secret),
+      totp_last_step: null,
+      domain: u.domain ?? null,
+      ...nickColumns(u.nick),
+      nicks_old: JSON.stringify(u.nicks_old ?? []),
+      gender: u.gender ?? 0,
+      avatar: u.avatar ?? '',
+      avatar_key: u.avatar_key ?? null,
+      profile_cover: u.profile_cover ?? null,
+      approved: bit(u.approved),
+      vip: bit(u.vip),
+      moderator: bit(u.moderator),
+      superadmin: bit(u.superadmin),
+      rank: rankColumn(u.rank),
+      games: u.games ?? 0,
+      games_wins: u.games_wins ?? 0,
+      xp: u.xp ?? 0,
+      xp_level: u.xp_level ?? 0,
+      global_ban: bit(u.global_ban),
+      captcha_always: u.captcha === 'always' ? 1 : 0,
+      inventory_privacy: u.inventory_privacy ?? 'everyone',
+      muted_until: u.muted_until ?? null,
+      bot_owner_id: u.bot_owner ?? null,
+      always_online: bit(u.online),
+      created_at: u.created_at ?? now,
+    })),
+    upsert(['user_id']),
+  );
+  // Banned users lose every session they had.
+  const banned = users.filter((u) => bit(u.global_ban) === 1).map((u) => u.user_id);
+  if (banned.length > 0) {
+    const signedIn = await trx
+      .selectFrom('sessions')
+      .select('user_id')
+      .distinct()
+      .where('user_id', 'in', banned)
+      .where('revoked_at', 'is', null)
+      .execute();
+    await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', 'in', banned).where('revoked_at', 'is', null).execute();
+    for (const s of signedIn) endedSessionsOf.add(s.user_id);
+  }
+}
+
+/** Problems with the file's equipment: a slot's item type, a card's monopoly, two items in one slot of a board. */
+function equipmentProblems(items: Item[], protoById: Map<number, StoredProto>): string[] {
+  const problems: string[] = [];
+  const equipSlots = new Set<string>();
+  items.forEach((item, i) => {
+    if (!item.equip) return;
+    const proto = protoById.get(item.item_proto_id)!;
+    const where = `items[${i}].equip`;
+    const slot = item.equip.slot;
+    if (proto.type !== SLOT_TYPES[slot])
+      problems.push(
+        `${where}: slot ${slot} takes items of type ${SLOT_TYPES[slot]}, item_proto_id ${proto.item_proto_id} is of type ${proto.type}`,
+      );
+    if ('game' in item.equip) {
+      if (slot === 'cards') {
+        const monopoly = item.equip.monopoly_id ?? proto.monopoly_id;
+        if (monopoly === null) problems.push(`${where}: the card's prototype has no monopoly_id, so monopoly_id is required`);
+        else if (proto.monopoly_id !== null && monopoly !== proto.monopoly_id)
+          problems.push(`${where}: monopoly_id ${monopoly} differs from the prototype's ${proto.monopoly_id}`);
+      } else {
+        const key = `${item.user_id}:${item.equip.game}:${slot}`;
+        if (equipSlots.has(key)) problems.push(`${where}: user ${item.user_id} already has a ${slot} on board ${item.equip.game}`);
+        equipSlots.add(key);
+      }
+    }
+  });
+  return problems;
+}
+
+/** Writes the items and their equipment; answers how many items were written. */
+async function importItems(trx: Executor, db: Database, world: World, now: number, replace: boolean): Promise<number> {
+  // Items: explicit ids first so generated ones never collide with them.
+  const protoRows = await trx.selectFrom('item_protos').select(['item_proto_id', 'type', 'quality_id', 'monopoly_id']).execute();
+  const protoById = new Map(protoRows.map((p) => [p.item_proto_id, p]));
+  const items = world.items ?? [];
+  const equipProblems = equipmentProblems(items, protoById);
+  if (equipProblems.length > 0) throw invalid(equipProblems);
+
+  const explicit = items.filter((i) => i.item_id !== undefined);
+  const generated = items.filter((i) => i.item_id === undefined);
+  const itemRow = (item: Item, itemId?: number) => {
+    const proto = protoById.get(item.item_proto_id)!;
+    return {
+      ...(itemId !== undefined ? { item_id: itemId } : {}),
+      user_id: item.user_id,
+      item_proto_id: item.item_proto_id,
+      type: proto.type,
+      quality_id: proto.quality_id,
+      ts_owned: item.ts_owned ?? now,
+      ts_can_trade: item.ts_can_trade ?? 0,
+      state: 'owned',
+      ended_at: null,
+      craft_id: null,
+      data: json(item.data),
+    };
+  };
+  // A stored item with the id of a file entry is replaced as a whole: removed, then written
+  // anew (a plain insert, so the triggers that keep inventory_counts see ordinary writes).
+  const explicitIds = explicit.map((i) => i.item_id!);
+  for (let i = 0; i < explicitIds.length; i += 1000) {
+    const ids = explicitIds.slice(i, i + 1000);
+    await trx.deleteFrom('equipped').where('item_id', 'in', ids).execute();
+    await trx.deleteFrom('items').where('item_id', 'in', ids).execute();
+  }
+  await insertBatched(
+    trx,
+    'items',
+    explicit.map((i) => itemRow(i, i.item_id)),
+  );
+  // A stored item the file replaces has moved: open trades holding it can no longer complete.
+  if (!replace) await invalidateTradesHoldingAt(trx, db.dialect, explicitIds, { now, cutoff: 0 });
+  await advanceSequences(trx, db);
+  const equipRows: Record<string, unknown>[] = [];
+  const equipOf = (item: Item, itemId: number) => {
+    if (!item.equip) return;
+    const proto = protoById.get(item.item_proto_id)!;
+    equipRows.push({
+      item_id: itemId,
+      user_id: item.user_id,
+      slot: item.equip.slot,
+      game: 'game' in item.equip ? item.equip.game : null,
+      monopoly_id: item.equip.slot === 'cards' ? (item.equip.monopoly_id ?? proto.monopoly_id) : null,
+    });
+  };
+  explicit.forEach((i) => equipOf(i, i.item_id!));
+  let itemCount = explicit.length;
+  for (const item of generated) {
+    const copies = item.copies ?? 1;
+    const rows = Array.from({ length: copies }, () => itemRow(item));
+    const batch = 1000;
+    for (let i = 0; i < rows.length; i += batch) {
+      const inserted = await trx
+        .insertInto('items')
+        .values(rows.slice(i, i + batch))
+        .returning('item_id')
+        .execute();
+      if (item.equip && i === 0) equipOf(item, inserted[0].item_id);
+    }
+    itemCount += copies;
+  }
+  await insertBatched(trx, 'equipped', equipRows, upsert(['item_id']));
+  return itemCount;
+}
+
+async function importRelations(trx: Executor, world: World, now: number): Promise<void> {
+  const friendships = (world.friends ?? []).flatMap((f) => {
+    const [a, b, since] = Array.isArray(f) ? [f[0], f[1], now] : [f.user_id, f.friend_id, f.since ?? now];
+    return [
+      { user_id: a, friend_id: b, since },
+      { user_id: b, friend_id: a, since },
+    ];
+  });
+  await insertBatched(trx, 'friendships', friendships, upsert(['user_id', 'friend_id']));
+  await insertBatched(
+    trx,
+    'friend_requests',
+    (world.friend_requests ?? []).map((r) => ({ from_user_id: r.from, to_user_id: r.to, ts: r.ts ?? now })),
+    upsert(['from_user_id', 'to_user_id']),
+  );
+  await insertBatched(
+    trx,
+    'blocks',
+    (world.blocks ?? []).map((b) => ({ user_id: b.user_id, blocked_user_id: b.blocked_user_id, ts: b.ts ?? now })),
+    upsert(['user_id', 'blocked_user_id']),
+  );
+}
+
+async function importPromocodes(trx: Executor, world: World, now: number): Promise<void> {
+  // A code's uses stay when a merge replaces its definition.
+  await insertBatched(
+    trx,
+    'promocodes',
+    (world.promocodes ?? []).map((p) => ({
+      code: p.code.toUpperCase(),
+      item_proto_ids: JSON.stringify(p.item_proto_ids),
+      max_uses: p.max_uses ?? null,
+      ts_expires: p.ts_expires ?? null,
+      disabled: bit(p.disabled),
+      created_at: now,
+    })),
+    { keys: ['code'] },
+  );
+}
+
+async function importChat(trx: Executor, world: World, now: number, replace: boolean): Promise<void> {
+  const status = world.gchat?.status;
+  if (status || replace) {
+    await trx
+      .updateTable('chat_state')
+      .set({
+        closed: status?.closed ? 1 : 0,
+        slowmode: status?.slowmode ? 1 : 0,
+        emoteonly: status?.emoteonly ? 1 : 0,
+        ...(status?.slowmode_interval !== undefined ? { slowmode_interval: status.slowmode_interval } : {}),
+      })
+      .where('id', '=', 1)
+      .execute();
+  }
+  const messages = world.gchat?.messages ?? [];
+  const messageIds = new MessageIds();
+  await insertBatched(
+    trx,
+    'chat_messages',
+    messages.map((m, i) => ({
+      msg_id: m.msg_id ?? messageIds.next((m.ts ?? now) * 1000 + i),
+      type: m.type,
+      user_id: m.user_id,
+      ts: m.ts ?? now,
+      text: m.type === 1 ? (m.text ?? '') : null,
+      user_ids_mentioned: m.type === 1 ? JSON.stringify(m.user_ids_mentioned ?? []) : null,
+      case_item_proto_id: m.type === 2 ? m.case_item_proto_id! : null,
+      drop_item_proto_id: m.type === 2 ? m.drop_item_proto_id! : null,
+      user_id_receiver: m.type === 3 ? m.user_id_receiver! : null,
+      item_proto_id: m.type === 3 ? m.item_proto_id! : null,
+      item_proto_ids: m.type === 4 ? JSON.stringify(m.item_proto_ids) : null,
+      deleted_at: null,
+    })),
+    upsert(['msg_id']),
+  );
+}
+
+/** What the database refused says which stored entries conflict; anything else is ours, and its text stays in the log. */
+function importFailure(error: unknown): unknown {
+  if (error instanceof WorldError) return error;
+  if (isConstraintViolation(error))
+    return new WorldError(
+      'world import failed, nothing was changed: its entries conflict with the stored world (a reference or a unique value)',
+      { cause: error },
+    );
+  return error;
+}
+
 async function runImport(db: Database, input: unknown, options: ImportOptions, run: ImportRun): Promise<ImportSummary | null> {
   const { world, outside } = validateWorld(input);
   const replace = options.mode === 'replace';
@@ -415,13 +750,8 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
     const problems = parseProblems(outside);
     if (problems.length > 0) throw invalid(problems);
   }
-
-  // Hash passwords before the transaction: hashing is slow and runs on the thread pool.
   const users = world.users ?? [];
-  const hasher = new PasswordHasher();
-  const passwordHashes = await Promise.all(
-    users.map((u) => (u.password !== undefined ? hasher.hash(u.password) : Promise.resolve(u.password_hash ?? null))),
-  );
+  const passwordHashes = await hashPasswords(users);
 
   let itemCount = 0;
   let imported = true;
@@ -436,295 +766,18 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           return;
         }
       }
-      if (replace) {
-        const sessions = await trx.selectFrom('sessions').select('user_id').distinct().where('revoked_at', 'is', null).execute();
-        for (const s of sessions) endedSessionsOf.add(s.user_id);
-        for (const table of WORLD_TABLES) await trx.deleteFrom(table).execute();
-      } else {
-        const problems = [...(await checkOutsideReferences(trx, outside)), ...(await checkUserConflicts(trx, users))];
-        if (problems.length > 0) throw invalid(problems);
-      }
-      const upsert = (keys: string[]) => ({ keys });
-      const keepStored = (keys: string[]) => ({ keys, ignore: true });
-
-      // Without qualities or item types in the file, the defaults fill in whatever is missing.
-      await insertBatched(
-        trx,
-        'qualities',
-        (world.qualities ?? DEFAULT_QUALITIES).map((q) => ({ ...q })),
-        world.qualities ? upsert(['quality_id']) : keepStored(['quality_id']),
-      );
-      await insertBatched(
-        trx,
-        'item_types',
-        (world.item_types ?? DEFAULT_ITEM_TYPES).map((t) => ({ ...t })),
-        world.item_types ? upsert(['type']) : keepStored(['type']),
-      );
-      await insertBatched(
-        trx,
-        'collections',
-        (world.collections ?? []).map((c) => ({ ...c })),
-        upsert(['collection_id']),
-      );
-      await insertBatched(
-        trx,
-        'item_protos',
-        (world.item_protos ?? []).map((p) => ({
-          item_proto_id: p.item_proto_id,
-          type: p.type,
-          quality_id: p.quality_id ?? 0,
-          title: p.title,
-          description: p.description ?? '',
-          image: p.image ?? null,
-          collection_id: p.collection_id ?? null,
-          monopoly_id: p.monopoly_id ?? null,
-          sticker_group_id: p.sticker_group_id ?? null,
-          prices: json(p.prices),
-          key_item_proto_id: p.key_item_proto_id ?? null,
-          case_item_proto_ids: json(p.case_item_proto_ids),
-          drop_list: json(
-            p.drop?.map((d) => ({
-              item_proto_id: d.item_proto_id,
-              ...(d.is_secondary !== undefined ? { is_secondary: bit(d.is_secondary) } : {}),
-              ...(d.is_rare !== undefined ? { is_rare: bit(d.is_rare) } : {}),
-              ...(d.weight !== undefined ? { weight: d.weight } : {}),
-            })),
-          ),
-          twin_item_proto_ids: json(p.twin_item_proto_ids),
-          can_craft: p.can_craft === undefined ? 1 : bit(p.can_craft),
-          craft_result: p.craft_result === undefined ? 1 : bit(p.craft_result),
-          item_proto_status: p.item_proto_status ?? null,
-          extra: json(p.extra),
-        })),
-        upsert(['item_proto_id']),
-      );
-
-      await insertBatched(
-        trx,
-        'users',
-        users.map((u, i) => ({
-          user_id: u.user_id,
-          email: u.email?.toLowerCase() ?? null,
-          password_hash: passwordHashes[i],
-          totp_secret: u.totp_secret ?? null,
-          totp_last_step: null,
-          domain: u.domain ?? null,
-          nick: u.nick,
-          nicks_old: JSON.stringify(u.nicks_old ?? []),
-          gender: u.gender ?? 0,
-          avatar: u.avatar ?? '',
-          avatar_key: u.avatar_key ?? null,
-          profile_cover: u.profile_cover ?? null,
-          approved: bit(u.approved),
-          vip: bit(u.vip),
-          moderator: bit(u.moderator),
-          superadmin: bit(u.superadmin),
-          rank: rankColumn(u.rank),
-          games: u.games ?? 0,
-          games_wins: u.games_wins ?? 0,
-          xp: u.xp ?? 0,
-          xp_level: u.xp_level ?? 0,
-          global_ban: bit(u.global_ban),
-          captcha_always: u.captcha === 'always' ? 1 : 0,
-          inventory_privacy: u.inventory_privacy ?? 'everyone',
-          muted_until: u.muted_until ?? null,
-          bot_owner_id: u.bot_owner ?? null,
-          always_online: bit(u.online),
-          created_at: u.created_at ?? now,
-        })),
-        upsert(['user_id']),
-      );
-      // Banned users lose every session they had.
-      const banned = users.filter((u) => bit(u.global_ban) === 1).map((u) => u.user_id);
-      if (banned.length > 0) {
-        const signedIn = await trx
-          .selectFrom('sessions')
-          .select('user_id')
-          .distinct()
-          .where('user_id', 'in', banned)
-          .where('revoked_at', 'is', null)
-          .execute();
-        await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', 'in', banned).where('revoked_at', 'is', null).execute();
-        for (const s of signedIn) endedSessionsOf.add(s.user_id);
-      }
-
-      // Items: explicit ids first so generated ones never collide with them.
-      const protoRows = await trx.selectFrom('item_protos').select(['item_proto_id', 'type', 'quality_id', 'monopoly_id']).execute();
-      const protoById = new Map(protoRows.map((p) => [p.item_proto_id, p]));
-      const items = world.items ?? [];
-      const equipProblems: string[] = [];
-      const equipSlots = new Set<string>();
-      items.forEach((item, i) => {
-        if (!item.equip) return;
-        const proto = protoById.get(item.item_proto_id)!;
-        const where = `items[${i}].equip`;
-        const slot = item.equip.slot;
-        if (proto.type !== SLOT_TYPES[slot])
-          equipProblems.push(
-            `${where}: slot ${slot} takes items of type ${SLOT_TYPES[slot]}, item_proto_id ${proto.item_proto_id} is of type ${proto.type}`,
-          );
-        if ('game' in item.equip) {
-          if (slot === 'cards') {
-            const monopoly = item.equip.monopoly_id ?? proto.monopoly_id;
-            if (monopoly === null) equipProblems.push(`${where}: the card's prototype has no monopoly_id, so monopoly_id is required`);
-            else if (proto.monopoly_id !== null && monopoly !== proto.monopoly_id)
-              equipProblems.push(`${where}: monopoly_id ${monopoly} differs from the prototype's ${proto.monopoly_id}`);
-          } else {
-            const key = `${item.user_id}:${item.equip.game}:${slot}`;
-            if (equipSlots.has(key)) equipProblems.push(`${where}: user ${item.user_id} already has a ${slot} on board ${item.equip.game}`);
-            equipSlots.add(key);
-          }
-        }
-      });
-      if (equipProblems.length > 0) throw invalid(equipProblems);
-
-      const explicit = items.filter((i) => i.item_id !== undefined);
-      const generated = items.filter((i) => i.item_id === undefined);
-      const itemRow = (item: (typeof items)[number], itemId?: number) => {
-        const proto = protoById.get(item.item_proto_id)!;
-        return {
-          ...(itemId !== undefined ? { item_id: itemId } : {}),
-          user_id: item.user_id,
-          item_proto_id: item.item_proto_id,
-          type: proto.type,
-          quality_id: proto.quality_id,
-          ts_owned: item.ts_owned ?? now,
-          ts_can_trade: item.ts_can_trade ?? 0,
-          state: 'owned',
-          ended_at: null,
-          craft_id: null,
-          data: json(item.data),
-        };
-      };
-      // A stored item with the id of a file entry is replaced as a whole: removed, then written
-      // anew (a plain insert, so the triggers that keep inventory_counts see ordinary writes).
-      const explicitIds = explicit.map((i) => i.item_id!);
-      for (let i = 0; i < explicitIds.length; i += 1000) {
-        const ids = explicitIds.slice(i, i + 1000);
-        await trx.deleteFrom('equipped').where('item_id', 'in', ids).execute();
-        await trx.deleteFrom('items').where('item_id', 'in', ids).execute();
-      }
-      await insertBatched(
-        trx,
-        'items',
-        explicit.map((i) => itemRow(i, i.item_id)),
-      );
-      // A stored item the file replaces has moved: open trades holding it can no longer complete.
-      if (!replace) await invalidateTradesHoldingAt(trx, db.dialect, explicitIds, { now, cutoff: 0 });
-      await advanceSequences(trx, db);
-      const equipRows: Record<string, unknown>[] = [];
-      const equipOf = (item: (typeof items)[number], itemId: number) => {
-        if (!item.equip) return;
-        const proto = protoById.get(item.item_proto_id)!;
-        equipRows.push({
-          item_id: itemId,
-          user_id: item.user_id,
-          slot: item.equip.slot,
-          game: 'game' in item.equip ? item.equip.game : null,
-          monopoly_id: item.equip.slot === 'cards' ? (item.equip.monopoly_id ?? proto.monopoly_id) : null,
-        });
-      };
-      explicit.forEach((i) => equipOf(i, i.item_id!));
-      itemCount = explicit.length;
-      for (const item of generated) {
-        const copies = item.copies ?? 1;
-        const rows = Array.from({ length: copies }, () => itemRow(item));
-        const batch = 1000;
-        for (let i = 0; i < rows.length; i += batch) {
-          const inserted = await trx
-            .insertInto('items')
-            .values(rows.slice(i, i + batch))
-            .returning('item_id')
-            .execute();
-          if (item.equip && i === 0) equipOf(item, inserted[0].item_id);
-        }
-        itemCount += copies;
-      }
-      await insertBatched(trx, 'equipped', equipRows, upsert(['item_id']));
-
-      const friendships = (world.friends ?? []).flatMap((f) => {
-        const [a, b, since] = Array.isArray(f) ? [f[0], f[1], now] : [f.user_id, f.friend_id, f.since ?? now];
-        return [
-          { user_id: a, friend_id: b, since },
-          { user_id: b, friend_id: a, since },
-        ];
-      });
-      await insertBatched(trx, 'friendships', friendships, upsert(['user_id', 'friend_id']));
-      await insertBatched(
-        trx,
-        'friend_requests',
-        (world.friend_requests ?? []).map((r) => ({ from_user_id: r.from, to_user_id: r.to, ts: r.ts ?? now })),
-        upsert(['from_user_id', 'to_user_id']),
-      );
-      await insertBatched(
-        trx,
-        'blocks',
-        (world.blocks ?? []).map((b) => ({ user_id: b.user_id, blocked_user_id: b.blocked_user_id, ts: b.ts ?? now })),
-        upsert(['user_id', 'blocked_user_id']),
-      );
-
-      // A code's uses stay when a merge replaces its definition.
-      await insertBatched(
-        trx,
-        'promocodes',
-        (world.promocodes ?? []).map((p) => ({
-          code: p.code.toUpperCase(),
-          item_proto_ids: JSON.stringify(p.item_proto_ids),
-          max_uses: p.max_uses ?? null,
-          ts_expires: p.ts_expires ?? null,
-          disabled: bit(p.disabled),
-          created_at: now,
-        })),
-        { keys: ['code'] },
-      );
-
+      await prepareStoredWorld(trx, replace, outside, users, endedSessionsOf);
+      await importCatalogue(trx, world);
+      await importUsers(trx, db, users, passwordHashes, now, endedSessionsOf);
+      itemCount = await importItems(trx, db, world, now, replace);
+      await importRelations(trx, world, now);
+      await importPromocodes(trx, world, now);
       await importTrades(trx, world, now);
-
-      const status = world.gchat?.status;
-      if (status || replace) {
-        await trx
-          .updateTable('chat_state')
-          .set({
-            closed: status?.closed ? 1 : 0,
-            slowmode: status?.slowmode ? 1 : 0,
-            emoteonly: status?.emoteonly ? 1 : 0,
-            ...(status?.slowmode_interval !== undefined ? { slowmode_interval: status.slowmode_interval } : {}),
-          })
-          .where('id', '=', 1)
-          .execute();
-      }
-      const messages = world.gchat?.messages ?? [];
-      const messageIds = new MessageIds();
-      await insertBatched(
-        trx,
-        'chat_messages',
-        messages.map((m, i) => ({
-          msg_id: m.msg_id ?? messageIds.next((m.ts ?? now) * 1000 + i),
-          type: m.type,
-          user_id: m.user_id,
-          ts: m.ts ?? now,
-          text: m.type === 1 ? (m.text ?? '') : null,
-          user_ids_mentioned: m.type === 1 ? JSON.stringify(m.user_ids_mentioned ?? []) : null,
-          case_item_proto_id: m.type === 2 ? m.case_item_proto_id! : null,
-          drop_item_proto_id: m.type === 2 ? m.drop_item_proto_id! : null,
-          user_id_receiver: m.type === 3 ? m.user_id_receiver! : null,
-          item_proto_id: m.type === 3 ? m.item_proto_id! : null,
-          item_proto_ids: m.type === 4 ? JSON.stringify(m.item_proto_ids) : null,
-          deleted_at: null,
-        })),
-        upsert(['msg_id']),
-      );
+      await importChat(trx, world, now, replace);
       await advanceSequences(trx, db);
     });
   } catch (error) {
-    if (error instanceof WorldError) throw error;
-    // What the database refused says which stored entries conflict; anything else is ours, and its text stays in the log.
-    if (isConstraintViolation(error))
-      throw new WorldError(
-        'world import failed, nothing was changed: its entries conflict with the stored world (a reference or a unique value)',
-        { cause: error },
-      );
-    throw error;
+    throw importFailure(error);
   }
   if (!imported) return null;
 

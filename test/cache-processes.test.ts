@@ -1,0 +1,126 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../src/db/connection.js';
+import { Redis } from 'ioredis';
+import { BUS_LOST } from '../src/infra/channels.js';
+import { DB_KIND, REDIS_URL, busCurrent, heard, newDatabaseLocation, ok, processDatabaseEnv, type TestServer } from './helpers.js';
+import { signIn, smallWorld, startAdminServer } from './admin-support.js';
+import { missing } from './components.js';
+import { api, serve, stopAll, type ServerProcess } from './process-support.js';
+
+const ADMIN_KEY = 'cache-processes-admin-key';
+const asAdmin = { 'x-admin-key': ADMIN_KEY };
+const PROTO = { item_proto_id: 700, type: 0, quality_id: 1 };
+
+/**
+ * Two `serve` processes on one PostgreSQL schema, with or without Redis; the world (one
+ * prototype) is imported by the first.
+ */
+async function twoProcesses(redis: boolean, body: (servers: ServerProcess[]) => Promise<void>): Promise<void> {
+  const location = await newDatabaseLocation();
+  const dir = mkdtempSync(join(tmpdir(), 'gp-cache-'));
+  const servers: ServerProcess[] = [];
+  // Opening the database creates the schema the processes are pointed at.
+  const db = await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey });
+  try {
+    writeFileSync(join(dir, 'world.json'), JSON.stringify({ item_protos: [{ ...PROTO, title: 'Before' }] }));
+    const env = { ...processDatabaseEnv(location), ADMIN_KEY, ...(redis ? { REDIS_URL, REDIS_PREFIX: location.redisPrefix } : {}) };
+    servers.push(await serve({ ...env, WORLD: join(dir, 'world.json') }));
+    servers.push(await serve(env));
+    await body(servers);
+  } finally {
+    await stopAll(servers);
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+    await location.dispose();
+  }
+}
+
+const titleOn = async (server: ServerProcess) =>
+  (await api(server, 'data.getItemProtos', { item_proto_ids: String(PROTO.item_proto_id) })).item_protos[0].title as string;
+
+for (const redis of [false, true])
+  test(
+    `two processes on PostgreSQL ${redis ? 'with' : 'without'} Redis: a catalogue change made through one shows through the other at once`,
+    { skip: (DB_KIND !== 'postgres' && 'several processes share a database on PostgreSQL only') || (redis && missing.redis) },
+    () =>
+      twoProcesses(redis, async ([first, second]) => {
+        // Both processes have read the catalogue before the change.
+        assert.equal(await titleOn(first!), 'Before');
+        assert.equal(await titleOn(second!), 'Before');
+        await api(first!, 'admin.upsertItemProto', { item_proto: JSON.stringify({ ...PROTO, title: 'After' }) }, asAdmin);
+        assert.equal(await titleOn(first!), 'After');
+        assert.equal(await titleOn(second!), 'After');
+      }),
+  );
+
+/** Entries each in-memory cache of the server holds, by cache name (as /metrics reports them). */
+async function cacheEntries(server: TestServer): Promise<Record<string, number>> {
+  const gauge = server.services.metrics.registry.getSingleMetric('game_platform_cache_entries');
+  if (!gauge) return {};
+  const { values } = await gauge.get();
+  return Object.fromEntries(values.map((v) => [String(v.labels.cache), v.value]));
+}
+
+const EVERY_CACHE = ['catalog', 'friends.bannedUsers', 'friends.relations', 'inventory.answers', 'sessions', 'users.profiles'];
+
+/** Calls that fill every cache: a token used, profiles, relations, the blocked set, an inventory, the catalogue. */
+async function fillEveryCache(server: TestServer): Promise<void> {
+  const token = await signIn(server, 'alice@example.com');
+  ok(await server.call('users.get', { user_ids: '1,2' }, { token, http: 'GET' }));
+  ok(await server.call('friends.get', {}, { token, http: 'GET' }));
+  ok(await server.call('inventory.get', { user_id: 1 }, { token, http: 'GET' }));
+  ok(await server.call('data.getItemProtos', { item_proto_ids: '100' }, { http: 'GET' }));
+}
+
+test(
+  'one process on SQLite, or any database with Redis: every cache is filled, and a lost bus empties every one',
+  { skip: missing.redis },
+  async () => {
+    const server = await startAdminServer({ world: await smallWorld(), redis: DB_KIND === 'postgres' });
+    try {
+      await busCurrent(server.services.bus);
+      await fillEveryCache(server);
+      const filled = await cacheEntries(server);
+      assert.deepEqual(Object.keys(filled).sort(), EVERY_CACHE);
+      for (const name of EVERY_CACHE) assert.ok(filled[name]! > 0, `${name} holds entries: ${JSON.stringify(filled)}`);
+      if (DB_KIND === 'sqlite') await server.services.bus.publish(BUS_LOST, {});
+      else {
+        // The real loss: Redis drops the connection the bus listens on.
+        const lost = heard(server, BUS_LOST);
+        const redis = new Redis(REDIS_URL);
+        try {
+          const name = `${server.location.redisPrefix}bus`;
+          const line = String(await redis.client('LIST'))
+            .split('\n')
+            .find((l) => l.includes(` name=${name} `));
+          assert.ok(line, `the bus connection is named ${name}`);
+          await redis.client('KILL', 'ID', /^id=(\d+)/.exec(line)![1]!);
+        } finally {
+          redis.disconnect();
+        }
+        await lost;
+      }
+      assert.deepEqual(await cacheEntries(server), Object.fromEntries(EVERY_CACHE.map((name) => [name, 0])));
+    } finally {
+      await server.close();
+    }
+  },
+);
+
+test(
+  'several processes on PostgreSQL without Redis: nothing is cached',
+  { skip: DB_KIND !== 'postgres' && 'PostgreSQL only' },
+  async () => {
+    const server = await startAdminServer({ world: await smallWorld() });
+    try {
+      await fillEveryCache(server);
+      assert.deepEqual(await cacheEntries(server), {});
+    } finally {
+      await server.close();
+    }
+  },
+);

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
+import { allMethods } from '../src/domains.js';
+import { responseProblems } from './response-check.js';
+
+const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
+const methodsByName = new Map(allMethods().map((m) => [m.name, m]));
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+}
+
+/** `game-platform serve` as its own operating-system process; resolves once it listens. */
+export function serve(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', WORLD: '', ADMIN_KEY: '', RATE_LIMIT: 'off', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ child, url: match[1]!, exited });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
+  });
+}
+
+/** Stops the processes and waits until each has exited. */
+export async function stopAll(servers: ServerProcess[]): Promise<void> {
+  for (const server of servers) server.child.kill('SIGTERM');
+  for (const server of servers) await server.exited;
+}
+
+/**
+ * Calls a method over HTTP (a connection of its own, so no request races the server closing
+ * an idle kept-alive one), checks the answer against its published schema and that it
+ * succeeded, and returns its data.
+ */
+export async function api(
+  server: ServerProcess,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<any> {
+  const payload = JSON.stringify(params);
+  const { status, body } = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const req = request(
+      `${server.url}/api/${method}`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+  assert.deepEqual(responseProblems(methodsByName.get(method), status, body, params), [], `${method} answered outside its schema`);
+  assert.equal(body.code, 0, JSON.stringify(body));
+  return body.data;
+}
