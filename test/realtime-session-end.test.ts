@@ -8,6 +8,7 @@ import { defaultConfig } from '../src/config.js';
 import { DB_KIND, ok, busCurrent, startTestServer, type StartOptions, type TestServer } from './helpers.js';
 import { ADMIN_KEY, admin } from './admin-support.js';
 import { ALICE, BOB, BOT, EMAIL, PASSWORD, chatWorld, listen } from './chat-support.js';
+import type { World } from '../src/world/schema.js';
 import { MailCatcher, mailConfig, tokenIn } from './mail-support.js';
 import { missing } from './components.js';
 
@@ -81,127 +82,158 @@ interface Signed {
   refresh_token: string;
 }
 
+/** Accounts of the endings, beside those of the chat world: user 20 + the ending's index. */
+const FIRST_ENDING_USER = 20;
+const NEW_PASSWORD = 'an entirely new passphrase';
+const emailOf = (userId: number) => EMAIL[userId] ?? `user${userId}@example.com`;
+
 async function signIn(server: TestServer, userId: number, ip = '127.0.0.1'): Promise<Signed> {
-  return ok(await server.call('auth.signin', { email: EMAIL[userId], password: PASSWORD }, { ip }));
+  return ok(await server.call('auth.signin', { email: emailOf(userId), password: PASSWORD }, { ip }));
 }
 
 interface Ending {
-  /** The session of `token` (of `userId`) is made to end through `server`. */
   name: string;
+  /** The account of the connection: one per ending, so that all of them share one server. */
   userId: number;
   /** The token the connection is opened with, made through `server` (a sign-in unless said otherwise). */
-  token?: (server: TestServer) => Promise<string>;
-  end: (server: TestServer, token: string, context: { mail: MailCatcher }) => Promise<void>;
+  token?: (server: TestServer, userId: number) => Promise<string>;
+  /** Ends the session of `token` (of `userId`) through `server`. */
+  end: (server: TestServer, token: string, userId: number, context: { mail: MailCatcher }) => Promise<void>;
 }
 
-/** Ways a session ends; each is seen closing a connection with 4003 in the same and in another process. */
-const endings: Ending[] = [
-  {
-    name: 'auth.signout',
-    userId: BOB,
-    end: async (server, token) => void ok(await server.call('auth.signout', {}, { token })),
-  },
-  {
-    name: 'account.sessionsRevoke from another sign-in',
-    userId: BOB,
-    end: async (server) => {
-      const other = (await signIn(server, BOB, '10.7.0.1')).access_token;
-      const sessions = ok(await server.call('account.sessionsGet', {}, { token: other, ip: '10.7.0.1' }));
-      const target = sessions.sessions.find((s: { current: boolean }) => !s.current);
-      ok(await server.call('account.sessionsRevoke', { session_id: target.session_id }, { token: other, ip: '10.7.0.1' }));
-    },
-  },
-  {
-    name: 'account.updatePassword',
-    userId: BOB,
-    end: async (server) => {
-      const other = (await signIn(server, BOB, '10.7.0.2')).access_token;
-      const params = { password_current: PASSWORD, password_new: 'an entirely new passphrase' };
-      ok(await server.call('account.updatePassword', params, { token: other, ip: '10.7.0.2' }));
-    },
-  },
-  {
-    name: 'auth.resetPassword',
-    userId: BOB,
-    end: async (server, _token, { mail }) => {
-      ok(await server.call('auth.requestPasswordReset', { email: EMAIL[BOB] }, { ip: '10.7.0.3' }));
-      const token = tokenIn(await mail.next(EMAIL[BOB]));
-      ok(await server.call('auth.resetPassword', { token, password: 'an entirely new passphrase' }, { ip: '10.7.0.3' }));
-    },
-  },
-  {
-    name: 'a rotated refresh token presented again (the sign-in is revoked)',
-    userId: BOB,
-    token: async (server) => {
-      const first = await signIn(server, BOB);
-      const refreshed = ok(await server.call('auth.refresh', { refresh_token: first.refresh_token }));
-      // Kept for `end`: the stolen copy of the first refresh token.
-      stolenRefresh.set(refreshed.access_token, first.refresh_token);
-      return refreshed.access_token;
-    },
-    end: async (server, token) => {
-      const answer = await server.call('auth.refresh', { refresh_token: stolenRefresh.get(token) }, { ip: '10.7.0.4' });
-      assert.equal(answer.body.code, 1);
-    },
-  },
-  {
-    name: 'admin.banUser',
-    userId: BOB,
-    end: async (server) => void (await admin(server, 'banUser', { user_id: BOB })),
-  },
-  {
-    name: 'admin.killSessions',
-    userId: BOB,
-    end: async (server) => void (await admin(server, 'killSessions', { user_id: BOB })),
-  },
-  {
-    name: 'admin.updateUser setting a password',
-    userId: BOB,
-    end: async (server) => void (await admin(server, 'updateUser', { user_id: BOB, password: 'an entirely new passphrase' })),
-  },
-  {
-    name: 'bots.getToken issuing the bot a new token',
-    userId: BOT,
-    token: async (server) => {
-      const owner = (await signIn(server, ALICE)).access_token;
-      return ok(await server.call('bots.getToken', { user_id: BOT }, { token: owner })).access_token;
-    },
-    end: async (server) => {
-      const owner = (await signIn(server, ALICE, '10.7.0.5')).access_token;
-      ok(await server.call('bots.getToken', { user_id: BOT }, { token: owner, ip: '10.7.0.5' }));
-    },
-  },
-];
+/** The stolen copy of the first refresh token of a sign-in, by the access token its rotation gave. */
 const stolenRefresh = new Map<string, string>();
 
-function serverOptions(mail: MailCatcher, extra: StartOptions = {}): Promise<StartOptions> {
-  return chatWorld().then((world) => ({ world, ...extra, config: { adminKey: ADMIN_KEY, ...mailConfig(mail), ...extra.config } }));
+/** Ways a session ends; each is seen closing connections with 4003 in the same and in another process. */
+const endings: Ending[] = (
+  [
+    {
+      name: 'auth.signout',
+      end: async (server, token) => void ok(await server.call('auth.signout', {}, { token })),
+    },
+    {
+      name: 'account.sessionsRevoke from another sign-in',
+      end: async (server, _token, userId) => {
+        const other = (await signIn(server, userId, '10.7.0.1')).access_token;
+        const sessions = ok(await server.call('account.sessionsGet', {}, { token: other, ip: '10.7.0.1' }));
+        const target = sessions.sessions.find((s: { current: boolean }) => !s.current);
+        ok(await server.call('account.sessionsRevoke', { session_id: target.session_id }, { token: other, ip: '10.7.0.1' }));
+      },
+    },
+    {
+      name: 'account.updatePassword',
+      end: async (server, _token, userId) => {
+        const other = (await signIn(server, userId, '10.7.0.2')).access_token;
+        const params = { password_current: PASSWORD, password_new: NEW_PASSWORD };
+        ok(await server.call('account.updatePassword', params, { token: other, ip: '10.7.0.2' }));
+      },
+    },
+    {
+      name: 'auth.resetPassword',
+      end: async (server, _token, userId, { mail }) => {
+        ok(await server.call('auth.requestPasswordReset', { email: emailOf(userId) }, { ip: '10.7.0.3' }));
+        const token = tokenIn(await mail.next(emailOf(userId)));
+        ok(await server.call('auth.resetPassword', { token, password: NEW_PASSWORD }, { ip: '10.7.0.3' }));
+      },
+    },
+    {
+      name: 'a rotated refresh token presented again (the sign-in is revoked)',
+      token: async (server, userId) => {
+        const first = await signIn(server, userId);
+        const refreshed = ok(await server.call('auth.refresh', { refresh_token: first.refresh_token }));
+        stolenRefresh.set(refreshed.access_token, first.refresh_token);
+        return refreshed.access_token;
+      },
+      end: async (server, token) => {
+        const answer = await server.call('auth.refresh', { refresh_token: stolenRefresh.get(token) }, { ip: '10.7.0.4' });
+        assert.equal(answer.body.code, 1);
+      },
+    },
+    {
+      name: 'admin.banUser',
+      end: async (server, _token, userId) => void (await admin(server, 'banUser', { user_id: userId })),
+    },
+    {
+      name: 'admin.killSessions',
+      end: async (server, _token, userId) => void (await admin(server, 'killSessions', { user_id: userId })),
+    },
+    {
+      name: 'admin.updateUser setting a password',
+      end: async (server, _token, userId) => void (await admin(server, 'updateUser', { user_id: userId, password: NEW_PASSWORD })),
+    },
+    {
+      name: 'bots.getToken issuing the bot a new token',
+      token: async (server) => {
+        const owner = (await signIn(server, ALICE)).access_token;
+        return ok(await server.call('bots.getToken', { user_id: BOT }, { token: owner })).access_token;
+      },
+      end: async (server) => {
+        const owner = (await signIn(server, ALICE, '10.7.0.5')).access_token;
+        ok(await server.call('bots.getToken', { user_id: BOT }, { token: owner, ip: '10.7.0.5' }));
+      },
+    },
+  ] satisfies Omit<Ending, 'userId'>[]
+).map((ending, index) => ({ ...ending, userId: ending.name.startsWith('bots.') ? BOT : FIRST_ENDING_USER + index }));
+
+/** The chat world with one account per ending. */
+async function endingsWorld(): Promise<World> {
+  const world = await chatWorld();
+  const users = world.users!;
+  for (const ending of endings)
+    if (ending.userId !== BOT)
+      users.push({
+        user_id: ending.userId,
+        email: emailOf(ending.userId),
+        password_hash: users[0].password_hash,
+        nick: `Ending ${ending.userId}`,
+      });
+  return world;
 }
 
-/** One server, or two processes on one database joined by Redis: `run(acting, watching)`. */
+interface Servers {
+  acting: TestServer;
+  watching: TestServer;
+  close(): Promise<void>;
+}
+
+/** One server (`acting` and `watching` the same), or two processes on one database joined by Redis. */
+async function startServers(mail: MailCatcher, processes: 1 | 2, extra: StartOptions = {}): Promise<Servers> {
+  const config = { adminKey: ADMIN_KEY, ...mailConfig(mail), ...extra.config };
+  const acting = await startTestServer({ world: await endingsWorld(), ...extra, ...(processes === 2 ? { redis: true } : {}), config });
+  if (processes === 1) return { acting, watching: acting, close: () => acting.close() };
+  try {
+    const watching = await startTestServer({ location: acting.location, redis: true, clock: acting.clock, config });
+    return {
+      acting,
+      watching,
+      async close() {
+        await watching.close();
+        await acting.close();
+      },
+    };
+  } catch (error) {
+    await acting.close();
+    throw error;
+  }
+}
+
 async function withServers(
   mail: MailCatcher,
   processes: 1 | 2,
   run: (acting: TestServer, watching: TestServer) => Promise<void>,
   extra: StartOptions = {},
 ): Promise<void> {
-  const first = await startTestServer(await serverOptions(mail, { ...extra, ...(processes === 2 ? { redis: true } : {}) }));
+  const servers = await startServers(mail, processes, extra);
   try {
-    if (processes === 1) return await run(first, first);
-    const second = await startTestServer({
-      location: first.location,
-      redis: true,
-      clock: first.clock,
-      config: { adminKey: ADMIN_KEY, ...mailConfig(mail), ...extra.config },
-    });
-    try {
-      await run(first, second);
-    } finally {
-      await second.close();
-    }
+    await run(servers.acting, servers.watching);
   } finally {
-    await first.close();
+    await servers.close();
   }
+}
+
+/** Connections in both framings with one token. */
+function openBoth(server: TestServer, token: string): Promise<Feed[]> {
+  return Promise.all(FRAMINGS.map((framing) => Feed.open(server, token, framing)));
 }
 
 describe('a realtime connection ends with its session', () => {
@@ -212,108 +244,119 @@ describe('a realtime connection ends with its session', () => {
   after(() => mail.close());
 
   for (const processes of [1, 2] as const)
-    for (const ending of endings)
-      for (const framing of FRAMINGS)
-        test(
-          `${ending.name} closes the connection with 4003 (${framing} framing, ${processes === 1 ? 'same process' : 'the other process'})`,
-          { skip: processes === 2 && missing.redis, timeout: TEST_TIMEOUT_MS },
-          () =>
-            withServers(mail, processes, async (acting, watching) => {
-              const token = ending.token ? await ending.token(watching) : (await signIn(watching, ending.userId)).access_token;
-              const feed = await Feed.open(watching, token, framing);
-              // Someone else's connection stays.
-              const bystander = await Feed.open(watching, (await signIn(watching, ALICE)).access_token, framing);
-              await feed.receivesPrivatePush(acting, ending.userId);
+    describe(
+      processes === 1 ? 'in the process that ended it' : 'in another process, over Redis',
+      { skip: processes === 2 && missing.redis },
+      () => {
+        let servers: Servers;
+        before(async () => {
+          servers = await startServers(mail, processes);
+        });
+        after(() => servers.close());
 
-              await ending.end(acting, token, { mail });
-              // Announcements wait for every process, so the close is under way when the ending call answers.
-              assert.deepEqual(await feed.closed, CLOSED_REVOKED);
+        for (const ending of endings)
+          test(`${ending.name} closes the connection with 4003, in both framings`, { timeout: TEST_TIMEOUT_MS }, async () => {
+            const { acting, watching } = servers;
+            const token = ending.token ? await ending.token(watching, ending.userId) : (await signIn(watching, ending.userId)).access_token;
+            const feeds = await openBoth(watching, token);
+            // Someone else's connections stay.
+            const bystanders = await openBoth(watching, (await signIn(watching, ALICE)).access_token);
+            for (const feed of feeds) await feed.receivesPrivatePush(acting, ending.userId);
+
+            await ending.end(acting, token, ending.userId, { mail });
+            // Announcements wait for every process, so the close is under way when the ending call answers.
+            for (const feed of feeds) assert.deepEqual(await feed.closed, CLOSED_REVOKED);
+            for (const bystander of bystanders) {
               await bystander.receivesPrivatePush(acting, ALICE);
               assert.equal(bystander.open, true);
               bystander.socket.close();
-            }),
-        );
-
-  for (const framing of FRAMINGS)
-    test(
-      `a connection is closed with 4003 when its access token expires, not before (${framing} framing)`,
-      { timeout: TEST_TIMEOUT_MS },
-      () =>
-        withServers(
-          mail,
-          1,
-          async (server) => {
-            const token = (await signIn(server, BOB)).access_token;
-            const feed = await Feed.open(server, token, framing);
-            // Its timer has fired once (the server's clock said: not yet) and the connection is still served.
-            await sleep(SHORT_TTL * 1000 + 500);
-            assert.equal(feed.open, true);
-            await feed.receivesPrivatePush(server, BOB);
-
-            server.clock.advance(SHORT_TTL);
-            assert.deepEqual(await feed.closed, CLOSED_EXPIRED);
-            assert.equal((await server.call('account.info', {}, { token })).body.code, 1);
-          },
-          { config: { sessionTtl: SHORT_TTL } },
-        ),
+            }
+          });
+      },
     );
 
-  for (const framing of FRAMINGS)
-    test(
-      `after its Redis connection comes back, a process closes the connections whose sessions ended meanwhile (${framing} framing)`,
-      { skip: missing.redis, timeout: TEST_TIMEOUT_MS },
-      () =>
-        withServers(mail, 2, async (acting, watching) => {
-          // A process on the same database that is not on the bus: its revocations are notices nobody hears.
-          const unjoined = await startTestServer({ location: acting.location, clock: acting.clock });
-          try {
-            const [bob, alice] = [await signIn(watching, BOB), await signIn(watching, ALICE)];
-            const feed = await Feed.open(watching, bob.access_token, framing);
-            const bystander = await Feed.open(watching, alice.access_token, framing);
-            ok(await unjoined.call('auth.signout', {}, { token: bob.access_token }));
-            // Nothing told the watching process: the connection is still served.
+  test('a connection is closed with 4003 when its access token expires, not before, in both framings', { timeout: TEST_TIMEOUT_MS }, () =>
+    withServers(
+      mail,
+      1,
+      async (server) => {
+        const token = (await signIn(server, BOB)).access_token;
+        const feeds = await openBoth(server, token);
+        // Their timers have fired once (the server's clock said: not yet) and the connections are still served.
+        await sleep(SHORT_TTL * 1000 + 500);
+        for (const feed of feeds) {
+          assert.equal(feed.open, true);
+          await feed.receivesPrivatePush(server, BOB);
+        }
+
+        server.clock.advance(SHORT_TTL);
+        for (const feed of feeds) assert.deepEqual(await feed.closed, CLOSED_EXPIRED);
+        assert.equal((await server.call('account.info', {}, { token })).body.code, 1);
+      },
+      { config: { sessionTtl: SHORT_TTL } },
+    ),
+  );
+
+  test(
+    'after its Redis connection comes back, a process closes the connections whose sessions ended meanwhile, in both framings',
+    { skip: missing.redis, timeout: TEST_TIMEOUT_MS },
+    () =>
+      withServers(mail, 2, async (acting, watching) => {
+        // A process on the same database that is not on the bus: its revocations are notices nobody hears.
+        const unjoined = await startTestServer({ location: acting.location, clock: acting.clock });
+        try {
+          const [bob, alice] = [await signIn(watching, BOB), await signIn(watching, ALICE)];
+          const feeds = await openBoth(watching, bob.access_token);
+          const bystanders = await openBoth(watching, alice.access_token);
+          ok(await unjoined.call('auth.signout', {}, { token: bob.access_token }));
+          // Nothing told the watching process: the connections are still served.
+          for (const feed of feeds) {
             await feed.receivesPrivatePush(acting, BOB);
             assert.equal(feed.open, true);
+          }
 
-            const bus = watching.services.bus as RedisBus;
-            const subscriber = (bus as unknown as { subscriber: Redis }).subscriber;
-            const id = await subscriber.client('ID');
-            await acting.services.redis!.client('KILL', 'ID', String(id));
-            assert.deepEqual(await feed.closed, CLOSED_REVOKED);
-            await busCurrent(bus);
+          const bus = watching.services.bus as RedisBus;
+          const subscriber = (bus as unknown as { subscriber: Redis }).subscriber;
+          const id = await subscriber.client('ID');
+          await acting.services.redis!.client('KILL', 'ID', String(id));
+          for (const feed of feeds) assert.deepEqual(await feed.closed, CLOSED_REVOKED);
+          await busCurrent(bus);
+          for (const bystander of bystanders) {
             await bystander.receivesPrivatePush(acting, ALICE);
             assert.equal(bystander.open, true);
             bystander.socket.close();
-          } finally {
-            await unjoined.close();
           }
-        }),
-    );
+        } finally {
+          await unjoined.close();
+        }
+      }),
+  );
 
-  for (const framing of FRAMINGS)
-    test(
-      `without Redis, processes on one PostgreSQL database check their connections' sessions every heartbeat (${framing} framing)`,
-      { skip: DB_KIND !== 'postgres' && 'several processes share a database on PostgreSQL only', timeout: TEST_TIMEOUT_MS },
-      async () => {
-        const config = { adminKey: ADMIN_KEY, ws: { ...defaultConfig().ws, heartbeatSeconds: 1 } };
-        const acting = await startTestServer({ world: await chatWorld(), config });
+  test(
+    "without Redis, processes on one PostgreSQL database check their connections' sessions every heartbeat, in both framings",
+    { skip: DB_KIND !== 'postgres' && 'several processes share a database on PostgreSQL only', timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const config = { adminKey: ADMIN_KEY, ws: { ...defaultConfig().ws, heartbeatSeconds: 1 } };
+      const acting = await startTestServer({ world: await chatWorld(), config });
+      try {
+        const watching = await startTestServer({ location: acting.location, clock: acting.clock, config });
         try {
-          const watching = await startTestServer({ location: acting.location, clock: acting.clock, config });
-          try {
-            const [bob, alice] = [await signIn(watching, BOB), await signIn(watching, ALICE)];
-            const feed = await Feed.open(watching, bob.access_token, framing);
-            const bystander = await Feed.open(watching, alice.access_token, framing);
-            await admin(acting, 'banUser', { user_id: BOB });
-            assert.deepEqual(await feed.closed, CLOSED_REVOKED);
+          const [bob, alice] = [await signIn(watching, BOB), await signIn(watching, ALICE)];
+          const feeds = await openBoth(watching, bob.access_token);
+          const bystanders = await openBoth(watching, alice.access_token);
+          await admin(acting, 'banUser', { user_id: BOB });
+          for (const feed of feeds) assert.deepEqual(await feed.closed, CLOSED_REVOKED);
+          for (const bystander of bystanders) {
             await bystander.receivesPrivatePush(watching, ALICE);
             assert.equal(bystander.open, true);
             bystander.socket.close();
-          } finally {
-            await watching.close();
           }
         } finally {
-          await acting.close();
+          await watching.close();
         }
-      },
-    );
+      } finally {
+        await acting.close();
+      }
+    },
+  );
 });
