@@ -3,8 +3,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { Insertable } from 'kysely';
 import { hash } from '@node-rs/argon2';
 import { openDatabase, type Database } from '../src/db/connection.js';
+import type { SessionsTable } from '../src/db/tables.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { importWorld } from '../src/world/import.js';
 import { PASSWORD_HASH_OPTIONS } from '../src/auth/passwords.js';
@@ -127,40 +129,53 @@ export function prepareDatabase(kind: DbKind, seed: string, scale: WorldScale, l
   return preparePostgres(url, seed, scale, log);
 }
 
+/** A session the harness opened: its user, the address it is bound to, its access token. */
+export interface BenchSession {
+  userId: number;
+  ip: string;
+  token: string;
+}
+
 /**
- * Signs the given users in by writing sessions the way sign-in stores them (token hash,
- * bound to 127.0.0.1), so scenarios do not depend on sign-in throttling.
+ * Signs users in by writing sessions the way sign-in stores them (token hash, bound to the
+ * address given), so scenarios do not depend on sign-in throttling.
  */
-export async function createSessions(url: string, userIds: number[]): Promise<Map<number, string>> {
+export async function createSessions(url: string, wanted: { userId: number; ip: string }[]): Promise<BenchSession[]> {
   const db = await openDatabase(url, { secretKey: BENCH_SECRET_KEY });
-  const tokens = new Map<number, string>();
+  const sessions: BenchSession[] = [];
   try {
     const now = Math.floor(Date.now() / 1000);
-    const rows = userIds.map((userId) => {
+    const rows = wanted.map(({ userId, ip }): Insertable<SessionsTable> => {
       const token = newToken();
-      tokens.set(userId, token);
+      sessions.push({ userId, ip, token });
       return {
         user_id: userId,
         family_id: randomUUID(),
         access_hash: sha256(token),
         refresh_hash: sha256(newToken()),
-        ip: '127.0.0.1',
+        ip,
         is_bot: 0,
         expires_at: now + 86400,
         created_at: now,
       };
     });
-    if (rows.length > 0) await db.kysely.insertInto('sessions').values(rows).execute();
+    for (let i = 0; i < rows.length; i += 500)
+      await db.kysely
+        .insertInto('sessions')
+        .values(rows.slice(i, i + 500))
+        .execute();
   } finally {
     await db.close();
   }
-  return tokens;
+  return sessions;
 }
 
 export interface ConservationReport {
   ok: boolean;
   crafts: number;
   openings: number;
+  /** Trades accepted (each swaps one item for one). */
+  trades: number;
   itemsTotal: number;
   owned: number;
   consumed: number;
@@ -263,7 +278,7 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
       .where(
         'user_id',
         'in',
-        [...roles.craftUsers, ...roles.openUsers].map((r) => r.userId),
+        [...roles.craftUsers, ...roles.openUsers, ...roles.tradePairs.flatMap((p) => [p.from, p.to])].map((r) => r.userId),
       )
       .groupBy('user_id')
       .execute();
@@ -279,10 +294,21 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
       const expected = 2 * range.count - (openingsPerUser.get(range.userId) ?? 0);
       if (owned !== expected) problems.push(`opener ${range.userId} owns ${owned} items, expected ${expected}`);
     }
+    // A trade swaps one item for one: every trader keeps as many items as it started with.
+    for (const range of roles.tradePairs.flatMap((p) => [p.from, p.to])) {
+      const owned = Number(ownedPerUser.find((r) => r.user_id === range.userId)?.n ?? 0);
+      if (owned !== range.count) problems.push(`trader ${range.userId} owns ${owned} items, expected ${range.count}`);
+    }
+    const accepted = await k
+      .selectFrom('trades')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 1)
+      .executeTakeFirstOrThrow();
     return {
       ok: problems.length === 0,
       crafts: crafts.length,
       openings: draws.length,
+      trades: Number(accepted.n),
       itemsTotal,
       owned: count('owned'),
       consumed: count('consumed'),

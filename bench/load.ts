@@ -9,6 +9,26 @@ export interface LoadRequest {
   path: string;
   body?: string;
   headers?: Record<string, string>;
+  /**
+   * A second request sent on the same connection once this one is answered (a trade's accept
+   * after its create): `{{capture}}` in its path and body becomes the answer's `data[capture]`.
+   * The pair counts as one request in the results.
+   */
+  follow?: LoadRequest & { capture: string };
+}
+
+/** The follow-up of `first`, its placeholder filled from the first answer's text. */
+export function followUp(first: LoadRequest, answer: string): LoadRequest | undefined {
+  const follow = first.follow;
+  if (!follow) return undefined;
+  let value = '';
+  try {
+    value = String((JSON.parse(answer) as { data?: Record<string, unknown> }).data?.[follow.capture] ?? '');
+  } catch {
+    // not JSON: the follow-up goes out with an empty value and is answered with an error
+  }
+  const fill = (text: string | undefined) => text?.replaceAll(`{{${follow.capture}}}`, value);
+  return { method: follow.method, path: fill(follow.path)!, body: fill(follow.body), headers: follow.headers };
 }
 
 export interface LoadJob {
@@ -79,52 +99,75 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
     let failedSample: string | undefined;
     let latencies = new Float64Array(1 << 16);
     let recorded = 0;
+    // Pairs (a request and its follow-up) count once, when the follow-up is answered; requests
+    // used once count only while they last (not the health checks sent once they ran out).
+    const paired = job.requests.some((r) => r.follow);
+    let counted = 0;
+    const check = (body: string) => {
+      if (!body.startsWith('{"code":0') && !body.startsWith('{"status"')) {
+        failed++;
+        failedSample ??= body.slice(0, 300);
+      }
+    };
+    const apply = (request: Record<string, unknown>, r: LoadRequest) => {
+      request.method = r.method;
+      request.path = r.path;
+      request.body = r.body;
+      request.headers = { ...(r.body !== undefined ? { 'content-type': 'application/json' } : {}), ...r.headers };
+      return request;
+    };
+    type Context = { first?: LoadRequest; answer?: string };
+    const first = {
+      setupRequest: (request: Record<string, unknown>, context: Context) => {
+        if (job.once && next >= job.requests.length) {
+          // Every request was used: stop, and never send one twice.
+          if (!exhausted) setImmediate(() => instance.stop());
+          exhausted = true;
+          context.first = undefined;
+          return apply(request, { method: 'GET', path: '/healthz' });
+        }
+        const r = job.requests[next++ % job.requests.length];
+        context.first = r;
+        return apply(request, r);
+      },
+      ...(job.checkCodes || paired || job.once
+        ? {
+            onResponse: (_status: number, body: string, context: Context) => {
+              if (job.checkCodes) check(body);
+              context.answer = body;
+              if (job.once && !paired && context.first) counted++;
+            },
+          }
+        : {}),
+    };
+    const second = {
+      setupRequest: (request: Record<string, unknown>, context: Context) => {
+        const follow = context.first && followUp(context.first, context.answer ?? '');
+        return apply(request, follow ?? { method: 'GET', path: '/healthz' });
+      },
+      onResponse: (_status: number, body: string, context: Context) => {
+        if (!context.first) return;
+        if (job.checkCodes) check(body);
+        counted++;
+      },
+    };
     const instance = autocannon(
       {
         url: job.url,
         connections: job.connections,
         duration: job.durationSeconds,
         timeout: 30,
-        requests: [
-          {
-            setupRequest: (request: Record<string, unknown>) => {
-              if (job.once && next >= job.requests.length) {
-                // Every request was used: stop, and never send one twice.
-                if (!exhausted) setImmediate(() => instance.stop());
-                exhausted = true;
-                request.method = 'GET';
-                request.path = '/healthz';
-                request.body = undefined;
-                return request;
-              }
-              const r = job.requests[next++ % job.requests.length];
-              request.method = r.method;
-              request.path = r.path;
-              request.body = r.body;
-              request.headers = { ...(r.body !== undefined ? { 'content-type': 'application/json' } : {}), ...r.headers };
-              return request;
-            },
-            ...(job.checkCodes
-              ? {
-                  onResponse: (_status: number, body: string) => {
-                    if (!body.startsWith('{"code":0') && !body.startsWith('{"status"')) {
-                      failed++;
-                      failedSample ??= body.slice(0, 300);
-                    }
-                  },
-                }
-              : {}),
-          },
-        ],
+        requests: paired ? [first, second] : [first],
       },
       (error, result) => {
         if (error) return reject(error);
         const sorted = latencies.slice(0, recorded).sort();
         const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
+        const requests = paired || job.once ? counted : recorded;
         resolve({
-          requests: recorded,
+          requests,
           seconds,
-          rps: recorded / seconds,
+          rps: requests / seconds,
           p50: percentile(sorted, 50),
           p99: percentile(sorted, 99),
           max: sorted.length ? sorted[sorted.length - 1] : 0,

@@ -1,7 +1,8 @@
 /**
- * `npm run bench`: generates the benchmark world, starts the server under test and a bare
- * Fastify baseline as separate processes, drives both with autocannon from a third process,
- * and prints (and writes to bench/results/) one table per database.
+ * `npm run bench`: generates the benchmark world, starts the server under test (default
+ * settings) and the bare Fastify and node:http baselines as separate processes, drives them
+ * with autocannon from a third process, and prints (and writes to bench/results/) one table
+ * per database.
  *
  *   npm run bench                       full world, SQLite then PostgreSQL (TEST_DATABASE_URL)
  *   npm run bench -- --quick            small world, short measurements (checks the harness)
@@ -30,9 +31,22 @@ import {
   type DbKind,
   type PreparedDatabase,
 } from './database.js';
-import { mergeResults, type LoadJob, type LoadRequest, type LoadResult } from './load.js';
-import { buildScenarios, signinRequests, usersGetRequests, usersToSignIn, type Scenario, type ScenarioSetup } from './scenarios.js';
+import { followUp, mergeResults, type LoadJob, type LoadRequest, type LoadResult } from './load.js';
+import {
+  FLOOD_ADDRESSES,
+  benchAddress,
+  buildScenarios,
+  floodRequests,
+  sessionsToOpen,
+  signinRequests,
+  usersGetRequests,
+  type Scenario,
+  type ScenarioSetup,
+  type Session,
+} from './scenarios.js';
 import { FULL_SCALE, QUICK_SCALE, worldRoles } from './world.js';
+import { defaultConfig } from '../src/config.js';
+import { ANSWER_BYTES_PER_REQUEST } from '../src/api/address-limits.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -65,6 +79,12 @@ const selected = (id: string) => !only || only.has(id);
 const kinds: DbKind[] = args.db ? (args.db.split(',') as DbKind[]) : process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 
 const log = (line: string) => console.log(line);
+
+const RATE_LIMIT_DEFAULTS = (() => {
+  const { rateLimitPerIp: ip, rateLimitPerToken: token } = defaultConfig();
+  return `${ip.max} requests per ${ip.windowSeconds} s per address, answers charged one more per ${ANSWER_BYTES_PER_REQUEST / 1024} kB, ${token.max} per ${token.windowSeconds} s per token`;
+})();
+const ANONYMOUS_ADDRESSES_NOTE = 'anonymous requests from 1,000 addresses; sign-ins and sign-ups one address each';
 
 /**
  * On PostgreSQL the server runs as it is deployed to scale, with Redis (TEST_REDIS_URL)
@@ -116,18 +136,24 @@ class LoadGenerator {
   }
 }
 
+/** The bare Fastify route (`url`) and the bare node:http server (`nodeUrl`), in one process. */
 class Baseline {
   private readonly child = new Child('baseline.ts');
   private port = 0;
+  private nodePort = 0;
 
-  async start(): Promise<string> {
-    const { port } = await this.child.next();
+  async start(): Promise<void> {
+    const { port, nodePort } = await this.child.next();
     this.port = port;
-    return this.url;
+    this.nodePort = nodePort;
   }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
+  }
+
+  get nodeUrl(): string {
+    return `http://127.0.0.1:${this.nodePort}`;
   }
 
   get pid(): number {
@@ -213,25 +239,31 @@ function chooseServerEntry(): { args: string[]; command: string } {
   return serverEntry;
 }
 
+/**
+ * The settings of the server under test beyond its database and address. `default`: nothing
+ * else, as `game-platform serve` starts (log level info, no access log, the request limits on
+ * at their defaults), behind one proxy (`--trust-proxy`), so that the load comes from many
+ * client addresses. `quiet`: the same with the log at warn and the request limits off.
+ */
+type ServerSettings = 'default' | 'quiet';
+const QUIET_FLAGS = ['--log-level', 'warn', '--no-rate-limit'];
+
 /** Starts `game-platform serve` (or bench/server.ts where the command does not exist yet). */
-async function startServer(database: PreparedDatabase, label: string): Promise<ServerUnderTest> {
+async function startServer(database: PreparedDatabase, label: string, mode: ServerSettings = 'default'): Promise<ServerUnderTest> {
   const port = await freePort();
   const entry = chooseServerEntry();
-  const settings = ['--database', database.url, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--trust-proxy'];
+  const settings = ['--database', database.url, '--port', String(port), '--host', '127.0.0.1', '--trust-proxy'];
   const redis = redisFor(database.kind);
   if (redis && entry.command.includes('serve')) settings.push('--redis', redis, '--redis-prefix', 'gpbench:');
+  if (mode === 'quiet' && entry.command.includes('serve')) settings.push(...QUIET_FLAGS);
   const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', join(CACHE_DIR, 'profiles', label)] : [];
   const logPath = join(CACHE_DIR, `server-${label}.log`);
   const out = openSync(logPath, 'w');
-  const child = spawn(
-    process.execPath,
-    [...profile, ...entry.args, ...settings, ...(entry.command.includes('serve') ? ['--no-rate-limit'] : [])],
-    {
-      cwd: root,
-      stdio: ['ignore', out, out],
-      env: { ...process.env, NODE_ENV: 'production', SECRET_KEY: BENCH_SECRET_KEY },
-    },
-  );
+  const child = spawn(process.execPath, [...profile, ...entry.args, ...settings], {
+    cwd: root,
+    stdio: ['ignore', out, out],
+    env: { ...process.env, NODE_ENV: 'production', SECRET_KEY: BENCH_SECRET_KEY },
+  });
   const url = `http://127.0.0.1:${port}`;
   let exited = false;
   child.on('exit', () => (exited = true));
@@ -261,7 +293,7 @@ async function startServer(database: PreparedDatabase, label: string): Promise<S
   return {
     url,
     pid: child.pid!,
-    command: `${entry.command}${redis && entry.command.includes('serve') ? ' --redis' : ''}`,
+    command: `${entry.command}${redis && entry.command.includes('serve') ? ' --redis' : ''}${mode === 'quiet' ? ` ${QUIET_FLAGS.join(' ')}` : ''}`,
     peakRss: () => peak,
     markRss: () => (peakSinceMark = 0),
     peakSinceMark: () => peakSinceMark,
@@ -282,7 +314,12 @@ async function startServer(database: PreparedDatabase, label: string): Promise<S
 interface Measured {
   scenario: Scenario | { id: string; title: string; target?: Scenario['target'] };
   result?: LoadResult;
+  /** The bare Fastify route. */
   baseline?: LoadResult;
+  /** The bare node:http server. */
+  nodeBaseline?: LoadResult;
+  /** The same requests to a server with quiet settings (the default-versus-quiet row). */
+  quiet?: LoadResult;
   bytes?: number;
   skipped?: string;
   note?: string;
@@ -290,8 +327,10 @@ interface Measured {
   rss?: number;
   /** The server process's CPU time per answered request while measured, µs. */
   cpuPerRequest?: number;
-  /** The same for the baseline process. */
+  /** The same for the baseline process (its Fastify route). */
   baselineCpuPerRequest?: number;
+  /** The same for the quiet server. */
+  quietCpuPerRequest?: number;
 }
 
 async function send(base: string, request: LoadRequest): Promise<{ status: number; text: string }> {
@@ -303,6 +342,15 @@ async function send(base: string, request: LoadRequest): Promise<{ status: numbe
   return { status: response.status, text: await response.text() };
 }
 
+/** Sends a request and its follow-up, if any: the first answer that is not code 0, else the first answer. */
+async function probe(base: string, request: LoadRequest): Promise<{ status: number; text: string }> {
+  const first = await send(base, request);
+  const follow = first.text.startsWith('{"code":0') ? followUp(request, first.text) : undefined;
+  if (!follow) return first;
+  const second = await send(base, follow);
+  return second.text.startsWith('{"code":0') ? first : second;
+}
+
 function describeAnswer(text: string): string {
   try {
     const body = JSON.parse(text) as { code?: number; description?: string };
@@ -312,14 +360,29 @@ function describeAnswer(text: string): string {
   }
 }
 
-async function measureScenario(scenario: Scenario, server: ServerUnderTest, baseline: Baseline, load: LoadGenerator): Promise<Measured> {
+/**
+ * One scenario: warm-up, then `rounds` slices each of the server, the bare Fastify route
+ * and the bare node:http server (and, with `quiet`, a server with quiet settings) in turn,
+ * so all of them see the same machine.
+ */
+async function measureScenario(
+  scenario: Scenario,
+  server: ServerUnderTest,
+  baseline: Baseline,
+  load: LoadGenerator,
+  quiet?: ServerUnderTest,
+): Promise<Measured> {
   const pool = [...scenario.requests];
   const probeRequest = scenario.consumable ? pool.shift()! : pool[0];
-  const probe = await send(server.url, probeRequest);
-  if (!probe.text.startsWith('{"code":0'))
-    return { scenario, skipped: `probe answered HTTP ${probe.status}, ${describeAnswer(probe.text)}` };
-  const bytes = Buffer.byteLength(probe.text);
-  await baseline.setBody(probe.text);
+  const probed = await probe(server.url, probeRequest);
+  if (!probed.text.startsWith('{"code":0'))
+    return { scenario, skipped: `probe answered HTTP ${probed.status}, ${describeAnswer(probed.text)}` };
+  if (quiet) {
+    const quietProbe = await probe(quiet.url, probeRequest);
+    if (!quietProbe.text.startsWith('{"code":0')) return { scenario, skipped: `quiet server answered ${describeAnswer(quietProbe.text)}` };
+  }
+  const bytes = Buffer.byteLength(probed.text);
+  await baseline.setBody(probed.text);
   const checkCodes = bytes < 64 * 1024;
   const job = (url: string, requests: LoadRequest[], seconds: number, once = false): LoadJob => ({
     url,
@@ -340,29 +403,45 @@ async function measureScenario(scenario: Scenario, server: ServerUnderTest, base
   }
   server.markRss();
   await load.run(job(server.url, warmupPool, warmupSeconds, scenario.consumable));
+  if (quiet) await load.run(job(quiet.url, warmupPool, warmupSeconds));
   await load.run(job(baseline.url, pool, warmupSeconds));
+  await load.run(job(baseline.nodeUrl, pool, warmupSeconds));
   const parts: LoadResult[] = [];
+  const quietParts: LoadResult[] = [];
   const baseParts: LoadResult[] = [];
+  const nodeParts: LoadResult[] = [];
   const slice = Math.ceil(measurePool.length / rounds);
   let serverCpu = 0;
   let baselineCpu = 0;
+  let quietCpu = 0;
+  const slot = measureSeconds / rounds;
   for (let round = 0; round < rounds; round++) {
     const requests = scenario.consumable ? measurePool.slice(round * slice, (round + 1) * slice) : measurePool;
     const cpuBefore = cpuTimeOf(server.pid);
-    parts.push(await load.run(job(server.url, requests, measureSeconds / rounds, scenario.consumable)));
+    parts.push(await load.run(job(server.url, requests, slot, scenario.consumable)));
     serverCpu += cpuTimeOf(server.pid) - cpuBefore;
+    if (quiet) {
+      const quietCpuBefore = cpuTimeOf(quiet.pid);
+      quietParts.push(await load.run(job(quiet.url, requests, slot)));
+      quietCpu += cpuTimeOf(quiet.pid) - quietCpuBefore;
+    }
     const baselineCpuBefore = cpuTimeOf(baseline.pid);
-    baseParts.push(await load.run(job(baseline.url, pool, measureSeconds / rounds)));
+    baseParts.push(await load.run(job(baseline.url, pool, slot)));
     baselineCpu += cpuTimeOf(baseline.pid) - baselineCpuBefore;
+    nodeParts.push(await load.run(job(baseline.nodeUrl, pool, slot)));
   }
   const result = mergeResults(parts);
   const base = mergeResults(baseParts);
+  const quietResult = quiet ? mergeResults(quietParts) : undefined;
   const rss = server.peakSinceMark();
   const note = result.exhausted ? 'ran out of prepared requests before the end' : undefined;
   return {
     scenario,
     result,
     baseline: base,
+    nodeBaseline: mergeResults(nodeParts),
+    quiet: quietResult,
+    quietCpuPerRequest: quietResult ? quietCpu / Math.max(1, quietResult.requests) : undefined,
     bytes,
     note,
     rss,
@@ -371,52 +450,97 @@ async function measureScenario(scenario: Scenario, server: ServerUnderTest, base
   };
 }
 
+/** users.get while other clients load the server (sign-ins, a flood): its p99 is what counts. */
+async function measureBeside(
+  scenario: Measured['scenario'],
+  setup: ScenarioSetup,
+  server: ServerUnderTest,
+  baseline: Baseline,
+  load: LoadGenerator,
+  other: { load: LoadGenerator; job: LoadJob; describe: (result: LoadResult) => string },
+): Promise<Measured> {
+  const requests = usersGetRequests(setup, scenario.id);
+  const probed = await send(server.url, requests[0]);
+  if (!probed.text.startsWith('{"code":0')) return { scenario, skipped: `users.get answered ${describeAnswer(probed.text)}` };
+  const otherProbe = await send(server.url, other.job.requests[0]);
+  if (!otherProbe.text.startsWith('{"code":0')) return { scenario, skipped: `the other load answered ${describeAnswer(otherProbe.text)}` };
+  await baseline.setBody(probed.text);
+  const job = (url: string, seconds: number): LoadJob => ({ url, requests, connections: 10, durationSeconds: seconds, checkCodes: true });
+  const running = other.load.run({ ...other.job, requests: other.job.requests.slice(1), durationSeconds: measureSeconds + 1 });
+  server.markRss();
+  await new Promise((r) => setTimeout(r, 500));
+  const result = await load.run(job(server.url, measureSeconds));
+  const otherResult = await running;
+  const rss = server.peakSinceMark();
+  const base = await load.run(job(baseline.url, measureSeconds));
+  const nodeBase = await load.run(job(baseline.nodeUrl, measureSeconds));
+  return {
+    scenario,
+    result,
+    baseline: base,
+    nodeBaseline: nodeBase,
+    bytes: Buffer.byteLength(probed.text),
+    rss,
+    note: other.describe(otherResult),
+  };
+}
+
 /** users.get while 50 clients sign in at once: the sign-ins must not stall the event loop. */
-async function measureUnderSignin(
+function measureUnderSignin(
   setup: ScenarioSetup,
   server: ServerUnderTest,
   baseline: Baseline,
   load: LoadGenerator,
   signinLoad: LoadGenerator,
-): Promise<Measured> {
-  const scenario = {
-    id: 'users.get-during-signin',
-    title: 'users.get, 1 id, while 50 clients sign in',
-    target: { kind: 'p99', maxMs: 50 } as const,
-  };
-  const requests = usersGetRequests(setup);
+) {
   const signins = signinRequests(setup.roles, 5000).map((r, i) => ({
     ...r,
-    headers: { ...r.headers, 'x-forwarded-for': `198.19.${(i >> 8) & 255}.${i & 255}` },
+    headers: { ...r.headers, 'x-forwarded-for': benchAddress(201, i + 1) },
   }));
-  const probe = await send(server.url, requests[0]);
-  if (!probe.text.startsWith('{"code":0')) return { scenario, skipped: `users.get answered ${describeAnswer(probe.text)}` };
-  const signinProbe = await send(server.url, signins[0]);
-  if (!signinProbe.text.startsWith('{"code":0')) return { scenario, skipped: `auth.signin answered ${describeAnswer(signinProbe.text)}` };
-  await baseline.setBody(probe.text);
-  const job = (url: string, seconds: number): LoadJob => ({ url, requests, connections: 10, durationSeconds: seconds, checkCodes: true });
-  const signing = signinLoad.run({
-    url: server.url,
-    requests: signins.slice(1),
-    once: true,
-    connections: 50,
-    durationSeconds: measureSeconds + 1,
-    checkCodes: true,
-  });
-  server.markRss();
-  await new Promise((r) => setTimeout(r, 500));
-  const result = await load.run(job(server.url, measureSeconds));
-  const signinResult = await signing;
-  const rss = server.peakSinceMark();
-  const base = await load.run(job(baseline.url, measureSeconds));
-  return {
-    scenario,
-    result,
-    baseline: base,
-    bytes: Buffer.byteLength(probe.text),
-    rss,
-    note: `${signinResult.rps.toFixed(0)} sign-ins/s alongside (p99 ${signinResult.p99.toFixed(0)} ms${signinResult.failed ? `, ${signinResult.failed} refused: ${describeAnswer(signinResult.failedSample ?? '')}` : ''})`,
-  };
+  return measureBeside(
+    { id: 'users.get-during-signin', title: 'users.get, 1 id, while 50 clients sign in', target: { kind: 'p99', maxMs: 50 } },
+    setup,
+    server,
+    baseline,
+    load,
+    {
+      load: signinLoad,
+      job: { url: server.url, requests: signins, once: true, connections: 50, durationSeconds: 0, checkCodes: true },
+      describe: (r) =>
+        `${r.rps.toFixed(0)} sign-ins/s alongside (p99 ${r.p99.toFixed(0)} ms${r.failed ? `, ${r.failed} refused: ${describeAnswer(r.failedSample ?? '')}` : ''})`,
+    },
+  );
+}
+
+/**
+ * users.get while 16 anonymous connections from a few addresses ask for 10,000-item
+ * inventories in full: answers are charged by their size, so the flood soon meets its
+ * addresses' limits and the other users keep their speed.
+ */
+function measureBesideFlood(
+  setup: ScenarioSetup,
+  server: ServerUnderTest,
+  baseline: Baseline,
+  load: LoadGenerator,
+  floodLoad: LoadGenerator,
+) {
+  return measureBeside(
+    {
+      id: 'users.get-beside-flood',
+      title: `users.get, 1 id, beside a flood of 10,000-item inventories in full (16 connections from ${FLOOD_ADDRESSES === 1 ? 'one address' : `${FLOOD_ADDRESSES} addresses`})`,
+      target: { kind: 'p99', maxMs: 50 },
+    },
+    setup,
+    server,
+    baseline,
+    load,
+    {
+      load: floodLoad,
+      job: { url: server.url, requests: floodRequests(setup.roles), connections: 16, durationSeconds: 0, checkCodes: false },
+      describe: (r) =>
+        `the flood alongside: ${(r.requests - r.non2xx).toFixed(0)} full inventories answered (${((r.requests - r.non2xx) / r.seconds).toFixed(1)}/s), ${r.non2xx} refused by the limits (code 7) in ${r.seconds.toFixed(0)} s`,
+    },
+  );
 }
 
 interface WsMeasurement {
@@ -462,41 +586,55 @@ const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) :
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
 const cpu = (us: number | undefined) => (us === undefined ? '' : us >= 10_000 ? `${(us / 1000).toFixed(0)} ms` : `${us.toFixed(0)} µs`);
 
+const percent = (n: number) => `${(n * 100).toFixed(0)}%`;
+
 function verdict(m: Measured, all: Measured[], kind: DbKind): string {
   const target = m.scenario.target;
   if (!target || !m.result || !m.baseline) return '';
+  const judged = (ok: boolean) => (ok ? 'ok' : '**missed**');
   switch (target.kind) {
     case 'ratio': {
       const ratio = m.result.rps / m.baseline.rps;
-      return `≥ ${target.min * 100}% ${ratio >= target.min ? 'ok' : '**missed**'}`;
+      return `≥ ${percent(target.min)} ${judged(ratio >= target.min)}`;
     }
     case 'latencyOf': {
       const other = all.find((x) => x.scenario.id === target.scenario)?.result;
       if (!other) return '';
       const factor = m.result.p50 / other.p50;
-      return `p50 ≤ ${target.max}× ${target.scenario.replace('inventory.get-', '')} (${factor.toFixed(2)}×) ${factor <= target.max ? 'ok' : '**missed**'}`;
+      return `p50 ≤ ${target.max}× ${target.scenario.replace('inventory.get-', '')} (${factor.toFixed(2)}×) ${judged(factor <= target.max)}`;
     }
     case 'rps': {
       const min = target.min[kind];
-      return `≥ ${min}/s ${m.result.rps >= min ? 'ok' : '**missed**'}`;
+      return `≥ ${min}/s ${judged(m.result.rps >= min)}`;
+    }
+    case 'rpsOf': {
+      const other = all.find((x) => x.scenario.id === target.scenario)?.result;
+      if (!other) return '';
+      return `≥ ${target.scenario} (${fmt(other.rps)}/s, ${percent(m.result.rps / other.rps)}) ${judged(m.result.rps >= other.rps)}`;
+    }
+    case 'ofQuiet': {
+      if (!m.quiet) return '';
+      const ratio = m.result.rps / m.quiet.rps;
+      return `≥ ${percent(target.min)} of quiet (quiet: ${fmt(m.quiet.rps)}/s, ${cpu(m.quietCpuPerRequest)}/req; default ${percent(ratio)}) ${judged(ratio >= target.min)}`;
     }
     case 'p99':
-      return `p99 < ${target.maxMs} ms ${m.result.p99 < target.maxMs ? 'ok' : '**missed**'}`;
+      return `p99 < ${target.maxMs} ms ${judged(m.result.p99 < target.maxMs)}`;
   }
 }
 
 function table(rows: Measured[], kind: DbKind): string {
   const lines = [
-    '| Scenario | Answer | req/s | p50 ms | p99 ms | Baseline req/s | Baseline p50 | Baseline p99 | Ratio | Target | Server CPU/req | Baseline CPU/req | Server RSS |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|',
+    '| Scenario | Answer | req/s | p50 ms | p99 ms | Fastify req/s | Fastify p99 | node:http req/s | Ratio to Fastify | Ratio to node:http | Target | Server CPU/req | Fastify CPU/req | Server RSS |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|',
   ];
   for (const m of rows) {
     if (m.skipped) {
-      lines.push(`| ${m.scenario.title} | | | | | | | | | not measured: ${m.skipped.replace(/\|/g, '/')} | | | |`);
+      lines.push(`| ${m.scenario.title} | | | | | | | | | | not measured: ${m.skipped.replace(/\|/g, '/')} | | | |`);
       continue;
     }
     const r = m.result!;
     const b = m.baseline!;
+    const n = m.nodeBaseline;
     const size =
       m.bytes! >= 1024 * 1024
         ? `${(m.bytes! / 1024 / 1024).toFixed(1)} MB`
@@ -505,7 +643,7 @@ function table(rows: Measured[], kind: DbKind): string {
           : `${m.bytes} B`;
     const failures = r.failed || r.non2xx || r.errors ? ` (${r.failed + r.non2xx} failed, ${r.errors} errors)` : '';
     lines.push(
-      `| ${m.scenario.title} | ${size} | ${fmt(r.rps)}${failures} | ${ms(r.p50)} | ${ms(r.p99)} | ${fmt(b.rps)} | ${ms(b.p50)} | ${ms(b.p99)} | ${((r.rps / b.rps) * 100).toFixed(0)}% | ${verdict(m, rows, kind)} | ${cpu(m.cpuPerRequest)} | ${cpu(m.baselineCpuPerRequest)} | ${fmt(m.rss ?? 0)} MB |`,
+      `| ${m.scenario.title} | ${size} | ${fmt(r.rps)}${failures} | ${ms(r.p50)} | ${ms(r.p99)} | ${fmt(b.rps)} | ${ms(b.p99)} | ${n ? fmt(n.rps) : ''} | ${percent(r.rps / b.rps)} | ${n ? percent(r.rps / n.rps) : ''} | ${verdict(m, rows, kind)} | ${cpu(m.cpuPerRequest)} | ${cpu(m.baselineCpuPerRequest)} | ${fmt(m.rss ?? 0)} MB |`,
     );
   }
   return lines.join('\n');
@@ -551,9 +689,11 @@ async function runOn(kind: DbKind): Promise<string> {
   const started = performance.now();
   const database = await prepareDatabase(kind, seed, scale, log);
   log(database.fromCache ? '  using the cached world' : `  world built in ${database.importSeconds.toFixed(1)} s`);
-  const signIn = usersToSignIn(roles);
-  const tokens = await createSessions(database.url, signIn.all);
-  const setup: ScenarioSetup = { roles, tokens, viewers: signIn.viewers };
+  const toOpen = sessionsToOpen(roles);
+  const sessions = new Map<number, Session[]>();
+  for (const { userId, token, ip } of await createSessions(database.url, toOpen.wanted))
+    sessions.set(userId, [...(sessions.get(userId) ?? []), { token, ip }]);
+  const setup: ScenarioSetup = { roles, sessions, viewers: toOpen.viewers };
   const scenarios = buildScenarios(setup).filter((s) => selected(s.id));
   log(`  ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
@@ -562,6 +702,7 @@ async function runOn(kind: DbKind): Promise<string> {
   log(`  server: ${server.command}, pid ${server.pid}`);
   const baseline = new Baseline();
   await baseline.start();
+  let quietServer: ServerUnderTest | undefined;
   const load = new LoadGenerator();
   const signinLoad = new LoadGenerator();
   await Promise.all([load.ready, signinLoad.ready]);
@@ -581,13 +722,31 @@ async function runOn(kind: DbKind): Promise<string> {
           : `  ${scenario.id}: ${fmt(m.result!.rps)} req/s, p99 ${ms(m.result!.p99)} ms; baseline ${fmt(m.baseline!.rps)} req/s; server CPU ${cpu(m.cpuPerRequest)}/req, baseline ${cpu(m.baselineCpuPerRequest)}/req${m.result!.failed ? `; ${m.result!.failed} failed: ${m.result!.failedSample}` : ''}${m.note ? ` (${m.note})` : ''}`,
       );
     }
-    if (selected('users.get-during-signin')) {
-      const m = await measureUnderSignin(setup, server, baseline, load, signinLoad);
+    for (const [id, measure] of [
+      ['users.get-during-signin', measureUnderSignin],
+      ['users.get-beside-flood', measureBesideFlood],
+    ] as const) {
+      if (!selected(id)) continue;
+      const m = await measure(setup, server, baseline, load, signinLoad);
+      rows.push(m);
+      log(m.skipped ? `  ${id}: not measured (${m.skipped})` : `  ${id}: p99 ${ms(m.result!.p99)} ms (${m.note})`);
+    }
+    if (selected('users.get-1-quiet')) {
+      // The default settings against quiet ones (log at warn, no request limits), on the same database, in turn.
+      quietServer = await startServer(database, `${kind}${quick ? '-quick' : ''}-quiet`, 'quiet');
+      const usersGet = buildScenarios(setup).find((x) => x.id === 'users.get-1')!;
+      const scenario: Scenario = {
+        ...usersGet,
+        id: 'users.get-1-quiet',
+        title: `users.get, 1 id: default settings against quiet ones (${QUIET_FLAGS.join(' ')})`,
+        target: { kind: 'ofQuiet', min: 0.95 },
+      };
+      const m = await measureScenario(scenario, server, baseline, load, quietServer);
       rows.push(m);
       log(
         m.skipped
-          ? `  users.get during sign-ins: not measured (${m.skipped})`
-          : `  users.get during sign-ins: p99 ${ms(m.result!.p99)} ms (${m.note})`,
+          ? `  default vs quiet: not measured (${m.skipped})`
+          : `  default vs quiet: ${fmt(m.result!.rps)} vs ${fmt(m.quiet!.rps)} req/s`,
       );
     }
     peakRss = server.peakRss();
@@ -596,17 +755,18 @@ async function runOn(kind: DbKind): Promise<string> {
     load.stop();
     signinLoad.stop();
     baseline.stop();
+    await quietServer?.stop();
     await server.stop();
   }
   if (selected('ws')) {
     ws = await measureWebSockets(database, `${kind}${quick ? '-quick' : ''}`);
     log(`  ${ws.opened} idle subscribers: RSS ${fmt(ws.before)} -> ${fmt(ws.after)} MB${ws.error ? ` (${ws.error})` : ''}`);
   }
-  const crafted = rows.find((r) => (r.scenario.id === 'inventory.craft' || r.scenario.id === 'inventory.open') && r.result);
+  const crafted = rows.find((r) => ['inventory.craft', 'inventory.open', 'trades'].includes(r.scenario.id) && r.result);
   if (crafted) {
     conservation = await checkConservation(database.url, roles);
     log(
-      `  conservation: ${conservation.ok ? 'holds' : 'BROKEN'} (${conservation.crafts} crafts, ${conservation.openings} openings; ${conservation.owned} owned, ${conservation.consumed} consumed, ${conservation.revoked} revoked)`,
+      `  conservation: ${conservation.ok ? 'holds' : 'BROKEN'} (${conservation.crafts} crafts, ${conservation.openings} openings, ${conservation.trades} trades; ${conservation.owned} owned, ${conservation.consumed} consumed, ${conservation.revoked} revoked)`,
     );
     for (const problem of conservation.problems) log(`    ${problem}`);
   }
@@ -621,7 +781,7 @@ async function runOn(kind: DbKind): Promise<string> {
         : `- WebSocket subscribers: not measured (${ws.error ?? 'none opened'})`
       : '',
     conservation
-      ? `- Craft conservation after the run: ${conservation.ok ? 'holds' : '**BROKEN**'}: ${conservation.crafts} crafts, ${conservation.openings} openings; ${conservation.itemsTotal} items = ${conservation.owned} owned + ${conservation.consumed} consumed + ${conservation.revoked} revoked${conservation.problems.length ? `; ${conservation.problems.join('; ')}` : ''}`
+      ? `- Conservation after the run: ${conservation.ok ? 'holds' : '**BROKEN**'}: ${conservation.crafts} crafts, ${conservation.openings} openings, ${conservation.trades} trades accepted; ${conservation.itemsTotal} items = ${conservation.owned} owned + ${conservation.consumed} consumed + ${conservation.revoked} revoked${conservation.problems.length ? `; ${conservation.problems.join('; ')}` : ''}`
       : '',
   ].filter(Boolean);
 
@@ -629,7 +789,7 @@ async function runOn(kind: DbKind): Promise<string> {
     `## ${kind === 'sqlite' ? 'SQLite' : redisFor(kind) ? 'PostgreSQL, with Redis' : 'PostgreSQL'}`,
     '',
     machine(startLoad),
-    `- Database: ${version}; server: ${server.command}, rate limits off`,
+    `- Database: ${version}; server: ${server.command} with its default settings (log level info, no access log, request limits on at ${RATE_LIMIT_DEFAULTS}) behind one proxy (\`--trust-proxy\`): every request carries X-Forwarded-For, and the load comes from ${toOpen.wanted.length} sessions (1 to 50 per user), each used from an address of its own, and ${ANONYMOUS_ADDRESSES_NOTE}`,
     `- World: ${scale.name} (${scale.users} users, ${scale.protos} prototypes, ${scale.items} items; ${roles.bigUsers.length} inventories of ${scale.bigInventory}, ${scale.friendHeavyUsers} users with ${scale.friendsPerHeavyUser} friends, ${scale.messages} chat messages), seed "${seed}"${database.fromCache ? ', from cache' : `, built in ${database.importSeconds.toFixed(1)} s through importWorld`}`,
     `- Each scenario: ${warmupSeconds} s warm-up, then ${measureSeconds} s measured in ${rounds} slices alternating with the baseline (bare Fastify returning the scenario's answer as a fixed body, same requests, same connections)`,
     '',

@@ -20,6 +20,9 @@ export interface WorldScale {
   openInventory: number;
   /** Users holding exactly 100 items. */
   hundredUsers: number;
+  /** Pairs of users who trade (trade scenario), each of both holding `tradeInventory` tradable items. */
+  tradePairs: number;
+  tradeInventory: number;
   /** Users with `friendsPerHeavyUser` friends each. */
   friendHeavyUsers: number;
   friendsPerHeavyUser: number;
@@ -41,6 +44,8 @@ export const FULL_SCALE: WorldScale = {
   openUsers: 10,
   openInventory: 5_000,
   hundredUsers: 10,
+  tradePairs: 1_000,
+  tradeInventory: 30,
   friendHeavyUsers: 20,
   friendsPerHeavyUser: 500,
   randomFriendships: 100_000,
@@ -60,6 +65,8 @@ export const QUICK_SCALE: WorldScale = {
   openUsers: 4,
   openInventory: 1_500,
   hundredUsers: 4,
+  tradePairs: 100,
+  tradeInventory: 30,
   friendHeavyUsers: 4,
   friendsPerHeavyUser: 500,
   randomFriendships: 5_000,
@@ -152,6 +159,8 @@ export interface WorldRoles {
   hundredUsers: ItemRange[];
   /** Each range: `count` cases, then `count` keys of them right after. */
   openUsers: ItemRange[];
+  /** Offering and receiving side of each trading pair, `tradeInventory` items each. */
+  tradePairs: { from: ItemRange; to: ItemRange }[];
   friendHeavyUsers: number[];
   /** Ordinary users (ids) that sign in and view. */
   firstOrdinaryUser: number;
@@ -160,7 +169,7 @@ export interface WorldRoles {
 }
 
 /**
- * Special accounts take the lowest ids in a fixed order (craft, big, hundred, friend-heavy);
+ * Special accounts take the lowest ids in a fixed order (craft, big, hundred, friend-heavy, openers, traders);
  * their items take the lowest item ids in the same order, one contiguous range per user.
  */
 export function worldRoles(seed: string, scale: WorldScale): WorldRoles {
@@ -181,6 +190,10 @@ export function worldRoles(seed: string, scale: WorldScale): WorldRoles {
     itemId += 2 * scale.openInventory;
     return range;
   });
+  const tradePairs = Array.from({ length: scale.tradePairs }, () => {
+    const [from, to] = ranges(2, scale.tradeInventory);
+    return { from, to };
+  });
   return {
     scale,
     seed,
@@ -188,6 +201,7 @@ export function worldRoles(seed: string, scale: WorldScale): WorldRoles {
     bigUsers,
     hundredUsers,
     openUsers,
+    tradePairs,
     friendHeavyUsers,
     firstOrdinaryUser: userId,
     firstOrdinaryItem: itemId,
@@ -398,6 +412,12 @@ export function generateWorld(seed: string, scale: WorldScale, passwordHash: str
         ts_owned: tsOwned(),
       });
     }
+  // Traders: tradable items of any kind but stock class, from a stream of their own.
+  const trading = new Random(`${seed}/${scale.name}/traders`);
+  for (const { from, to } of roles.tradePairs)
+    for (const range of [from, to])
+      for (let i = 0; i < range.count; i++)
+        items.push({ item_id: range.firstItemId + i, user_id: range.userId, item_proto_id: trading.pick(nonStock), ts_owned: tsOwned() });
   // Ordinary inventories: owners drawn with a skewed distribution, so most are small and a few large.
   const ordinaryUsers = scale.users - roles.firstOrdinaryUser + 1;
   for (let itemId = roles.firstOrdinaryItem; itemId <= scale.items; itemId++) {

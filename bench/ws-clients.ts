@@ -13,9 +13,12 @@ interface OpenJob {
 
 const sockets: WebSocket[] = [];
 
-function openOne(url: string): Promise<WebSocket> {
+/** Each subscriber comes from an address of its own (the server trusts one proxy's X-Forwarded-For). */
+const addressOf = (n: number) => `10.203.${(n >> 8) & 255}.${n & 255}`;
+
+function openOne(url: string, n: number): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: 30_000 });
+    const socket = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: 30_000, headers: { 'x-forwarded-for': addressOf(n) } });
     socket.once('open', () => resolve(socket));
     socket.once('error', reject);
     socket.once('unexpected-response', (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
@@ -30,9 +33,9 @@ async function open(job: OpenJob): Promise<{ opened: number; failed: number; err
   let next = 0;
   const worker = async () => {
     while (next < job.count) {
-      next++;
+      const n = ++next;
       try {
-        const socket = await openOne(job.url);
+        const socket = await openOne(job.url, n);
         socket.on('close', () => closedEarly++);
         socket.on('error', () => undefined);
         sockets.push(socket);

@@ -66,57 +66,9 @@ export async function createServer(
   options: CreateServerOptions = {},
 ): Promise<{ app: FastifyInstance; services: Services }> {
   const clock = options.clock ?? systemClock;
-  const ownsDb = !options.db;
-  const db =
-    options.db ?? (await openDatabase(config.databaseUrl, { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey }));
-  try {
-    await migrateToLatest(db);
-  } catch (error) {
-    // A wrong secret key (SecretKeyError) or a failed migration: nothing started.
-    if (ownsDb) await db.close();
-    throw error;
-  }
-
-  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
-  // The bus listens on a connection of its own: a subscribed Redis connection serves nothing else.
-  // Named, so that an operator (or a test) finds it in CLIENT LIST.
-  const redisSubscriber = redis?.duplicate({ connectionName: `${config.redisPrefix.replace(/[^\w:.-]/g, '_')}bus` });
-  let bus: Bus;
-  let counters: CounterStore;
-  if (redis && redisSubscriber) {
-    const redisBus = new RedisBus(redis, redisSubscriber, `${config.redisPrefix}bus:`);
-    bus = redisBus;
-    counters = new RedisCounterStore(redis, `${config.redisPrefix}count:`);
-  } else {
-    bus = new LocalBus();
-    counters = new MemoryCounterStore(clock);
-  }
-
-  const tls = tlsFilesOf(config.tls);
-  // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
-  const nodeServerOptions = {
-    maxHeaderSize: config.http.maxHeaderBytes,
-    requestTimeout: config.http.requestTimeoutMs,
-    headersTimeout: config.http.requestTimeoutMs,
-    connectionsCheckingInterval: timeoutCheckInterval(config.http.requestTimeoutMs),
-  };
-  const app = Fastify({
-    logger: options.logger ?? loggerOptions(config.logLevel),
-    trustProxy: trustFunction(config.trustProxy),
-    bodyLimit: config.bodyLimit,
-    connectionTimeout: config.http.connectionTimeoutMs,
-    keepAliveTimeout: config.http.keepAliveTimeoutMs,
-    requestTimeout: config.http.requestTimeoutMs,
-    routerOptions: { maxParamLength: 200 },
-    genReqId: () => randomUUID(),
-    http: nodeServerOptions,
-    // HTTPS (and WSS) with the same limits; SIGHUP reads the files again (reloadTls).
-    ...(tls ? { https: { ...nodeServerOptions, ...readTlsFiles(tls) } } : {}),
-    clientErrorHandler: answerClientError,
-    forceCloseConnections: 'idle',
-    // Access logs are registerRequestLog's: off unless asked for, slow requests always.
-    logController: new LogController({ disableRequestLogging: true }),
-  });
+  const { db, ownsDb } = await openMigratedDatabase(config, options);
+  const { redis, redisSubscriber, bus, counters } = connectBus(config, clock);
+  const app = createFastify(config, options);
 
   const keyNotice = createdKeyNotice(db.secretKeySource);
   if (keyNotice) app.log.warn({ event: 'secret_key_created' }, keyNotice);
@@ -149,6 +101,98 @@ export async function createServer(
     metrics,
   };
 
+  registerHttpBasics(app, core, redisSubscriber);
+
+  await core.realtime.start();
+  const services = await startCapabilities(core);
+  const dispatcher = await registerApi(app, services, allMethods());
+  await registerDocs(app, allMethods());
+  for (const domain of domains) await domain.routes?.(app, services);
+  await registerRealtimeRoute(app, services, dispatcher);
+
+  app.addHook('onClose', async () => {
+    await stopCapabilities(services);
+    services.realtime.stop();
+    sessions.detach();
+    await services.mail.close();
+    db.onQuery(undefined);
+    await counters.close();
+    await bus.close();
+    if (redis) {
+      redis.disconnect();
+    }
+    if (ownsDb) await db.close();
+  });
+
+  return { app, services };
+}
+
+/** Opens the database (unless one is given) and brings it to the latest schema; on failure nothing stays open. */
+async function openMigratedDatabase(config: Config, options: CreateServerOptions): Promise<{ db: Database; ownsDb: boolean }> {
+  const ownsDb = !options.db;
+  const db =
+    options.db ?? (await openDatabase(config.databaseUrl, { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey }));
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    // A wrong secret key (SecretKeyError) or a failed migration: nothing started.
+    if (ownsDb) await db.close();
+    throw error;
+  }
+  return { db, ownsDb };
+}
+
+/** The bus between processes and the rate-limit counters: on Redis when it is configured, in this process otherwise. */
+function connectBus(config: Config, clock: Clock) {
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  // The bus listens on a connection of its own: a subscribed Redis connection serves nothing else.
+  // Named, so that an operator (or a test) finds it in CLIENT LIST.
+  const redisSubscriber = redis?.duplicate({ connectionName: `${config.redisPrefix.replace(/[^\w:.-]/g, '_')}bus` });
+  let bus: Bus;
+  let counters: CounterStore;
+  if (redis && redisSubscriber) {
+    const redisBus = new RedisBus(redis, redisSubscriber, `${config.redisPrefix}bus:`);
+    bus = redisBus;
+    counters = new RedisCounterStore(redis, `${config.redisPrefix}count:`);
+  } else {
+    bus = new LocalBus();
+    counters = new MemoryCounterStore(clock);
+  }
+  return { redis, redisSubscriber, bus, counters };
+}
+
+/** The Fastify instance with the HTTP limits, TLS and logging of the settings. */
+function createFastify(config: Config, options: CreateServerOptions): FastifyInstance {
+  const tls = tlsFilesOf(config.tls);
+  // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
+  const nodeServerOptions = {
+    maxHeaderSize: config.http.maxHeaderBytes,
+    requestTimeout: config.http.requestTimeoutMs,
+    headersTimeout: config.http.requestTimeoutMs,
+    connectionsCheckingInterval: timeoutCheckInterval(config.http.requestTimeoutMs),
+  };
+  return Fastify({
+    logger: options.logger ?? loggerOptions(config.logLevel),
+    trustProxy: trustFunction(config.trustProxy),
+    bodyLimit: config.bodyLimit,
+    connectionTimeout: config.http.connectionTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    requestTimeout: config.http.requestTimeoutMs,
+    routerOptions: { maxParamLength: 200 },
+    genReqId: () => randomUUID(),
+    http: nodeServerOptions,
+    // HTTPS (and WSS) with the same limits; SIGHUP reads the files again (reloadTls).
+    ...(tls ? { https: { ...nodeServerOptions, ...readTlsFiles(tls) } } : {}),
+    clientErrorHandler: answerClientError,
+    forceCloseConnections: 'idle',
+    // Access logs are registerRequestLog's: off unless asked for, slow requests always.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+}
+
+/** What every request passes through before the methods (request id, address checks, limits, logs, metrics), and the health checks. */
+function registerHttpBasics(app: FastifyInstance, core: Core, redisSubscriber: Core['redis']): void {
+  const { config, db, redis } = core;
   // A plain callback: this runs on every request, and an async hook costs a promise each time.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -177,29 +221,6 @@ export async function createServer(
       return reply.status(503).send({ status: 'unavailable' });
     }
   });
-
-  await core.realtime.start();
-  const services = await startCapabilities(core);
-  const dispatcher = await registerApi(app, services, allMethods());
-  await registerDocs(app, allMethods());
-  for (const domain of domains) await domain.routes?.(app, services);
-  await registerRealtimeRoute(app, services, dispatcher);
-
-  app.addHook('onClose', async () => {
-    await stopCapabilities(services);
-    services.realtime.stop();
-    sessions.detach();
-    await services.mail.close();
-    db.onQuery(undefined);
-    await counters.close();
-    await bus.close();
-    if (redis) {
-      redis.disconnect();
-    }
-    if (ownsDb) await db.close();
-  });
-
-  return { app, services };
 }
 
 /**

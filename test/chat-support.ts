@@ -110,10 +110,14 @@ export async function botToken(server: TestServer, ownerToken: string, botId: nu
  * Two server processes on one database and one Redis, as a deployment behind a load balancer
  * runs them (the chat world unless another is given); both share one clock.
  */
-export async function withCluster(run: (first: TestServer, second: TestServer) => Promise<void>, world?: World): Promise<void> {
-  const first = await startTestServer({ world: world ?? (await chatWorld()), redis: true });
+export async function withCluster(
+  run: (first: TestServer, second: TestServer) => Promise<void>,
+  world?: World,
+  config?: StartOptions['config'],
+): Promise<void> {
+  const first = await startTestServer({ world: world ?? (await chatWorld()), redis: true, config });
   try {
-    const second = await startTestServer({ location: first.location, redis: true, clock: first.clock });
+    const second = await startTestServer({ location: first.location, redis: true, clock: first.clock, config });
     try {
       await run(first, second);
     } finally {

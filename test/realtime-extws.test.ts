@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ok } from './helpers.js';
 import { deleteMessage, setChatStatus } from '../src/chat/moderation.js';
-import { ALICE, BOB, CAROL, BOT, botToken, listen, say, signIn, withCluster, withServer } from './chat-support.js';
+import { ALICE, BOB, CAROL, BOT, botToken, chat, connect, listen, say, signIn, withCluster, withServer } from './chat-support.js';
+import { RESYNC_AFTER_MS } from '../src/chat/runtime.js';
+import { defaultConfig } from '../src/config.js';
+import { sessionFor } from './social-fixtures.js';
 import { ExtwsClient } from './extws-client.js';
 import { missing } from './components.js';
 
@@ -221,4 +224,86 @@ test(
       );
       for (const c of [onSecond, back, carolOnFirst]) c.close();
     }),
+);
+
+test(
+  'across two processes with Redis: a chat status change that only the database holds is announced once, by whichever process finds it first',
+  { skip: missing.redis },
+  () =>
+    withCluster(async (first, second) => {
+      const [baseFirst, baseSecond] = [await listen(first), await listen(second)];
+      const alice = await signIn(first, ALICE);
+      const clients = [await ExtwsClient.connect(baseFirst), await ExtwsClient.connect(baseSecond)];
+      // A change whose bus event was lost (made while Redis was away): only the database has it.
+      await first.db.kysely.updateTable('chat_state').set({ closed: 1 }).where('id', '=', 1).execute();
+      first.clock.advance(RESYNC_AFTER_MS / 1000 + 1);
+      // Each process reads the chat again before it answers, and finds the change.
+      for (const server of [first, second]) assert.equal((await chat(server)).status.closed, true);
+      // Opened again the usual way; everything published before the marker has arrived with it.
+      await setChatStatus(second.services, { closed: false });
+      const marker = await say(first, alice, 'marker');
+      for (const client of clients) {
+        await withinASecond(client.added(marker), 'the marker');
+        assert.deepEqual(
+          client
+            .events()
+            .filter((e) => e.type === 'gchat.status')
+            .map((e) => e.status),
+          [
+            { closed: true, slowmode: false, emoteonly: false },
+            { closed: false, slowmode: false, emoteonly: false },
+          ],
+          'each change announced once, not once per process',
+        );
+      }
+      for (const client of clients) client.close();
+    }),
+);
+
+test(
+  'across two processes with Redis: a user coming online or going offline reaches every connection live, as one status frame each',
+  { skip: missing.redis },
+  () =>
+    withCluster(
+      async (first, second) => {
+        const [baseFirst, baseSecond] = [await listen(first), await listen(second)];
+        const watchers = [await ExtwsClient.connect(baseFirst), await ExtwsClient.connect(baseSecond)];
+        const jsonWatcher = await connect(first);
+        const told = (client: ExtwsClient) => client.frames.filter((f) => f.event === 'status').map((f) => f.data.status.online);
+        const toldJson = () => jsonWatcher.frames.filter((f) => f.event === 'status').map((f) => f.data.online);
+        for (const watcher of watchers) await watcher.next((f) => f.event === 'status');
+        const [online] = told(watchers[0]!);
+        assert.deepEqual(told(watchers[1]!), [online]);
+        const until = async (what: string, done: () => boolean) => {
+          for (const deadline = Date.now() + 3000; !done(); await sleep(20))
+            if (Date.now() > deadline) assert.fail(`${what} did not arrive in time`);
+        };
+
+        // Carol connects to the second process: everyone is told, once.
+        const carol = await ExtwsClient.connect(baseSecond, { access_token: await sessionFor(second, CAROL) });
+        for (const watcher of watchers) await until('the status frame', () => told(watcher).at(-1) === online! + 1);
+        await until('the JSON status frame', () => toldJson().at(-1) === online! + 1);
+        // A second connection of hers changes nothing.
+        const again = await ExtwsClient.connect(baseFirst, { access_token: await sessionFor(first, CAROL) });
+        await sleep(1500);
+        assert.deepEqual(told(watchers[0]!), [online, online! + 1], 'one frame per change, not one per process');
+        assert.deepEqual(told(watchers[1]!), [online, online! + 1]);
+        assert.deepEqual(toldJson(), [online! + 1], 'the JSON framing gets a status frame for each change');
+
+        // She leaves; once her last sign of life is older than the online window she is offline for everyone.
+        carol.close();
+        again.close();
+        await Promise.all([carol.closed, again.closed]);
+        first.clock.advance(defaultConfig().onlineWindow + 1);
+        for (const watcher of watchers) await until('the status frame', () => told(watcher).at(-1) === online);
+        assert.deepEqual(told(watchers[0]!), [online, online! + 1, online]);
+        assert.deepEqual(told(watchers[1]!), [online, online! + 1, online]);
+        await until('the JSON status frame', () => toldJson().at(-1) === online);
+        assert.deepEqual(toldJson(), [online! + 1, online]);
+        for (const watcher of watchers) watcher.close();
+        jsonWatcher.close();
+      },
+      undefined,
+      { ws: { heartbeatSeconds: 0.3, maxQueueBytes: 1 << 20, maxFrameBytes: 16 * 1024 } },
+    ),
 );

@@ -16,7 +16,8 @@ import { missing } from './components.js';
  */
 
 const TTL = 3600;
-const config = { trades: { ttl: TTL, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 100 } };
+const ADMIN_KEY = 'admin-key-of-the-trades-realtime-test';
+const config = { adminKey: ADMIN_KEY, trades: { ttl: TTL, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 100 } };
 /** Alice's cards 10 to 17. */
 const tradesWorld = () =>
   chatWorld({ items: Array.from({ length: 8 }, (_, i) => ({ item_id: 10 + i, user_id: ALICE, item_proto_id: CARD })) });
@@ -113,6 +114,12 @@ test('the receiver sees counters.trades_new at connect, and every offer and endi
     // A gift accepted at once reaches its receiver as accepted.
     const gift = await offer(server, alice, CAROL, [17]);
     await assertOffered(carolExtws, gift, 1);
+    // A world file merged by an operator replaces an item of an open trade.
+    const sixth = await offer(server, alice, BOB, [15]);
+    const world = JSON.stringify({ items: [{ item_id: 15, user_id: ALICE, item_proto_id: CARD }] });
+    assert.equal((await server.call('admin.importWorld', { world }, { headers: { 'x-admin-key': ADMIN_KEY } })).body.code, 0);
+    await eventOf(bobExtws, 'trades.closed', sixth);
+    await frameOf(bobJson, 'trades.closed', sixth);
 
     const expected = [
       ['trades.new', third, 0],
@@ -124,6 +131,8 @@ test('the receiver sees counters.trades_new at connect, and every offer and endi
       ['trades.new', fifth, 0],
       ['trades.closed', expired, 5],
       ['trades.closed', fifth, 5],
+      ['trades.new', sixth, 0],
+      ['trades.closed', sixth, 4],
     ];
     assert.deepEqual(tradeEvents(bobExtws), expected);
     assert.deepEqual(

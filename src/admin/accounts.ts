@@ -3,7 +3,8 @@ import type { Selectable } from 'kysely';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Executor } from '../db/connection.js';
-import type { UsersTable } from '../db/tables.js';
+import type { InventoryPrivacy, UsersTable } from '../db/tables.js';
+import type { Flag } from '../db/flags.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { revokeAllSessions } from '../auth/sessions.js';
@@ -13,23 +14,21 @@ import { rankColumn, storedRank, type Rank } from '../users/rank.js';
 import { nickColumns } from '../users/search-keys.js';
 import type { AdminAccount } from './schemas.js';
 
-export type InventoryPrivacy = 'everyone' | 'friends' | 'nobody';
-
 /** Profile fields an operator may set on create and change on update; absent means unchanged. */
 export interface ProfileChanges {
   nick?: string;
   /** '' clears it */
   domain?: string;
-  gender?: number;
+  gender?: Flag;
   avatar?: string;
   /** '' clears it */
   avatar_key?: string;
   /** '' clears it */
   profile_cover?: string;
-  approved?: 0 | 1;
-  vip?: 0 | 1;
-  moderator?: 0 | 1;
-  superadmin?: 0 | 1;
+  approved?: Flag;
+  vip?: Flag;
+  moderator?: Flag;
+  superadmin?: Flag;
   /** One of the four forms; null clears it. */
   rank?: Rank | null;
   games?: number;
@@ -90,16 +89,16 @@ export function accountObject(row: AccountRow): Static<typeof AdminAccount> {
     avatar: row.avatar,
     ...(row.avatar_key !== null ? { avatar_key: row.avatar_key } : {}),
     ...(row.profile_cover !== null ? { profile_cover: row.profile_cover } : {}),
-    approved: row.approved === 1 ? 1 : 0,
-    vip: row.vip === 1 ? 1 : 0,
-    moderator: row.moderator === 1 ? 1 : 0,
-    superadmin: row.superadmin === 1 ? 1 : 0,
+    approved: row.approved,
+    vip: row.vip,
+    moderator: row.moderator,
+    superadmin: row.superadmin,
     ...(rank !== undefined ? { rank } : {}),
     games: row.games,
     games_wins: row.games_wins,
     xp: row.xp,
     xp_level: row.xp_level,
-    global_ban: row.global_ban === 1 ? 1 : 0,
+    global_ban: row.global_ban,
     muted_until: row.muted_until ?? 0,
     inventory_privacy: row.inventory_privacy,
     totp: row.totp_secret !== null ? 1 : 0,
@@ -246,7 +245,7 @@ export async function updateAccount(services: Services, userId: number, changes:
 export async function setAccountState(
   services: Services,
   userId: number,
-  state: { global_ban?: 0 | 1; muted_until?: number | null; inventory_privacy?: InventoryPrivacy; totp_secret?: string | null },
+  state: { global_ban?: Flag; muted_until?: number | null; inventory_privacy?: InventoryPrivacy; totp_secret?: string | null },
 ): Promise<AccountRow> {
   const columns: Record<string, unknown> = { ...state };
   // A new secret starts with no code used yet.

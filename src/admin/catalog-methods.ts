@@ -7,6 +7,7 @@ import { Strict, Uint } from '../api/schema-types.js';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import { importWorld, WorldError } from '../world/import.js';
+import { announceInvalidated } from '../trades/announce.js';
 import { itemProtoEntry } from '../world/export.js';
 import { WorldItemProto, type World } from '../world/schema.js';
 import { grantItems, revokeItem } from '../inventory/grants.js';
@@ -19,13 +20,15 @@ export const MAX_GRANT_COPIES = 1000;
 
 /** Imports a partial world (merge), answering a bad entry with code 2, and tells every process the catalogue changed. */
 async function mergeIntoCatalog(services: Services, world: Partial<Record<keyof World, unknown[]>>): Promise<void> {
+  let summary;
   try {
-    await importWorld(services.db, world, { mode: 'merge', now: nowSeconds(services) });
+    summary = await importWorld(services.db, world, { mode: 'merge', now: nowSeconds(services) });
   } catch (error) {
     if (error instanceof WorldError) throw new ApiError(Code.BAD_PARAM, error.message);
     throw error;
   }
   await announceCatalogChanged(services);
+  await announceInvalidated(services, summary.invalidatedTrades);
 }
 
 /**

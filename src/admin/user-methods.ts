@@ -1,6 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
+import { flag } from '../db/flags.js';
 import { badParam } from '../api/errors.js';
 import { nowSeconds } from '../services.js';
 import { revokeAllSessions } from '../auth/sessions.js';
@@ -76,12 +77,13 @@ function rankOf({ rank, rank_id, rank_pts, rank_qual }: RankParams): Rank | null
   }
 }
 
-function profileOf(params: Omit<ProfileChanges, 'rank'> & RankParams): ProfileChanges {
+/** The profile changes the parameters ask for; `gender` is held to 0 or 1 by its schema. */
+function profileOf(params: Omit<ProfileChanges, 'rank' | 'gender'> & { gender?: number } & RankParams): ProfileChanges {
   const { domain, gender, avatar, avatar_key, profile_cover, approved, vip, moderator, superadmin, games, games_wins, xp, xp_level } =
     params;
   return {
     domain,
-    gender,
+    gender: gender === undefined ? undefined : flag(gender),
     avatar,
     avatar_key,
     profile_cover,

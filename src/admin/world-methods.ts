@@ -7,6 +7,7 @@ import { Strict, Uint } from '../api/schema-types.js';
 import { nowSeconds } from '../services.js';
 import { announceWorldImported } from '../world/announce.js';
 import { importWorld, WorldError } from '../world/import.js';
+import { announceInvalidated } from '../trades/announce.js';
 import { exportWorld } from '../world/export.js';
 import { World } from '../world/schema.js';
 
@@ -57,6 +58,7 @@ export const worldMethods: AnyMethod[] = [
         throw error;
       }
       await announceWorldImported(services.bus, summary);
+      await announceInvalidated(services, summary.invalidatedTrades);
       return {
         mode: params.mode,
         users: summary.users,

@@ -1,4 +1,5 @@
 import { ApiError, Code, badParam } from '../api/errors.js';
+import type { Flag } from '../db/flags.js';
 import { nowSeconds, type Services } from '../services.js';
 import { protosNamedBy, storeMessage, type SystemMessageFields } from './messages.js';
 import { ChatRuntime, enrichmentOf, readChatSettings } from './runtime.js';
@@ -13,7 +14,8 @@ export interface ChatStatusChange {
   slowmode_interval?: number;
 }
 
-const bit = (value: boolean | 0 | 1 | undefined) => (value === undefined ? undefined : value === true || value === 1 ? 1 : 0);
+const bit = (value: boolean | Flag | undefined): Flag | undefined =>
+  value === undefined ? undefined : value === true || value === 1 ? 1 : 0;
 
 /**
  * Changes the given chat flags (the others stay), then tells every process; gchat.get and

@@ -17,6 +17,10 @@ import type { FeedEvent } from '../realtime/hub.js';
  */
 export const RESYNC_AFTER_MS = 30_000;
 
+/** Where the chat status last announced to realtime connections is kept (beside the counters: in Redis, for every process). */
+const ANNOUNCED_STATUS_KEY = 'chat:status:announced';
+const ANNOUNCED_STATUS_KEPT_SECONDS = 30 * 86400;
+
 export type ChatEvent =
   | {
       kind: 'add';
@@ -144,10 +148,25 @@ export class ChatRuntime implements Runtime {
     const visible = await this.apply(event);
     try {
       await this.services.bus.publish(CHAT_EVENTS, event);
-      if (visible) await this.services.realtime.publish(this.feedEventOf(event));
+      if (!visible) return;
+      if (event.kind === 'status') await this.announceStatus();
+      else await this.services.realtime.publish(this.feedEventOf(event));
     } catch (err) {
       this.services.log.error({ err }, 'chat event could not be published to other processes');
     }
+  }
+
+  /**
+   * Tells realtime connections the chat status, unless it is the one announced last. A change
+   * reaches a process as its own write, on the bus, or from its resync (when the bus event was
+   * lost, or the database was read before the event came); of every process that finds it, the
+   * one whose exchange sees the older status announces it.
+   */
+  private async announceStatus(): Promise<void> {
+    const event = this.feedEventOf({ kind: 'status', id: '' });
+    const status = JSON.stringify(event.fields?.status);
+    const announced = await this.services.counters.exchange(ANNOUNCED_STATUS_KEY, status, ANNOUNCED_STATUS_KEPT_SECONDS);
+    if (announced !== status) await this.services.realtime.publish(event);
   }
 
   /** What realtime connections receive of an event. */
@@ -225,9 +244,9 @@ export class ChatRuntime implements Runtime {
   /** Status, messages and user short forms from the database; subscribers hear of a status change. */
   private async resync(): Promise<void> {
     const startedAt = this.services.clock.now();
-    // A change whose event was lost still reaches realtime connections (from each process that finds it).
+    // A change whose event was lost still reaches realtime connections, once.
     if (this.updateStatus(await readChatSettings(this.services)) && this.syncedAt > 0)
-      void this.services.realtime.publish(this.feedEventOf({ kind: 'status', id: '' })).catch((err) => this.logFailure(err));
+      await this.announceStatus().catch((err) => this.logFailure(err));
     await this.reloadMessages();
     await this.reloadUsers(undefined);
     this.syncedAt = startedAt;

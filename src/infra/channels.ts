@@ -55,6 +55,8 @@ export const SESSIONS_REVOKED = defineChannel<Revocation>('auth.revoked');
 export const CHAT_EVENTS = defineChannel<ChatEvent>('chat.event');
 /** Events for realtime connections, numbered in order (Bus.publishSequenced). */
 export const FEED_EVENTS = defineChannel<NumberedEvent>('realtime.event');
+/** A user may have come online (a signed-in realtime connection opened): every process counts again and tells its connections. */
+export const PRESENCE_CHANGED = defineChannel<Announcement>('realtime.presence');
 /**
  * Emitted in this process only, when one of its Redis connections dropped: it may have missed
  * messages, and whatever it cached on the strength of announcements must be forgotten.

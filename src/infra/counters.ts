@@ -28,6 +28,11 @@ export interface CounterStore {
   take(key: string, windowSeconds: number, max: number, by?: number): Promise<Take>;
   /** Reads the counter without changing it. */
   peek(key: string): Promise<Hit>;
+  /**
+   * Sets the text `key` holds (for `windowSeconds`) and answers the one it held before, null
+   * when none, in one atomic step: of concurrent exchanges with one value, one sees another.
+   */
+  exchange(key: string, value: string, windowSeconds: number): Promise<string | null>;
   reset(key: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -37,6 +42,8 @@ export const MEMORY_COUNTER_LIMITS = { entries: 200_000, nameBytes: 16 * 1024 * 
 
 export class MemoryCounterStore implements CounterStore {
   private readonly windows = new Map<string, { count: number; endsAt: number }>();
+  /** The few texts `exchange` keeps (not counters: their keys are the platform's own, never a client's). */
+  private readonly texts = new Map<string, { value: string; endsAt: number }>();
   private readonly sweeper: NodeJS.Timeout;
   private nameBytes = 0;
 
@@ -83,6 +90,13 @@ export class MemoryCounterStore implements CounterStore {
     return { count: window.count, resetIn: Math.max(1, Math.ceil((window.endsAt - now) / 1000)) };
   }
 
+  async exchange(key: string, value: string, windowSeconds: number): Promise<string | null> {
+    const now = this.clock.now();
+    const held = this.texts.get(key);
+    this.texts.set(key, { value, endsAt: now + windowSeconds * 1000 });
+    return held && held.endsAt > now ? held.value : null;
+  }
+
   async reset(key: string): Promise<void> {
     this.forget(key);
   }
@@ -117,6 +131,7 @@ export class MemoryCounterStore implements CounterStore {
   private sweep(): void {
     const now = this.clock.now();
     for (const [key, window] of this.windows) if (window.endsAt <= now) this.forget(key);
+    for (const [key, text] of this.texts) if (text.endsAt <= now) this.texts.delete(key);
   }
 }
 
@@ -168,6 +183,10 @@ export class RedisCounterStore implements CounterStore {
     const [value, ttl] = await Promise.all([this.redis.get(this.prefix + key), this.redis.pttl(this.prefix + key)]);
     if (value === null || ttl < 0) return { count: 0, resetIn: 0 };
     return { count: Number(value), resetIn: Math.max(1, Math.ceil(ttl / 1000)) };
+  }
+
+  async exchange(key: string, value: string, windowSeconds: number): Promise<string | null> {
+    return (await this.redis.call('SET', this.prefix + key, value, 'PX', windowSeconds * 1000, 'GET')) as string | null;
   }
 
   async reset(key: string): Promise<void> {

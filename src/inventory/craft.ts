@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type QueryCreator, type RawBuilder } from 'kysely';
 import { SerializedData, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
@@ -82,26 +82,46 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
     const items = await select.execute();
     const result = chooseResult(catalog, userId, now, items);
 
-    const craft = await trx
+    const record = trx
       .insertInto('crafts')
       .values({ user_id: userId, ts: now, result_item_id: null, consumed_item_ids: JSON.stringify(ids) })
-      .returning('craft_id')
-      .executeTakeFirstOrThrow();
-    const consumed = await trx
-      .updateTable('items')
-      .set({ state: 'consumed', ended_at: now, craft_id: craft.craft_id })
-      .where('item_id', 'in', ids)
-      .where(notIndexed('user_id'), '=', userId)
-      .where(notIndexed('state'), '=', OWNED)
-      .where('ts_can_trade', '<>', -1)
-      .where('ts_can_trade', '<=', now)
-      .where((eb) => eb.not(isEquipped(eb)))
-      .executeTakeFirst();
+      .returning('craft_id');
+    const consume = (db: QueryCreator<Tables>, craftId: number | RawBuilder<number>) =>
+      db
+        .updateTable('items')
+        .set({ state: 'consumed', ended_at: now, craft_id: craftId })
+        .where('item_id', 'in', ids)
+        .where(notIndexed('user_id'), '=', userId)
+        .where(notIndexed('state'), '=', OWNED)
+        .where('ts_can_trade', '<>', -1)
+        .where('ts_can_trade', '<=', now)
+        .where((eb) => eb.not(isEquipped(eb)));
+    let craftId: number;
+    let consumedCount: number;
+    if (postgres) {
+      // One round trip records the craft and consumes the items (data-modifying CTEs; the
+      // statements name the CTE only in raw SQL, hence the plain query creator).
+      const done = await trx
+        .with('craft', () => record)
+        .with('consumed', (db) =>
+          consume(db as unknown as QueryCreator<Tables>, sql<number>`(select craft_id from craft)`).returning('item_id'),
+        )
+        .selectNoFrom((eb) => [
+          eb.selectFrom('craft').select('craft_id').as('craft_id'),
+          eb.selectFrom('consumed').select(eb.fn.countAll<string>().as('n')).as('consumed'),
+        ])
+        .executeTakeFirstOrThrow();
+      craftId = Number(done.craft_id);
+      consumedCount = Number(done.consumed);
+    } else {
+      craftId = (await record.executeTakeFirstOrThrow()).craft_id;
+      consumedCount = Number((await consume(trx, craftId).executeTakeFirst()).numUpdatedRows);
+    }
     // Another craft took some of the items first: roll everything back.
-    if (consumed.numUpdatedRows !== BigInt(CRAFT_INPUTS)) throw unusable('one of the passed items is no longer in your inventory');
+    if (consumedCount !== CRAFT_INPUTS) throw unusable('one of the passed items is no longer in your inventory');
     const invalidated = await invalidateTradesHolding(services, trx, ids);
 
-    const row = await trx
+    const create = trx
       .insertInto('items')
       .values({
         user_id: userId,
@@ -111,11 +131,25 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
         ts_owned: now,
         ts_can_trade: 0,
         state: 'owned',
-        created_by_craft_id: craft.craft_id,
+        created_by_craft_id: craftId,
       })
-      .returning(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
-      .executeTakeFirstOrThrow();
-    await trx.updateTable('crafts').set({ result_item_id: row.item_id }).where('craft_id', '=', craft.craft_id).execute();
+      .returning(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data']);
+    const link = (db: QueryCreator<Tables>, itemId: number | RawBuilder<number>) =>
+      db.updateTable('crafts').set({ result_item_id: itemId }).where('craft_id', '=', craftId);
+    if (postgres) {
+      // One round trip creates the result and links it to the craft.
+      const row = await trx
+        .with('created', () => create)
+        .with('linked', (db) =>
+          link(db as unknown as QueryCreator<Tables>, sql<number>`(select item_id from created)`).returning('craft_id'),
+        )
+        .selectFrom('created')
+        .selectAll()
+        .executeTakeFirstOrThrow();
+      return { row, proto: result, invalidated };
+    }
+    const row = await create.executeTakeFirstOrThrow();
+    await link(trx, row.item_id).execute();
     return { row, proto: result, invalidated };
   });
   services.metrics.count('craft', 'made');

@@ -1,4 +1,6 @@
+import type { Insertable } from 'kysely';
 import { ApiError, Code } from '../api/errors.js';
+import type { ItemsTable } from '../db/tables.js';
 import { nowSeconds, type Services } from '../services.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { OWNED } from './queries.js';
@@ -28,7 +30,7 @@ export async function grantItems(services: Services, grant: Grant): Promise<numb
   if (!user) throw new ApiError(Code.USER_NOT_FOUND, 'user does not exist');
   if (!proto) throw new ApiError(Code.BAD_PARAM, `parameter item_proto_id: prototype ${itemProtoId} does not exist`);
   const now = nowSeconds(services);
-  const row = {
+  const row: Insertable<ItemsTable> = {
     user_id: userId,
     item_proto_id: itemProtoId,
     type: proto.type,

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { ItemState } from '../db/tables.js';
 import type { Services } from '../services.js';
 import type { OwnedRow } from '../catalog/serialize.js';
 
@@ -22,7 +23,7 @@ const OWNED_COLUMNS = ['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_ca
  * `state = 'owned'` as a literal, as the indexes of owned items (items_by_time, items_by_quality)
  * name it: compared with a bound value, SQLite would compile the statement again on every run.
  */
-export const OWNED = sql.lit('owned');
+export const OWNED = sql.lit<ItemState>('owned');
 
 function ownedBy(services: Services, userId: number) {
   return services.db.kysely.selectFrom('items').select(OWNED_COLUMNS).where('user_id', '=', userId).where('state', '=', OWNED);

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import type { PromocodesTable } from '../db/tables.js';
+import type { Flag } from '../db/flags.js';
 import { nowSeconds, type Services } from '../services.js';
 import { MAX_PROMOCODE_ITEMS, PROMOCODE_PATTERN, normalisePromocode } from './codes.js';
 
@@ -10,7 +11,7 @@ export interface PromocodeObject {
   max_uses?: number;
   uses: number;
   ts_expires?: number;
-  disabled: 0 | 1;
+  disabled: Flag;
   created_at: number;
 }
 
@@ -21,7 +22,7 @@ export function promocodeObject(row: Selectable<PromocodesTable>): PromocodeObje
     ...(row.max_uses !== null ? { max_uses: Number(row.max_uses) } : {}),
     uses: Number(row.uses),
     ...(row.ts_expires !== null ? { ts_expires: Number(row.ts_expires) } : {}),
-    disabled: row.disabled === 1 ? 1 : 0,
+    disabled: row.disabled,
     created_at: Number(row.created_at),
   };
 }

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { WebSocket } from 'ws';
 import type { Caller } from '../api/method.js';
 import type { Bus } from '../infra/bus.js';
-import { BUS_LOST, BUS_RESTORED, FEED_EVENTS, SESSIONS_REVOKED, revokes, type Revocation } from '../infra/channels.js';
+import { BUS_LOST, BUS_RESTORED, FEED_EVENTS, PRESENCE_CHANGED, SESSIONS_REVOKED, revokes, type Revocation } from '../infra/channels.js';
 import type { SessionEnd, TokenResolver } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connection.js';
@@ -28,6 +28,9 @@ const END_REASONS: Record<SessionEnd, string> = { revoked: 'session revoked', ex
 
 /** How long the online count of `status` frames is kept, ms. */
 const ONLINE_COUNT_TTL_MS = 10_000;
+
+/** Users online are counted again for pushed `status` frames at most this often, ms. */
+const PRESENCE_COUNT_EVERY_MS = 1000;
 
 /**
  * An event for realtime connections. `topic` is what a connection subscribes to with `subs`
@@ -68,6 +71,8 @@ export interface Connection {
   alive: boolean;
   /** Events that arrived before the connection's first frames went out; sent after them. */
   held?: NumberedEvent[];
+  /** The number of users online the connection was last told (its `status` frames); undefined until its first frames are out. */
+  online?: number;
 }
 
 /** A number shown in a signed-in connection's `auth` frame (`counters`), per user. */
@@ -112,6 +117,9 @@ export class RealtimeHub {
   /** Set while revocation notices may have been missed and the database has not been asked since. */
   private recheckNeeded = false;
   private rechecks: Promise<void> = Promise.resolve();
+  /** The next count of users online, when one is asked for (refreshPresence). */
+  private presenceTimer?: NodeJS.Timeout;
+  private presenceCountedAt = -Infinity;
 
   constructor(private readonly deps: RealtimeDeps) {}
 
@@ -122,9 +130,10 @@ export class RealtimeHub {
   async start(): Promise<void> {
     const { bus } = this.deps;
     // Subscribed in Redis before the server listens, so no event sent after start is missed.
-    await bus.ready([FEED_EVENTS, SESSIONS_REVOKED]);
+    await bus.ready([FEED_EVENTS, SESSIONS_REVOKED, PRESENCE_CHANGED]);
     this.unsubscribes.push(
       bus.subscribe(FEED_EVENTS, (event) => this.receive(event)),
+      bus.subscribe(PRESENCE_CHANGED, () => this.refreshPresence()),
       bus.subscribe(SESSIONS_REVOKED, (revocation) => this.closeRevoked(revocation)),
       bus.subscribe(BUS_LOST, () => {
         this.sessionNotices++;
@@ -172,6 +181,8 @@ export class RealtimeHub {
     for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = undefined;
+    if (this.presenceTimer) clearTimeout(this.presenceTimer);
+    this.presenceTimer = undefined;
     for (const connection of this.connections) {
       clearTimeout(connection.expiry);
       connection.socket.close(CloseCode.SHUTDOWN, 'server shutting down');
@@ -210,10 +221,10 @@ export class RealtimeHub {
     return this.kept.filter((event) => event.seq > idLast && this.reaches(connection, event));
   }
 
-  /** Users online now (cached for a few seconds): for `status` frames. */
-  async onlineCount(): Promise<number> {
+  /** Users online now (cached for a few seconds, unless `fresh`): for `status` frames. */
+  async onlineCount(fresh = false): Promise<number> {
     const now = this.deps.clock.now();
-    if (this.online && now - this.online.at < ONLINE_COUNT_TTL_MS) return this.online.count;
+    if (!fresh && this.online && now - this.online.at < ONLINE_COUNT_TTL_MS) return this.online.count;
     if (this.online?.pending) return this.online.pending;
     const pending = sql<{
       n: number | string;
@@ -229,6 +240,44 @@ export class RealtimeHub {
       this.online = undefined;
       throw error;
     }
+  }
+
+  /** Sends a connection the `status` frame (users online and the time) and remembers the count it was told. */
+  sendStatus(connection: Connection, online: number): void {
+    connection.online = online;
+    const status = { online, time: Math.floor(this.deps.clock.now() / 1000) };
+    this.send(
+      connection,
+      connection.format === 'json' ? JSON.stringify({ event: 'status', data: status }) : eventFrame('status', JSON.stringify({ status })),
+    );
+  }
+
+  /** A user came online through this process (a signed-in connection opened): every process counts again. */
+  async announcePresence(): Promise<void> {
+    await this.deps.bus.publish(PRESENCE_CHANGED, {});
+  }
+
+  /**
+   * Counts the users online and sends a `status` frame to each connection of this process that
+   * was last told another number. Each process tells its own connections, so a change is
+   * pushed once per connection however many processes notice it. One count a second at most:
+   * calls meanwhile are served by the next one.
+   */
+  refreshPresence(): void {
+    if (this.presenceTimer) return;
+    const wait = Math.max(0, this.presenceCountedAt + PRESENCE_COUNT_EVERY_MS - performance.now());
+    this.presenceTimer = setTimeout(() => {
+      this.presenceCountedAt = performance.now();
+      this.presenceTimer = undefined;
+      this.onlineCount(true).then(
+        (online) => {
+          for (const connection of this.connections)
+            if (connection.online !== undefined && connection.online !== online) this.sendStatus(connection, online);
+        },
+        (err) => this.deps.log.error({ err }, 'users online could not be counted'),
+      );
+    }, wait);
+    this.presenceTimer.unref();
   }
 
   add(connection: Connection): void {
@@ -324,7 +373,11 @@ export class RealtimeHub {
       if (connection.format === 'extws') this.send(connection, PING);
       else connection.socket.ping();
     }
-    void this.deps.presence.touchConnected().catch(() => undefined);
+    // Users whose last sign of life is now too old have gone offline; others came online through plain requests.
+    void this.deps.presence
+      .touchConnected()
+      .catch(() => undefined)
+      .then(() => this.refreshPresence());
     if (!this.deps.revocationsReachUs || (this.recheckNeeded && this.deps.bus.isCurrent())) void this.recheckSessions();
     for (const task of this.beats) task();
   }

@@ -50,16 +50,16 @@ function idLastOf(value: unknown): number | undefined {
  *
  * ExtWS framing (the default, what the reference service's clients speak): `1{id,
  * idle_timeout}` first, then for a signed-in connection `4auth{status: 1, user_data,
- * counters}`, then `4status{status: {online, time}}`, then `4events{events: [{id, type,
- * ...}], messages?, users_data?, item_protos?, id_last_given}` as things happen (with
- * `id_last`, first every kept event after it). The server pings with `2` and expects `3`
+ * counters}`, then `4status{status: {online, time}}` (again whenever the number online
+ * changes), then `4events{events: [{id, type, ...}], messages?, users_data?, item_protos?,
+ * id_last_given}` as things happen (with `id_last`, first every kept event after it). The server pings with `2` and expects `3`
  * (or any frame) before the next heartbeat; a client may ping with `2` too. A client frame
  * `4api[method, params]` calls a method with the connection's token and is answered by
  * `4api{method, code, data?, description?}`.
  *
  * `format=json`: frames are `{event, data}`: `ready` ({subs, user_id?}) first, then
- * `gchat.add`, `gchat.status`, `gchat.delete` and any user event; the heartbeat is a
- * WebSocket ping; client frames are ignored.
+ * `gchat.add`, `gchat.status`, `gchat.delete`, `status` (when the number online changes) and
+ * any user event; the heartbeat is a WebSocket ping; client frames are ignored.
  */
 export async function registerRealtimeRoute(app: FastifyInstance, services: Services, dispatcher: MethodDispatcher): Promise<void> {
   const hub = services.realtime;
@@ -143,10 +143,10 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
     // Events from now on are held until the first frames are out.
     hub.add(connection);
     if (session && hub.sessionChanges !== sessionChanges) void hub.recheckSessions([connection]);
-    if (userId !== undefined) services.presence.connection(userId, true);
+    const recorded = userId === undefined ? undefined : services.presence.connection(userId, true);
     socket.once('close', () => {
       hub.remove(connection);
-      if (userId !== undefined) services.presence.connection(userId, false);
+      if (userId !== undefined) void services.presence.connection(userId, false);
     });
 
     let after = 0;
@@ -156,19 +156,17 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
           connection,
           JSON.stringify({ event: 'ready', data: { subs: [...connection.subs], ...(userId !== undefined ? { user_id: userId } : {}) } }),
         );
+        await recorded;
+        // Told the count it would have seen: its first `status` frame is the first change.
+        connection.online = await hub.onlineCount();
       } else {
         hub.send(connection, openFrame(randomUUID(), idleTimeout));
         if (userId !== undefined) {
           const [users, counters] = await Promise.all([loadUsers(services, [userId], { form: 'full' }), hub.authCounters(userId)]);
           hub.send(connection, eventFrame('auth', JSON.stringify({ status: 1, user_data: users.get(userId), counters })));
         }
-        hub.send(
-          connection,
-          eventFrame(
-            'status',
-            JSON.stringify({ status: { online: await hub.onlineCount(), time: Math.floor(services.clock.now() / 1000) } }),
-          ),
-        );
+        await recorded;
+        hub.sendStatus(connection, await hub.onlineCount());
         const idLast = idLastOf(request.query.id_last);
         if (idLast !== undefined) {
           const missed = hub.since(connection, idLast);
@@ -181,5 +179,6 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
     } finally {
       hub.release(connection, after);
     }
+    if (recorded !== undefined) await hub.announcePresence().catch((err) => request.log.error({ err }, 'presence could not be announced'));
   });
 }

@@ -49,12 +49,12 @@ export class Presence {
     await this.db.kysely.updateTable('users').set({ last_seen: now }).where('user_id', '=', userId).execute();
   }
 
-  /** A realtime connection opened (true) or closed (false). */
-  connection(userId: number, open: boolean): void {
+  /** A realtime connection opened (true) or closed (false); resolves once an opening is recorded. */
+  async connection(userId: number, open: boolean): Promise<void> {
     const count = (this.connections.get(userId) ?? 0) + (open ? 1 : -1);
     if (count > 0) this.connections.set(userId, count);
     else this.connections.delete(userId);
-    if (open) void this.touch(userId).catch(() => undefined);
+    if (open) await this.touch(userId).catch(() => undefined);
   }
 
   /** Refreshes `last_seen` of everyone holding a realtime connection to this process. */

@@ -1,14 +1,14 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Database, Executor } from '../db/connection.js';
-import type { Tables } from '../db/tables.js';
+import type { ItemsTable, Tables } from '../db/tables.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
 import { nickColumns } from '../users/search-keys.js';
 import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
-import { invalidateTradesHoldingAt } from '../trades/invalidate.js';
+import { invalidateTradesHoldingAt, type InvalidatedTrade } from '../trades/invalidate.js';
 
 const checkWorld = TypeCompiler.Compile(World);
 
@@ -39,6 +39,8 @@ export interface ImportSummary {
   promocodes: number;
   /** Users whose open sessions the import ended (banned ones, or everyone on replace): running servers must forget them. */
   endedSessionsOf: number[];
+  /** Open trades made invalid by items the file replaced: a running server tells their receivers. */
+  invalidatedTrades: InvalidatedTrade[];
 }
 
 const bit = (v: boolean | 0 | 1 | undefined) => (v === true || v === 1 ? 1 : 0);
@@ -579,8 +581,14 @@ function equipmentProblems(items: Item[], protoById: Map<number, StoredProto>): 
   return problems;
 }
 
-/** Writes the items and their equipment; answers how many items were written. */
-async function importItems(trx: Executor, db: Database, world: World, now: number, replace: boolean): Promise<number> {
+/** Writes the items and their equipment; answers how many items were written, and the open trades a replaced item made invalid. */
+async function importItems(
+  trx: Executor,
+  db: Database,
+  world: World,
+  now: number,
+  replace: boolean,
+): Promise<{ written: number; invalidatedTrades: InvalidatedTrade[] }> {
   // Items: explicit ids first so generated ones never collide with them.
   const protoRows = await trx.selectFrom('item_protos').select(['item_proto_id', 'type', 'quality_id', 'monopoly_id']).execute();
   const protoById = new Map(protoRows.map((p) => [p.item_proto_id, p]));
@@ -590,7 +598,7 @@ async function importItems(trx: Executor, db: Database, world: World, now: numbe
 
   const explicit = items.filter((i) => i.item_id !== undefined);
   const generated = items.filter((i) => i.item_id === undefined);
-  const itemRow = (item: Item, itemId?: number) => {
+  const itemRow = (item: Item, itemId?: number): Insertable<ItemsTable> => {
     const proto = protoById.get(item.item_proto_id)!;
     return {
       ...(itemId !== undefined ? { item_id: itemId } : {}),
@@ -620,7 +628,7 @@ async function importItems(trx: Executor, db: Database, world: World, now: numbe
     explicit.map((i) => itemRow(i, i.item_id)),
   );
   // A stored item the file replaces has moved: open trades holding it can no longer complete.
-  if (!replace) await invalidateTradesHoldingAt(trx, db.dialect, explicitIds, { now, cutoff: 0 });
+  const invalidatedTrades = replace ? [] : await invalidateTradesHoldingAt(trx, db.dialect, explicitIds, { now, cutoff: 0 });
   await advanceSequences(trx, db);
   const equipRows: Record<string, unknown>[] = [];
   const equipOf = (item: Item, itemId: number) => {
@@ -651,7 +659,7 @@ async function importItems(trx: Executor, db: Database, world: World, now: numbe
     itemCount += copies;
   }
   await insertBatched(trx, 'equipped', equipRows, upsert(['item_id']));
-  return itemCount;
+  return { written: itemCount, invalidatedTrades };
 }
 
 async function importRelations(trx: Executor, world: World, now: number): Promise<void> {
@@ -756,6 +764,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
   let itemCount = 0;
   let imported = true;
   const endedSessionsOf = new Set<number>();
+  let invalidatedTrades: InvalidatedTrade[] = [];
   try {
     await db.kysely.transaction().execute(async (trx) => {
       if (run.onlyIfEmpty) {
@@ -769,7 +778,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       await prepareStoredWorld(trx, replace, outside, users, endedSessionsOf);
       await importCatalogue(trx, world);
       await importUsers(trx, db, users, passwordHashes, now, endedSessionsOf);
-      itemCount = await importItems(trx, db, world, now, replace);
+      ({ written: itemCount, invalidatedTrades } = await importItems(trx, db, world, now, replace));
       await importRelations(trx, world, now);
       await importPromocodes(trx, world, now);
       await importTrades(trx, world, now);
@@ -789,6 +798,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
     messages: (world.gchat?.messages ?? []).length,
     promocodes: (world.promocodes ?? []).length,
     endedSessionsOf: [...endedSessionsOf].sort((a, b) => a - b),
+    invalidatedTrades,
   };
 }
 
