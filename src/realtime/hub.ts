@@ -9,6 +9,7 @@ import type { Database } from '../db/connection.js';
 import type { Clock } from '../infra/clock.js';
 import type { Presence } from '../users/presence.js';
 import { PING, eventFrame } from './extws.js';
+import { elementAt, lastOf } from '../infra/elements.js';
 
 /** WebSocket close codes the feed uses besides the standard ones. */
 export const CloseCode = {
@@ -351,7 +352,7 @@ export class RealtimeHub {
         connection.held.push(event);
         continue;
       }
-      this.send(connection, (frames[connection.format] ??= framesFor(connection.format, [event])[0]));
+      this.send(connection, (frames[connection.format] ??= elementAt(framesFor(connection.format, [event]), 0)));
     }
   }
 
@@ -406,7 +407,7 @@ export function framesFor(format: FeedFormat, events: readonly NumberedEvent[]):
   const body = {
     events: events.map((event) => ({ id: event.seq, type: event.type, ...event.fields })),
     ...lists,
-    id_last_given: events[events.length - 1].seq,
+    id_last_given: lastOf(events).seq,
   };
   return [eventFrame('events', JSON.stringify(body))];
 }

@@ -9,6 +9,7 @@ import { resultJson, type MethodDispatcher } from '../api/dispatch.js';
 import { loadUsers } from '../users/profiles.js';
 import { CloseCode, framesFor, type Connection, type FeedFormat } from './hub.js';
 import { PONG, eventFrame, openFrame, parseClientFrame } from './extws.js';
+import { lastOf } from '../infra/elements.js';
 
 /** Topics a connection may subscribe to with `subs`; others are ignored. */
 const TOPICS = new Set(['gchat']);
@@ -172,7 +173,7 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
           const missed = hub.since(connection, idLast);
           if (missed.length > 0) {
             for (const frame of framesFor(format, missed)) hub.send(connection, frame);
-            after = missed[missed.length - 1].seq;
+            after = lastOf(missed).seq;
           }
         }
       }
