@@ -9,6 +9,7 @@ import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './infr
 import { LocalBus, RedisBus, type Bus } from './infra/bus.js';
 import { connectRedis } from './infra/redis.js';
 import { TokenResolver, attachSessionCache } from './auth/tokens.js';
+import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
 import { createMailer } from './mail/mailer.js';
 import { registerApi } from './api/transport.js';
@@ -75,6 +76,7 @@ export async function createServer(
   const presence = new Presence(db, clock, config.onlineWindow);
   const metrics = new Metrics(allMethods().map((m) => m.name));
   const sessions = await attachSessionCache({ db, redis, bus, clock, metrics });
+  const tokens = new TokenResolver({ db, clock, bindToIp: config.bindTokensToIp, cache: sessions.cache });
   const core: Core = {
     config,
     db,
@@ -83,9 +85,18 @@ export async function createServer(
     bus,
     redis,
     log: app.log,
-    tokens: new TokenResolver({ db, clock, bindToIp: config.bindTokensToIp, cache: sessions.cache }),
+    tokens,
     presence,
-    realtime: new RealtimeHub({ bus, db, clock, presence, config, log: app.log }),
+    realtime: new RealtimeHub({
+      bus,
+      db,
+      clock,
+      presence,
+      tokens,
+      revocationsReachUs: invalidationsReachUs({ db, redis }),
+      config,
+      log: app.log,
+    }),
     mail: createMailer(config, app.log),
     metrics,
   };

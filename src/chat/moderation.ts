@@ -55,9 +55,9 @@ export async function deleteMessage(services: Services, msgId: string, inTransac
   await services.chat.publish({ kind: 'delete', id: ChatRuntime.eventId(), msg_id: msgId });
 }
 
-function positiveIds(name: string, ids: unknown[]): number[] {
-  for (const id of ids) if (!Number.isSafeInteger(id) || (id as number) < 1) throw badParam(name, 'must be positive integer ids');
-  return ids as number[];
+function positiveId(name: string, id: unknown): number {
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw badParam(name, 'must be positive integer ids');
+  return id;
 }
 
 /**
@@ -73,19 +73,21 @@ export async function postSystemMessage(services: Services, fields: SystemMessag
   let message: ChatMessage;
   switch (fields.type) {
     case 2: {
-      const [caseId, dropId] = positiveIds('case_item_proto_id', [fields.case_item_proto_id, fields.drop_item_proto_id]);
+      const caseId = positiveId('case_item_proto_id', fields.case_item_proto_id);
+      const dropId = positiveId('case_item_proto_id', fields.drop_item_proto_id);
       message = { type: 2, ...common, case_item_proto_id: caseId, drop_item_proto_id: dropId };
       break;
     }
     case 3: {
-      const [receiver, protoId] = positiveIds('user_id_receiver', [fields.user_id_receiver, fields.item_proto_id]);
+      const receiver = positiveId('user_id_receiver', fields.user_id_receiver);
+      const protoId = positiveId('user_id_receiver', fields.item_proto_id);
       message = { type: 3, ...common, user_id_receiver: receiver, item_proto_id: protoId };
       break;
     }
     case 4: {
       if (!Array.isArray(fields.item_proto_ids) || fields.item_proto_ids.length === 0)
         throw badParam('item_proto_ids', 'must list at least one prototype');
-      message = { type: 4, ...common, item_proto_ids: [...new Set(positiveIds('item_proto_ids', fields.item_proto_ids))] };
+      message = { type: 4, ...common, item_proto_ids: [...new Set(fields.item_proto_ids.map((id) => positiveId('item_proto_ids', id)))] };
       break;
     }
     default:

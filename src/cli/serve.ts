@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
@@ -30,13 +31,25 @@ const SHUTDOWN_GRACE_MS = 25_000;
 /** A repeated signal within this time is the same request to stop. */
 const REPEAT_SIGNAL_MS = 2_000;
 
+/** The demo world shipped with the server, found from src/cli and dist/cli alike. */
+const SHIPPED_DEMO_WORLD = new URL('../../worlds/demo.json', import.meta.url);
+
+/** Whether a world file is the shipped demo world, byte for byte: the only one whose passwords are public (the README's). */
+export function isShippedDemoWorld(path: string): boolean {
+  try {
+    return readFileSync(path).equals(readFileSync(SHIPPED_DEMO_WORLD));
+  } catch {
+    return false;
+  }
+}
+
 interface DemoAccount {
   email: string;
   password: string;
   notes: string[];
 }
 
-/** Accounts of a world file that carry a plain password, to print on start. */
+/** Accounts of a world file that carry a plain password, to print on start (see `serve`: the shipped demo world only). */
 export function demoAccounts(world: unknown): DemoAccount[] {
   const users = (world as { users?: Record<string, unknown>[] }).users ?? [];
   return users
@@ -71,7 +84,7 @@ export async function serve(config: Config): Promise<number> {
   limitHeapGrowth();
   const prepared = await prepareDatabase(config);
   if (typeof prepared === 'number') return prepared;
-  const { db, world } = prepared;
+  const { db, world, imported } = prepared;
 
   const { app, services } = await createServer(config, { db });
 
@@ -92,20 +105,22 @@ export async function serve(config: Config): Promise<number> {
     return 1;
   }
 
-  console.log(startNotice(config, app, services, db, world).join('\n'));
+  console.log(startNotice(config, app, services, db, imported ? world : undefined).join('\n'));
   return stop.done;
 }
 
 /** Opens and migrates the database and imports the world file into an empty one; answers the exit code when that fails. */
-async function prepareDatabase(config: Config): Promise<{ db: Database; world: unknown } | number> {
+async function prepareDatabase(config: Config): Promise<{ db: Database; world: unknown; imported: boolean } | number> {
   const db = await openDatabase(config.databaseUrl, { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey });
   let world: unknown;
+  let imported = false;
   try {
     await migrateToLatest(db);
     if (config.world) {
       world = readWorldFile(config.world);
       if (await isEmptyWorld(db)) {
         const summary = await importWorldIfEmpty(db, world, Math.floor(Date.now() / 1000));
+        imported = summary !== null;
         if (summary)
           console.log(`imported ${config.world}: ${summary.users} users, ${summary.item_protos} item prototypes, ${summary.items} items`);
       }
@@ -118,7 +133,7 @@ async function prepareDatabase(config: Config): Promise<{ db: Database; world: u
     }
     throw error;
   }
-  return { db, world };
+  return { db, world, imported };
 }
 
 /**
@@ -175,7 +190,8 @@ function handleStopSignals(app: FastifyInstance, db: Database): { done: Promise<
 }
 
 /** What serve prints once listening: where to reach it, what it runs on, and the world's demo accounts. */
-function startNotice(config: Config, app: FastifyInstance, services: Services, db: Database, world: unknown): string[] {
+/** The banner; `imported` is the world file when this start imported it. */
+function startNotice(config: Config, app: FastifyInstance, services: Services, db: Database, imported: unknown): string[] {
   const tls = tlsFilesOf(config.tls);
   const address = app.server.address();
   const scheme = tls ? 'https' : 'http';
@@ -191,7 +207,12 @@ function startNotice(config: Config, app: FastifyInstance, services: Services, d
     `  mail:     ${services.mail.destination}`,
     `  sign-up:  ${config.accounts.signup === 'open' ? `open (auth.signup); links in e-mail point to ${publicUrl(services)}` : 'closed'}`,
   ];
-  const accounts = world ? demoAccounts(world) : [];
+  // Plain passwords and TOTP secrets are shown only where they are public already (the shipped
+  // demo world, whose accounts the README lists), when they just became usable, and only to a
+  // person at a terminal: never into a log stream or for any other world.
+  const demoImported = imported !== undefined && config.world !== undefined && isShippedDemoWorld(config.world);
+  const accounts = demoImported && process.stdout.isTTY === true ? demoAccounts(imported) : [];
+  if (demoImported && accounts.length === 0) lines.push('Demo world imported: its accounts are listed in the README (Demo accounts).');
   if (accounts.length > 0) {
     const width = Math.max(...accounts.map((a) => a.email.length));
     const passwordWidth = Math.max(...accounts.map((a) => a.password.length));

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ItemState } from '../db/tables.js';
 import type { Services } from '../services.js';
+import { elementAt } from '../infra/elements.js';
 import type { OwnedRow } from '../catalog/serialize.js';
 
 export type InventoryOrder = 'time' | 'quality';
@@ -76,7 +77,7 @@ export function ownedItemsQuery(services: Services, userId: number, options: Lis
         )
         .selectAll(),
     );
-    const merged = perClass.slice(1).reduce((all, next) => all.unionAll(next), perClass[0]);
+    const merged = perClass.slice(1).reduce((all, next) => all.unionAll(next), elementAt(perClass, 0));
     return newestFirst(services.db.kysely.selectFrom(merged.as('merged')).selectAll()).limit(limit);
   }
   let query = ownedBy(services, userId);

@@ -197,7 +197,7 @@ export async function loadProfilesByKey(
     loaded.set(profile.user_id, profile);
     if (profile.domain !== null) byDomain.set(profile.domain, profile);
   }
-  for (let i = 0; i < ids.length; i++) ofIds[i] ??= loaded.get(ids[i]);
+  ids.forEach((id, i) => (ofIds[i] ??= loaded.get(id)));
   return { ofIds, byDomain };
 }
 
@@ -321,13 +321,9 @@ export async function profileTexts(
     if (others.length > 0) friendshipOf = await friendshipLookup(services, viewerId, others);
   }
   const nowMs = services.clock.now();
-  const texts = new Array<string>(shown.length);
-  for (let i = 0; i < shown.length; i++) {
-    const u = shown[i];
-    texts[i] =
-      typeof u === 'string' ? u : profileJson(services, u, form, u.user_id === viewerId ? undefined : friendshipOf?.(u.user_id), nowMs);
-  }
-  return texts;
+  return shown.map((u) =>
+    typeof u === 'string' ? u : profileJson(services, u, form, u.user_id === viewerId ? undefined : friendshipOf?.(u.user_id), nowMs),
+  );
 }
 
 /** The placeholder users.get answers for an unknown or globally blocked account. */

@@ -3,6 +3,7 @@ import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
 import { sql, type Insertable } from 'kysely';
 import { ownTransaction, type Database, type Executor, type InTransaction } from '../db/connection.js';
 import type { ItemsTable, Tables } from '../db/tables.js';
+import { elementAt } from '../infra/elements.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
@@ -235,7 +236,7 @@ async function insertBatched<T extends keyof Tables & string>(
   conflict?: { keys: string[]; ignore?: boolean },
 ): Promise<void> {
   if (rows.length === 0) return;
-  const columns = Object.keys(rows[0]);
+  const columns = Object.keys(elementAt(rows, 0));
   const batch = Math.max(1, Math.floor(8000 / columns.length));
   for (let i = 0; i < rows.length; i += batch) {
     let query = trx.insertInto(table).values(rows.slice(i, i + batch) as never);
@@ -340,7 +341,7 @@ async function checkUserConflicts(trx: Executor, users: WorldUser[]): Promise<st
         .execute();
       for (const row of rows) {
         const index = wanted.get(row[field] as string)!;
-        if (users[index].user_id !== row.user_id) problems.push(`users[${index}].${field}: already used by user ${row.user_id}`);
+        if (elementAt(users, index).user_id !== row.user_id) problems.push(`users[${index}].${field}: already used by user ${row.user_id}`);
       }
     }
   }
@@ -656,7 +657,7 @@ async function importItems(
         .values(rows.slice(i, i + batch))
         .returning('item_id')
         .execute();
-      if (item.equip && i === 0) equipOf(item, inserted[0].item_id);
+      if (item.equip && i === 0) equipOf(item, elementAt(inserted, 0).item_id);
     }
     itemCount += copies;
   }
