@@ -3,8 +3,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { Insertable } from 'kysely';
 import { hash } from '@node-rs/argon2';
 import { openDatabase, type Database } from '../src/db/connection.js';
+import type { SessionsTable } from '../src/db/tables.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { importWorld } from '../src/world/import.js';
 import { PASSWORD_HASH_OPTIONS } from '../src/auth/passwords.js';
@@ -143,7 +145,7 @@ export async function createSessions(url: string, wanted: { userId: number; ip: 
   const sessions: BenchSession[] = [];
   try {
     const now = Math.floor(Date.now() / 1000);
-    const rows = wanted.map(({ userId, ip }) => {
+    const rows = wanted.map(({ userId, ip }): Insertable<SessionsTable> => {
       const token = newToken();
       sessions.push({ userId, ip, token });
       return {

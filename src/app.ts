@@ -9,6 +9,7 @@ import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './infr
 import { LocalBus, RedisBus, type Bus } from './infra/bus.js';
 import { connectRedis } from './infra/redis.js';
 import { TokenResolver, attachSessionCache } from './auth/tokens.js';
+import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
 import { createMailer } from './mail/mailer.js';
 import { registerApi } from './api/transport.js';
@@ -65,6 +66,69 @@ export async function createServer(
   options: CreateServerOptions = {},
 ): Promise<{ app: FastifyInstance; services: Services }> {
   const clock = options.clock ?? systemClock;
+  const { db, ownsDb } = await openMigratedDatabase(config, options);
+  const { redis, redisSubscriber, bus, counters } = connectBus(config, clock);
+  const app = createFastify(config, options);
+
+  const keyNotice = createdKeyNotice(db.secretKeySource);
+  if (keyNotice) app.log.warn({ event: 'secret_key_created' }, keyNotice);
+
+  const presence = new Presence(db, clock, config.onlineWindow);
+  const metrics = new Metrics(allMethods().map((m) => m.name));
+  const sessions = await attachSessionCache({ db, redis, bus, clock, metrics });
+  const tokens = new TokenResolver({ db, clock, bindToIp: config.bindTokensToIp, cache: sessions.cache });
+  const core: Core = {
+    config,
+    db,
+    clock,
+    counters,
+    bus,
+    redis,
+    log: app.log,
+    tokens,
+    presence,
+    realtime: new RealtimeHub({
+      bus,
+      db,
+      clock,
+      presence,
+      tokens,
+      revocationsReachUs: invalidationsReachUs({ db, redis }),
+      config,
+      log: app.log,
+    }),
+    mail: createMailer(config, app.log),
+    metrics,
+  };
+
+  registerHttpBasics(app, core, redisSubscriber);
+
+  await core.realtime.start();
+  const services = await startCapabilities(core);
+  const dispatcher = await registerApi(app, services, allMethods());
+  await registerDocs(app, allMethods());
+  for (const domain of domains) await domain.routes?.(app, services);
+  await registerRealtimeRoute(app, services, dispatcher);
+
+  app.addHook('onClose', async () => {
+    await stopCapabilities(services);
+    services.realtime.stop();
+    sessions.detach();
+    await services.mail.close();
+    db.onQuery(undefined);
+    await counters.close();
+    await bus.close();
+    if (redis) {
+      redis.disconnect();
+    }
+    if (ownsDb) await db.close();
+  });
+
+  return { app, services };
+}
+
+/** Opens the database (unless one is given) and brings it to the latest schema; on failure nothing stays open. */
+async function openMigratedDatabase(config: Config, options: CreateServerOptions): Promise<{ db: Database; ownsDb: boolean }> {
   const ownsDb = !options.db;
   const db =
     options.db ?? (await openDatabase(config.databaseUrl, { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey }));
@@ -75,7 +139,11 @@ export async function createServer(
     if (ownsDb) await db.close();
     throw error;
   }
+  return { db, ownsDb };
+}
 
+/** The bus between processes and the rate-limit counters: on Redis when it is configured, in this process otherwise. */
+function connectBus(config: Config, clock: Clock) {
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   // The bus listens on a connection of its own: a subscribed Redis connection serves nothing else.
   // Named, so that an operator (or a test) finds it in CLIENT LIST.
@@ -90,7 +158,11 @@ export async function createServer(
     bus = new LocalBus();
     counters = new MemoryCounterStore(clock);
   }
+  return { redis, redisSubscriber, bus, counters };
+}
 
+/** The Fastify instance with the HTTP limits, TLS and logging of the settings. */
+function createFastify(config: Config, options: CreateServerOptions): FastifyInstance {
   const tls = tlsFilesOf(config.tls);
   // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
   const nodeServerOptions = {
@@ -99,7 +171,7 @@ export async function createServer(
     headersTimeout: config.http.requestTimeoutMs,
     connectionsCheckingInterval: timeoutCheckInterval(config.http.requestTimeoutMs),
   };
-  const app = Fastify({
+  return Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     trustProxy: trustFunction(config.trustProxy),
     bodyLimit: config.bodyLimit,
@@ -116,28 +188,11 @@ export async function createServer(
     // Access logs are registerRequestLog's: off unless asked for, slow requests always.
     logController: new LogController({ disableRequestLogging: true }),
   });
+}
 
-  const keyNotice = createdKeyNotice(db.secretKeySource);
-  if (keyNotice) app.log.warn({ event: 'secret_key_created' }, keyNotice);
-
-  const presence = new Presence(db, clock, config.onlineWindow);
-  const metrics = new Metrics(allMethods().map((m) => m.name));
-  const sessions = await attachSessionCache({ db, redis, bus, clock, metrics });
-  const core: Core = {
-    config,
-    db,
-    clock,
-    counters,
-    bus,
-    redis,
-    log: app.log,
-    tokens: new TokenResolver({ db, clock, bindToIp: config.bindTokensToIp, cache: sessions.cache }),
-    presence,
-    realtime: new RealtimeHub({ bus, db, clock, presence, config, log: app.log }),
-    mail: createMailer(config, app.log),
-    metrics,
-  };
-
+/** What every request passes through before the methods (request id, address checks, limits, logs, metrics), and the health checks. */
+function registerHttpBasics(app: FastifyInstance, core: Core, redisSubscriber: Core['redis']): void {
+  const { config, db, redis } = core;
   // A plain callback: this runs on every request, and an async hook costs a promise each time.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -166,29 +221,6 @@ export async function createServer(
       return reply.status(503).send({ status: 'unavailable' });
     }
   });
-
-  await core.realtime.start();
-  const services = await startCapabilities(core);
-  const dispatcher = await registerApi(app, services, allMethods());
-  await registerDocs(app, allMethods());
-  for (const domain of domains) await domain.routes?.(app, services);
-  await registerRealtimeRoute(app, services, dispatcher);
-
-  app.addHook('onClose', async () => {
-    await stopCapabilities(services);
-    services.realtime.stop();
-    sessions.detach();
-    await services.mail.close();
-    db.onQuery(undefined);
-    await counters.close();
-    await bus.close();
-    if (redis) {
-      redis.disconnect();
-    }
-    if (ownsDb) await db.close();
-  });
-
-  return { app, services };
 }
 
 /**

@@ -2,7 +2,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
-import { SIGNUP_LIMITS } from '../src/accounts/signup-defence.js';
+import { SIGNUP_LIMITS } from '../src/auth/defence.js';
 import { createMailer } from '../src/mail/mailer.js';
 import { defaultConfig } from '../src/config.js';
 import { startTestServer, type TestServer } from './helpers.js';

@@ -175,6 +175,9 @@ test('concurrent revocations of one item: exactly one succeeds', () =>
     assert.equal(answers.filter((a) => a.body.code === 2).length, 7);
     const revocations = await server.db.kysely.selectFrom('revocations').select('item_id').where('item_id', '=', item_ids[0]).execute();
     assert.equal(revocations.length, 1);
+    // Each call has exactly one entry, with the code it answered.
+    const entries = await server.db.kysely.selectFrom('audit_log').select('result_code').where('action', '=', 'admin.revokeItem').execute();
+    assert.deepEqual(entries.map((e) => e.result_code).sort(), [0, 2, 2, 2, 2, 2, 2, 2]);
   }));
 
 test('catalogue answers asked again are the same bytes, and follow every change to the catalogue', () =>

@@ -9,15 +9,16 @@ import { BUS_LOST } from '../src/infra/channels.js';
 import { DB_KIND, REDIS_URL, busCurrent, heard, newDatabaseLocation, ok, processDatabaseEnv, type TestServer } from './helpers.js';
 import { signIn, smallWorld, startAdminServer } from './admin-support.js';
 import { missing } from './components.js';
-import { api, serve, stopAll, type ServerProcess } from './process-support.js';
+import { api, call, serve, stopAll, type ServerProcess } from './process-support.js';
 
 const ADMIN_KEY = 'cache-processes-admin-key';
 const asAdmin = { 'x-admin-key': ADMIN_KEY };
 const PROTO = { item_proto_id: 700, type: 0, quality_id: 1 };
+const USER = { user_id: 1, email: 'user@example.com', password: 'cache-processes-password' };
 
 /**
  * Two `serve` processes on one PostgreSQL schema, with or without Redis; the world (one
- * prototype) is imported by the first.
+ * prototype, one user) is imported by the first.
  */
 async function twoProcesses(redis: boolean, body: (servers: ServerProcess[]) => Promise<void>): Promise<void> {
   const location = await newDatabaseLocation();
@@ -26,7 +27,10 @@ async function twoProcesses(redis: boolean, body: (servers: ServerProcess[]) => 
   // Opening the database creates the schema the processes are pointed at.
   const db = await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey });
   try {
-    writeFileSync(join(dir, 'world.json'), JSON.stringify({ item_protos: [{ ...PROTO, title: 'Before' }] }));
+    writeFileSync(
+      join(dir, 'world.json'),
+      JSON.stringify({ item_protos: [{ ...PROTO, title: 'Before' }], users: [{ ...USER, nick: 'Before' }] }),
+    );
     const env = { ...processDatabaseEnv(location), ADMIN_KEY, ...(redis ? { REDIS_URL, REDIS_PREFIX: location.redisPrefix } : {}) };
     servers.push(await serve({ ...env, WORLD: join(dir, 'world.json') }));
     servers.push(await serve(env));
@@ -39,21 +43,35 @@ async function twoProcesses(redis: boolean, body: (servers: ServerProcess[]) => 
   }
 }
 
-const titleOn = async (server: ServerProcess) =>
-  (await api(server, 'data.getItemProtos', { item_proto_ids: String(PROTO.item_proto_id) })).item_protos[0].title as string;
+/** What a process shows of everything cached: the prototype's title, the user's nick and item count, and whether the token works. */
+async function seenOn(server: ServerProcess, token: string) {
+  const [protos, users, inventory, own] = await Promise.all([
+    api(server, 'data.getItemProtos', { item_proto_ids: String(PROTO.item_proto_id) }),
+    api(server, 'users.get', { user_ids: String(USER.user_id) }),
+    api(server, 'inventory.get', { user_id: USER.user_id }),
+    call(server, 'users.get', { access_token: token }),
+  ]);
+  return { title: protos.item_protos[0].title, nick: users[0].nick, items: inventory.count, token: own.code };
+}
 
 for (const redis of [false, true])
   test(
-    `two processes on PostgreSQL ${redis ? 'with' : 'without'} Redis: a catalogue change made through one shows through the other at once`,
+    `two processes on PostgreSQL ${redis ? 'with' : 'without'} Redis: changes made through one show through the other at once`,
     { skip: (DB_KIND !== 'postgres' && 'several processes share a database on PostgreSQL only') || (redis && missing.redis) },
     () =>
       twoProcesses(redis, async ([first, second]) => {
-        // Both processes have read the catalogue before the change.
-        assert.equal(await titleOn(first!), 'Before');
-        assert.equal(await titleOn(second!), 'Before');
+        const { access_token: token } = await api(first!, 'auth.signin', { email: USER.email, password: USER.password });
+        // Both processes have read everything before the changes.
+        const before = { title: 'Before', nick: 'Before', items: 0, token: 0 };
+        assert.deepEqual(await seenOn(first!, token), before);
+        assert.deepEqual(await seenOn(second!, token), before);
         await api(first!, 'admin.upsertItemProto', { item_proto: JSON.stringify({ ...PROTO, title: 'After' }) }, asAdmin);
-        assert.equal(await titleOn(first!), 'After');
-        assert.equal(await titleOn(second!), 'After');
+        await api(first!, 'admin.updateUser', { user_id: USER.user_id, nick: 'After' }, asAdmin);
+        await api(first!, 'admin.grantItems', { user_id: USER.user_id, item_proto_id: PROTO.item_proto_id }, asAdmin);
+        await api(first!, 'admin.killSessions', { user_id: USER.user_id }, asAdmin);
+        const after = { title: 'After', nick: 'After', items: 1, token: 1 };
+        assert.deepEqual(await seenOn(first!, token), after);
+        assert.deepEqual(await seenOn(second!, token), after);
       }),
   );
 

@@ -106,9 +106,16 @@ test('a deleted message leaves gchat.get and the next older one takes its place'
       ['two', 'three'],
     );
 
-    assert.equal(await deleteMessage(server.services, ids[2]), true);
-    assert.equal(await deleteMessage(server.services, ids[2]), false, 'a message is deleted once');
-    assert.equal(await deleteMessage(server.services, 'no-such-message'), false);
+    await deleteMessage(server.services, ids[2]);
+    // A message is deleted once.
+    await assert.rejects(deleteMessage(server.services, ids[2]), {
+      code: 2,
+      description: `parameter msg_id: no message ${ids[2]} in the chat`,
+    });
+    await assert.rejects(deleteMessage(server.services, 'no-such-message'), {
+      code: 2,
+      description: 'parameter msg_id: no message no-such-message in the chat',
+    });
     assert.deepEqual(
       (await chat(server)).messages.map((m: any) => m.text),
       ['one', 'two'],

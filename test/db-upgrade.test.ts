@@ -51,7 +51,7 @@ test('a database from before the indexes of owned items answers the same after t
       const token = await tokenFor(before, 1);
       // Consumed items and a revoked one, written while the indexes still held every state.
       await callOk(before, 'inventory.craft', { item_ids: CARDS.slice(0, 10).join(',') }, { token });
-      assert.equal(await revokeItem(before.services, CARDS[10], null), true);
+      await revokeItem(before.services, CARDS[10], null);
       answers = await inventoryAnswers(before, token);
       // The upgrade, as `migrate` runs it on the stored database (later migrations have run already).
       await ownedItemIndexesMigration().up(before.db.kysely);

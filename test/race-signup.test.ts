@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SIGNUP_LIMITS } from '../src/accounts/signup-defence.js';
+import { SIGNUP_LIMITS } from '../src/auth/defence.js';
 import { wire, type WireAnswer } from './transport-support.js';
 import { startProcesses, type Processes } from './race-support.js';
 import { missing } from './components.js';

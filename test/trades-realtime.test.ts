@@ -104,7 +104,7 @@ test('the receiver sees counters.trades_new at connect, and every offer and endi
     await voidCall(server, 'trades.accept', { trade_id: fourth }, bob);
     assert.deepEqual((await frameOf(bobJson, 'trades.closed', second)).data, { trade_id: second, status: 4 });
     // An item of `third` is taken away.
-    assert.equal(await revokeItem(server.services, 14, 'test'), true);
+    await revokeItem(server.services, 14, 'test');
     await frameOf(bobJson, 'trades.closed', third);
     // Open past its time: the sweep tells the receiver.
     const fifth = await offer(server, alice, BOB, [11]);

@@ -9,7 +9,7 @@ import { RESET_ANSWER_MS, RESET_REQUEST_LIMITS, requestPasswordReset, resetPassw
 import { DOMAIN_MAX, DOMAIN_MIN, NICK_RULE, PASSWORD_MAX, PASSWORD_MIN } from './rules.js';
 import { AccountInfo, RecoveryCodes, SessionList, TotpSetupResult } from './schemas.js';
 import { listSessions, revokeSessions } from './sessions-list.js';
-import { SIGNUP_LIMITS } from './signup-defence.js';
+import { SIGNUP_LIMITS } from '../auth/defence.js';
 import { signUp } from './signup.js';
 import { totpDisable, totpEnable, totpSetup } from './two-factor.js';
 

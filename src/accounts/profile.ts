@@ -31,7 +31,7 @@ export async function accountInfo(services: Services, userId: number): Promise<A
   if (!profile || !account) throw new ApiError(Code.USER_NOT_FOUND, 'the account no longer exists');
   const info: AccountInfo = {
     ...profileObject(services, profile, 'full'),
-    email_verified: account.email_verified === 1 ? 1 : 0,
+    email_verified: account.email_verified,
     hasTotp: account.totp_secret !== null ? 1 : 0,
     hasPassword: account.password_hash !== null ? 1 : 0,
   };

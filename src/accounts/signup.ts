@@ -8,7 +8,7 @@ import { nickColumns } from '../users/search-keys.js';
 import { issueAccountToken } from './account-tokens.js';
 import { addressTakenMessage, verifyEmailMessage } from './messages.js';
 import { checkDomain, checkNewPassword, checkNick, normaliseEmail } from './rules.js';
-import { admitSignup } from './signup-defence.js';
+import { admitSignup } from '../auth/defence.js';
 import { collision, domainTaken, emailTaken, explainCollision } from './unique.js';
 
 export interface SignupRequest {

@@ -2,34 +2,34 @@ import type { Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
-import type { Executor } from '../db/connection.js';
-import type { UsersTable } from '../db/tables.js';
+import { ownTransaction, type Executor, type InTransaction } from '../db/connection.js';
+import type { InventoryPrivacy, UsersTable } from '../db/tables.js';
+import type { Flag } from '../db/flags.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
-import { revokeAllSessions } from '../auth/sessions.js';
+import { endAllSessionsIn } from '../auth/sessions.js';
+import { announceSessionsRevoked } from '../auth/tokens.js';
 import { WorldUser } from '../world/schema.js';
 import { announceUsersChanged } from '../users/profile-cache.js';
 import { rankColumn, storedRank, type Rank } from '../users/rank.js';
 import { nickColumns } from '../users/search-keys.js';
 import type { AdminAccount } from './schemas.js';
 
-export type InventoryPrivacy = 'everyone' | 'friends' | 'nobody';
-
 /** Profile fields an operator may set on create and change on update; absent means unchanged. */
 export interface ProfileChanges {
   nick?: string;
   /** '' clears it */
   domain?: string;
-  gender?: number;
+  gender?: Flag;
   avatar?: string;
   /** '' clears it */
   avatar_key?: string;
   /** '' clears it */
   profile_cover?: string;
-  approved?: 0 | 1;
-  vip?: 0 | 1;
-  moderator?: 0 | 1;
-  superadmin?: 0 | 1;
+  approved?: Flag;
+  vip?: Flag;
+  moderator?: Flag;
+  superadmin?: Flag;
   /** One of the four forms; null clears it. */
   rank?: Rank | null;
   games?: number;
@@ -90,16 +90,16 @@ export function accountObject(row: AccountRow): Static<typeof AdminAccount> {
     avatar: row.avatar,
     ...(row.avatar_key !== null ? { avatar_key: row.avatar_key } : {}),
     ...(row.profile_cover !== null ? { profile_cover: row.profile_cover } : {}),
-    approved: row.approved === 1 ? 1 : 0,
-    vip: row.vip === 1 ? 1 : 0,
-    moderator: row.moderator === 1 ? 1 : 0,
-    superadmin: row.superadmin === 1 ? 1 : 0,
+    approved: row.approved,
+    vip: row.vip,
+    moderator: row.moderator,
+    superadmin: row.superadmin,
     ...(rank !== undefined ? { rank } : {}),
     games: row.games,
     games_wins: row.games_wins,
     xp: row.xp,
     xp_level: row.xp_level,
-    global_ban: row.global_ban === 1 ? 1 : 0,
+    global_ban: row.global_ban,
     muted_until: row.muted_until ?? 0,
     inventory_privacy: row.inventory_privacy,
     totp: row.totp_secret !== null ? 1 : 0,
@@ -175,7 +175,11 @@ export interface NewAccount extends ProfileChanges {
 }
 
 /** Creates an account (a person with e-mail and password, or a bot of an owner) and returns its id. */
-export async function createAccount(services: Services, account: NewAccount): Promise<number> {
+export async function createAccount(
+  services: Services,
+  account: NewAccount,
+  inTransaction: InTransaction = ownTransaction(services.db),
+): Promise<number> {
   const email = account.email === undefined ? undefined : normaliseEmail(account.email);
   if (account.password !== undefined) checkPassword(account.password);
   if (account.domain !== undefined) checkDomain(account.domain);
@@ -184,20 +188,22 @@ export async function createAccount(services: Services, account: NewAccount): Pr
   const passwordHash = account.password === undefined ? null : await services.auth.passwords.hash(account.password);
   let userId: number;
   try {
-    const row = await services.db.kysely
-      .insertInto('users')
-      .values({
-        email: email ?? null,
-        password_hash: passwordHash,
-        totp_secret: null,
-        totp_last_step: null,
-        bot_owner_id: account.botOwnerId ?? null,
-        created_at: nowSeconds(services),
-        ...profileColumns(account),
-        ...nickColumns(account.nick),
-      })
-      .returning('user_id')
-      .executeTakeFirstOrThrow();
+    const row = await inTransaction((trx) =>
+      trx
+        .insertInto('users')
+        .values({
+          email: email ?? null,
+          password_hash: passwordHash,
+          totp_secret: null,
+          totp_last_step: null,
+          bot_owner_id: account.botOwnerId ?? null,
+          created_at: nowSeconds(services),
+          ...profileColumns(account),
+          ...nickColumns(account.nick),
+        })
+        .returning('user_id')
+        .executeTakeFirstOrThrow(),
+    );
     userId = row.user_id;
   } catch (error) {
     explainUniqueViolation(error);
@@ -212,7 +218,12 @@ export async function createAccount(services: Services, account: NewAccount): Pr
  * concurrent nick changes each keep their predecessor in `nicks_old`. A new password ends
  * every session of the account. Returns the account as it is afterwards.
  */
-export async function updateAccount(services: Services, userId: number, changes: AccountChanges): Promise<AccountRow> {
+export async function updateAccount(
+  services: Services,
+  userId: number,
+  changes: AccountChanges,
+  inTransaction: InTransaction = ownTransaction(services.db),
+): Promise<AccountRow> {
   const email = changes.email === undefined ? undefined : normaliseEmail(changes.email);
   if (changes.password !== undefined) checkPassword(changes.password);
   if (changes.domain !== undefined) checkDomain(changes.domain);
@@ -220,8 +231,9 @@ export async function updateAccount(services: Services, userId: number, changes:
   await checkFree(services, 'email', email, userId);
   await checkFree(services, 'domain', changes.domain, userId);
   const passwordHash = changes.password === undefined ? undefined : await services.auth.passwords.hash(changes.password);
+  let updated: AccountRow;
   try {
-    await services.db.kysely.transaction().execute(async (trx) => {
+    updated = await inTransaction(async (trx) => {
       await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
       const current = await loadAccount(trx, userId);
       if (!current) throw new ApiError(Code.USER_NOT_FOUND, `user ${userId} does not exist`);
@@ -233,33 +245,37 @@ export async function updateAccount(services: Services, userId: number, changes:
       if (email !== undefined) columns.email = email;
       if (passwordHash !== undefined) columns.password_hash = passwordHash;
       if (Object.keys(columns).length > 0) await trx.updateTable('users').set(columns).where('user_id', '=', userId).execute();
+      if (passwordHash !== undefined) await endAllSessionsIn(trx, userId, nowSeconds(services));
+      return (await loadAccount(trx, userId))!;
     });
   } catch (error) {
     explainUniqueViolation(error);
   }
-  if (passwordHash !== undefined) await revokeAllSessions(services, userId);
+  if (passwordHash !== undefined) await announceSessionsRevoked(services, { userId });
   await announceUsersChanged(services, [userId]);
-  return (await loadAccount(services.db.kysely, userId))!;
+  return updated;
 }
 
-/** Sets one or more account state columns of an existing user and announces the change. */
+/** Sets one or more account state columns of an existing user and announces the change; a ban ends every session. */
 export async function setAccountState(
   services: Services,
   userId: number,
-  state: { global_ban?: 0 | 1; muted_until?: number | null; inventory_privacy?: InventoryPrivacy; totp_secret?: string | null },
+  state: { global_ban?: Flag; muted_until?: number | null; inventory_privacy?: InventoryPrivacy; totp_secret?: string | null },
+  inTransaction: InTransaction = ownTransaction(services.db),
 ): Promise<AccountRow> {
   const columns: Record<string, unknown> = { ...state };
   // A new secret starts with no code used yet.
   if ('totp_secret' in state) columns.totp_last_step = null;
   // A new secret (or none) also ends a setup in progress and the recovery codes of the old one.
   if ('totp_secret' in state) columns.totp_pending = null;
-  const result = await services.db.kysely.transaction().execute(async (trx) => {
+  const row = await inTransaction(async (trx) => {
     const updated = await trx.updateTable('users').set(columns).where('user_id', '=', userId).executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) throw new ApiError(Code.USER_NOT_FOUND, `user ${userId} does not exist`);
     if ('totp_secret' in state) await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
-    return updated;
+    if (state.global_ban === 1) await endAllSessionsIn(trx, userId, nowSeconds(services));
+    return (await loadAccount(trx, userId))!;
   });
-  if (Number(result.numUpdatedRows) === 0) throw new ApiError(Code.USER_NOT_FOUND, `user ${userId} does not exist`);
-  if (state.global_ban === 1) await revokeAllSessions(services, userId);
+  if (state.global_ban === 1) await announceSessionsRevoked(services, { userId });
   await announceUsersChanged(services, [userId]);
-  return (await loadAccount(services.db.kysely, userId))!;
+  return row;
 }

@@ -2,10 +2,6 @@ import { Type } from '@sinclair/typebox';
 import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { Strict, Uint } from '../api/schema-types.js';
-import type { ExpressionBuilder } from 'kysely';
-import type { Tables } from '../db/tables.js';
-import { nowSeconds } from '../services.js';
-import { PENDING_SHOWN_AFTER, RESULT_PENDING } from './audit.js';
 import { AuditEntrySchema } from './schemas.js';
 
 export const MAX_AUDIT_PAGE = 100;
@@ -17,7 +13,7 @@ export const auditMethods: AnyMethod[] = [
     name: 'admin.auditLog',
     summary: 'Read the audit log of admin actions, newest first',
     description:
-      'Every authorised admin call is recorded, success or failure: when, by which key (fingerprint), from which address, the method, its parameters (passwords and other secrets replaced by "[redacted]", world files by a summary) and the result code. The entry is written before the call runs (a call whose entry cannot be written fails with code 3 and does nothing); an entry whose call was cut short by a stopping process keeps result_code -1 (outcome unknown) and is listed a minute after it was written.',
+      'Every authorised admin call is recorded, success or failure: when, by which key (fingerprint), from which address, the method, its parameters (passwords and other secrets replaced by "[redacted]", world files by a summary) and the code it answered. An action and its entry commit together in one transaction: a call answers only once its entry is stored, and a call whose entry cannot be stored answers 3 and changes nothing. A failed call (bad parameters included) is recorded with its code after its writes were undone.',
     params: P.object({
       offset: P.uint({ default: 0, description: 'entries to skip, newest first' }),
       count: P.uint({ default: 20, tooMany: MAX_AUDIT_PAGE, description: 'entries to return' }),
@@ -26,14 +22,8 @@ export const auditMethods: AnyMethod[] = [
     result: Type.Object({ count: Uint, entries: Type.Array(AuditEntrySchema) }, Strict),
     handler: async ({ services }, params) => {
       const k = services.db.kysely;
-      // Calls still running (this one included) are not listed yet; entries left pending by a process that stopped are.
-      const settled = (eb: ExpressionBuilder<Tables, 'audit_log'>) =>
-        eb.or([eb('result_code', '<>', RESULT_PENDING), eb('ts', '<', nowSeconds(services) - PENDING_SHOWN_AFTER)]);
-      let rows = k.selectFrom('audit_log').selectAll().where(settled);
-      let total = k
-        .selectFrom('audit_log')
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .where(settled);
+      let rows = k.selectFrom('audit_log').selectAll();
+      let total = k.selectFrom('audit_log').select((eb) => eb.fn.countAll<number | string>().as('n'));
       if (params.action !== undefined) {
         rows = rows.where('action', '=', params.action);
         total = total.where('action', '=', params.action);

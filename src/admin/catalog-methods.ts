@@ -5,6 +5,7 @@ import { parseJsonParam } from '../api/depth.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import type { Services } from '../services.js';
+import type { InTransaction } from '../db/connection.js';
 import { nowSeconds } from '../services.js';
 import { importWorld, WorldError } from '../world/import.js';
 import { announceInvalidated } from '../trades/announce.js';
@@ -19,10 +20,14 @@ const MAX_PROTO_JSON = 60_000;
 export const MAX_GRANT_COPIES = 1000;
 
 /** Imports a partial world (merge), answering a bad entry with code 2, and tells every process the catalogue changed. */
-async function mergeIntoCatalog(services: Services, world: Partial<Record<keyof World, unknown[]>>): Promise<void> {
+async function mergeIntoCatalog(
+  services: Services,
+  world: Partial<Record<keyof World, unknown[]>>,
+  inTransaction: InTransaction,
+): Promise<void> {
   let summary;
   try {
-    summary = await importWorld(services.db, world, { mode: 'merge', now: nowSeconds(services) });
+    summary = await importWorld(services.db, world, { mode: 'merge', now: nowSeconds(services), inTransaction });
   } catch (error) {
     if (error instanceof WorldError) throw new ApiError(Code.BAD_PARAM, error.message);
     throw error;
@@ -66,7 +71,7 @@ export const catalogMethods: AnyMethod[] = [
       }),
     }),
     result: Type.Object({ item_proto: WorldItemProto }, Strict),
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const entry = parseJsonObject('item_proto', params.item_proto);
       const id = entry.item_proto_id;
       if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)
@@ -77,7 +82,7 @@ export const catalogMethods: AnyMethod[] = [
         .where('item_proto_id', '=', id)
         .executeTakeFirst();
       if (stored && (entry.type !== stored.type || (entry.quality_id ?? 0) !== stored.quality_id)) await refuseIfItemsExist(services, id);
-      await mergeIntoCatalog(services, { item_protos: [entry] });
+      await mergeIntoCatalog(services, { item_protos: [entry] }, inTransaction);
       const row = await services.db.kysely.selectFrom('item_protos').selectAll().where('item_proto_id', '=', id).executeTakeFirstOrThrow();
       return { item_proto: itemProtoEntry(row) };
     },
@@ -93,8 +98,8 @@ export const catalogMethods: AnyMethod[] = [
       title: P.string({ minLength: 1, maxLength: 200, description: 'name of the collection' }),
     }),
     result: Type.Object({ collection_id: Uint, title: Type.String() }, Strict),
-    handler: async ({ services }, params) => {
-      await mergeIntoCatalog(services, { collections: [{ collection_id: params.collection_id, title: params.title }] });
+    handler: async ({ services, inTransaction }, params) => {
+      await mergeIntoCatalog(services, { collections: [{ collection_id: params.collection_id, title: params.title }] }, inTransaction);
       return { collection_id: params.collection_id, title: params.title };
     },
   }),
@@ -113,14 +118,15 @@ export const catalogMethods: AnyMethod[] = [
     }),
     result: Type.Object({ user_id: Uint, item_ids: Type.Array(Uint) }, Strict),
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      const itemIds = await grantItems(services, {
+      const grant = {
         userId,
         itemProtoId: params.item_proto_id,
         copies: params.copies,
         ...(params.ts_can_trade !== undefined ? { tsCanTrade: params.ts_can_trade } : {}),
-      });
+      };
+      const itemIds = await grantItems(services, grant, inTransaction);
       return { user_id: userId, item_ids: itemIds };
     },
   }),
@@ -136,9 +142,8 @@ export const catalogMethods: AnyMethod[] = [
       reason: P.optional(P.string({ maxLength: 500, description: 'kept in the audit log' })),
     }),
     result: Type.Object({ item_id: Uint }, Strict),
-    handler: async ({ services }, params) => {
-      const revoked = await revokeItem(services, params.item_id, params.reason ?? null);
-      if (!revoked) throw badParam('item_id', `item ${params.item_id} does not exist or is no longer owned`);
+    handler: async ({ services, inTransaction }, params) => {
+      await revokeItem(services, params.item_id, params.reason ?? null, inTransaction);
       return { item_id: params.item_id };
     },
   }),

@@ -39,9 +39,9 @@ export const chatMethods: AnyMethod[] = [
       ),
     }),
     result: ChatStatusResult,
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const { closed, slowmode, emoteonly, slowmode_interval } = params;
-      const settings = await setChatStatus(services, { closed, slowmode, emoteonly, slowmode_interval });
+      const settings = await setChatStatus(services, { closed, slowmode, emoteonly, slowmode_interval }, inTransaction);
       return {
         status: { closed: settings.closed, slowmode: settings.slowmode, emoteonly: settings.emoteonly },
         slowmode_interval: settings.slowmode_interval,
@@ -56,8 +56,8 @@ export const chatMethods: AnyMethod[] = [
     summary: 'Remove a message from the global chat',
     params: P.object({ msg_id: P.string({ minLength: 1, maxLength: 64, description: 'msg_id of the message, as gchat.get shows it' }) }),
     result: Type.Object({ msg_id: Type.String() }, Strict),
-    handler: async ({ services }, params) => {
-      if (!(await deleteMessage(services, params.msg_id))) throw badParam('msg_id', `no message ${params.msg_id} in the chat`);
+    handler: async ({ services, inTransaction }, params) => {
+      await deleteMessage(services, params.msg_id, inTransaction);
       return { msg_id: params.msg_id };
     },
   }),
@@ -80,7 +80,7 @@ export const chatMethods: AnyMethod[] = [
     }),
     result: Type.Object({ msg_id: Type.String() }, Strict),
     errors: { 101: 'a user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const type = params.type as 2 | 3 | 4;
       const given = params as SystemFields;
       for (const field of SYSTEM_MESSAGE_FIELDS[type])
@@ -89,7 +89,7 @@ export const chatMethods: AnyMethod[] = [
       const fields: Record<string, unknown> = {};
       for (const field of SYSTEM_MESSAGE_FIELDS[type]) fields[field] = given[field];
       if (type === 3) fields.user_id_receiver = await requireUser(services, given.user_id_receiver!, { parameter: 'user_id_receiver' });
-      const msgId = await postSystemMessage(services, { type, user_id: userId, ...fields } as never);
+      const msgId = await postSystemMessage(services, { type, user_id: userId, ...fields } as never, inTransaction);
       return { msg_id: msgId };
     },
   }),

@@ -53,7 +53,7 @@ function drawObject(row: Selectable<DrawsTable>) {
     ts: row.ts,
     user_id: row.user_id,
     user_id_receiver: row.receiver_user_id,
-    kind: row.kind as 'case' | 'gift',
+    kind: row.kind,
     case_item_id: row.case_item_id,
     case_item_proto_id: row.case_item_proto_id,
     ...(row.key_item_id !== null ? { key_item_id: row.key_item_id } : {}),

@@ -1,5 +1,4 @@
 import type { AnyMethod, Domain } from '../api/method.js';
-import { registerAuditHook } from './audit.js';
 import { auditMethods } from './audit-methods.js';
 import { catalogMethods } from './catalog-methods.js';
 import { chatMethods } from './chat-methods.js';
@@ -26,5 +25,4 @@ export const adminMethods: AnyMethod[] = [
 export const adminDomain: Domain = {
   name: 'admin',
   methods: adminMethods,
-  routes: (app, services) => registerAuditHook(app, services, new Set(adminMethods.map((m) => m.name))),
 };

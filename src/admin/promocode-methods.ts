@@ -40,14 +40,15 @@ export const promocodeMethods: AnyMethod[] = [
       ts_expires: P.optional(P.uint({ description: 'Unix time from which the code is refused (default: never)' })),
     }),
     result: Type.Object({ promocode: PromocodeSchema }, Strict),
-    handler: async ({ services }, params) => ({
-      promocode: await createPromocode(services, {
+    handler: async ({ services, inTransaction }, params) => {
+      const input = {
         code: params.code,
         itemProtoIds: params.item_proto_ids,
         ...(params.max_uses !== undefined ? { maxUses: params.max_uses } : {}),
         ...(params.ts_expires !== undefined ? { tsExpires: params.ts_expires } : {}),
-      }),
-    }),
+      };
+      return { promocode: await createPromocode(services, input, inTransaction) };
+    },
   }),
 
   defineMethod({
@@ -71,6 +72,6 @@ export const promocodeMethods: AnyMethod[] = [
     description: 'Redemptions already made stay; further ones are refused like an unknown code.',
     params: P.object({ code: codeParam }),
     result: Type.Object({ promocode: PromocodeSchema }, Strict),
-    handler: async ({ services }, params) => ({ promocode: await disablePromocode(services, params.code) }),
+    handler: async ({ services, inTransaction }, params) => ({ promocode: await disablePromocode(services, params.code, inTransaction) }),
   }),
 ];

@@ -78,7 +78,8 @@ export const AuditEntrySchema = Type.Object(
     params: Type.Record(Type.String(), Type.Unknown()),
     result_code: Type.Integer({
       minimum: -1,
-      description: 'the code the call answered; -1: the call was cut short (the process stopped) and its outcome is unknown',
+      description:
+        'the code the call answered (0: the action was carried out); -1 only in entries written by earlier versions, which recorded a call before running it: its outcome is unknown',
     }),
   },
   { ...Strict, $id: 'AuditEntry' },

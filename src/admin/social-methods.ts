@@ -2,12 +2,13 @@ import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import type { Services } from '../services.js';
+import type { InTransaction } from '../db/connection.js';
 import { addFriendRequest, blockUser, makeFriends, removeRelation, unblockUser } from '../friends/graph.js';
 import { friendshipValues } from '../friends/relations.js';
 import { requireUser } from '../users/profiles.js';
 import { RelationResult } from './schemas.js';
 
-type Change = (services: Services, userId: number, otherUserId: number) => Promise<unknown>;
+type Change = (services: Services, userId: number, otherUserId: number, inTransaction: InTransaction) => Promise<unknown>;
 
 /** An admin method that changes the relation between two existing, different users and answers the relation afterwards. */
 function relationMethod(
@@ -29,21 +30,22 @@ function relationMethod(
     }),
     result: RelationResult,
     errors: { 101: 'one of the users does not exist', ...extraErrors },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id, { parameter: 'user_id' });
       const otherUserId = await requireUser(services, params.other_user_id, { parameter: 'other_user_id' });
       if (userId === otherUserId) throw badParam('other_user_id', 'must be another user than user_id');
-      await change(services, userId, otherUserId);
+      await change(services, userId, otherUserId, inTransaction);
       const relation = await friendshipValues(services, userId, [otherUserId]);
       return { user_id: userId, other_user_id: otherUserId, friendship: relation.get(otherUserId) ?? 0 };
     },
   });
 }
 
-async function requestFriendship(services: Services, from: number, to: number): Promise<void> {
-  const outcome = await addFriendRequest(services, from, to);
-  if (outcome === 'blocked_by_target') throw new ApiError(Code.BLOCKED_BY_USER, `user ${to} has blocked user ${from}`);
-  if (outcome === 'blocking_target') throw badParam('user_id', `user ${from} blocks user ${to}: unblock first`);
+async function requestFriendship(services: Services, from: number, to: number, inTransaction: InTransaction): Promise<void> {
+  await addFriendRequest(services, from, to, inTransaction, (outcome) => {
+    if (outcome === 'blocked_by_target') throw new ApiError(Code.BLOCKED_BY_USER, `user ${to} has blocked user ${from}`);
+    if (outcome === 'blocking_target') throw badParam('user_id', `user ${from} blocks user ${to}: unblock first`);
+  });
 }
 
 export const socialMethods: AnyMethod[] = [

@@ -1,6 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
+import { flag } from '../db/flags.js';
 import { badParam } from '../api/errors.js';
 import { nowSeconds } from '../services.js';
 import { revokeAllSessions } from '../auth/sessions.js';
@@ -76,12 +77,13 @@ function rankOf({ rank, rank_id, rank_pts, rank_qual }: RankParams): Rank | null
   }
 }
 
-function profileOf(params: Omit<ProfileChanges, 'rank'> & RankParams): ProfileChanges {
+/** The profile changes the parameters ask for; `gender` is held to 0 or 1 by its schema. */
+function profileOf(params: Omit<ProfileChanges, 'rank' | 'gender'> & { gender?: number } & RankParams): ProfileChanges {
   const { domain, gender, avatar, avatar_key, profile_cover, approved, vip, moderator, superadmin, games, games_wins, xp, xp_level } =
     params;
   return {
     domain,
-    gender,
+    gender: gender === undefined ? undefined : flag(gender),
     avatar,
     avatar_key,
     profile_cover,
@@ -126,13 +128,12 @@ export const userMethods: AnyMethod[] = [
       ...profileParams,
     }),
     result: AccountResult,
-    handler: async ({ services }, params) => {
-      const userId = await createAccount(services, {
-        email: params.email,
-        password: params.password,
-        nick: params.nick,
-        ...profileOf(params),
-      });
+    handler: async ({ services, inTransaction }, params) => {
+      const userId = await createAccount(
+        services,
+        { email: params.email, password: params.password, nick: params.nick, ...profileOf(params) },
+        inTransaction,
+      );
       return { user: accountObject(await requireAccount(services, userId)) };
     },
   }),
@@ -153,14 +154,14 @@ export const userMethods: AnyMethod[] = [
     }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      const row = await updateAccount(services, userId, {
-        nick: params.nick,
-        email: params.email,
-        password: params.password,
-        ...profileOf(params),
-      });
+      const row = await updateAccount(
+        services,
+        userId,
+        { nick: params.nick, email: params.email, password: params.password, ...profileOf(params) },
+        inTransaction,
+      );
       return { user: accountObject(row) };
     },
   }),
@@ -175,11 +176,11 @@ export const userMethods: AnyMethod[] = [
     params: P.object({ user_id: userParam }),
     result: TotpResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
       const account = await requireAccount(services, userId);
       const secret = new Secret({ size: 20 });
-      await setAccountState(services, userId, { totp_secret: services.db.secrets.seal(secret.base32) });
+      await setAccountState(services, userId, { totp_secret: services.db.secrets.seal(secret.base32) }, inTransaction);
       const totp = new TOTP({
         issuer: TOTP_ISSUER,
         label: account.email ?? account.domain ?? String(userId),
@@ -200,9 +201,9 @@ export const userMethods: AnyMethod[] = [
     params: P.object({ user_id: userParam }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      return { user: accountObject(await setAccountState(services, userId, { totp_secret: null })) };
+      return { user: accountObject(await setAccountState(services, userId, { totp_secret: null }, inTransaction)) };
     },
   }),
 
@@ -216,9 +217,9 @@ export const userMethods: AnyMethod[] = [
     params: P.object({ user_id: userParam }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      return { user: accountObject(await setAccountState(services, userId, { global_ban: 1 })) };
+      return { user: accountObject(await setAccountState(services, userId, { global_ban: 1 }, inTransaction)) };
     },
   }),
 
@@ -231,9 +232,9 @@ export const userMethods: AnyMethod[] = [
     params: P.object({ user_id: userParam }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      return { user: accountObject(await setAccountState(services, userId, { global_ban: 0 })) };
+      return { user: accountObject(await setAccountState(services, userId, { global_ban: 0 }, inTransaction)) };
     },
   }),
 
@@ -251,12 +252,12 @@ export const userMethods: AnyMethod[] = [
     }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       if ((params.muted_until === undefined) === (params.duration === undefined))
         throw badParam('muted_until', 'give either muted_until or duration');
       const userId = await requireUser(services, params.user_id);
       const until = params.duration !== undefined ? nowSeconds(services) + params.duration : params.muted_until!;
-      return { user: accountObject(await setAccountState(services, userId, { muted_until: until === 0 ? null : until })) };
+      return { user: accountObject(await setAccountState(services, userId, { muted_until: until === 0 ? null : until }, inTransaction)) };
     },
   }),
 
@@ -272,9 +273,11 @@ export const userMethods: AnyMethod[] = [
     }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      return { user: accountObject(await setAccountState(services, userId, { inventory_privacy: params.inventory_privacy })) };
+      return {
+        user: accountObject(await setAccountState(services, userId, { inventory_privacy: params.inventory_privacy }, inTransaction)),
+      };
     },
   }),
 
@@ -287,9 +290,9 @@ export const userMethods: AnyMethod[] = [
     params: P.object({ user_id: userParam }),
     result: UserIdResult,
     errors: { 101: 'user does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      await revokeAllSessions(services, userId);
+      await revokeAllSessions(services, userId, inTransaction);
       return { user_id: userId };
     },
   }),
@@ -307,11 +310,11 @@ export const userMethods: AnyMethod[] = [
     }),
     result: AccountResult,
     errors: { 101: 'the owner does not exist' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const ownerId = await requireUser(services, params.owner_id, { parameter: 'owner_id' });
       const owner = await requireAccount(services, ownerId);
       if (owner.bot_owner_id !== null) throw badParam('owner_id', 'is a bot; a bot cannot own bots');
-      const userId = await createAccount(services, { nick: params.nick, botOwnerId: ownerId, ...profileOf(params) });
+      const userId = await createAccount(services, { nick: params.nick, botOwnerId: ownerId, ...profileOf(params) }, inTransaction);
       return { user: accountObject(await requireAccount(services, userId)) };
     },
   }),

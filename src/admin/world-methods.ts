@@ -48,11 +48,11 @@ export const worldMethods: AnyMethod[] = [
       },
       Strict,
     ),
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const world = parseJsonParam('world', params.world);
       let summary;
       try {
-        summary = await importWorld(services.db, world, { mode: params.mode, now: nowSeconds(services) });
+        summary = await importWorld(services.db, world, { mode: params.mode, now: nowSeconds(services), inTransaction });
       } catch (error) {
         if (error instanceof WorldError) throw new ApiError(Code.BAD_PARAM, error.message);
         throw error;

@@ -76,8 +76,3 @@ export function registerClientAddressCheck(app: FastifyInstance, trust: TrustPro
       .send({ code: Code.BAD_PARAM, description: 'X-Forwarded-For: the client address is not an IP address' });
   });
 }
-
-/** Whether a request was refused for its client address (nothing about it may be recorded). */
-export function hasValidClientAddress(ip: string): boolean {
-  return normalizeIp(ip) !== null;
-}

@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services.js';
 import { ApiError, Code, authError, rateLimited } from './errors.js';
-import { SerializedData, SerializedList, StreamedData, type AnyMethod, type CallContext } from './method.js';
+import { SerializedData, SerializedList, StreamedData, type AdminContext, type AnyMethod, type CallContext } from './method.js';
 import { checkAdminKey } from './admin-key.js';
 import { chargeAddress } from './address-limits.js';
+import { runAudited } from './audit.js';
 
 /** One call of a method, whatever carried it (an HTTP request, a WebSocket emit). */
 export interface Invocation {
@@ -54,8 +55,15 @@ export class MethodDispatcher {
 
     const ctx: CallContext = { services, ip, userAgent: call.userAgent, requestId: call.requestId, log: call.log };
     if (method.auth === 'admin') {
-      ctx.adminKey = await checkAdminKey(services, call.adminKey, ip);
-    } else if (method.auth !== 'none') {
+      const keyFingerprint = await checkAdminKey(services, call.adminKey, ip);
+      const audited = { action: method.name, keyFingerprint, ip, params: raw, requestId: call.requestId, log: call.log };
+      const answer = await runAudited(services, audited, (inTransaction) => {
+        const adminCtx: AdminContext = { ...ctx, inTransaction };
+        return method.run(adminCtx, raw);
+      });
+      return { method, answer };
+    }
+    if (method.auth !== 'none') {
       const token = call.token(raw);
       if (token !== undefined) {
         const caller = await services.tokens.resolve(token, ip);

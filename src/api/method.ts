@@ -1,6 +1,7 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services.js';
+import type { InTransaction } from '../db/connection.js';
 import { authError } from './errors.js';
 import { readParams } from './params.js';
 
@@ -24,12 +25,20 @@ export interface CallContext {
   userAgent?: string;
   requestId: string;
   log: FastifyBaseLogger;
-  /** X-Admin-Key header as sent (admin methods only). */
-  adminKey?: string;
 }
 
 export interface SignedInContext extends CallContext {
   caller: Caller;
+}
+
+/** What an admin method's handler is given: an authorised call, audited by the transport. */
+export interface AdminContext extends CallContext {
+  /**
+   * The one transaction the action writes the database in, together with its audit entry:
+   * both commit or neither. Run in it every write of the action (and nothing else that
+   * reaches the database); announce the changes to other processes once it has returned.
+   */
+  inTransaction: InTransaction;
 }
 
 /**
@@ -65,11 +74,15 @@ export interface MethodDescription<P extends TObject = TObject, R extends TSchem
   resultKey?: 'data' | 'result';
 }
 
-/** A method's declaration with its handler, which is given the signed-in caller when the method requires one. */
+/**
+ * A method's declaration with its handler, which is given the signed-in caller when the method
+ * requires one, and the audited transaction of the call when it is an admin method.
+ */
 export type MethodDefinition<P extends TObject, R extends TSchema | undefined> = MethodDescription<P, R> &
   (
     | { auth: 'required'; handler: Handler<SignedInContext, P, R> }
-    | { auth: Exclude<AuthRequirement, 'required'>; handler: Handler<CallContext, P, R> }
+    | { auth: 'admin'; handler: Handler<AdminContext, P, R> }
+    | { auth: 'none' | 'optional'; handler: Handler<CallContext, P, R> }
   );
 
 /** A declared method as the transport runs it: the parameters as sent in, the handler's answer out. */
@@ -80,6 +93,10 @@ export interface AnyMethod extends MethodDescription {
 
 function isSignedIn(ctx: CallContext): ctx is SignedInContext {
   return ctx.caller !== undefined;
+}
+
+function isAudited(ctx: CallContext): ctx is AdminContext {
+  return 'inTransaction' in ctx;
 }
 
 /**
@@ -130,9 +147,16 @@ export function defineMethod<P extends TObject, R extends TSchema | undefined = 
     ...definition,
     run: async (ctx, raw) => {
       const params = readParams(definition.params, raw);
-      if (definition.auth !== 'required') return definition.handler(ctx, params);
-      if (!isSignedIn(ctx)) throw authError('authorization required: send an access_token');
-      return definition.handler(ctx, params);
+      switch (definition.auth) {
+        case 'required':
+          if (!isSignedIn(ctx)) throw authError('authorization required: send an access_token');
+          return definition.handler(ctx, params);
+        case 'admin':
+          if (!isAudited(ctx)) throw new Error(`${definition.name} runs only as an audited admin call`);
+          return definition.handler(ctx, params);
+        default:
+          return definition.handler(ctx, params);
+      }
     },
   };
 }

@@ -13,7 +13,7 @@ import { Strict, Ts } from './schema-types.js';
 type Json = Record<string, unknown>;
 
 /** Result codes any method may answer, as the reference service defines them. */
-export const GLOBAL_ERRORS: Record<number, string> = {
+export const GLOBAL_ERRORS = {
   [Code.AUTH]: 'authorization error: token missing where required, unknown, expired, revoked, or used from another IP',
   [Code.BAD_PARAM]: 'a required parameter is missing, or a parameter is invalid (the description names it)',
   [Code.INTERNAL]: 'internal server error',
@@ -26,7 +26,7 @@ export const GLOBAL_ERRORS: Record<number, string> = {
   [Code.TOTP_REQUIRED]: 'an authenticator (TOTP) code is required',
   [Code.DISABLED]: 'method temporarily disabled (maintenance)',
   [Code.UNKNOWN]: 'unknown error',
-};
+} satisfies Record<number, string>;
 
 /** The `data` an error carries, for the codes that carry one. */
 export const ERROR_DATA: Record<number, TObject> = {
@@ -72,12 +72,13 @@ const Description = Type.String({ description: 'what went wrong, in words' });
 export function errorEnvelopeSchemas(codes: number[]): TObject[] {
   const plain = codes.filter((c) => !ERROR_DATA[c]);
   const schemas: TObject[] = [];
-  if (plain.length > 0) {
-    const code = plain.length === 1 ? Type.Literal(plain[0]) : Type.Union(plain.map((c) => Type.Literal(c)));
-    schemas.push(Type.Object({ code, description: Description }, Strict));
+  // A union of one literal is that literal.
+  if (plain.length > 0)
+    schemas.push(Type.Object({ code: Type.Union(plain.map((c) => Type.Literal(c))), description: Description }, Strict));
+  for (const c of codes) {
+    const data = ERROR_DATA[c];
+    if (data) schemas.push(Type.Object({ code: Type.Literal(c), description: Description, data }, Strict));
   }
-  for (const c of codes.filter((c) => ERROR_DATA[c]))
-    schemas.push(Type.Object({ code: Type.Literal(c), description: Description, data: ERROR_DATA[c] }, Strict));
   return schemas;
 }
 

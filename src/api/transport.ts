@@ -87,10 +87,10 @@ const TEXT_ANSWER_MAX_CHARS = 64 * 1024;
 /**
  * An answer as sent: large ones as bytes, encoded once here, where a string would be
  * measured, joined to the headers and encoded again on its way out (megabytes for a large
- * inventory). Admin answers stay text: the audit hook reads the code from it.
+ * inventory).
  */
-function sendable(text: string, admin: boolean): Buffer | string {
-  return admin || text.length < TEXT_ANSWER_MAX_CHARS ? text : Buffer.from(text);
+function sendable(text: string): Buffer | string {
+  return text.length < TEXT_ANSWER_MAX_CHARS ? text : Buffer.from(text);
 }
 
 /** The success envelope around serialised data, as text. */
@@ -169,14 +169,10 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
       return reply
         .type('application/json; charset=utf-8')
         .send(Readable.from(envelopePieces(data), { objectMode: false, encoding: 'utf8' }));
-    const admin = method.auth === 'admin';
     if (data instanceof SerializedData && method.resultKey === 'result')
       return reply.type('application/json; charset=utf-8').send(`{"code":0,"result":${data.json}}`);
-    if (data instanceof SerializedData)
-      return reply
-        .type('application/json; charset=utf-8')
-        .send(admin ? sendable(envelopeText(data.json), admin) : encodedAnswers.sendable(data));
-    if (data instanceof SerializedList) return reply.type('application/json; charset=utf-8').send(sendable(listEnvelopeText(data), admin));
+    if (data instanceof SerializedData) return reply.type('application/json; charset=utf-8').send(encodedAnswers.sendable(data));
+    if (data instanceof SerializedList) return reply.type('application/json; charset=utf-8').send(sendable(listEnvelopeText(data)));
     // Plain JSON.stringify, not serialisers compiled from the response schemas: for these
     // answers (unions of shapes, many optional fields) fast-json-stringify measured slower, and
     // the large lists (inventories, prototypes) are already assembled from cached JSON text.

@@ -40,11 +40,11 @@ export async function createBot(services: Services, caller: Caller, nickParam: s
   const limit = services.config.bots.perOwner;
   const userId = await services.db.kysely.transaction().execute(async (trx) => {
     await dialectAdapter.lockUsers(trx, services.db.dialect, [caller.userId]);
-    const [{ n }] = await trx
+    const { n } = await trx
       .selectFrom('users')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('bot_owner_id', '=', caller.userId)
-      .execute();
+      .executeTakeFirstOrThrow();
     if (Number(n) >= limit) throw new ApiError(Code.BOT_LIMIT, `bot limit reached: one user may own at most ${limit} bots`);
     const row = await trx
       .insertInto('users')

@@ -1,4 +1,5 @@
 import { ApiError, Code, rateLimited } from '../api/errors.js';
+import { sha256 } from '../infra/secrets.js';
 import type { Services } from '../services.js';
 import { captchaSolved } from './captcha.js';
 
@@ -60,6 +61,17 @@ export const SIGNIN_LIMITS = {
   ceilingWindowSeconds: 60 * 60,
   /** ...except from a known source, which may fail this many times per window on its own. */
   knownSourceFailures: 10,
+} as const;
+
+/** Thresholds of sign-up, per hour. */
+export const SIGNUP_LIMITS = {
+  windowSeconds: 60 * 60,
+  /** Past this many sign-ups from one address, a captcha is required (without a verifier, a growing delay)... */
+  captchaAfterAddressAttempts: 3,
+  /** ...and past this many, sign-up from that address is refused outright (code 7). */
+  ceilingAddressAttempts: 20,
+  /** Sign-ups naming one e-mail address (each may tell its owner): past this, code 7. */
+  ceilingEmailAttempts: 10,
 } as const;
 
 /** Wrong TOTP codes per account, across all its sign-ins, per window; past it 414. */
@@ -141,4 +153,24 @@ async function waitFor(services: Services, budget: Budget): Promise<number> {
   const delay = Math.min(DELAY_LIMITS.maxSeconds, DELAY_LIMITS.firstSeconds * 2 ** Math.min(over, 20));
   const turn = await counters.take(`${budget.key}:turn`, delay, 1);
   return turn.taken ? 0 : turn.resetIn;
+}
+
+/**
+ * Admits a sign-up attempt under the same rules: a budget per client address, past which a
+ * solved captcha is needed (or, without a captcha verifier, a delay that doubles), and a
+ * ceiling (code 7). Every admitted sign-up spends its place, whatever its outcome: accounts are
+ * what is limited, not wrong guesses. Sign-ups naming one e-mail address are capped too (each
+ * may mail its owner).
+ */
+export async function admitSignup(services: Services, attempt: { email: string; ip: string; captcha?: string }): Promise<void> {
+  const window = SIGNUP_LIMITS.windowSeconds;
+  const named = await services.counters.hit(`signup:email:${sha256(attempt.email).slice(0, 32)}`, window);
+  if (named.count > SIGNUP_LIMITS.ceilingEmailAttempts) throw rateLimited(named.resetIn);
+  const admitted = await admitAttempt(services, {
+    budgets: [{ key: `signup:ip:${attempt.ip}`, free: SIGNUP_LIMITS.captchaAfterAddressAttempts, windowSeconds: window }],
+    ceiling: { key: `signup:ip-ceiling:${attempt.ip}`, free: SIGNUP_LIMITS.ceilingAddressAttempts, windowSeconds: window },
+    captcha: attempt.captcha,
+    ip: attempt.ip,
+  });
+  await admitted.failed();
 }

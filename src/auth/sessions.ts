@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, Code, authError } from '../api/errors.js';
 import type { Caller } from '../api/method.js';
-import type { Executor } from '../db/connection.js';
+import { ownTransaction, type Executor } from '../db/connection.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { newToken, sha256 } from '../infra/secrets.js';
 import { nowSeconds, type Services } from '../services.js';
@@ -198,13 +198,16 @@ export async function signOut(services: Services, caller: Caller): Promise<void>
  * code, then tells every process to stop accepting them. Used for bans, password changes and
  * the admin's "end all sessions".
  */
-export async function revokeAllSessions(services: Services, userId: number): Promise<void> {
+export async function revokeAllSessions(services: Services, userId: number, inTransaction = ownTransaction(services.db)): Promise<void> {
   const now = nowSeconds(services);
-  await services.db.kysely.transaction().execute(async (trx) => {
-    await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
-    await trx.updateTable('totp_challenges').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
-  });
+  await inTransaction((trx) => endAllSessionsIn(trx, userId, now));
   await announceSessionsRevoked(services, { userId });
+}
+
+/** The writes of revokeAllSessions, in the caller's transaction; the caller announces the revocation once it has committed. */
+export async function endAllSessionsIn(trx: Executor, userId: number, now: number): Promise<void> {
+  await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+  await trx.updateTable('totp_challenges').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
 }
 
 /**

@@ -7,6 +7,18 @@ import type { Clock } from '../infra/clock.js';
 import { sha256 } from '../infra/secrets.js';
 import { requestAddress } from './ip.js';
 
+export interface ResolvedSession {
+  caller: Caller;
+  /** ms by the server's clock; 0 = never */
+  expiresAt: number;
+}
+
+/** Why a session no longer works. */
+export type SessionEnd = 'revoked' | 'expired';
+
+/** Session ids per query of `endedSessions` (well under every database's limit of bound values). */
+const ENDED_QUERY_CHUNK = 500;
+
 interface CachedSession {
   caller: Caller;
   ip: string | null;
@@ -64,6 +76,11 @@ export class TokenResolver {
 
   /** The caller for a token, or null when it is unknown, expired, revoked or bound to another address. */
   async resolve(token: string, ip: string): Promise<Caller | null> {
+    return (await this.resolveSession(token, ip))?.caller ?? null;
+  }
+
+  /** As `resolve`, with when the session expires (ms by the server's clock; 0 = never). */
+  async resolveSession(token: string, ip: string): Promise<ResolvedSession | null> {
     if (token.length < 16 || token.length > 200) return null;
     const hash = sha256(token);
     const now = this.options.clock.now();
@@ -94,7 +111,29 @@ export class TokenResolver {
     // Stored addresses are normalized; the request's needs it only when the spellings differ.
     if (bound && session.ip !== ip && session.ip !== requestAddress(ip)) return null;
     this.noteUse(session, now);
-    return session.caller;
+    return { caller: session.caller, expiresAt: session.expiresAt };
+  }
+
+  /**
+   * Of the sessions `sessionIds`, those that have ended, read from the database (not the cache):
+   * revoked (or gone), or expired.
+   */
+  async endedSessions(sessionIds: readonly number[]): Promise<Map<number, SessionEnd>> {
+    const ended = new Map<number, SessionEnd>(sessionIds.map((id) => [id, 'revoked']));
+    const now = Math.floor(this.options.clock.now() / 1000);
+    for (let start = 0; start < sessionIds.length; start += ENDED_QUERY_CHUNK) {
+      const rows = await this.options.db.kysely
+        .selectFrom('sessions')
+        .select(['session_id', 'expires_at', 'revoked_at'])
+        .where('session_id', 'in', sessionIds.slice(start, start + ENDED_QUERY_CHUNK))
+        .execute();
+      for (const row of rows) {
+        if (row.revoked_at !== null) continue;
+        if (row.expires_at !== 0 && row.expires_at <= now) ended.set(row.session_id, 'expired');
+        else ended.delete(row.session_id);
+      }
+    }
+    return ended;
   }
 
   /** Records when a session was last used (for the sessions list), at most once a minute, without waiting. */

@@ -1,4 +1,5 @@
 import { SerializedData } from '../api/method.js';
+import { elementAt } from '../infra/elements.js';
 import type { UserObject } from '../users/profiles.js';
 import type { ItemObject } from '../catalog/protos.js';
 import { protosNamedBy, usersNamedBy } from './messages.js';
@@ -54,7 +55,7 @@ export class ChatHistory {
   insert(entry: HistoryEntry): boolean {
     if (this.entries.some((e) => e.message.msg_id === entry.message.msg_id)) return false;
     let at = this.entries.length;
-    while (at > 0 && this.entries[at - 1].seq > entry.seq) at--;
+    while (at > 0 && elementAt(this.entries, at - 1).seq > entry.seq) at--;
     if (at === 0 && this.entries.length >= this.size) return false;
     this.entries.splice(at, 0, entry);
     if (this.entries.length > this.size) this.entries.splice(0, this.entries.length - this.size);

@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Executor } from '../db/connection.js';
+import type { Executor, InTransaction } from '../db/connection.js';
 import type { ChatMessagesTable } from '../db/tables.js';
 import type { Services } from '../services.js';
 import { MessageIds } from './message-id.js';
@@ -88,12 +88,14 @@ export interface StoredMessage<M extends ChatMessage = ChatMessage> {
  * on PostgreSQL the chat_state row is locked from reading the newest id until the insert
  * commits; SQLite is written by one process. `announce` runs before the next message of this
  * process is stored, so this process hands its messages on in the order they were stored.
+ * `inTransaction`: the transaction to store it in (an admin action's), announced once committed.
  */
 export function storeMessage<M extends ChatMessage>(
   services: Services,
   nowMs: number,
   build: (msgId: string) => M,
   announce: (stored: StoredMessage<M>) => void,
+  inTransaction?: InTransaction,
 ): Promise<StoredMessage<M>> {
   const run = async (): Promise<StoredMessage<M>> => {
     const insert = async (k: Executor): Promise<StoredMessage<M>> => {
@@ -104,8 +106,11 @@ export function storeMessage<M extends ChatMessage>(
       const row = await k.insertInto('chat_messages').values(rowValues(message)).returning('msg_seq').executeTakeFirstOrThrow();
       return { message, seq: Number(row.msg_seq) };
     };
-    const stored =
-      services.db.dialect === 'postgres' ? await services.db.kysely.transaction().execute(insert) : await insert(services.db.kysely);
+    const stored = inTransaction
+      ? await inTransaction(insert)
+      : services.db.dialect === 'postgres'
+        ? await services.db.kysely.transaction().execute(insert)
+        : await insert(services.db.kysely);
     announce(stored);
     return stored;
   };

@@ -1,5 +1,7 @@
 import { ApiError, Code, badParam } from '../api/errors.js';
+import type { Flag } from '../db/flags.js';
 import { nowSeconds, type Services } from '../services.js';
+import { ownTransaction, type InTransaction } from '../db/connection.js';
 import { protosNamedBy, storeMessage, type SystemMessageFields } from './messages.js';
 import { ChatRuntime, enrichmentOf, readChatSettings } from './runtime.js';
 import type { ChatSettings } from './history.js';
@@ -13,13 +15,18 @@ export interface ChatStatusChange {
   slowmode_interval?: number;
 }
 
-const bit = (value: boolean | 0 | 1 | undefined) => (value === undefined ? undefined : value === true || value === 1 ? 1 : 0);
+const bit = (value: boolean | Flag | undefined): Flag | undefined =>
+  value === undefined ? undefined : value === true || value === 1 ? 1 : 0;
 
 /**
  * Changes the given chat flags (the others stay), then tells every process; gchat.get and
  * `gchat.status` subscribers see the change in every process. Returns the resulting settings.
  */
-export async function setChatStatus(services: Services, change: ChatStatusChange): Promise<ChatSettings> {
+export async function setChatStatus(
+  services: Services,
+  change: ChatStatusChange,
+  inTransaction = ownTransaction(services.db),
+): Promise<ChatSettings> {
   const interval = change.slowmode_interval;
   if (interval !== undefined && (!Number.isSafeInteger(interval) || interval < 1 || interval > 86400))
     throw badParam('slowmode_interval', 'must be an integer from 1 to 86400');
@@ -29,27 +36,28 @@ export async function setChatStatus(services: Services, change: ChatStatusChange
     ...(bit(change.emoteonly) !== undefined ? { emoteonly: bit(change.emoteonly) } : {}),
     ...(interval !== undefined ? { slowmode_interval: interval } : {}),
   };
-  if (Object.keys(values).length > 0) await services.db.kysely.updateTable('chat_state').set(values).where('id', '=', 1).execute();
+  if (Object.keys(values).length > 0) await inTransaction((trx) => trx.updateTable('chat_state').set(values).where('id', '=', 1).execute());
   await services.chat.publish({ kind: 'status', id: ChatRuntime.eventId() });
   return readChatSettings(services);
 }
 
-/** Hides a message from the chat in every process. False when no visible message has that id. */
-export async function deleteMessage(services: Services, msgId: string): Promise<boolean> {
-  const result = await services.db.kysely
-    .updateTable('chat_messages')
-    .set({ deleted_at: nowSeconds(services) })
-    .where('msg_id', '=', msgId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return false;
+/** Hides a message from the chat in every process; code 2 when no visible message has that id. */
+export async function deleteMessage(services: Services, msgId: string, inTransaction = ownTransaction(services.db)): Promise<void> {
+  await inTransaction(async (trx) => {
+    const result = await trx
+      .updateTable('chat_messages')
+      .set({ deleted_at: nowSeconds(services) })
+      .where('msg_id', '=', msgId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw badParam('msg_id', `no message ${msgId} in the chat`);
+  });
   await services.chat.publish({ kind: 'delete', id: ChatRuntime.eventId(), msg_id: msgId });
-  return true;
 }
 
-function positiveIds(name: string, ids: unknown[]): number[] {
-  for (const id of ids) if (!Number.isSafeInteger(id) || (id as number) < 1) throw badParam(name, 'must be positive integer ids');
-  return ids as number[];
+function positiveId(name: string, id: unknown): number {
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw badParam(name, 'must be positive integer ids');
+  return id;
 }
 
 /**
@@ -58,26 +66,28 @@ function positiveIds(name: string, ids: unknown[]): number[] {
  * redeemed a promo code for item_proto_ids). It is kept and shown like any message, whatever
  * the chat status. Returns its msg_id.
  */
-export async function postSystemMessage(services: Services, fields: SystemMessageFields): Promise<string> {
+export async function postSystemMessage(services: Services, fields: SystemMessageFields, inTransaction?: InTransaction): Promise<string> {
   const now = services.clock.now();
   // The msg_id is given when the message is stored.
   const common = { user_id: fields.user_id, msg_id: '', ts: Math.floor(now / 1000) };
   let message: ChatMessage;
   switch (fields.type) {
     case 2: {
-      const [caseId, dropId] = positiveIds('case_item_proto_id', [fields.case_item_proto_id, fields.drop_item_proto_id]);
+      const caseId = positiveId('case_item_proto_id', fields.case_item_proto_id);
+      const dropId = positiveId('case_item_proto_id', fields.drop_item_proto_id);
       message = { type: 2, ...common, case_item_proto_id: caseId, drop_item_proto_id: dropId };
       break;
     }
     case 3: {
-      const [receiver, protoId] = positiveIds('user_id_receiver', [fields.user_id_receiver, fields.item_proto_id]);
+      const receiver = positiveId('user_id_receiver', fields.user_id_receiver);
+      const protoId = positiveId('user_id_receiver', fields.item_proto_id);
       message = { type: 3, ...common, user_id_receiver: receiver, item_proto_id: protoId };
       break;
     }
     case 4: {
       if (!Array.isArray(fields.item_proto_ids) || fields.item_proto_ids.length === 0)
         throw badParam('item_proto_ids', 'must list at least one prototype');
-      message = { type: 4, ...common, item_proto_ids: [...new Set(positiveIds('item_proto_ids', fields.item_proto_ids))] };
+      message = { type: 4, ...common, item_proto_ids: [...new Set(fields.item_proto_ids.map((id) => positiveId('item_proto_ids', id)))] };
       break;
     }
     default:
@@ -107,6 +117,7 @@ export async function postSystemMessage(services: Services, fields: SystemMessag
         item_protos,
         audience: null,
       })),
+    inTransaction,
   );
   await published;
   return stored.message.msg_id;

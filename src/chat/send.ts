@@ -1,7 +1,7 @@
 import { ApiError, Code, authError, badParam } from '../api/errors.js';
 import { sha256 } from '../infra/secrets.js';
 import type { CounterStore } from '../infra/counters.js';
-import { loadProfiles, profileObject } from '../users/profiles.js';
+import { loadProfiles, profileObject, type Profile } from '../users/profiles.js';
 import type { Services } from '../services.js';
 import { isOnlyEmoticons } from './emoticons.js';
 import { mentionedIds } from './mentions.js';
@@ -43,19 +43,17 @@ async function take(
   return { undo };
 }
 
-/**
- * gchat.send: checks the message against mute, chat modes and bot rules, stores it unless it
- * is only pushed live (a `!` command, a bot's non-public message), and hands it to every
- * process's history and subscribers. Returns the msg_id.
- */
-export async function sendMessage(services: Services, userId: number, rawText: string, isPublicFlag: boolean): Promise<string> {
-  const { config, counters } = services;
-  const runtime = services.chat;
+/** The message without surrounding spaces; refused when empty or too long. */
+function checkedText(rawText: string): string {
   const text = rawText.trim();
   const length = [...text].length;
   if (length < 1 || length > MAX_MESSAGE_LENGTH)
     throw badParam('message', `must be 1 to ${MAX_MESSAGE_LENGTH} characters once surrounding spaces are removed`);
+  return text;
+}
 
+/** The author as the chat sees them, and the moment of sending; refused when muted, or when the chat's modes refuse the text. */
+async function checkedAuthor(services: Services, userId: number, text: string) {
   // Read from the database on every send, so a mute or a moderator flag applies at once.
   const author = await services.db.kysely
     .selectFrom('users')
@@ -69,81 +67,117 @@ export async function sendMessage(services: Services, userId: number, rawText: s
     throw new ApiError(Code.MUTED, 'you are muted in the chat', { muted_until: author.muted_until });
 
   const moderator = author.moderator === 1;
-  const settings = runtime.settings;
+  const settings = services.chat.settings;
   if (!moderator && settings.closed) throw restricted('DISABLED', 'the chat is closed for writing');
   // Emote-only mode binds moderators too (they may switch it off); only closed and slow mode spare them.
-  if (settings.emoteonly && !isOnlyEmoticons(text, runtime.emoticons))
+  if (settings.emoteonly && !isOnlyEmoticons(text, services.chat.emoticons))
     throw restricted('EMOTES_ONLY', 'the chat is in emote-only mode: only emoticon codes such as :smile: may be written');
+  return { moderator, isBot: author.bot_owner_id !== null, nowMs };
+}
+
+/** Counts the message against slow mode and the bot limits; each use counted is added to `taken`, so a refusal can give it back. */
+async function takeSendingLimits(
+  services: Services,
+  userId: number,
+  text: string,
+  sender: { moderator: boolean; isBot: boolean; isPublic: boolean },
+  taken: Taken[],
+): Promise<void> {
+  const { config, counters } = services;
+  const settings = services.chat.settings;
+  if (!sender.moderator && settings.slowmode) {
+    const interval = settings.slowmode_interval;
+    taken.push(
+      await take(
+        counters,
+        `chat:slowmode:${userId}`,
+        interval,
+        1,
+        (resetIn) => new ApiError(Code.RATE_LIMIT, `slow mode: one message per ${interval} seconds`, { retry_after: resetIn }),
+      ),
+    );
+  }
+  if (sender.isBot && sender.isPublic) {
+    const limit = config.chat.botHourlyLimit;
+    taken.push(
+      await take(counters, `chat:bot:${userId}:public`, BOT_WINDOW_SECONDS, limit, () =>
+        restricted('BOT_LIMITATIONS', `a bot may post at most ${limit} public messages an hour`),
+      ),
+    );
+    taken.push(
+      await take(counters, `chat:bot:${userId}:text:${sha256(text)}`, BOT_WINDOW_SECONDS, 1, () =>
+        restricted('BOT_LIMITATIONS', 'a bot may not repeat a public message within an hour'),
+      ),
+    );
+  }
+}
+
+/** Stores the message unless `kept` is false, and hands it to every process's history and subscribers; answers the stored form. */
+async function deliverMessage(
+  services: Services,
+  userId: number,
+  text: string,
+  nowMs: number,
+  delivery: { mentioned: number[]; rows: Map<number, Profile>; isPublic: boolean; kept: boolean },
+): Promise<TextMessage> {
+  const runtime = services.chat;
+  const { mentioned, rows, isPublic, kept } = delivery;
+  const users = [...new Set([userId, ...mentioned])]
+    .sort((a, b) => a - b)
+    .flatMap((id) => {
+      const row = rows.get(id);
+      return row ? [profileObject(services, row, 'short')] : [];
+    });
+  const build = (msgId: string): TextMessage => ({
+    type: 1,
+    user_id: userId,
+    msg_id: msgId,
+    ts: Math.floor(nowMs / 1000),
+    text,
+    user_ids_mentioned: mentioned,
+  });
+  const publish = (message: TextMessage, seq: number | null) =>
+    runtime.publish({
+      kind: 'add',
+      id: ChatRuntime.eventId(),
+      seq,
+      message,
+      users,
+      item_protos: [],
+      audience: isPublic ? null : mentioned,
+    });
+
+  let message: TextMessage;
+  let published!: Promise<void>;
+  if (kept) {
+    message = (await storeMessage(services, nowMs, build, (s) => (published = publish(s.message, s.seq)))).message;
+  } else {
+    message = build(runtime.writer.ids.next(nowMs));
+    published = publish(message, null);
+  }
+  await published;
+  return message;
+}
+
+/**
+ * gchat.send: checks the message against mute, chat modes and bot rules, stores it unless it
+ * is only pushed live (a `!` command, a bot's non-public message), and hands it to every
+ * process's history and subscribers. Returns the msg_id.
+ */
+export async function sendMessage(services: Services, userId: number, rawText: string, isPublicFlag: boolean): Promise<string> {
+  const text = checkedText(rawText);
+  const { moderator, isBot, nowMs } = await checkedAuthor(services, userId, text);
 
   const candidates = mentionedIds(text);
   const rows = await loadProfiles(services, [userId, ...candidates]);
   const mentioned = candidates.filter((id) => rows.has(id));
-  const isBot = author.bot_owner_id !== null;
   const isPublic = !isBot || isPublicFlag || mentioned.length === 0;
   const kept = isPublic && !text.startsWith('!');
 
   const taken: Taken[] = [];
   try {
-    if (!moderator && settings.slowmode) {
-      const interval = settings.slowmode_interval;
-      taken.push(
-        await take(
-          counters,
-          `chat:slowmode:${userId}`,
-          interval,
-          1,
-          (resetIn) => new ApiError(Code.RATE_LIMIT, `slow mode: one message per ${interval} seconds`, { retry_after: resetIn }),
-        ),
-      );
-    }
-    if (isBot && isPublic) {
-      const limit = config.chat.botHourlyLimit;
-      taken.push(
-        await take(counters, `chat:bot:${userId}:public`, BOT_WINDOW_SECONDS, limit, () =>
-          restricted('BOT_LIMITATIONS', `a bot may post at most ${limit} public messages an hour`),
-        ),
-      );
-      taken.push(
-        await take(counters, `chat:bot:${userId}:text:${sha256(text)}`, BOT_WINDOW_SECONDS, 1, () =>
-          restricted('BOT_LIMITATIONS', 'a bot may not repeat a public message within an hour'),
-        ),
-      );
-    }
-
-    const users = [...new Set([userId, ...mentioned])]
-      .sort((a, b) => a - b)
-      .flatMap((id) => {
-        const row = rows.get(id);
-        return row ? [profileObject(services, row, 'short')] : [];
-      });
-    const build = (msgId: string): TextMessage => ({
-      type: 1,
-      user_id: userId,
-      msg_id: msgId,
-      ts: now,
-      text,
-      user_ids_mentioned: mentioned,
-    });
-    const publish = (message: TextMessage, seq: number | null) =>
-      runtime.publish({
-        kind: 'add',
-        id: ChatRuntime.eventId(),
-        seq,
-        message,
-        users,
-        item_protos: [],
-        audience: isPublic ? null : mentioned,
-      });
-
-    let message: TextMessage;
-    let published!: Promise<void>;
-    if (kept) {
-      message = (await storeMessage(services, nowMs, build, (s) => (published = publish(s.message, s.seq)))).message;
-    } else {
-      message = build(runtime.writer.ids.next(nowMs));
-      published = publish(message, null);
-    }
-    await published;
+    await takeSendingLimits(services, userId, text, { moderator, isBot, isPublic }, taken);
+    const message = await deliverMessage(services, userId, text, nowMs, { mentioned, rows, isPublic, kept });
     return message.msg_id;
   } catch (err) {
     await Promise.all(taken.map((t) => t.undo())).catch(() => undefined);

@@ -172,14 +172,14 @@ function parseArgs(args: string[]): ParsedArgs {
   const options = new Map<string, string>();
   const positionals: string[] = [];
   let help = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
+  const rest = [...args];
+  for (let arg = rest.shift(); arg !== undefined; arg = rest.shift()) {
     if (arg === '--help' || arg === '-h') {
       help = true;
       continue;
     }
     if (arg === '--') {
-      positionals.push(...args.slice(i + 1));
+      positionals.push(...rest);
       break;
     }
     if (!arg.startsWith('--')) {
@@ -188,10 +188,13 @@ function parseArgs(args: string[]): ParsedArgs {
     }
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq === -1 ? undefined : eq);
-    let value: string;
+    const next = rest[0];
+    let value = '1';
     if (eq !== -1) value = arg.slice(eq + 1);
-    else if (i + 1 < args.length && !args[i + 1].startsWith('--')) value = args[++i];
-    else value = '1';
+    else if (next !== undefined && !next.startsWith('--')) {
+      value = next;
+      rest.shift();
+    }
     if (name === '') throw new UsageError(`malformed option "${arg}"`);
     if (options.has(name)) throw new UsageError(`option --${name} was given twice`);
     options.set(name, value);

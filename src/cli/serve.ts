@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
+import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
+import type { Services } from '../services.js';
 import { createServer } from '../app.js';
-import { openDatabase, describeDatabaseUrl } from '../db/connection.js';
+import { openDatabase, describeDatabaseUrl, type Database } from '../db/connection.js';
 import { describeSecretKeySource } from '../db/secret-key.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { importWorldIfEmpty, isEmptyWorld, WorldError } from '../world/import.js';
@@ -28,13 +31,25 @@ const SHUTDOWN_GRACE_MS = 25_000;
 /** A repeated signal within this time is the same request to stop. */
 const REPEAT_SIGNAL_MS = 2_000;
 
+/** The demo world shipped with the server, found from src/cli and dist/cli alike. */
+const SHIPPED_DEMO_WORLD = new URL('../../worlds/demo.json', import.meta.url);
+
+/** Whether a world file is the shipped demo world, byte for byte: the only one whose passwords are public (the README's). */
+export function isShippedDemoWorld(path: string): boolean {
+  try {
+    return readFileSync(path).equals(readFileSync(SHIPPED_DEMO_WORLD));
+  } catch {
+    return false;
+  }
+}
+
 interface DemoAccount {
   email: string;
   password: string;
   notes: string[];
 }
 
-/** Accounts of a world file that carry a plain password, to print on start. */
+/** Accounts of a world file that carry a plain password, to print on start (see `serve`: the shipped demo world only). */
 export function demoAccounts(world: unknown): DemoAccount[] {
   const users = (world as { users?: Record<string, unknown>[] }).users ?? [];
   return users
@@ -67,14 +82,45 @@ function baseUrl(address: { address: string; port: number; family: string }, sch
  */
 export async function serve(config: Config): Promise<number> {
   limitHeapGrowth();
+  const prepared = await prepareDatabase(config);
+  if (typeof prepared === 'number') return prepared;
+  const { db, world, imported } = prepared;
+
+  const { app, services } = await createServer(config, { db });
+
+  // Signals are handled from here on, so one arriving while the server starts also stops it cleanly.
+  const stop = handleStopSignals(app, db);
+  const tls = tlsFilesOf(config.tls);
+  // Renewed certificates (certbot and the like) are taken up without a restart.
+  if (tls) process.on('SIGHUP', () => reloadTls(app, tls));
+
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    if (stop.closing()) return stop.done;
+    stop.detach();
+    await app.close();
+    await db.close();
+    console.error(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+    return 1;
+  }
+
+  console.log(startNotice(config, app, services, db, imported ? world : undefined).join('\n'));
+  return stop.done;
+}
+
+/** Opens and migrates the database and imports the world file into an empty one; answers the exit code when that fails. */
+async function prepareDatabase(config: Config): Promise<{ db: Database; world: unknown; imported: boolean } | number> {
   const db = await openDatabase(config.databaseUrl, { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey });
   let world: unknown;
+  let imported = false;
   try {
     await migrateToLatest(db);
     if (config.world) {
       world = readWorldFile(config.world);
       if (await isEmptyWorld(db)) {
         const summary = await importWorldIfEmpty(db, world, Math.floor(Date.now() / 1000));
+        imported = summary !== null;
         if (summary)
           console.log(`imported ${config.world}: ${summary.users} users, ${summary.item_protos} item prototypes, ${summary.items} items`);
       }
@@ -87,10 +133,14 @@ export async function serve(config: Config): Promise<number> {
     }
     throw error;
   }
+  return { db, world, imported };
+}
 
-  const { app, services } = await createServer(config, { db });
-
-  // Signals are handled from here on, so one arriving while the server starts also stops it cleanly.
+/**
+ * On SIGINT or SIGTERM: stop accepting connections, let requests in flight finish, close the
+ * database. `done` resolves to the exit code once stopped.
+ */
+function handleStopSignals(app: FastifyInstance, db: Database): { done: Promise<number>; closing: () => boolean; detach: () => void } {
   let closing = false;
   let closingSince = 0;
   let stopped: (code: number) => void = () => {};
@@ -129,22 +179,20 @@ export async function serve(config: Config): Promise<number> {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+  return {
+    done,
+    closing: () => closing,
+    detach: () => {
+      process.off('SIGINT', shutdown);
+      process.off('SIGTERM', shutdown);
+    },
+  };
+}
+
+/** What serve prints once listening: where to reach it, what it runs on, and the world's demo accounts. */
+/** The banner; `imported` is the world file when this start imported it. */
+function startNotice(config: Config, app: FastifyInstance, services: Services, db: Database, imported: unknown): string[] {
   const tls = tlsFilesOf(config.tls);
-  // Renewed certificates (certbot and the like) are taken up without a restart.
-  if (tls) process.on('SIGHUP', () => reloadTls(app, tls));
-
-  try {
-    await app.listen({ host: config.host, port: config.port });
-  } catch (error) {
-    if (closing) return done;
-    process.off('SIGINT', shutdown);
-    process.off('SIGTERM', shutdown);
-    await app.close();
-    await db.close();
-    console.error(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
-    return 1;
-  }
-
   const address = app.server.address();
   const scheme = tls ? 'https' : 'http';
   const metricsAddress = services.metrics.listenerAddress();
@@ -159,13 +207,17 @@ export async function serve(config: Config): Promise<number> {
     `  mail:     ${services.mail.destination}`,
     `  sign-up:  ${config.accounts.signup === 'open' ? `open (auth.signup); links in e-mail point to ${publicUrl(services)}` : 'closed'}`,
   ];
-  const accounts = world ? demoAccounts(world) : [];
+  // Plain passwords and TOTP secrets are shown only where they are public already (the shipped
+  // demo world, whose accounts the README lists), when they just became usable, and only to a
+  // person at a terminal: never into a log stream or for any other world.
+  const demoImported = imported !== undefined && config.world !== undefined && isShippedDemoWorld(config.world);
+  const accounts = demoImported && process.stdout.isTTY === true ? demoAccounts(imported) : [];
+  if (demoImported && accounts.length === 0) lines.push('Demo world imported: its accounts are listed in the README (Demo accounts).');
   if (accounts.length > 0) {
     const width = Math.max(...accounts.map((a) => a.email.length));
     const passwordWidth = Math.max(...accounts.map((a) => a.password.length));
     lines.push(`Demo accounts from ${config.world} (sign in with auth.signin):`);
     for (const a of accounts) lines.push(`  ${a.email.padEnd(width)}  password ${a.password.padEnd(passwordWidth)}  ${a.notes.join(', ')}`);
   }
-  console.log(lines.join('\n'));
-  return done;
+  return lines;
 }

@@ -14,6 +14,18 @@ const previousBox = (text: string | undefined) =>
 export type DialectName = 'sqlite' | 'postgres';
 export type Executor = Kysely<Tables> | Transaction<Tables>;
 
+/**
+ * Runs `work` in one transaction and answers what it returns. Code that writes takes one
+ * where its caller may need the writes to commit together with its own (an admin action with
+ * its audit entry); elsewhere it is the database's own, `ownTransaction`.
+ */
+export type InTransaction = <T>(work: (trx: Transaction<Tables>) => Promise<T>) => Promise<T>;
+
+/** A new transaction of the database for each call. */
+export function ownTransaction(db: { kysely: Kysely<Tables> }): InTransaction {
+  return (work) => db.kysely.transaction().execute(work);
+}
+
 export interface Database {
   kysely: Kysely<Tables>;
   dialect: DialectName;

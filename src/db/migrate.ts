@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './connection.js';
 import type { Tables } from './tables.js';
+import { elementAt } from '../infra/elements.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { bannedUsersMigration } from './migrations/002_banned_users.js';
 import { ownedItemIndexesMigration } from './migrations/003_owned_item_indexes.js';
@@ -66,7 +67,7 @@ export async function migrateToLatest(db: Database): Promise<string[]> {
   return db.kysely.connection().execute(async (connection) => {
     await sql`select pg_advisory_lock(${SCHEMA_CHANGE_LOCK})`.execute(connection);
     try {
-      const schema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(connection)).rows[0].schema;
+      const { schema } = elementAt((await sql<{ schema: string }>`select current_schema() as schema`.execute(connection)).rows, 0);
       const applied = await migrate(db, connection, schema);
       await sql`begin`.execute(connection);
       try {

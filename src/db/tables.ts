@@ -6,8 +6,17 @@ type Id = Generated<number>;
 /** Column with a database default: optional on insert. */
 type Defaulted<T> = ColumnType<T, T | undefined, T>;
 
-/** Who may see something of a user's: `inventory_privacy`. */
+/** Who may read a user's inventory. */
 export type InventoryPrivacy = 'everyone' | 'friends' | 'nobody';
+
+/** An item's life: its owner holds it, it was used up (opened, crafted, ...), or an operator took it back. */
+export type ItemState = 'owned' | 'consumed' | 'revoked';
+
+/** Where an item is equipped: in games (cards, generator, joke) or on the profile (badge). */
+export type EquipSlot = 'cards' | 'generator' | 'joke' | 'badge';
+
+/** What a draw opened: a case, or a gift set for a friend. */
+export type DrawKind = 'case' | 'gift';
 
 export interface UsersTable {
   user_id: Id;
@@ -25,32 +34,32 @@ export interface UsersTable {
   avatar: Defaulted<string>;
   avatar_key: string | null;
   profile_cover: string | null;
-  approved: Defaulted<number>;
-  vip: Defaulted<number>;
-  moderator: Defaulted<number>;
-  superadmin: Defaulted<number>;
+  approved: Defaulted<Flag>;
+  vip: Defaulted<Flag>;
+  moderator: Defaulted<Flag>;
+  superadmin: Defaulted<Flag>;
   rank: string | null;
   games: Defaulted<number>;
   games_wins: Defaulted<number>;
   xp: Defaulted<number>;
   xp_level: Defaulted<number>;
-  global_ban: Defaulted<number>;
-  captcha_always: Defaulted<number>;
+  global_ban: Defaulted<Flag>;
+  captcha_always: Defaulted<Flag>;
   inventory_privacy: Defaulted<InventoryPrivacy>;
   /** 1: anyone may offer this user trades; 0: nobody */
-  trades_income: Defaulted<number>;
+  trades_income: Defaulted<Flag>;
   /** 1: only friends may (when trades_income is 1) */
-  trades_income_from_friends: Defaulted<number>;
+  trades_income_from_friends: Defaulted<Flag>;
   /** 1: gifts are accepted even where trades are not */
-  trades_income_gifts: Defaulted<number>;
+  trades_income_gifts: Defaulted<Flag>;
   /** 1: a gift completes at once, as if accepted */
-  trades_income_gifts_autoaccept: Defaulted<number>;
+  trades_income_gifts_autoaccept: Defaulted<Flag>;
   muted_until: number | null;
   bot_owner_id: number | null;
-  always_online: Defaulted<number>;
+  always_online: Defaulted<Flag>;
   last_seen: Defaulted<number>;
   created_at: number;
-  email_verified: Defaulted<number>;
+  email_verified: Defaulted<Flag>;
   /** A TOTP secret set up by account.totpSetup, active once account.totpEnable confirms it; sealed like totp_secret. */
   totp_pending: Defaulted<string | null>;
 }
@@ -62,7 +71,7 @@ export interface SessionsTable {
   access_hash: string;
   refresh_hash: string | null;
   ip: string | null;
-  is_bot: Defaulted<number>;
+  is_bot: Defaulted<Flag>;
   expires_at: number;
   created_at: number;
   revoked_at: number | null;
@@ -133,8 +142,8 @@ export interface ItemProtosTable {
   drop_list: string | null;
   /** JSON array */
   twin_item_proto_ids: string | null;
-  can_craft: Defaulted<number>;
-  craft_result: Defaulted<number>;
+  can_craft: Defaulted<Flag>;
+  craft_result: Defaulted<Flag>;
   item_proto_status: number | null;
   /** JSON object with further prototype data (legacy fields, uses) */
   extra: string | null;
@@ -148,8 +157,7 @@ export interface ItemsTable {
   quality_id: number;
   ts_owned: number;
   ts_can_trade: Defaulted<number>;
-  /** owned | consumed | revoked */
-  state: Defaulted<string>;
+  state: Defaulted<ItemState>;
   ended_at: number | null;
   craft_id: number | null;
   created_by_craft_id: number | null;
@@ -167,8 +175,7 @@ export interface InventoryCountsTable {
 export interface EquippedTable {
   item_id: number;
   user_id: number;
-  /** cards | generator | joke | badge */
-  slot: string;
+  slot: EquipSlot;
   game: string | null;
   monopoly_id: number | null;
 }
@@ -228,9 +235,9 @@ export interface ChatMessagesTable {
 
 export interface ChatStateTable {
   id: number;
-  closed: Defaulted<number>;
-  slowmode: Defaulted<number>;
-  emoteonly: Defaulted<number>;
+  closed: Defaulted<Flag>;
+  slowmode: Defaulted<Flag>;
+  emoteonly: Defaulted<Flag>;
   slowmode_interval: Defaulted<number>;
 }
 
@@ -260,7 +267,7 @@ export interface TradeItemsTable {
   trade_id: number;
   item_id: number;
   /** 0: offered by user_id_from; 1: asked of user_id_to */
-  side: number;
+  side: Flag;
   user_id: number;
   item_proto_id: number;
   ts_owned: number;
@@ -294,8 +301,7 @@ export interface DrawsTable {
   user_id: number;
   /** who received the items: the opener, or the friend a gift set was opened for */
   receiver_user_id: number;
-  /** case | gift */
-  kind: string;
+  kind: DrawKind;
   case_item_id: number;
   case_item_proto_id: number;
   key_item_id: number | null;
@@ -320,7 +326,7 @@ export interface PromocodesTable {
   max_uses: number | null;
   uses: Defaulted<number>;
   ts_expires: number | null;
-  disabled: Defaulted<number>;
+  disabled: Defaulted<Flag>;
   created_at: number;
 }
 

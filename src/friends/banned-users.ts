@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { Flag } from '../db/flags.js';
 import type { Core, Services } from '../services.js';
 import { USERS_CHANGED } from '../infra/channels.js';
 import { ChangeCache, attachCache, listen, type AttachedCache, type CacheConditions } from '../infra/change-cache.js';
@@ -8,8 +9,8 @@ import { ChangeCache, attachCache, listen, type AttachedCache, type CacheConditi
  * defined by the first, and compared with a bound value SQLite would compile the statement
  * again on every run.
  */
-export const BANNED = sql.lit(1);
-export const NOT_BANNED = sql.lit(0);
+export const BANNED = sql.lit<Flag>(1);
+export const NOT_BANNED = sql.lit<Flag>(0);
 
 /** More globally blocked accounts than this are not kept: lists then filter them in SQL. */
 const MAX_KEPT = 10_000;

@@ -67,7 +67,7 @@ export const blacklistGet = defineMethod({
       .innerJoin('users as u', 'u.user_id', 'b.blocked_user_id')
       .where('b.user_id', '=', caller.userId)
       .where('u.global_ban', '=', NOT_BANNED);
-    const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as('n')).execute();
+    const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const total = Number(n);
     const offset = params.offset!;
     const count = params.count!;

@@ -87,7 +87,7 @@ async function friendPage(services: Services, userId: number, options: { online:
     .selectFrom('friendships as f')
     .where('f.user_id', '=', userId)
     .where('f.friend_id', 'not in', (eb) => eb.selectFrom('users').select('user_id').where('global_ban', '=', BANNED));
-  const [{ n }] = await listed.select((eb) => eb.fn.countAll<number>().as('n')).execute();
+  const { n } = await listed.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const total = Number(n);
   if (options.count === 0 || options.offset >= total) return { total, ids: [] };
   const page = await listed
@@ -152,7 +152,7 @@ export const friendsGetRequests = defineMethod({
       .innerJoin('users as u', 'u.user_id', 'r.from_user_id')
       .where('r.to_user_id', '=', caller.userId)
       .where('u.global_ban', '=', NOT_BANNED);
-    const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as('n')).execute();
+    const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const total = Number(n);
     const offset = params.offset!;
     const count = params.count!;

@@ -1,6 +1,6 @@
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
-import type { Executor } from '../db/connection.js';
+import { ownTransaction, type Executor, type InTransaction } from '../db/connection.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { ApiError, Code } from '../api/errors.js';
 import { Friendship, friendshipValuesWith } from './relations.js';
@@ -29,11 +29,17 @@ function requireTwoUsers(a: number, b: number): void {
 }
 
 /** Runs `work` with both users locked, then announces the pair's change to every process. */
-async function withPairLocked<T>(services: Services, a: number, b: number, work: (trx: Executor, now: number) => Promise<T>): Promise<T> {
+async function withPairLocked<T>(
+  services: Services,
+  a: number,
+  b: number,
+  inTransaction: InTransaction,
+  work: (trx: Executor, now: number) => Promise<T>,
+): Promise<T> {
   requireTwoUsers(a, b);
   const now = nowSeconds(services);
   try {
-    return await services.db.kysely.transaction().execute(async (trx) => {
+    return await inTransaction(async (trx) => {
       await dialectAdapter.lockUsers(trx, services.db.dialect, [a, b]);
       return work(trx, now);
     });
@@ -96,8 +102,8 @@ async function insertFriendship(trx: Executor, a: number, b: number, now: number
  * dropped, and so are blocks: a friendship and a block never exist together. Returns false
  * when they already were friends.
  */
-export async function makeFriends(services: Services, a: number, b: number): Promise<boolean> {
-  return withPairLocked(services, a, b, async (trx, now) => {
+export async function makeFriends(services: Services, a: number, b: number, inTransaction = ownTransaction(services.db)): Promise<boolean> {
+  return withPairLocked(services, a, b, inTransaction, async (trx, now) => {
     const relation = (await friendshipValuesWith(trx, a, [b])).get(b);
     if (relation === Friendship.FRIENDS) return false;
     await deleteBlocks(trx, a, b);
@@ -110,33 +116,47 @@ export async function makeFriends(services: Services, a: number, b: number): Pro
  * What friends.add does: sends a friend request from `from` to `to`, or accepts the one `to`
  * already sent. Already friends or already requested changes nothing. Blocks either way stop
  * it (see the outcome). Two users asking each other at the same moment end up friends: the
- * second of the two transactions finds the first one's request and accepts it.
+ * second of the two transactions finds the first one's request and accepts it. `refuse` may
+ * throw for an outcome inside the transaction, so that whatever the transaction shares
+ * (an admin action's audit entry) is not committed either.
  */
-export async function addFriendRequest(services: Services, from: number, to: number): Promise<FriendRequestOutcome> {
-  return withPairLocked(services, from, to, async (trx, now) => {
-    const relation = (await friendshipValuesWith(trx, from, [to])).get(to);
-    switch (relation) {
-      case Friendship.THEY_BLOCKED_VIEWER:
-      case Friendship.BOTH_BLOCKED:
-        return 'blocked_by_target';
-      case Friendship.VIEWER_BLOCKED_THEM:
-        return 'blocking_target';
-      case Friendship.FRIENDS:
-        return 'already_friends';
-      case Friendship.OUTGOING_REQUEST:
-        return 'already_requested';
-      case Friendship.INCOMING_REQUEST:
-        await insertFriendship(trx, from, to, now);
-        return 'accepted';
-      default:
-        await trx
-          .insertInto('friend_requests')
-          .values({ from_user_id: from, to_user_id: to, ts: now })
-          .onConflict((oc) => oc.columns(['from_user_id', 'to_user_id']).doNothing())
-          .execute();
-        return 'requested';
-    }
+export async function addFriendRequest(
+  services: Services,
+  from: number,
+  to: number,
+  inTransaction = ownTransaction(services.db),
+  refuse: (outcome: FriendRequestOutcome) => void = () => undefined,
+): Promise<FriendRequestOutcome> {
+  return withPairLocked(services, from, to, inTransaction, async (trx, now) => {
+    const outcome = await requestFriendshipIn(trx, from, to, now);
+    refuse(outcome);
+    return outcome;
   });
+}
+
+async function requestFriendshipIn(trx: Executor, from: number, to: number, now: number): Promise<FriendRequestOutcome> {
+  const relation = (await friendshipValuesWith(trx, from, [to])).get(to);
+  switch (relation) {
+    case Friendship.THEY_BLOCKED_VIEWER:
+    case Friendship.BOTH_BLOCKED:
+      return 'blocked_by_target';
+    case Friendship.VIEWER_BLOCKED_THEM:
+      return 'blocking_target';
+    case Friendship.FRIENDS:
+      return 'already_friends';
+    case Friendship.OUTGOING_REQUEST:
+      return 'already_requested';
+    case Friendship.INCOMING_REQUEST:
+      await insertFriendship(trx, from, to, now);
+      return 'accepted';
+    default:
+      await trx
+        .insertInto('friend_requests')
+        .values({ from_user_id: from, to_user_id: to, ts: now })
+        .onConflict((oc) => oc.columns(['from_user_id', 'to_user_id']).doNothing())
+        .execute();
+      return 'requested';
+  }
 }
 
 /**
@@ -144,16 +164,26 @@ export async function addFriendRequest(services: Services, from: number, to: num
  * friend, decline an incoming request, withdraw an outgoing one). Returns whether there was
  * anything to remove.
  */
-export async function removeRelation(services: Services, a: number, b: number): Promise<boolean> {
-  return withPairLocked(services, a, b, async (trx) => {
+export async function removeRelation(
+  services: Services,
+  a: number,
+  b: number,
+  inTransaction = ownTransaction(services.db),
+): Promise<boolean> {
+  return withPairLocked(services, a, b, inTransaction, async (trx) => {
     const removed = (await deleteFriendship(trx, a, b)) + (await deleteRequests(trx, a, b));
     return removed > 0;
   });
 }
 
 /** `userId` blocks `blockedId`: any friendship or request between them ends. Returns false when already blocked. */
-export async function blockUser(services: Services, userId: number, blockedId: number): Promise<boolean> {
-  return withPairLocked(services, userId, blockedId, async (trx, now) => {
+export async function blockUser(
+  services: Services,
+  userId: number,
+  blockedId: number,
+  inTransaction = ownTransaction(services.db),
+): Promise<boolean> {
+  return withPairLocked(services, userId, blockedId, inTransaction, async (trx, now) => {
     await deleteFriendship(trx, userId, blockedId);
     await deleteRequests(trx, userId, blockedId);
     const result = await trx
@@ -166,8 +196,13 @@ export async function blockUser(services: Services, userId: number, blockedId: n
 }
 
 /** `userId` lifts their block of `blockedId` (a block the other way stays). Returns false when there was none. */
-export async function unblockUser(services: Services, userId: number, blockedId: number): Promise<boolean> {
-  return withPairLocked(services, userId, blockedId, async (trx) => {
+export async function unblockUser(
+  services: Services,
+  userId: number,
+  blockedId: number,
+  inTransaction = ownTransaction(services.db),
+): Promise<boolean> {
+  return withPairLocked(services, userId, blockedId, inTransaction, async (trx) => {
     const result = await trx.deleteFrom('blocks').where('user_id', '=', userId).where('blocked_user_id', '=', blockedId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   });

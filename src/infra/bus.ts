@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-import { BUS_LOST, type Channel } from './channels.js';
+import { BUS_LOST, BUS_RESTORED, type Channel } from './channels.js';
 
 /**
  * How long a process may trust that it has heard every message, ms: it proves it by a
@@ -99,6 +99,9 @@ return tostring(seq)`;
 const CONFIRM_CHANNEL = '$confirmed';
 const CONFIRMED_MARK = 'C';
 
+/** Channels emitted by the bus itself, in this process only: never subscribed in Redis. */
+const LOCAL_CHANNELS = new Set([BUS_LOST.name, BUS_RESTORED.name]);
+
 export class RedisBus implements Bus {
   private readonly local = new EventEmitter();
   /** Channels subscribed in Redis, with the pending or finished SUBSCRIBE of each. */
@@ -140,12 +143,24 @@ export class RedisBus implements Bus {
       this.currentUntil = 0;
       this.local.emit(BUS_LOST.name, {});
     });
+    subscriber.on('ready', () => {
+      if (this.connection === 0) return;
+      // ioredis sends the SUBSCRIBEs again before 'ready' is heard: once a PING sent now comes
+      // back, they are in force (Redis answers in order).
+      const connection = this.connection;
+      this.subscriber.ping().then(
+        () => {
+          if (connection === this.connection) this.local.emit(BUS_RESTORED.name, {});
+        },
+        () => undefined,
+      );
+    });
     if (publisher !== subscriber) publisher.on('close', () => this.local.emit(BUS_LOST.name, {}));
   }
 
   /** Resolves once the subscriber connection has subscribed to the channels in Redis and this process is current. */
   async ready(channels: readonly Channel<unknown>[]): Promise<void> {
-    for (const channel of channels) if (channel.name !== BUS_LOST.name) await this.ensureSubscribed(channel.name);
+    for (const channel of channels) if (!LOCAL_CHANNELS.has(channel.name)) await this.ensureSubscribed(channel.name);
     if (!this.isCurrent()) await this.renewLease();
   }
 
@@ -205,7 +220,7 @@ export class RedisBus implements Bus {
   subscribe<M>(channel: Channel<M>, handler: (message: M) => void): () => void {
     const { name } = channel;
     this.local.on(name, handler);
-    if (name !== BUS_LOST.name) this.ensureSubscribed(name).catch(() => this.subscribed.delete(name));
+    if (!LOCAL_CHANNELS.has(name)) this.ensureSubscribed(name).catch(() => this.subscribed.delete(name));
     return () => this.local.off(name, handler);
   }
 

@@ -62,3 +62,9 @@ export const PRESENCE_CHANGED = defineChannel<Announcement>('realtime.presence')
  * messages, and whatever it cached on the strength of announcements must be forgotten.
  */
 export const BUS_LOST = defineChannel<Announcement>('bus.lost');
+/**
+ * Emitted in this process only, once its subscribed Redis connection is back after a loss and
+ * subscribed again: every message published from then on is heard, and whatever was missed
+ * meanwhile can only be learnt from the database.
+ */
+export const BUS_RESTORED = defineChannel<Announcement>('bus.restored');

@@ -11,13 +11,20 @@ const SECRET_NAMES = new Set([
 ]);
 const SECRET_PATTERN = /password|secret|token/;
 
+/** Decodings of a name tried before it counts as unreadable: `pass%2577ord` is `password` decoded twice. */
+const MAX_DECODINGS = 4;
+
 function decodedName(raw: string): string {
+  let name = raw.replace(/\+/g, ' ');
   try {
-    return decodeURIComponent(raw.replace(/\+/g, ' ')).trim().toLowerCase();
+    for (let i = 0; i < MAX_DECODINGS && name.includes('%'); i++) name = decodeURIComponent(name);
   } catch {
     // Malformed escapes: the name cannot be read, so neither is the value written.
     return 'password';
   }
+  // Still encoded after every decoding, or holding control characters: unreadable as well.
+  if (name.includes('%') || [...name].some((c) => c.charCodeAt(0) < 0x20)) return 'password';
+  return name.trim().toLowerCase();
 }
 
 /**

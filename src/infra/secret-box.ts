@@ -64,6 +64,7 @@ export class SecretBox {
   open(stored: string): string {
     if (!SEALED_FORM.test(stored)) throw new SecretKeyError('a stored secret is not in the sealed form');
     const [, nonceText, sealedText] = stored.split(':');
+    if (nonceText === undefined || sealedText === undefined) throw new SecretKeyError('a stored secret is not in the sealed form');
     const nonce = Buffer.from(nonceText, 'base64');
     const sealed = Buffer.from(sealedText, 'base64');
     if (nonce.length !== NONCE_BYTES || sealed.length < TAG_BYTES) throw new SecretKeyError('a stored secret is not in the sealed form');

@@ -10,6 +10,7 @@ import { ownedItemJson, type OwnedRow } from '../catalog/serialize.js';
 import { CraftResult } from './schemas.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { OWNED } from './queries.js';
+import { elementAt } from '../infra/elements.js';
 import { invalidateTradesHolding } from '../trades/invalidate.js';
 import { announceInvalidated } from '../trades/announce.js';
 
@@ -48,12 +49,12 @@ function chooseResult(
     if (item.ts_can_trade === -1 || item.ts_can_trade > now) throw unusable('one of the passed items is trade-locked');
     if (item.equipped) throw unusable('one of the passed items is equipped');
   }
-  const { type, quality_id } = items[0];
+  const { type, quality_id } = elementAt(items, 0);
   if (items.some((item) => item.type !== type || item.quality_id !== quality_id))
     throw new ApiError(Code.CRAFT_MIXED, 'items must be of the same type and class');
   const candidates = catalog.craftResults.get(craftKey(type, quality_id + 1)) ?? [];
   if (candidates.length === 0) throw new ApiError(Code.ITEM_NOT_APPLICABLE, 'items of this type and class cannot be crafted');
-  return catalog.protos.get(candidates[randomInt(candidates.length)])!;
+  return catalog.protos.get(elementAt(candidates, randomInt(candidates.length)))!;
 }
 
 /**

@@ -1,4 +1,7 @@
-import { ApiError, Code } from '../api/errors.js';
+import type { Insertable } from 'kysely';
+import { ApiError, Code, badParam } from '../api/errors.js';
+import { ownTransaction } from '../db/connection.js';
+import type { ItemsTable } from '../db/tables.js';
 import { nowSeconds, type Services } from '../services.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { OWNED } from './queries.js';
@@ -17,27 +20,28 @@ export interface Grant {
 const INSERT_BATCH = 1000;
 
 /** Gives a user new copies of a prototype, received now; returns their ids in insertion order. */
-export async function grantItems(services: Services, grant: Grant): Promise<number[]> {
+export async function grantItems(services: Services, grant: Grant, inTransaction = ownTransaction(services.db)): Promise<number[]> {
   const { userId, itemProtoId, copies } = grant;
   if (!Number.isSafeInteger(copies) || copies < 1) throw new ApiError(Code.BAD_PARAM, 'parameter copies: must be at least 1');
-  const k = services.db.kysely;
-  const [proto, user] = await Promise.all([
-    k.selectFrom('item_protos').select(['type', 'quality_id']).where('item_proto_id', '=', itemProtoId).executeTakeFirst(),
-    k.selectFrom('users').select('user_id').where('user_id', '=', userId).executeTakeFirst(),
-  ]);
-  if (!user) throw new ApiError(Code.USER_NOT_FOUND, 'user does not exist');
-  if (!proto) throw new ApiError(Code.BAD_PARAM, `parameter item_proto_id: prototype ${itemProtoId} does not exist`);
   const now = nowSeconds(services);
-  const row = {
-    user_id: userId,
-    item_proto_id: itemProtoId,
-    type: proto.type,
-    quality_id: proto.quality_id,
-    ts_owned: now,
-    ts_can_trade: grant.tsCanTrade ?? 0,
-    state: 'owned',
-  };
-  const granted = await k.transaction().execute(async (trx) => {
+  const granted = await inTransaction(async (trx) => {
+    const proto = await trx
+      .selectFrom('item_protos')
+      .select(['type', 'quality_id'])
+      .where('item_proto_id', '=', itemProtoId)
+      .executeTakeFirst();
+    const user = await trx.selectFrom('users').select('user_id').where('user_id', '=', userId).executeTakeFirst();
+    if (!user) throw new ApiError(Code.USER_NOT_FOUND, 'user does not exist');
+    if (!proto) throw new ApiError(Code.BAD_PARAM, `parameter item_proto_id: prototype ${itemProtoId} does not exist`);
+    const row: Insertable<ItemsTable> = {
+      user_id: userId,
+      item_proto_id: itemProtoId,
+      type: proto.type,
+      quality_id: proto.quality_id,
+      ts_owned: now,
+      ts_can_trade: grant.tsCanTrade ?? 0,
+      state: 'owned',
+    };
     const ids: number[] = [];
     for (let done = 0; done < copies; done += INSERT_BATCH) {
       const rows = Array.from({ length: Math.min(INSERT_BATCH, copies - done) }, () => row);
@@ -52,11 +56,17 @@ export async function grantItems(services: Services, grant: Grant): Promise<numb
 
 /**
  * Takes an owned item away: it becomes `revoked` (kept in history with a `revocations` row)
- * and is unequipped; every open trade holding it becomes invalid. False when the item does not exist or is no longer owned.
+ * and is unequipped; every open trade holding it becomes invalid. Code 2 when the item does
+ * not exist or is no longer owned.
  */
-export async function revokeItem(services: Services, itemId: number, reason: string | null): Promise<boolean> {
+export async function revokeItem(
+  services: Services,
+  itemId: number,
+  reason: string | null,
+  inTransaction = ownTransaction(services.db),
+): Promise<void> {
   const now = nowSeconds(services);
-  const revoked = await services.db.kysely.transaction().execute(async (trx) => {
+  const revoked = await inTransaction(async (trx) => {
     const revoked = await trx
       .updateTable('items')
       .set({ state: 'revoked', ended_at: now })
@@ -64,14 +74,12 @@ export async function revokeItem(services: Services, itemId: number, reason: str
       .where('state', '=', OWNED)
       .returning('user_id')
       .executeTakeFirst();
-    if (!revoked) return undefined;
+    if (!revoked) throw badParam('item_id', `item ${itemId} does not exist or is no longer owned`);
     await trx.insertInto('revocations').values({ item_id: itemId, user_id: revoked.user_id, ts: now, reason }).execute();
     await trx.deleteFrom('equipped').where('item_id', '=', itemId).execute();
     const invalidated = await invalidateTradesHolding(services, trx, [itemId]);
     return { ownerId: revoked.user_id, invalidated };
   });
-  if (revoked === undefined) return false;
   await announceInventoriesChanged(services, [revoked.ownerId]);
   await announceInvalidated(services, revoked.invalidated);
-  return true;
 }

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import type { ItemState } from '../db/tables.js';
 import type { Services } from '../services.js';
+import { elementAt } from '../infra/elements.js';
 import type { OwnedRow } from '../catalog/serialize.js';
 
 export type InventoryOrder = 'time' | 'quality';
@@ -22,7 +24,7 @@ const OWNED_COLUMNS = ['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_ca
  * `state = 'owned'` as a literal, as the indexes of owned items (items_by_time, items_by_quality)
  * name it: compared with a bound value, SQLite would compile the statement again on every run.
  */
-export const OWNED = sql.lit('owned');
+export const OWNED = sql.lit<ItemState>('owned');
 
 function ownedBy(services: Services, userId: number) {
   return services.db.kysely.selectFrom('items').select(OWNED_COLUMNS).where('user_id', '=', userId).where('state', '=', OWNED);
@@ -75,7 +77,7 @@ export function ownedItemsQuery(services: Services, userId: number, options: Lis
         )
         .selectAll(),
     );
-    const merged = perClass.slice(1).reduce((all, next) => all.unionAll(next), perClass[0]);
+    const merged = perClass.slice(1).reduce((all, next) => all.unionAll(next), elementAt(perClass, 0));
     return newestFirst(services.db.kysely.selectFrom(merged.as('merged')).selectAll()).limit(limit);
   }
   let query = ownedBy(services, userId);

@@ -23,7 +23,7 @@ function demoEmails(worldFile: string | undefined): string[] {
 /**
  * `GET /`: a small page saying what this server is, its version, where its documentation and
  * health checks are and, when the world it started with has demo accounts that are in the
- * database, their e-mails (never their passwords: those are printed on the console at start).
+ * database, their e-mails (never their passwords: those are in the README).
  */
 export function registerFrontPage(app: FastifyInstance, services: Pick<Services, 'config' | 'db'>): void {
   const version = escapeHtml(packageVersion());
@@ -40,7 +40,7 @@ export function registerFrontPage(app: FastifyInstance, services: Pick<Services,
       demo.length === 0
         ? ''
         : `<h2>Demo accounts</h2>
-<p>The demo world is loaded. Sign in (<code>auth.signin</code>) as one of these; the passwords are in the README and were printed when the server started.</p>
+<p>The demo world is loaded. Sign in (<code>auth.signin</code>) as one of these; the passwords are in the README.</p>
 <ul id="demo-accounts">${demo.map((email) => `<li>${escapeHtml(email)}</li>`).join('')}</ul>`;
     const html = `<!doctype html>
 <html lang="en">

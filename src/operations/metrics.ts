@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, Code } from '../api/errors.js';
 import type { Database } from '../db/connection.js';
+import { elementAt } from '../infra/elements.js';
 
 /**
  * What the domains count, by kind and outcome. A domain that counts a new kind of event adds
@@ -83,9 +84,8 @@ class SeriesHistogram {
     const { bounds } = this;
     const kept = series;
     return (seconds) => {
-      let i = 0;
-      while (i < bounds.length && seconds > bounds[i]) i++;
-      if (i < bounds.length) kept.buckets[i]++;
+      const i = bounds.findIndex((bound) => seconds <= bound);
+      if (i !== -1) kept.buckets[i] = elementAt(kept.buckets, i) + 1;
       kept.sum += seconds;
       kept.count++;
     };
@@ -98,10 +98,10 @@ class SeriesHistogram {
       const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
       for (const [value, kept] of series) {
         let cumulative = 0;
-        for (let i = 0; i < bounds.length; i++) {
-          cumulative += kept.buckets[i];
-          values.push({ labels: { le: bounds[i], [label]: value }, value: cumulative, metricName: `${name}_bucket` });
-        }
+        bounds.forEach((bound, i) => {
+          cumulative += elementAt(kept.buckets, i);
+          values.push({ labels: { le: bound, [label]: value }, value: cumulative, metricName: `${name}_bucket` });
+        });
         values.push({ labels: { le: '+Inf', [label]: value }, value: kept.count, metricName: `${name}_bucket` });
         values.push({ labels: { [label]: value }, value: kept.sum, metricName: `${name}_sum` });
         values.push({ labels: { [label]: value }, value: kept.count, metricName: `${name}_count` });

@@ -1,6 +1,8 @@
 import type { Selectable } from 'kysely';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import type { PromocodesTable } from '../db/tables.js';
+import { ownTransaction } from '../db/connection.js';
+import type { Flag } from '../db/flags.js';
 import { nowSeconds, type Services } from '../services.js';
 import { MAX_PROMOCODE_ITEMS, PROMOCODE_PATTERN, normalisePromocode } from './codes.js';
 
@@ -10,7 +12,7 @@ export interface PromocodeObject {
   max_uses?: number;
   uses: number;
   ts_expires?: number;
-  disabled: 0 | 1;
+  disabled: Flag;
   created_at: number;
 }
 
@@ -21,7 +23,7 @@ export function promocodeObject(row: Selectable<PromocodesTable>): PromocodeObje
     ...(row.max_uses !== null ? { max_uses: Number(row.max_uses) } : {}),
     uses: Number(row.uses),
     ...(row.ts_expires !== null ? { ts_expires: Number(row.ts_expires) } : {}),
-    disabled: row.disabled === 1 ? 1 : 0,
+    disabled: row.disabled,
     created_at: Number(row.created_at),
   };
 }
@@ -34,42 +36,53 @@ export interface NewPromocode {
 }
 
 /** Adds a code; 2 when it is malformed, exists already or names an unknown prototype. */
-export async function createPromocode(services: Services, input: NewPromocode): Promise<PromocodeObject> {
+export async function createPromocode(
+  services: Services,
+  input: NewPromocode,
+  inTransaction = ownTransaction(services.db),
+): Promise<PromocodeObject> {
   const code = normalisePromocode(input.code);
   if (!PROMOCODE_PATTERN.test(code)) throw badParam('code', 'must be 4 to 64 letters, digits, - or _ (kept in upper case)');
   const ids = [...new Set(input.itemProtoIds)];
   if (ids.length === 0 || ids.length > MAX_PROMOCODE_ITEMS)
     throw badParam('item_proto_ids', `must name 1 to ${MAX_PROMOCODE_ITEMS} prototypes`);
-  const k = services.db.kysely;
-  const known = await k.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', 'in', ids).execute();
-  const unknown = ids.filter((id) => !known.some((p) => p.item_proto_id === id));
-  if (unknown.length > 0) throw badParam('item_proto_ids', `no prototype ${unknown.join(', ')}`);
-  const inserted = await k
-    .insertInto('promocodes')
-    .values({
-      code,
-      item_proto_ids: JSON.stringify(input.itemProtoIds),
-      max_uses: input.maxUses ?? null,
-      ts_expires: input.tsExpires ?? null,
-      created_at: nowSeconds(services),
-    })
-    .onConflict((oc) => oc.column('code').doNothing())
-    .returningAll()
-    .executeTakeFirst();
-  if (!inserted) throw badParam('code', `promo code ${code} exists already`);
-  return promocodeObject(inserted);
+  return inTransaction(async (trx) => {
+    const known = await trx.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', 'in', ids).execute();
+    const unknown = ids.filter((id) => !known.some((p) => p.item_proto_id === id));
+    if (unknown.length > 0) throw badParam('item_proto_ids', `no prototype ${unknown.join(', ')}`);
+    const inserted = await trx
+      .insertInto('promocodes')
+      .values({
+        code,
+        item_proto_ids: JSON.stringify(input.itemProtoIds),
+        max_uses: input.maxUses ?? null,
+        ts_expires: input.tsExpires ?? null,
+        created_at: nowSeconds(services),
+      })
+      .onConflict((oc) => oc.column('code').doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (!inserted) throw badParam('code', `promo code ${code} exists already`);
+    return promocodeObject(inserted);
+  });
 }
 
 /** Stops a code from being redeemed; 2 when there is no such code. */
-export async function disablePromocode(services: Services, typed: string): Promise<PromocodeObject> {
-  const row = await services.db.kysely
-    .updateTable('promocodes')
-    .set({ disabled: 1 })
-    .where('code', '=', normalisePromocode(typed))
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw new ApiError(Code.BAD_PARAM, `parameter code: no promo code ${normalisePromocode(typed)}`);
-  return promocodeObject(row);
+export async function disablePromocode(
+  services: Services,
+  typed: string,
+  inTransaction = ownTransaction(services.db),
+): Promise<PromocodeObject> {
+  return inTransaction(async (trx) => {
+    const row = await trx
+      .updateTable('promocodes')
+      .set({ disabled: 1 })
+      .where('code', '=', normalisePromocode(typed))
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw new ApiError(Code.BAD_PARAM, `parameter code: no promo code ${normalisePromocode(typed)}`);
+    return promocodeObject(row);
+  });
 }
 
 /** Codes, newest first. */

@@ -2,12 +2,14 @@ import { sql } from 'kysely';
 import type { WebSocket } from 'ws';
 import type { Caller } from '../api/method.js';
 import type { Bus } from '../infra/bus.js';
-import { FEED_EVENTS, PRESENCE_CHANGED, SESSIONS_REVOKED, revokes, type Revocation } from '../infra/channels.js';
+import { BUS_LOST, BUS_RESTORED, FEED_EVENTS, PRESENCE_CHANGED, SESSIONS_REVOKED, revokes, type Revocation } from '../infra/channels.js';
+import type { SessionEnd, TokenResolver } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connection.js';
 import type { Clock } from '../infra/clock.js';
 import type { Presence } from '../users/presence.js';
 import { PING, eventFrame } from './extws.js';
+import { elementAt, lastOf } from '../infra/elements.js';
 
 /** WebSocket close codes the feed uses besides the standard ones. */
 export const CloseCode = {
@@ -18,6 +20,12 @@ export const CloseCode = {
 
 /** Events each process keeps for connections that come back with `id_last`. */
 const KEPT_EVENTS = 1000;
+
+/** The longest wait a Node timer takes (about 24.8 days); a later expiry is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The reason of the 4003 close, by why the session ended. */
+const END_REASONS: Record<SessionEnd, string> = { revoked: 'session revoked', expired: 'session expired' };
 
 /** How long the online count of `status` frames is kept, ms. */
 const ONLINE_COUNT_TTL_MS = 10_000;
@@ -55,6 +63,10 @@ export interface Connection {
   /** The signed-in user, when the connection sent a valid access token. */
   userId?: number;
   caller?: Caller;
+  /** When the caller's session expires, ms by the server's clock (0 = never). */
+  expiresAt?: number;
+  /** Fires when the session expires; the connection is then closed. */
+  expiry?: NodeJS.Timeout;
   subs: ReadonlySet<string>;
   /** Heard from since the last heartbeat. */
   alive: boolean;
@@ -72,6 +84,12 @@ export interface RealtimeDeps {
   db: Database;
   clock: Clock;
   presence: Presence;
+  tokens: Pick<TokenResolver, 'endedSessions'>;
+  /**
+   * Whether every revocation is announced to this process (one process, or several joined by
+   * Redis). Where not, signed-in connections are checked against the database every heartbeat.
+   */
+  revocationsReachUs: boolean;
   config: Pick<Config, 'ws'>;
   log: { error(obj: unknown, msg: string): void };
 }
@@ -82,6 +100,10 @@ export interface RealtimeDeps {
  * the same order under the same ids) and kept a while for connections that reconnect with the
  * last id they saw. Frames are made once per event and framing; a connection whose unsent data
  * passes `ws.maxQueueBytes` is cut, and one silent for a heartbeat is dropped.
+ *
+ * A signed-in connection lasts as long as its session: it is closed with 4003 when the session
+ * expires (a timer), when it is revoked in any process (the revocation notice), and, where a
+ * notice may have been missed (the bus was disconnected), when the database says so.
  */
 export class RealtimeHub {
   private readonly connections = new Set<Connection>();
@@ -91,6 +113,11 @@ export class RealtimeHub {
   private readonly unsubscribes: (() => void)[] = [];
   private heartbeat?: NodeJS.Timeout;
   private online?: { count: number; at: number; pending?: Promise<number> };
+  /** Counts revocation notices and bus losses: a connection that resolved its token across one is checked again. */
+  private sessionNotices = 0;
+  /** Set while revocation notices may have been missed and the database has not been asked since. */
+  private recheckNeeded = false;
+  private rechecks: Promise<void> = Promise.resolve();
   /** The next count of users online, when one is asked for (refreshPresence). */
   private presenceTimer?: NodeJS.Timeout;
   private presenceCountedAt = -Infinity;
@@ -109,7 +136,46 @@ export class RealtimeHub {
       bus.subscribe(FEED_EVENTS, (event) => this.receive(event)),
       bus.subscribe(PRESENCE_CHANGED, () => this.refreshPresence()),
       bus.subscribe(SESSIONS_REVOKED, (revocation) => this.closeRevoked(revocation)),
+      bus.subscribe(BUS_LOST, () => {
+        this.sessionNotices++;
+        this.recheckNeeded = true;
+      }),
+      bus.subscribe(BUS_RESTORED, () => {
+        this.sessionNotices++;
+        void this.recheckSessions();
+      }),
     );
+  }
+
+  /** Changes whenever a session may have ended without this process noticing it in a connection (see `recheckSessions`). */
+  get sessionChanges(): number {
+    return this.sessionNotices;
+  }
+
+  /**
+   * Asks the database whether the sessions of `connections` (by default every signed-in one)
+   * still work, and closes those that do not: after notices may have been missed. Checks run
+   * one after another; a failed one is tried again on the next heartbeat.
+   */
+  recheckSessions(connections: Iterable<Connection> = this.connections): Promise<void> {
+    const targets = [...connections].filter((connection) => connection.caller);
+    const all = connections === this.connections;
+    this.rechecks = this.rechecks.then(async () => {
+      if (all) this.recheckNeeded = false;
+      try {
+        const live = targets.filter((connection) => this.connections.has(connection));
+        if (live.length === 0) return;
+        const ended = await this.deps.tokens.endedSessions([...new Set(live.map((connection) => connection.caller!.sessionId))]);
+        for (const connection of live) {
+          const end = ended.get(connection.caller!.sessionId);
+          if (end && this.connections.has(connection)) this.end(connection, end);
+        }
+      } catch (error) {
+        this.recheckNeeded = true;
+        this.deps.log.error({ err: error }, 'realtime connections could not be checked against their sessions');
+      }
+    });
+    return this.rechecks;
   }
 
   stop(): void {
@@ -118,7 +184,10 @@ export class RealtimeHub {
     this.heartbeat = undefined;
     if (this.presenceTimer) clearTimeout(this.presenceTimer);
     this.presenceTimer = undefined;
-    for (const connection of this.connections) connection.socket.close(CloseCode.SHUTDOWN, 'server shutting down');
+    for (const connection of this.connections) {
+      clearTimeout(connection.expiry);
+      connection.socket.close(CloseCode.SHUTDOWN, 'server shutting down');
+    }
     this.connections.clear();
   }
 
@@ -214,6 +283,7 @@ export class RealtimeHub {
 
   add(connection: Connection): void {
     this.connections.add(connection);
+    this.armExpiry(connection);
     if (!this.heartbeat) {
       this.heartbeat = setInterval(() => this.beat(), this.deps.config.ws.heartbeatSeconds * 1000);
       this.heartbeat.unref();
@@ -222,6 +292,26 @@ export class RealtimeHub {
 
   remove(connection: Connection): void {
     this.connections.delete(connection);
+    clearTimeout(connection.expiry);
+  }
+
+  /** Closes the connection when its session expires (by the server's clock, looked at again when the timer fires). */
+  private armExpiry(connection: Connection): void {
+    const { expiresAt } = connection;
+    if (!connection.caller || !expiresAt) return;
+    const wait = Math.min(Math.max(expiresAt - this.deps.clock.now(), 0), MAX_TIMER_MS);
+    connection.expiry = setTimeout(() => {
+      if (!this.connections.has(connection)) return;
+      if (this.deps.clock.now() >= expiresAt) this.end(connection, 'expired');
+      else this.armExpiry(connection);
+    }, wait);
+    connection.expiry.unref();
+  }
+
+  /** Closes a signed-in connection whose session ended. */
+  private end(connection: Connection, why: SessionEnd): void {
+    this.remove(connection);
+    connection.socket.close(CloseCode.SESSION_REVOKED, END_REASONS[why]);
   }
 
   /** Sends text to one connection, cutting it when its queue would pass the bound. False when not sent. */
@@ -230,7 +320,7 @@ export class RealtimeHub {
     if (socket.readyState !== socket.OPEN) return false;
     if (socket.bufferedAmount + Buffer.byteLength(frame) > this.deps.config.ws.maxQueueBytes) {
       // The closing handshake would queue behind the backlog: cut the connection.
-      this.connections.delete(connection);
+      this.remove(connection);
       socket.terminate();
       return false;
     }
@@ -244,15 +334,6 @@ export class RealtimeHub {
     connection.held = undefined;
     const newer = held.filter((event) => event.seq > after);
     if (newer.length > 0) for (const frame of framesFor(connection.format, newer)) this.send(connection, frame);
-  }
-
-  /** Closes the connections whose session matches (a revoked session stops receiving at once). */
-  closeWhere(match: (caller: Caller) => boolean, code: number, reason: string): void {
-    for (const connection of this.connections) {
-      if (!connection.caller || !match(connection.caller)) continue;
-      this.connections.delete(connection);
-      connection.socket.close(code, reason);
-    }
   }
 
   private reaches(connection: Connection, event: FeedEvent): boolean {
@@ -271,18 +352,21 @@ export class RealtimeHub {
         connection.held.push(event);
         continue;
       }
-      this.send(connection, (frames[connection.format] ??= framesFor(connection.format, [event])[0]));
+      this.send(connection, (frames[connection.format] ??= elementAt(framesFor(connection.format, [event]), 0)));
     }
   }
 
   private closeRevoked(revocation: Revocation): void {
-    this.closeWhere((caller) => revokes(revocation, caller), CloseCode.SESSION_REVOKED, 'session revoked');
+    this.sessionNotices++;
+    // A revoked session stops receiving at once.
+    for (const connection of this.connections)
+      if (connection.caller && revokes(revocation, connection.caller)) this.end(connection, 'revoked');
   }
 
   private beat(): void {
     for (const connection of this.connections) {
       if (!connection.alive) {
-        this.connections.delete(connection);
+        this.remove(connection);
         connection.socket.terminate();
         continue;
       }
@@ -295,6 +379,7 @@ export class RealtimeHub {
       .touchConnected()
       .catch(() => undefined)
       .then(() => this.refreshPresence());
+    if (!this.deps.revocationsReachUs || (this.recheckNeeded && this.deps.bus.isCurrent())) void this.recheckSessions();
     for (const task of this.beats) task();
   }
 }
@@ -322,7 +407,7 @@ export function framesFor(format: FeedFormat, events: readonly NumberedEvent[]):
   const body = {
     events: events.map((event) => ({ id: event.seq, type: event.type, ...event.fields })),
     ...lists,
-    id_last_given: events[events.length - 1].seq,
+    id_last_given: lastOf(events).seq,
   };
   return [eventFrame('events', JSON.stringify(body))];
 }

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import type { Caller } from '../api/method.js';
+import type { ResolvedSession } from '../auth/tokens.js';
 import type { Services } from '../services.js';
 import { ApiError, Code } from '../api/errors.js';
 import { resultJson, type MethodDispatcher } from '../api/dispatch.js';
 import { loadUsers } from '../users/profiles.js';
 import { CloseCode, framesFor, type Connection, type FeedFormat } from './hub.js';
 import { PONG, eventFrame, openFrame, parseClientFrame } from './extws.js';
+import { lastOf } from '../infra/elements.js';
 
 /** Topics a connection may subscribe to with `subs`; others are ignored. */
 const TOPICS = new Set(['gchat']);
@@ -125,20 +126,24 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
       hub.send(connection, eventFrame('api', answer));
     };
 
-    let caller: Caller | undefined;
+    // A session that ends while its token is being resolved may not be seen ended by the resolution.
+    const sessionChanges = hub.sessionChanges;
+    let session: ResolvedSession | undefined;
     if (token !== undefined) {
-      caller = (await services.tokens.resolve(token, request.ip)) ?? undefined;
-      if (!caller) {
+      session = (await services.tokens.resolveSession(token, request.ip)) ?? undefined;
+      if (!session) {
         socket.close(CloseCode.INVALID_TOKEN, 'invalid access token');
         return;
       }
     }
     if (socket.readyState !== socket.OPEN) return;
-    connection.caller = caller;
-    connection.userId = caller?.userId;
+    connection.caller = session?.caller;
+    connection.userId = session?.caller.userId;
+    connection.expiresAt = session?.expiresAt;
     const userId = connection.userId;
     // Events from now on are held until the first frames are out.
     hub.add(connection);
+    if (session && hub.sessionChanges !== sessionChanges) void hub.recheckSessions([connection]);
     const recorded = userId === undefined ? undefined : services.presence.connection(userId, true);
     socket.once('close', () => {
       hub.remove(connection);
@@ -168,7 +173,7 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
           const missed = hub.since(connection, idLast);
           if (missed.length > 0) {
             for (const frame of framesFor(format, missed)) hub.send(connection, frame);
-            after = missed[missed.length - 1].seq;
+            after = lastOf(missed).seq;
           }
         }
       }

@@ -1,6 +1,7 @@
 import { ApiError, Code, badParam, rateLimited } from '../api/errors.js';
 import { getCatalog } from '../catalog/cache.js';
 import { dialectAdapter } from '../db/dialect.js';
+import type { Executor } from '../db/connection.js';
 import { announceInventoriesChanged } from '../inventory/answer-cache.js';
 import { nowSeconds, type Services } from '../services.js';
 import { admissionOf, requireAdmitted } from './admission.js';
@@ -164,15 +165,17 @@ export async function closeTrade(services: Services, userId: number, tradeId: nu
 
 /**
  * Ends a trade that is still open with `status`, nothing moving: a conditional update, so of
- * concurrent transitions exactly one happens. False when it was no longer open.
+ * concurrent transitions exactly one happens. False when it was no longer open. `executor`:
+ * the caller's transaction, when the change must commit with the caller's other writes.
  */
 export async function endOpenTrade(
   services: Services,
   tradeId: number,
   status: typeof TradeStatus.DECLINED | typeof TradeStatus.REVOKED,
+  executor: Executor = services.db.kysely,
 ): Promise<boolean> {
   const now = nowSeconds(services);
-  const closed = await services.db.kysely
+  const closed = await executor
     .updateTable('trades')
     .set({ status, reaction_time: now })
     .where('trade_id', '=', tradeId)

@@ -21,7 +21,7 @@ async function tradeById(services: Services, tradeId: number): Promise<TradeRow>
   return row;
 }
 
-/** Operators' view of trades: a user's, one by id, and ending an open one (every call is audited). */
+/** Operators' view of trades: a user's, one by id, and ending an open one. */
 export const tradeAdminMethods: AnyMethod[] = [
   defineMethod({
     auth: 'admin',
@@ -65,9 +65,11 @@ export const tradeAdminMethods: AnyMethod[] = [
     }),
     result: Type.Object({ trade_id: Uint }, Strict),
     errors: { 801: 'no such trade', 802: 'the trade is no longer open' },
-    handler: async ({ services }, params) => {
+    handler: async ({ services, inTransaction }, params) => {
       const trade = await tradeById(services, params.trade_id);
-      if (!(await endOpenTrade(services, params.trade_id, TradeStatus.REVOKED))) throw tradeClosed();
+      await inTransaction(async (trx) => {
+        if (!(await endOpenTrade(services, params.trade_id, TradeStatus.REVOKED, trx))) throw tradeClosed();
+      });
       await announceClosed(services, [trade], TradeStatus.REVOKED, 'cancelled');
       return { trade_id: params.trade_id };
     },

@@ -3,10 +3,11 @@ import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { Bit, Strict } from '../api/schema-types.js';
 import type { Services } from '../services.js';
+import type { Flag } from '../db/flags.js';
+import type { InventoryPrivacy } from '../db/tables.js';
 import { announceUsersChanged } from './profile-cache.js';
 
-export const INVENTORY_PRIVACY = ['everyone', 'friends', 'nobody'] as const;
-export type InventoryPrivacy = (typeof INVENTORY_PRIVACY)[number];
+export const INVENTORY_PRIVACY = ['everyone', 'friends', 'nobody'] as const satisfies readonly InventoryPrivacy[];
 
 /**
  * Sets who may read a user's inventory (inventory.get applies it). Every process is told,
@@ -19,10 +20,10 @@ export async function setInventoryPrivacy(services: Services, userId: number, pr
 /** The privacy settings as stored, each one a column of users. */
 interface PrivacyColumns {
   inventory_privacy?: InventoryPrivacy;
-  trades_income?: 0 | 1;
-  trades_income_from_friends?: 0 | 1;
-  trades_income_gifts?: 0 | 1;
-  trades_income_gifts_autoaccept?: 0 | 1;
+  trades_income?: Flag;
+  trades_income_from_friends?: Flag;
+  trades_income_gifts?: Flag;
+  trades_income_gifts_autoaccept?: Flag;
 }
 
 async function updatePrivacy(services: Services, userId: number, changes: PrivacyColumns): Promise<void> {
@@ -75,13 +76,12 @@ async function readPrivacy(services: Services, userId: number) {
     .select(['inventory_privacy', ...TRADE_SETTING_NAMES])
     .where('user_id', '=', userId)
     .executeTakeFirstOrThrow();
-  const bit = (v: number): 0 | 1 => (v === 1 ? 1 : 0);
   return {
-    inventory: row.inventory_privacy as InventoryPrivacy,
-    trades_income: bit(row.trades_income),
-    trades_income_from_friends: bit(row.trades_income_from_friends),
-    trades_income_gifts: bit(row.trades_income_gifts),
-    trades_income_gifts_autoaccept: bit(row.trades_income_gifts_autoaccept),
+    inventory: row.inventory_privacy,
+    trades_income: row.trades_income,
+    trades_income_from_friends: row.trades_income_from_friends,
+    trades_income_gifts: row.trades_income_gifts,
+    trades_income_gifts_autoaccept: row.trades_income_gifts_autoaccept,
   };
 }
 

@@ -66,8 +66,8 @@ export type ProfileRow = Pick<UserRow, (typeof PROFILE_COLUMNS)[number]>;
  */
 export class Profile implements ProfileRow {
   readonly user_id: number;
-  readonly global_ban: number;
-  readonly always_online: number;
+  readonly global_ban: Flag;
+  readonly always_online: Flag;
   readonly last_seen: number;
   readonly muted_until: number | null;
   /**
@@ -80,7 +80,7 @@ export class Profile implements ProfileRow {
   shortText: string | undefined = undefined;
   shortOnlineText: string | undefined = undefined;
   readonly domain: string | null;
-  readonly approved: number;
+  readonly approved: Flag;
   readonly nick: string;
   readonly nicks_old: string;
   readonly gender: Flag;
@@ -92,9 +92,9 @@ export class Profile implements ProfileRow {
   readonly games_wins: number;
   readonly xp: number;
   readonly xp_level: number;
-  readonly vip: number;
-  readonly moderator: number;
-  readonly superadmin: number;
+  readonly vip: Flag;
+  readonly moderator: Flag;
+  readonly superadmin: Flag;
   readonly bot_owner_id: number | null;
   /** `rank` as shown: one of its four forms, or undefined when none is set. */
   readonly rankShown: Readonly<Rank> | undefined;
@@ -197,7 +197,7 @@ export async function loadProfilesByKey(
     loaded.set(profile.user_id, profile);
     if (profile.domain !== null) byDomain.set(profile.domain, profile);
   }
-  for (let i = 0; i < ids.length; i++) ofIds[i] ??= loaded.get(ids[i]);
+  ids.forEach((id, i) => (ofIds[i] ??= loaded.get(id)));
   return { ofIds, byDomain };
 }
 
@@ -321,13 +321,9 @@ export async function profileTexts(
     if (others.length > 0) friendshipOf = await friendshipLookup(services, viewerId, others);
   }
   const nowMs = services.clock.now();
-  const texts = new Array<string>(shown.length);
-  for (let i = 0; i < shown.length; i++) {
-    const u = shown[i];
-    texts[i] =
-      typeof u === 'string' ? u : profileJson(services, u, form, u.user_id === viewerId ? undefined : friendshipOf?.(u.user_id), nowMs);
-  }
-  return texts;
+  return shown.map((u) =>
+    typeof u === 'string' ? u : profileJson(services, u, form, u.user_id === viewerId ? undefined : friendshipOf?.(u.user_id), nowMs),
+  );
 }
 
 /** The placeholder users.get answers for an unknown or globally blocked account. */

@@ -74,7 +74,7 @@ export const usersSearch = defineMethod({
   result: Type.Object({ count: Uint, users: Type.Array(UserShort) }, Strict),
   handler: async ({ services }, params) => {
     const matches = searchMatches(services, searchKeyOf(params.query));
-    const [{ n }] = await matches.select((eb) => eb.fn.countAll<number>().as('n')).execute();
+    const { n } = await matches.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const total = Number(n);
     const offset = params.offset!;
     const count = params.count!;

@@ -29,8 +29,8 @@ export function itemProtoEntry(p: Selectable<ItemProtosTable>): WorldItemProto {
     case_item_proto_ids: parse(p.case_item_proto_ids),
     drop: parse(p.drop_list),
     twin_item_proto_ids: parse(p.twin_item_proto_ids),
-    can_craft: p.can_craft === 1 ? 1 : 0,
-    craft_result: p.craft_result === 1 ? 1 : 0,
+    can_craft: p.can_craft,
+    craft_result: p.craft_result,
     item_proto_status: nn(p.item_proto_status),
     extra: parse(p.extra),
   }) as WorldItemProto;
@@ -121,7 +121,7 @@ function userEntry(db: Database, u: Row<'users'>) {
     xp_level: u.xp_level,
     global_ban: flag(u.global_ban),
     captcha: u.captcha_always === 1 ? ('always' as const) : undefined,
-    inventory_privacy: u.inventory_privacy as 'everyone' | 'friends' | 'nobody',
+    inventory_privacy: u.inventory_privacy,
     muted_until: nn(u.muted_until),
     bot_owner: nn(u.bot_owner_id),
     online: flag(u.always_online),
@@ -139,7 +139,7 @@ function itemEntry(i: Row<'items'>, e: Row<'equipped'> | undefined) {
     equip: e
       ? e.slot === 'badge'
         ? { slot: 'badge' as const }
-        : compact({ game: e.game ?? '', slot: e.slot as 'cards' | 'generator' | 'joke', monopoly_id: nn(e.monopoly_id) })
+        : compact({ game: e.game ?? '', slot: e.slot, monopoly_id: nn(e.monopoly_id) })
       : undefined,
     data: parse(i.data),
   });

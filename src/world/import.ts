@@ -1,8 +1,9 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
-import { sql } from 'kysely';
-import type { Database, Executor } from '../db/connection.js';
-import type { Tables } from '../db/tables.js';
+import { sql, type Insertable } from 'kysely';
+import { ownTransaction, type Database, type Executor, type InTransaction } from '../db/connection.js';
+import type { ItemsTable, Tables } from '../db/tables.js';
+import { elementAt } from '../infra/elements.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
@@ -28,6 +29,8 @@ export interface ImportOptions {
   mode: 'replace' | 'merge';
   /** Seconds since the epoch used where the file gives no time. */
   now: number;
+  /** The transaction the import writes in (an admin action's, shared with its audit entry); a new one when absent. */
+  inTransaction?: InTransaction;
 }
 
 export interface ImportSummary {
@@ -233,7 +236,7 @@ async function insertBatched<T extends keyof Tables & string>(
   conflict?: { keys: string[]; ignore?: boolean },
 ): Promise<void> {
   if (rows.length === 0) return;
-  const columns = Object.keys(rows[0]);
+  const columns = Object.keys(elementAt(rows, 0));
   const batch = Math.max(1, Math.floor(8000 / columns.length));
   for (let i = 0; i < rows.length; i += batch) {
     let query = trx.insertInto(table).values(rows.slice(i, i + batch) as never);
@@ -338,7 +341,7 @@ async function checkUserConflicts(trx: Executor, users: WorldUser[]): Promise<st
         .execute();
       for (const row of rows) {
         const index = wanted.get(row[field] as string)!;
-        if (users[index].user_id !== row.user_id) problems.push(`users[${index}].${field}: already used by user ${row.user_id}`);
+        if (elementAt(users, index).user_id !== row.user_id) problems.push(`users[${index}].${field}: already used by user ${row.user_id}`);
       }
     }
   }
@@ -598,7 +601,7 @@ async function importItems(
 
   const explicit = items.filter((i) => i.item_id !== undefined);
   const generated = items.filter((i) => i.item_id === undefined);
-  const itemRow = (item: Item, itemId?: number) => {
+  const itemRow = (item: Item, itemId?: number): Insertable<ItemsTable> => {
     const proto = protoById.get(item.item_proto_id)!;
     return {
       ...(itemId !== undefined ? { item_id: itemId } : {}),
@@ -654,7 +657,7 @@ async function importItems(
         .values(rows.slice(i, i + batch))
         .returning('item_id')
         .execute();
-      if (item.equip && i === 0) equipOf(item, inserted[0].item_id);
+      if (item.equip && i === 0) equipOf(item, elementAt(inserted, 0).item_id);
     }
     itemCount += copies;
   }
@@ -750,6 +753,15 @@ function importFailure(error: unknown): unknown {
   return error;
 }
 
+/** Runs the import's writes, turning what the database refuses of them into the file's fault. */
+async function explainingConflicts<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    throw importFailure(error);
+  }
+}
+
 async function runImport(db: Database, input: unknown, options: ImportOptions, run: ImportRun): Promise<ImportSummary | null> {
   const { world, outside } = validateWorld(input);
   const replace = options.mode === 'replace';
@@ -765,8 +777,9 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
   let imported = true;
   const endedSessionsOf = new Set<number>();
   let invalidatedTrades: InvalidatedTrade[] = [];
-  try {
-    await db.kysely.transaction().execute(async (trx) => {
+  // The transaction may be shared (with an admin action's audit entry): only the import's own writes are the file's fault.
+  await (options.inTransaction ?? ownTransaction(db))((trx) =>
+    explainingConflicts(async () => {
       if (run.onlyIfEmpty) {
         // Several processes may start on one new database at once: one imports, the others see it done.
         if (db.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${WORLD_IMPORT_LOCK})`.execute(trx);
@@ -784,10 +797,8 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       await importTrades(trx, world, now);
       await importChat(trx, world, now, replace);
       await advanceSequences(trx, db);
-    });
-  } catch (error) {
-    throw importFailure(error);
-  }
+    }),
+  );
   if (!imported) return null;
 
   return {
