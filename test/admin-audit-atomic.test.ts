@@ -8,7 +8,7 @@ import { ManualClock } from '../src/infra/clock.js';
 import type { Database } from '../src/db/connection.js';
 import { startTestServer, type TestServer } from './helpers.js';
 import { catalogWorld, tokenFor, user } from './item-fixtures.js';
-import { differences, snapshot } from './fuzz-support.js';
+import { differences, nested, snapshot } from './fuzz-support.js';
 import { ADMIN_KEY as SUITE_ADMIN_KEY, PASSWORD, smallWorld, startAdminServer } from './admin-support.js';
 
 /**
@@ -20,17 +20,6 @@ import { ADMIN_KEY as SUITE_ADMIN_KEY, PASSWORD, smallWorld, startAdminServer } 
 
 const ADMIN_KEY = 'audit-atomic-admin-key';
 const admin = { headers: { 'x-admin-key': ADMIN_KEY } };
-
-/** JSON text of a value nested `depth` levels deep (written out: JSON.stringify itself runs out of stack on deep values). */
-function nested(depth: number): string {
-  let open = '';
-  let close = '';
-  for (let i = 0; i < depth; i++) {
-    open += i % 2 === 0 ? '[' : '{"a":';
-    close = (i % 2 === 0 ? ']' : '}') + close;
-  }
-  return `${open}1${close}`;
-}
 
 const banned = async (server: TestServer, userId: number) =>
   (await server.db.kysely.selectFrom('users').select('global_ban').where('user_id', '=', userId).executeTakeFirstOrThrow()).global_ban;

@@ -3,22 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import { MAX_PARAM_DEPTH } from '../src/api/depth.js';
 import { allMethods } from '../src/domains.js';
 import { redactUrl } from '../src/infra/redact.js';
-import { assertSaneAnswer, differences, snapshot, type Secrets } from './fuzz-support.js';
+import { assertSaneAnswer, differences, nested, snapshot, type Secrets } from './fuzz-support.js';
 import { startFuzzServer, type FuzzServer } from './fuzz-server.js';
 
 // Every method, public and admin, with parameters nested past the depth limit and with
 // parameter names written in percent-encoded spellings.
-
-/** JSON text of a value nested `depth` levels deep (written out: JSON.stringify itself runs out of stack on deep values). */
-function nested(depth: number): string {
-  let open = '';
-  let close = '';
-  for (let i = 0; i < depth; i++) {
-    open += i % 2 === 0 ? '[' : '{"a":';
-    close = (i % 2 === 0 ? ']' : '}') + close;
-  }
-  return `${open}1${close}`;
-}
 
 /** Secret values sent under names that only decode to a secret's name; none may reach the log. */
 const ENCODED_SECRETS: [string, string][] = [

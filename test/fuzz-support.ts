@@ -89,6 +89,17 @@ export const hostileStructures: Value[] = [
   { toString: 'x' },
 ];
 
+/** JSON text of a value nested `depth` levels deep (written out: JSON.stringify itself runs out of stack on deep values). */
+export function nested(depth: number): string {
+  let open = '';
+  let close = '';
+  for (let i = 0; i < depth; i++) {
+    open += i % 2 === 0 ? '[' : '{"a":';
+    close = (i % 2 === 0 ? ']' : '}') + close;
+  }
+  return `${open}1${close}`;
+}
+
 export interface Fixture {
   userIds: number[];
   domains: string[];

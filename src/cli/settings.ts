@@ -56,6 +56,18 @@ function readText(input: string | true, origin: string): string {
 }
 
 /** `MAX/SECONDS`, e.g. `3000/60`: at most MAX requests per window of SECONDS. */
+/** A secret key's text, refused with the key parser's message when it is not one. */
+function readSecretKey(input: string | true, origin: string): string {
+  const text = readText(input, origin);
+  try {
+    parseSecretKey(text, origin);
+  } catch (error) {
+    if (error instanceof SecretKeyError) throw new ConfigError(error.message);
+    throw error;
+  }
+  return text;
+}
+
 function readRate(input: string | true, origin: string): { max: number; windowSeconds: number } {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(String(input));
   if (!match) throw new ConfigError(`${origin}: expected MAX/SECONDS such as 3000/60, got "${input}"`);
@@ -91,14 +103,7 @@ export const SECRET_KEY_SETTING: Setting = {
     'Required on PostgreSQL; on SQLite without it the key file beside the database (<database>.key, made on first start) is used',
   shownDefault: 'SQLite: <database>.key',
   apply(config, input, origin) {
-    const text = readText(input, origin);
-    try {
-      parseSecretKey(text, origin);
-    } catch (error) {
-      if (error instanceof SecretKeyError) throw new ConfigError(error.message);
-      throw error;
-    }
-    config.secretKey = text;
+    config.secretKey = readSecretKey(input, origin);
   },
 };
 
@@ -111,14 +116,7 @@ export const PREVIOUS_SECRET_KEY_SETTING: Setting = {
     '(then this setting can go)',
   shownDefault: 'none',
   apply(config, input, origin) {
-    const text = readText(input, origin);
-    try {
-      parseSecretKey(text, origin);
-    } catch (error) {
-      if (error instanceof SecretKeyError) throw new ConfigError(error.message);
-      throw error;
-    }
-    config.previousSecretKey = text;
+    config.previousSecretKey = readSecretKey(input, origin);
   },
 };
 
