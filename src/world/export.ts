@@ -39,59 +39,36 @@ export function itemProtoEntry(p: Selectable<ItemProtosTable>): WorldItemProto {
 /** Every table of the world, read at once, in the order of the file. */
 async function readStoredWorld(db: Database) {
   const k = db.kysely;
-  const [
-    collections,
-    qualities,
-    itemTypes,
-    protos,
-    users,
-    items,
-    equipped,
-    friendships,
-    requests,
-    blocks,
-    chatState,
-    messages,
-    promocodes,
-    trades,
-    tradeItems,
-    moves,
-  ] = await Promise.all([
-    k.selectFrom('collections').selectAll().orderBy('collection_id').execute(),
-    k.selectFrom('qualities').selectAll().orderBy('quality_id').execute(),
-    k.selectFrom('item_types').selectAll().orderBy('type').execute(),
-    k.selectFrom('item_protos').selectAll().orderBy('item_proto_id').execute(),
-    k.selectFrom('users').selectAll().orderBy('user_id').execute(),
-    k.selectFrom('items').selectAll().where('state', '=', 'owned').orderBy('item_id').execute(),
-    k.selectFrom('equipped').selectAll().execute(),
-    k.selectFrom('friendships').selectAll().whereRef('user_id', '<', 'friend_id').orderBy('user_id').orderBy('friend_id').execute(),
-    k.selectFrom('friend_requests').selectAll().orderBy('from_user_id').orderBy('to_user_id').execute(),
-    k.selectFrom('blocks').selectAll().orderBy('user_id').orderBy('blocked_user_id').execute(),
-    k.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst(),
-    k.selectFrom('chat_messages').selectAll().where('deleted_at', 'is', null).orderBy('msg_seq').execute(),
-    k.selectFrom('promocodes').selectAll().orderBy('code').execute(),
-    k.selectFrom('trades').selectAll().orderBy('trade_id').execute(),
-    k.selectFrom('trade_items').selectAll().orderBy('trade_id').orderBy('item_id').execute(),
-    k.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
-  ]);
-  return {
-    collections,
-    qualities,
-    itemTypes,
-    protos,
-    users,
-    items,
-    equipped,
-    friendships,
-    requests,
-    blocks,
-    chatState,
-    messages,
-    promocodes,
-    trades,
-    tradeItems,
-    moves,
-  };
+  return awaitAll({
+    collections: k.selectFrom('collections').selectAll().orderBy('collection_id').execute(),
+    qualities: k.selectFrom('qualities').selectAll().orderBy('quality_id').execute(),
+    itemTypes: k.selectFrom('item_types').selectAll().orderBy('type').execute(),
+    protos: k.selectFrom('item_protos').selectAll().orderBy('item_proto_id').execute(),
+    users: k.selectFrom('users').selectAll().orderBy('user_id').execute(),
+    items: k.selectFrom('items').selectAll().where('state', '=', 'owned').orderBy('item_id').execute(),
+    equipped: k.selectFrom('equipped').selectAll().execute(),
+    friendships: k
+      .selectFrom('friendships')
+      .selectAll()
+      .whereRef('user_id', '<', 'friend_id')
+      .orderBy('user_id')
+      .orderBy('friend_id')
+      .execute(),
+    requests: k.selectFrom('friend_requests').selectAll().orderBy('from_user_id').orderBy('to_user_id').execute(),
+    blocks: k.selectFrom('blocks').selectAll().orderBy('user_id').orderBy('blocked_user_id').execute(),
+    chatState: k.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst(),
+    messages: k.selectFrom('chat_messages').selectAll().where('deleted_at', 'is', null).orderBy('msg_seq').execute(),
+    promocodes: k.selectFrom('promocodes').selectAll().orderBy('code').execute(),
+    trades: k.selectFrom('trades').selectAll().orderBy('trade_id').execute(),
+    tradeItems: k.selectFrom('trade_items').selectAll().orderBy('trade_id').orderBy('item_id').execute(),
+    moves: k.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
+  });
+}
+
+/** Awaits every promise of a record at once: the record of their values. */
+async function awaitAll<T extends Record<string, Promise<unknown>>>(promises: T): Promise<{ [K in keyof T]: Awaited<T[K]> }> {
+  const entries = await Promise.all(Object.entries(promises).map(async ([name, promise]) => [name, await promise] as const));
+  return Object.fromEntries(entries) as { [K in keyof T]: Awaited<T[K]> };
 }
 
 type StoredWorld = Awaited<ReturnType<typeof readStoredWorld>>;
