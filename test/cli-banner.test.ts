@@ -60,7 +60,7 @@ async function serveOnce(world: string, env: NodeJS.ProcessEnv, terminal: boolea
     ...env,
   };
   const child: ChildProcessWithoutNullStreams = terminal
-    ? spawn(SCRIPT, ['-qec', [process.execPath, ...args].map(quote).join(' '), '/dev/null'], { env: fullEnv })
+    ? spawn(SCRIPT, ['-qec', `exec ${[process.execPath, ...args].map(quote).join(' ')}`, '/dev/null'], { env: fullEnv })
     : spawn(process.execPath, args, { env: fullEnv });
   let output = '';
   const closed = new Promise<number | null>((resolve) => child.on('close', resolve));

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../src/db/connection.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import { migrateToLatest, migrationsFor } from '../src/db/migrate.js';
 import { DB_KIND, newDatabaseLocation, processDatabaseEnv } from './helpers.js';
 
 const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
@@ -128,6 +128,41 @@ test(
     } finally {
       await db.close();
       await location.dispose();
+    }
+  },
+);
+
+test(
+  'migrating on PostgreSQL reads only its own schema: tables renamed meanwhile in another schema do not fail it',
+  { skip: DB_KIND !== 'postgres' && 'PostgreSQL only' },
+  async () => {
+    const mine = await newDatabaseLocation();
+    const other = await newDatabaseLocation();
+    const db = await openDatabase(mine.url, { schema: mine.schema, secretKey: mine.secretKey });
+    const neighbour = await openDatabase(other.url, { schema: other.schema, secretKey: other.secretKey });
+    try {
+      await sql`create table churn (id serial primary key)`.execute(neighbour.kysely);
+      let renaming = true;
+      const renames = (async () => {
+        let name = 'churn';
+        while (renaming) {
+          const next = name === 'churn' ? 'churn_gone' : 'churn';
+          await sql`alter table ${sql.id(name)} rename to ${sql.id(next)}`.execute(neighbour.kysely);
+          name = next;
+        }
+      })();
+      try {
+        for (let i = 0; i < 40; i++) assert.deepEqual(await migrateToLatest(db), i === 0 ? Object.keys(migrationsFor(db)) : []);
+      } finally {
+        renaming = false;
+        await renames;
+      }
+      assert.deepEqual(await tableNames(db, undefined), TABLES, 'the tables of this schema, and no other');
+    } finally {
+      await db.close();
+      await neighbour.close();
+      await mine.dispose();
+      await other.dispose();
     }
   },
 );

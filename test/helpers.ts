@@ -100,7 +100,7 @@ export function processDatabaseEnv(location: DatabaseLocation): { DATABASE_URL: 
 
 /**
  * Migrates a database up to an earlier level (upgrade tests), as migrateToLatest does: on
- * PostgreSQL under the schema-change lock, so no schema vanishes while Kysely reads the catalogue.
+ * PostgreSQL under the schema-change lock.
  */
 export async function migrateTo(db: Database, level: string, schema: string | undefined): Promise<string[]> {
   return db.kysely.connection().execute(async (connection) => {

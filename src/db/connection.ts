@@ -2,8 +2,9 @@ import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
+import { Kysely, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import type { Tables } from './tables.js';
+import { CurrentSchemaPostgresDialect } from './schema-introspector.js';
 import { WRITER_CHECKPOINT_PAGES, startCheckpointer } from './checkpointer.js';
 import { secretKeyFor, type SecretKeySource } from './secret-key.js';
 import { SecretBox, parseSecretKey } from '../infra/secret-box.js';
@@ -200,7 +201,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     // An idle client lost its connection; the pool replaces it on next use.
   });
   const timer = queryTimer();
-  const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), log: timer.log });
+  const kysely = new Kysely<Tables>({ dialect: new CurrentSchemaPostgresDialect({ pool }), log: timer.log });
   return {
     kysely,
     dialect: 'postgres',

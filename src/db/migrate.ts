@@ -16,10 +16,8 @@ import { secretKeyCheckMigration } from './migrations/010_secret_key_check.js';
 import { sealStoredSecrets } from './sealed-secrets.js';
 
 /**
- * PostgreSQL advisory lock held while migrating. Kysely's migrator reads the catalogue of
- * every schema on the server; anything that drops schemas on the same server (another
- * installation being removed, a test harness) takes this lock too, so that read never sees
- * a schema vanish under it.
+ * PostgreSQL advisory lock held while migrating, so that processes starting together on one
+ * schema migrate it one after the other; dropping a schema (dropPostgresSchema) takes it too.
  */
 export const SCHEMA_CHANGE_LOCK = 7_171_717;
 
