@@ -3,7 +3,7 @@ import type { Database } from '../db/connection.js';
 import type { Flag } from '../db/flags.js';
 import type { InventoryPrivacy } from '../db/tables.js';
 import type { Services } from '../services.js';
-import { NOT_BANNED } from '../friends/banned-users.js';
+import { NOT_BANNED } from '../friends/queries.js';
 import type { ProfileRow } from './profiles.js';
 
 /** The columns a profile is made of (src/users/profiles.ts). */
