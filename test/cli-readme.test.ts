@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SERVER_SETTINGS } from '../src/cli/settings.js';
+import { SERVER_SETTINGS, envUsage, flagUsage } from '../src/cli/settings.js';
 import { allMethods } from '../src/domains.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -25,10 +25,7 @@ function configurationRows(): { flag: string; env: string; shownDefault: string 
 
 test('the README configuration table has exactly the flags of serve, each with its variable and default', () => {
   const rows = configurationRows();
-  const expected = SERVER_SETTINGS.map((s) => ({
-    flag: `\`--${s.flag}${s.value ? ` ${s.value}` : ''}\``,
-    env: `\`${s.env}${s.envValue ? `=${s.envValue}` : ''}\``,
-  }));
+  const expected = SERVER_SETTINGS.map((s) => ({ flag: `\`${flagUsage(s)}\``, env: `\`${envUsage(s)}\`` }));
   assert.deepEqual(
     rows.map(({ flag, env }) => ({ flag, env })),
     expected,

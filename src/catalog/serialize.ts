@@ -193,6 +193,8 @@ export interface OwnedRow {
 /** Per-item data the answer shows, read from the `data` column. */
 interface Personal {
   fields: ItemObject;
+  /** `fields` as JSON text without its braces. */
+  fieldsJson: string;
   uses?: Uses;
   tsCanSell?: number;
   /** Earlier owners, oldest first (trades append the giver). */
@@ -217,14 +219,15 @@ function personalOf(text: string | null): Personal | undefined {
   }
   if (isObject(data.moneybox)) fields.moneybox = data.moneybox;
   if (typeof data.seed === 'string') fields.seed = data.seed;
-  const personal: Personal = { fields };
+  let previousOwners: number[] | undefined;
   if (Array.isArray(data.previous_owners_user_ids)) {
-    const owners = data.previous_owners_user_ids.filter(isUint);
-    fields.previous_owners_user_ids = owners;
-    personal.previousOwners = owners;
+    previousOwners = data.previous_owners_user_ids.filter(isUint);
+    fields.previous_owners_user_ids = previousOwners;
   }
   if (isObject(data.gift) && isUint(data.gift.from_user_id) && isUint(data.gift.to_user_id) && isUint(data.gift.ts))
     fields.gift = { from_user_id: data.gift.from_user_id, to_user_id: data.gift.to_user_id, ts: data.gift.ts };
+  const personal: Personal = { fields, fieldsJson: JSON.stringify(fields).slice(1, -1) };
+  if (previousOwners) personal.previousOwners = previousOwners;
   const uses = readUses(data.uses);
   if (uses) personal.uses = uses;
   if (isLock(data.ts_can_sell)) personal.tsCanSell = data.ts_can_sell;
@@ -242,33 +245,110 @@ export function shrinkKey(row: OwnedRow): string | undefined {
   return `${row.item_proto_id}:${row.ts_can_trade}:${sell}`;
 }
 
+/** What an owned item's answer is made of. */
+interface OwnedView {
+  forms: ProtoForms;
+  row: OwnedRow;
+  personal: Personal | undefined;
+  /** Its own uses, else its prototype's. */
+  uses: Uses | undefined;
+  /** shrink = 1: ids of every item merged into this one. */
+  mergedIds: number[] | undefined;
+}
+
 /**
- * An owned item as JSON text: its prototype's fields plus its own, and the legacy Thing
- * names when asked. Answers list many items, so they are assembled from the prototype's
- * ready-made text rather than serialised field by field. `mergedIds`: shrink = 1.
+ * One member of an owned item's answer, left out where its getter gives undefined: any JSON
+ * value, or an integer (written as it is); or a group of members that comes ready-made both
+ * as an object and as its JSON text without the braces.
+ */
+type OwnedField =
+  | { key: string; value: (item: OwnedView) => unknown }
+  | { key: string; integer: (item: OwnedView) => number | undefined }
+  | { object: (item: OwnedView) => ItemObject | undefined; json: (item: OwnedView) => string | undefined };
+
+const tsCanTrade = ({ row }: OwnedView) => (row.ts_can_trade === 0 ? undefined : row.ts_can_trade);
+const hasPersonalFields = (personal: Personal | undefined): personal is Personal => personal !== undefined && personal.fieldsJson !== '';
+
+/** The members of an owned item in the full form, in their order in the answer. */
+const OWNED_ITEM_FIELDS: readonly OwnedField[] = [
+  { key: 'item_id', integer: ({ row }) => row.item_id },
+  { key: 'item_ids', value: ({ mergedIds }) => mergedIds },
+  { object: ({ forms }) => forms.item, json: ({ forms }) => forms.itemJson },
+  { key: 'ts_owned', integer: ({ row }) => row.ts_owned },
+  { key: 'ts_can_trade', integer: tsCanTrade },
+  { key: 'ts_can_sell', integer: ({ personal }) => personal?.tsCanSell },
+  {
+    object: ({ personal }) => (hasPersonalFields(personal) ? personal.fields : undefined),
+    json: ({ personal }) => (hasPersonalFields(personal) ? personal.fieldsJson : undefined),
+  },
+  { key: 'uses', value: ({ uses }) => uses },
+];
+
+/** The same followed by the legacy Thing names (add_legacy = 1). */
+const LEGACY_OWNED_ITEM_FIELDS: readonly OwnedField[] = [
+  ...OWNED_ITEM_FIELDS,
+  { object: ({ forms }) => forms.thing, json: ({ forms }) => forms.thingJson },
+  { key: 'thing_id', integer: ({ row }) => row.item_id },
+  { key: 'user_id', integer: ({ row }) => row.user_id },
+  { key: 'owned_time', integer: ({ row }) => row.ts_owned },
+  { key: 'can_give', integer: tsCanTrade },
+  { key: 'can_sell', integer: ({ personal }) => personal?.tsCanSell },
+  { key: 'uses_left', integer: ({ uses }) => uses?.left },
+  { key: 'uses_origin', integer: ({ uses }) => uses?.origin },
+  { key: 'owners_history', value: ({ personal }) => personal?.previousOwners },
+];
+
+type OwnedWriter = (item: OwnedView) => string;
+
+/**
+ * A writer of the fields' JSON text, compiled once: one statement per field, so that each
+ * getter is called from a site of its own (a loop over the table, calling every getter from one
+ * site, measured several times slower over a large inventory).
+ */
+function compileWriter(fields: readonly OwnedField[]): OwnedWriter {
+  const getters: ((item: OwnedView) => unknown)[] = [];
+  const statements = fields.map((field, i) => {
+    // Each member comes with its separator, '{' before the first one: one concatenation a member.
+    const [first, next] =
+      'json' in field
+        ? ["'{'", "','"]
+        : [JSON.stringify(`{${JSON.stringify(field.key)}:`), JSON.stringify(`,${JSON.stringify(field.key)}:`)];
+    getters.push('json' in field ? field.json : 'integer' in field ? field.integer : field.value);
+    const text = 'value' in field ? 'JSON.stringify(v)' : 'v';
+    return `v = f[${i}](item); if (v !== undefined) json += (json.length === 0 ? ${first} : ${next}) + ${text};`;
+  });
+  const source = `return (item) => { let json = ''; let v; ${statements.join(' ')} return json.length === 0 ? '{}' : json + '}'; };`;
+  return new Function('f', source)(getters) as OwnedWriter;
+}
+
+const writeOwnedItem = compileWriter(OWNED_ITEM_FIELDS);
+const writeLegacyOwnedItem = compileWriter(LEGACY_OWNED_ITEM_FIELDS);
+
+function ownedView(forms: ProtoForms, row: OwnedRow, mergedIds: number[] | undefined): OwnedView {
+  const personal = row.data === null ? undefined : personalOf(row.data);
+  return { forms, row, personal, uses: personal?.uses ?? forms.uses, mergedIds };
+}
+
+/** An owned item in the answer's form: its prototype's fields plus its own, and the legacy Thing names when asked. `mergedIds`: shrink = 1. */
+export function ownedItemObject(forms: ProtoForms, row: OwnedRow, legacy: boolean, mergedIds?: number[]): ItemObject {
+  const item = ownedView(forms, row, mergedIds);
+  const object: ItemObject = {};
+  for (const field of legacy ? LEGACY_OWNED_ITEM_FIELDS : OWNED_ITEM_FIELDS) {
+    if ('object' in field) {
+      const members = field.object(item);
+      if (members !== undefined) Object.assign(object, members);
+    } else {
+      const value = 'integer' in field ? field.integer(item) : field.value(item);
+      if (value !== undefined) object[field.key] = value;
+    }
+  }
+  return object;
+}
+
+/**
+ * `ownedItemObject(...)` as JSON text, written from the same fields. Answers list many items,
+ * so the prototype's part is its ready-made text rather than serialised field by field.
  */
 export function ownedItemJson(forms: ProtoForms, row: OwnedRow, legacy: boolean, mergedIds?: number[]): string {
-  let json = `{"item_id":${row.item_id},`;
-  if (mergedIds) json += `"item_ids":[${mergedIds.join(',')}],`;
-  json += `${forms.itemJson},"ts_owned":${row.ts_owned}`;
-  if (row.ts_can_trade !== 0) json += `,"ts_can_trade":${row.ts_can_trade}`;
-  const personal = row.data === null ? undefined : personalOf(row.data);
-  if (personal?.tsCanSell !== undefined) json += `,"ts_can_sell":${personal.tsCanSell}`;
-  if (personal) {
-    const fields = JSON.stringify(personal.fields);
-    if (fields !== '{}') json += `,${fields.slice(1, -1)}`;
-  }
-  const uses = personal?.uses ?? forms.uses;
-  if (uses) json += `,"uses":${JSON.stringify(uses)}`;
-  if (legacy) {
-    json += `,${forms.thingJson},"thing_id":${row.item_id},"user_id":${row.user_id},"owned_time":${row.ts_owned}`;
-    if (row.ts_can_trade !== 0) json += `,"can_give":${row.ts_can_trade}`;
-    if (personal?.tsCanSell !== undefined) json += `,"can_sell":${personal.tsCanSell}`;
-    if (uses) {
-      json += `,"uses_left":${uses.left}`;
-      if (uses.origin !== undefined) json += `,"uses_origin":${uses.origin}`;
-    }
-    if (personal?.previousOwners) json += `,"owners_history":${JSON.stringify(personal.previousOwners)}`;
-  }
-  return `${json}}`;
+  return (legacy ? writeLegacyOwnedItem : writeOwnedItem)(ownedView(forms, row, mergedIds));
 }
