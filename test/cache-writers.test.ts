@@ -34,7 +34,7 @@ const NEED_NOT: Record<string, Record<string, string>> = {
   'src/accounts/two-factor.ts': { users: 'TOTP secrets: no cached column' },
   'src/db/sealed-secrets.ts': { users: 'TOTP secrets sealed again under the secret key: no cached column' },
   'src/auth/tokens.ts': { sessions: 'last_used only: the cache keeps no copy of it' },
-  'src/trades/queries.ts': {
+  'src/trades/settle.ts': {
     items: 'runs inside the transaction of src/trades/actions.ts, which announces the owners once it is committed',
   },
   'src/inventory/craft-queries.ts': {
