@@ -253,3 +253,54 @@ describe('answers weigh by their size', () => {
     assert.equal((await wire(`${url}/api/users.get?user_ids=1`, { headers: { 'x-forwarded-for': '203.0.113.21' } })).body.code, 0);
   });
 });
+
+describe('costly answers are charged before they are built', () => {
+  for (const redis of [false, true]) {
+    test(
+      `of ten requests at once for a 3,000-item inventory, the two the budget pays for are answered, the others refused (${redis ? 'Redis' : 'memory'})`,
+      { skip: redis && missing.redis },
+      async () => {
+        const server = await startTestServer({
+          redis,
+          world: { ...catalogWorld, users: [user(1)] },
+          config: { trustProxy: true, rateLimitPerIp: { max: 60, windowSeconds: 60 } },
+        });
+        try {
+          await grantItems(server.services, { userId: 1, itemProtoId: 101, copies: 3000 });
+          const url = await listen(server);
+          const headers = { 'x-forwarded-for': '203.0.113.30' };
+          // Each answer is estimated at 22 requests (3,000 items of about 500 bytes, a request per
+          // 64 KiB): with the ten requests themselves, two fit in 60 and a third never does.
+          const answers = await Promise.all(Array.from({ length: 10 }, () => wire(`${url}/api/inventory.get?user_id=1`, { headers })));
+          assert.deepEqual(answers.map((answer) => answer.body.code).sort(), [0, 0, 7, 7, 7, 7, 7, 7, 7, 7]);
+          for (const answer of answers) {
+            if (answer.body.code === 0) assert.equal(answer.body.data.count, 3000);
+            else assert.equal(answer.status, 429);
+          }
+        } finally {
+          await server.close();
+        }
+      },
+    );
+  }
+
+  test('an inventory the caller may not read is refused for its privacy, never for its size', async () => {
+    const server = await startTestServer({
+      world: { ...catalogWorld, users: [user(1), user(2, { inventory_privacy: 'nobody' })] },
+      config: { trustProxy: true, rateLimitPerIp: { max: 60, windowSeconds: 60 } },
+    });
+    try {
+      await grantItems(server.services, { userId: 1, itemProtoId: 101, copies: 3000 });
+      await grantItems(server.services, { userId: 2, itemProtoId: 101, copies: 3000 });
+      const url = await listen(server);
+      const headers = { 'x-forwarded-for': '203.0.113.31' };
+      for (let i = 0; i < 45; i++) assert.equal((await wire(`${url}/api/users.get?user_ids=1`, { headers })).body.code, 0);
+      // 15 requests left: not enough for either inventory (22 each).
+      assert.equal((await wire(`${url}/api/inventory.get?user_id=2`, { headers })).body.code, 701);
+      assert.equal((await wire(`${url}/api/inventory.get?user_id=1`, { headers })).body.code, 7);
+      assert.equal((await wire(`${url}/api/users.get?user_ids=1`, { headers })).body.code, 0);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -83,7 +83,7 @@ export const missing = {
 } as const;
 
 /** Generous waits for a loaded machine; nothing in the browser tests measures speed. */
-export const WAIT = { timeout: 60_000 };
+export const WAIT = { timeout: 180_000 };
 
 /**
  * Headless Chromium as the browser tests run it: no outside connections of its own, and a new

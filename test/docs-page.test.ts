@@ -21,7 +21,7 @@ const clean = (text: string) => text.replace(/[\u200b-\u200d\ufeff]/g, '').trim(
 
 test(
   '/docs lists every method, finds one by search, and "try it" calls the running server',
-  { timeout: 240_000, skip: missing.chromium },
+  { timeout: 600_000, skip: missing.chromium },
   async () => {
     const server = await startTestServer({ world });
     let browser: Browser | undefined;

@@ -14,7 +14,7 @@ const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 
 test(
   'GET / in a browser: what the server is, its version, links that work, and the demo accounts without passwords',
-  { timeout: 240_000, skip: missing.chromium },
+  { timeout: 600_000, skip: missing.chromium },
   async () => {
     const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as World & { users: { email?: string; password?: string }[] };
     const accounts = demo.users.filter((u) => u.email && u.password);

@@ -1,11 +1,11 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestAddress } from '../auth/ip.js';
 import { addressKey, networkOf } from '../infra/address-keys.js';
 import type { Core, Services } from '../services.js';
 import { trustFunction } from './client-address.js';
-import { Code, rateLimited } from './errors.js';
+import { ApiError, Code, rateLimited } from './errors.js';
 
 /**
  * What one client address may take of the server: requests per window, weighed by what their
@@ -27,25 +27,106 @@ export async function chargeAddress(services: Pick<Services, 'config' | 'counter
   if (hit.count > max) throw rateLimited(hit.resetIn);
 }
 
+/** Answers one address may have being built and sent at once, of those estimated at ANSWER_BYTES_PER_REQUEST or more. */
+export const COSTLY_ANSWERS_IN_FLIGHT = 2;
+
+/** What a costly answer was charged before it was built; settled with the bytes it really sent. */
+export interface AnswerCharge {
+  /** Requests of the address's budget charged up front. */
+  readonly units: number;
+  /** Charges (or gives back) the difference between `sentBytes` and the estimate, and frees the answer's place in flight. Once. */
+  settle(sentBytes: number): void;
+}
+
+/**
+ * Costly answers, charged to their address before they are built: from a method's estimate of
+ * the answer's bytes, one request per ANSWER_BYTES_PER_REQUEST, taken only when the budget can
+ * pay all of it, and at most COSTLY_ANSWERS_IN_FLIGHT of them per address at once (in this
+ * process). Past either, code 7 before any work. Sending settles the difference.
+ */
+export class CostlyAnswers {
+  private readonly inFlight = new Map<string, number>();
+
+  constructor(private readonly services: Pick<Services, 'config' | 'counters'>) {}
+
+  /** Charges an answer estimated at `estimatedBytes`; undefined when it is not costly (the bytes sent are charged once sent). */
+  async charge(ip: string, estimatedBytes: number, log: FastifyBaseLogger): Promise<AnswerCharge | undefined> {
+    const units = Math.floor(estimatedBytes / ANSWER_BYTES_PER_REQUEST);
+    if (units < 1) return undefined;
+    const network = networkOf(requestAddress(ip));
+    const held = this.inFlight.get(network) ?? 0;
+    if (held >= COSTLY_ANSWERS_IN_FLIGHT)
+      throw new ApiError(Code.RATE_LIMIT, 'too many large answers at once from this address', { retry_after: 1 });
+    this.inFlight.set(network, held + 1);
+    let settled = false;
+    const free = () => {
+      const count = (this.inFlight.get(network) ?? 1) - 1;
+      if (count <= 0) this.inFlight.delete(network);
+      else this.inFlight.set(network, count);
+    };
+    const { max, windowSeconds } = this.services.config.rateLimitPerIp;
+    const key = addressLimitKey(this.services, ip);
+    let taken;
+    try {
+      taken = await this.services.counters.take(key, windowSeconds, max, units);
+    } catch (error) {
+      free();
+      throw error;
+    }
+    if (!taken.taken) {
+      free();
+      throw rateLimited(taken.resetIn);
+    }
+    return {
+      units,
+      settle: (sentBytes) => {
+        if (settled) return;
+        settled = true;
+        free();
+        const difference = Math.floor(sentBytes / ANSWER_BYTES_PER_REQUEST) - units;
+        if (difference !== 0)
+          void this.services.counters
+            .hit(key, windowSeconds, difference)
+            .catch((err) => log.warn({ err }, 'settling an answer with its address failed'));
+      },
+    };
+  }
+}
+
 const START_BYTES = Symbol('startBytes');
+const CHARGE = Symbol('answerCharge');
+
+/** Bytes written on the request's connection since the request began. */
+function sentSince(request: FastifyRequest): number {
+  const start = (request as unknown as Record<symbol, number | undefined>)[START_BYTES];
+  return start === undefined ? 0 : (request.raw.socket?.bytesWritten ?? start) - start;
+}
+
+/** Settles a costly answer's charge once it has been sent, or its connection has closed. */
+export function settleWhenSent(request: FastifyRequest, reply: FastifyReply, charge: AnswerCharge): void {
+  (request as unknown as Record<symbol, AnswerCharge>)[CHARGE] = charge;
+  // A client gone while its answer was built: nothing more will be sent.
+  if (reply.raw.closed) return charge.settle(sentSince(request));
+  reply.raw.once('close', () => charge.settle(sentSince(request)));
+}
 
 /**
  * Registers, for every connection and request: the cap on connections per address (a clean
  * code 7 refusal past it), WebSocket connects counted as requests, and the cost of answers
- * charged to their address once sent.
+ * charged to their address once sent (costly ones: settled, see CostlyAnswers).
  */
 export function registerAddressLimits(app: FastifyInstance, services: Core): void {
   const { config } = services;
   const open = new Map<string, number>();
-  const acquire = (address: string): boolean => {
+  /** The address's network, counted, or undefined past the cap. */
+  const acquire = (address: string): string | undefined => {
     const network = networkOf(requestAddress(address));
     const count = open.get(network) ?? 0;
-    if (count >= config.maxConnectionsPerIp) return false;
+    if (count >= config.maxConnectionsPerIp) return undefined;
     open.set(network, count + 1);
-    return true;
+    return network;
   };
-  const release = (address: string) => {
-    const network = networkOf(requestAddress(address));
+  const release = (network: string) => {
     const count = (open.get(network) ?? 1) - 1;
     if (count <= 0) open.delete(network);
     else open.set(network, count);
@@ -57,17 +138,19 @@ export function registerAddressLimits(app: FastifyInstance, services: Core): voi
     app.server.on('connection', (socket: Socket) => {
       const peer = socket.remoteAddress;
       if (peer === undefined) return;
-      if (!acquire(peer)) return refuseConnection(socket);
-      socket.once('close', () => release(peer));
+      const network = acquire(peer);
+      if (network === undefined) return refuseConnection(socket);
+      socket.once('close', () => release(network));
     });
   }
 
   app.addHook('onRequest', (request, reply, done) => {
     if (behindProxy) {
       // Behind our proxies every connection comes from them: hold the client's address to its share by its requests in flight.
-      if (!acquire(request.ip)) return void refuse(reply, 1);
+      const network = acquire(request.ip);
+      if (network === undefined) return void refuse(reply, 1);
       const ended = request.headers.upgrade ? request.raw.socket : reply.raw;
-      ended.once('close', () => release(request.ip));
+      ended.once('close', () => release(network));
     }
     (request as unknown as Record<symbol, number>)[START_BYTES] = request.raw.socket?.bytesWritten ?? 0;
     if (config.rateLimit && request.headers.upgrade && request.url.startsWith('/ws')) {
@@ -83,9 +166,9 @@ export function registerAddressLimits(app: FastifyInstance, services: Core): voi
 
   if (config.rateLimit)
     app.addHook('onResponse', (request, _reply, done) => {
-      const start = (request as unknown as Record<symbol, number | undefined>)[START_BYTES];
-      const sent = start === undefined ? 0 : (request.raw.socket?.bytesWritten ?? start) - start;
-      const extra = Math.floor(sent / ANSWER_BYTES_PER_REQUEST);
+      // A costly answer charged up front settles on its own.
+      if ((request as unknown as Record<symbol, AnswerCharge | undefined>)[CHARGE]) return done();
+      const extra = Math.floor(sentSince(request) / ANSWER_BYTES_PER_REQUEST);
       if (extra > 0)
         void services.counters
           .hit(addressLimitKey(services, request.ip), config.rateLimitPerIp.windowSeconds, extra)

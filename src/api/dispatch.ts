@@ -3,7 +3,7 @@ import type { Services } from '../services.js';
 import { ApiError, Code, authError, rateLimited } from './errors.js';
 import { SerializedData, SerializedList, StreamedData, type AdminContext, type AnyMethod, type CallContext } from './method.js';
 import { checkAdminKey } from './admin-key.js';
-import { chargeAddress } from './address-limits.js';
+import { CostlyAnswers, chargeAddress, type AnswerCharge } from './address-limits.js';
 import { runAudited } from './audit.js';
 
 /** One call of a method, whatever carried it (an HTTP request, a WebSocket emit). */
@@ -29,12 +29,14 @@ export interface Invocation {
  */
 export class MethodDispatcher {
   private readonly byName: Map<string, AnyMethod>;
+  private readonly costlyAnswers: CostlyAnswers;
 
   constructor(
     private readonly services: Services,
     methods: AnyMethod[],
   ) {
     this.byName = new Map(methods.map((m) => [m.name, m]));
+    this.costlyAnswers = new CostlyAnswers(services);
   }
 
   private async limit(key: string, rule: { max: number; windowSeconds: number }): Promise<void> {
@@ -42,8 +44,11 @@ export class MethodDispatcher {
     if (hit.count > rule.max) throw rateLimited(hit.resetIn);
   }
 
-  /** The method called and its handler's answer. Throws ApiError for every refused call. */
-  async invoke(call: Invocation): Promise<{ method: AnyMethod; answer: unknown }> {
+  /**
+   * The method called, its handler's answer, and for a costly answer what it was charged up
+   * front (to settle once the answer is sent). Throws ApiError for every refused call.
+   */
+  async invoke(call: Invocation): Promise<{ method: AnyMethod; answer: unknown; charge?: AnswerCharge }> {
     const { services } = this;
     const { config } = services;
     const { ip } = call;
@@ -81,7 +86,17 @@ export class MethodDispatcher {
       }
     }
 
-    return { method, answer: await method.run(ctx, raw) };
+    const charge =
+      config.rateLimit && method.answerBytes
+        ? await this.costlyAnswers.charge(ip, await method.answerBytes(ctx, raw), call.log)
+        : undefined;
+    if (!charge) return { method, answer: await method.run(ctx, raw) };
+    try {
+      return { method, answer: await method.run(ctx, raw), charge };
+    } catch (error) {
+      charge.settle(0);
+      throw error;
+    }
   }
 }
 

@@ -75,11 +75,19 @@ export interface MethodDescription<P extends TObject = TObject, R extends TSchem
 }
 
 /**
+ * Bytes a method's answer to these parameters will take, about, found cheaply before the
+ * answer is built (from a count, not the list): the request limits charge it up front.
+ */
+type AnswerBytesEstimator<P extends TObject> = (ctx: CallContext, params: Static<P>) => Promise<number>;
+
+/**
  * A method's declaration with its handler, which is given the signed-in caller when the method
  * requires one, and the audited transaction of the call when it is an admin method.
  */
-export type MethodDefinition<P extends TObject, R extends TSchema | undefined> = MethodDescription<P, R> &
-  (
+export type MethodDefinition<P extends TObject, R extends TSchema | undefined> = MethodDescription<P, R> & {
+  /** Methods whose answers can be large (megabytes): what one will cost (see AnswerBytesEstimator). */
+  answerBytes?: AnswerBytesEstimator<P>;
+} & (
     | { auth: 'required'; handler: Handler<SignedInContext, P, R> }
     | { auth: 'admin'; handler: Handler<AdminContext, P, R> }
     | { auth: 'none' | 'optional'; handler: Handler<CallContext, P, R> }
@@ -89,6 +97,8 @@ export type MethodDefinition<P extends TObject, R extends TSchema | undefined> =
 export interface AnyMethod extends MethodDescription {
   /** Coerces `raw` against the parameter schema and runs the handler; the caller has done the authorisation. */
   run(ctx: CallContext, raw: Record<string, unknown>): Promise<unknown>;
+  /** Coerces `raw` and estimates the answer's bytes, for methods that declare an estimator. */
+  answerBytes?(ctx: CallContext, raw: Record<string, unknown>): Promise<number>;
 }
 
 function isSignedIn(ctx: CallContext): ctx is SignedInContext {
@@ -143,8 +153,10 @@ export type ReadyJson = SerializedData | SerializedList | StreamedData;
  * answer is checked against the result schema by the compiler.
  */
 export function defineMethod<P extends TObject, R extends TSchema | undefined = undefined>(definition: MethodDefinition<P, R>): AnyMethod {
+  const { answerBytes } = definition;
   return {
     ...definition,
+    answerBytes: answerBytes && ((ctx, raw) => answerBytes(ctx, readParams(definition.params, raw))),
     run: async (ctx, raw) => {
       const params = readParams(definition.params, raw);
       switch (definition.auth) {

@@ -6,6 +6,7 @@ import { ApiError, Code, httpStatusFor } from './errors.js';
 import { SerializedData, SerializedList, StreamedData, type AnyMethod } from './method.js';
 import { MethodDispatcher } from './dispatch.js';
 import { TOO_DEEP, nestedDeeperThan } from './depth.js';
+import { settleWhenSent } from './address-limits.js';
 
 export interface Envelope {
   code: number;
@@ -136,10 +137,15 @@ function listEnvelopeText({ elements, open, close }: SerializedList): string {
  * strings (`encoding`), and the socket encodes each into memory of its own that it frees once
  * written. Buffers made here would be freed only by a collection, which V8 puts off until
  * tens of megabytes of them pile up when several large answers are sent at once.
+ * Between pieces other requests run: a socket that takes every piece at once would otherwise
+ * have the whole answer made in one go, holding every other request for its length.
  */
-function* envelopePieces(data: StreamedData): Generator<string> {
+async function* envelopePieces(data: StreamedData): AsyncGenerator<string> {
   yield '{"code":0,"data":';
-  yield* data.pieces();
+  for (const piece of data.pieces()) {
+    yield piece;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
   yield '}';
 }
 
@@ -155,7 +161,11 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
   registerBodyParsers(app);
 
   async function handle(request: FastifyRequest<{ Params: { method: string } }>, reply: FastifyReply) {
-    const { method, answer: data } = await dispatcher.invoke({
+    const {
+      method,
+      answer: data,
+      charge,
+    } = await dispatcher.invoke({
       name: request.params.method,
       raw: mergedParams(request),
       ip: request.ip,
@@ -165,6 +175,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
       token: (raw) => tokenOf(request, raw),
       adminKey: request.headers['x-admin-key'],
     });
+    if (charge) settleWhenSent(request, reply, charge);
     if (data instanceof StreamedData)
       return reply
         .type('application/json; charset=utf-8')

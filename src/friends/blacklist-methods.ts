@@ -6,7 +6,7 @@ import { Strict, Uint } from '../api/schema-types.js';
 import { UserRelated } from '../users/schemas.js';
 import { blockUser, unblockUser } from './graph.js';
 import { friendshipLookup } from './relations.js';
-import { NOT_BANNED } from './banned-users.js';
+import { blockedPage } from './queries.js';
 import { formOf, pagingParams, profilesInOrder } from './lists.js';
 import { requireUser } from '../users/profiles.js';
 
@@ -62,24 +62,8 @@ export const blacklistGet = defineMethod({
   result: Type.Object({ count: Uint, users: Type.Array(UserRelated) }, Strict),
   handler: async (ctx, params) => {
     const { services, caller } = ctx;
-    const base = services.db.kysely
-      .selectFrom('blocks as b')
-      .innerJoin('users as u', 'u.user_id', 'b.blocked_user_id')
-      .where('b.user_id', '=', caller.userId)
-      .where('u.global_ban', '=', NOT_BANNED);
-    const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    const total = Number(n);
-    const offset = params.offset!;
-    const count = params.count!;
-    if (count === 0 || offset >= total) return { count: total, users: [] };
-    const page = await base
-      .select('b.blocked_user_id')
-      .orderBy('b.ts', 'desc')
-      .orderBy('b.blocked_user_id', 'desc')
-      .limit(count)
-      .offset(offset)
-      .execute();
-    const ids = page.map((r) => r.blocked_user_id);
+    const { total, ids } = await blockedPage(services.db, caller.userId, { offset: params.offset!, count: params.count! });
+    if (ids.length === 0) return { count: total, users: [] };
     if (formOf(params.type) === 'full') return { count: total, users: await profilesInOrder(services, ids, 'full', caller.userId) };
     const friendshipOf = await friendshipLookup(services, caller.userId, ids);
     const users = (await profilesInOrder(services, ids, 'short')).map((user) => ({ ...user, friendship: friendshipOf(user.user_id) }));

@@ -5,10 +5,9 @@ import { ApiError, Code, authError } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import type { Services } from '../services.js';
 import { UserEither, UserRelated } from '../users/schemas.js';
-import { loadUsers } from '../users/profiles.js';
 import { addFriendRequest, removeRelation } from './graph.js';
 import { Friendship, cachedRelations } from './relations.js';
-import { BANNED, NOT_BANNED } from './banned-users.js';
+import { friendsPage, friendsWithPresence, incomingRequestsPage } from './queries.js';
 import { formOf, pagingParams, profilesInOrder, profileTextsInOrder } from './lists.js';
 import { requireUser } from '../users/profiles.js';
 
@@ -67,37 +66,13 @@ async function friendPage(services: Services, userId: number, options: { online:
   if (options.online) {
     // Who is online depends on this process's realtime connections and recent requests, so
     // the filter runs here, over the whole (bounded by people's social lives) friend list.
-    const rows = await services.db.kysely
-      .selectFrom('friendships as f')
-      .innerJoin('users as u', 'u.user_id', 'f.friend_id')
-      .where('f.user_id', '=', userId)
-      .where('u.global_ban', '=', NOT_BANNED)
-      .select(['f.friend_id as user_id', 'u.last_seen', 'u.always_online'])
-      .orderBy('f.since', 'desc')
-      .orderBy('f.friend_id', 'desc')
-      .execute();
+    const rows = await friendsWithPresence(services.db, userId);
     const online = rows.filter((r) => services.presence.isOnline(r)).map((r) => r.user_id);
     return { total: online.length, ids: online.slice(options.offset, options.offset + options.count) };
   }
   const fromMemory = await friendsFromMemory(services, userId);
   if (fromMemory !== undefined) return { total: fromMemory.length, ids: fromMemory.slice(options.offset, options.offset + options.count) };
-  // Counted and paged from the friendships index alone: each friend is tested against the
-  // few blocked accounts (users_banned) rather than by reading their row.
-  const listed = services.db.kysely
-    .selectFrom('friendships as f')
-    .where('f.user_id', '=', userId)
-    .where('f.friend_id', 'not in', (eb) => eb.selectFrom('users').select('user_id').where('global_ban', '=', BANNED));
-  const { n } = await listed.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  const total = Number(n);
-  if (options.count === 0 || options.offset >= total) return { total, ids: [] };
-  const page = await listed
-    .select('f.friend_id')
-    .orderBy('f.since', 'desc')
-    .orderBy('f.friend_id', 'desc')
-    .limit(options.count)
-    .offset(options.offset)
-    .execute();
-  return { total, ids: page.map((r) => r.friend_id) };
+  return friendsPage(services.db, userId, options);
 }
 
 export const friendsGet = defineMethod({
@@ -130,8 +105,8 @@ export const friendsGet = defineMethod({
     const friends = await profileTextsInOrder(services, ids, form, caller?.userId);
     let close = ']';
     if (params.add_user === 1) {
-      const user = (await loadUsers(services, [userId], { form, viewerId: caller?.userId })).get(userId);
-      if (user) close += `,"user":${JSON.stringify(user)}`;
+      const [user] = await profileTextsInOrder(services, [userId], form, caller?.userId);
+      if (user !== undefined) close += `,"user":${user}`;
     }
     return new SerializedList(friends, `{"count":${total},"friends":[`, `${close}}`);
   },
@@ -147,28 +122,9 @@ export const friendsGetRequests = defineMethod({
   result: Type.Object({ count: Uint, requests: Type.Array(UserRelated) }, Strict),
   handler: async (ctx, params) => {
     const { services, caller } = ctx;
-    const base = services.db.kysely
-      .selectFrom('friend_requests as r')
-      .innerJoin('users as u', 'u.user_id', 'r.from_user_id')
-      .where('r.to_user_id', '=', caller.userId)
-      .where('u.global_ban', '=', NOT_BANNED);
-    const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    const total = Number(n);
-    const offset = params.offset!;
-    const count = params.count!;
-    if (count === 0 || offset >= total) return { count: total, requests: [] };
-    const page = await base
-      .select('r.from_user_id')
-      .orderBy('r.ts', 'desc')
-      .orderBy('r.from_user_id', 'desc')
-      .limit(count)
-      .offset(offset)
-      .execute();
-    const users = await profilesInOrder(
-      services,
-      page.map((r) => r.from_user_id),
-      formOf(params.type),
-    );
+    const { total, ids } = await incomingRequestsPage(services.db, caller.userId, { offset: params.offset!, count: params.count! });
+    if (ids.length === 0) return { count: total, requests: [] };
+    const users = await profilesInOrder(services, ids, formOf(params.type));
     return { count: total, requests: users.map((user) => ({ ...user, friendship: Friendship.INCOMING_REQUEST })) };
   },
 });

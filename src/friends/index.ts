@@ -4,6 +4,7 @@ import { friendsAdd, friendsDelete, friendsGet, friendsGetRequests } from './fri
 import { blacklistAdd, blacklistDelete, blacklistGet, blacklistRemove } from './blacklist-methods.js';
 import { attachRelationCache, type RelationCache } from './relation-cache.js';
 import { attachBannedUsers, type BannedUsers } from './banned-users.js';
+import { incomingRequestCount } from './queries.js';
 
 export const friendsDomain: Domain = {
   name: 'friends',
@@ -20,14 +21,7 @@ export async function startFriends(core: Core): Promise<FriendsRuntime> {
   const relations = await attachRelationCache(core);
   const bannedUsers = await attachBannedUsers(core);
   // Realtime connections show the incoming requests waiting for an answer.
-  core.realtime.addAuthCounter('friends_requests', async (userId) => {
-    const row = await core.db.kysely
-      .selectFrom('friend_requests')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('to_user_id', '=', userId)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
-  });
+  core.realtime.addAuthCounter('friends_requests', (userId) => incomingRequestCount(core.db, userId));
   return {
     relations: relations.cache,
     bannedUsers: bannedUsers.cache,

@@ -10,6 +10,7 @@ import type { Services } from '../services.js';
 import { InventoryResult } from './schemas.js';
 import { metadataJson } from '../catalog/metadata.js';
 import { type ItemsPart } from './answer-cache.js';
+import { inventoryAnswerBytes } from './answer-bytes.js';
 
 interface Shown {
   row: OwnedRow;
@@ -146,6 +147,7 @@ export const inventoryGet = defineMethod({
   }),
   result: InventoryResult,
   errors: { 101: 'user does not exist', 701: 'the privacy settings of the user forbid the request' },
+  answerBytes: inventoryAnswerBytes,
   handler: async ({ services, caller }, params) => {
     const viewerId = caller?.userId;
     let ownerId: number;

@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
 import { ApiError, Code, rateLimited } from '../api/errors.js';
 import { nowSeconds, type Services } from '../services.js';
 import { getCatalog } from '../catalog/cache.js';
 import { ownedItemJson, type OwnedRow } from '../catalog/serialize.js';
 import { postSystemMessage } from '../chat/moderation.js';
 import { announceInventoriesChanged } from '../inventory/answer-cache.js';
+import { countUse, insertGrantedItems, insertUse, setUseItems } from './queries.js';
 
 /** Codes are kept in upper case; users may type them in any case. */
 export const PROMOCODE_PATTERN = /^[A-Z0-9_-]{4,64}$/;
@@ -40,49 +40,18 @@ async function redeem(services: Services, userId: number, code: string): Promise
   const catalog = await getCatalog(services);
   const now = nowSeconds(services);
   return services.db.kysely.transaction().execute(async (trx) => {
-    const use = await trx
-      .insertInto('promocode_uses')
-      .values({ code, user_id: userId, ts: now, item_ids: '[]' })
-      .onConflict((oc) => oc.columns(['code', 'user_id']).doNothing())
-      .executeTakeFirst();
-    if (Number(use.numInsertedOrUpdatedRows ?? 0) !== 1) throw refused();
-    const counted = await trx
-      .updateTable('promocodes')
-      .set({ uses: sql`uses + 1` })
-      .where('code', '=', code)
-      .where('disabled', '=', 0)
-      .where((eb) => eb.or([eb('max_uses', 'is', null), eb('uses', '<', eb.ref('max_uses'))]))
-      .where((eb) => eb.or([eb('ts_expires', 'is', null), eb('ts_expires', '>', now)]))
-      .returning('item_proto_ids')
-      .executeTakeFirst();
+    if (!(await insertUse(trx, code, userId, now))) throw refused();
+    const counted = await countUse(trx, code, now);
     // Throwing rolls the use back with everything else.
     if (!counted) throw refused();
     const protos = (JSON.parse(counted.item_proto_ids) as number[]).flatMap((id) => catalog.protos.get(id) ?? []);
     let rows: OwnedRow[] = [];
     if (protos.length > 0) {
-      rows = await trx
-        .insertInto('items')
-        .values(
-          protos.map((p) => ({
-            user_id: userId,
-            item_proto_id: p.id,
-            type: p.type,
-            quality_id: p.qualityId,
-            ts_owned: now,
-            ts_can_trade: 0,
-            state: 'owned',
-          })),
-        )
-        .returning(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
-        .execute();
+      rows = await insertGrantedItems(trx, userId, protos, now);
       rows.sort((a, b) => a.item_id - b.item_id);
     }
-    await trx
-      .updateTable('promocode_uses')
-      .set({ item_ids: JSON.stringify(rows.map((r) => r.item_id)) })
-      .where('code', '=', code)
-      .where('user_id', '=', userId)
-      .execute();
+    const itemIds = rows.map((r) => r.item_id);
+    await setUseItems(trx, code, userId, itemIds);
     const protoOf = new Map(protos.map((p) => [p.id, p]));
     return {
       itemsJson: `[${rows.map((row) => ownedItemJson(protoOf.get(row.item_proto_id)!, row, false)).join(',')}]`,

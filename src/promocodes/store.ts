@@ -5,6 +5,7 @@ import { ownTransaction } from '../db/connection.js';
 import type { Flag } from '../db/flags.js';
 import { nowSeconds, type Services } from '../services.js';
 import { MAX_PROMOCODE_ITEMS, PROMOCODE_PATTERN, normalisePromocode } from './codes.js';
+import { countPromocodes, disableCode, existingProtoIds, insertPromocode, selectPromocodes } from './queries.js';
 
 export interface PromocodeObject {
   code: string;
@@ -47,21 +48,16 @@ export async function createPromocode(
   if (ids.length === 0 || ids.length > MAX_PROMOCODE_ITEMS)
     throw badParam('item_proto_ids', `must name 1 to ${MAX_PROMOCODE_ITEMS} prototypes`);
   return inTransaction(async (trx) => {
-    const known = await trx.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', 'in', ids).execute();
-    const unknown = ids.filter((id) => !known.some((p) => p.item_proto_id === id));
+    const known = await existingProtoIds(trx, ids);
+    const unknown = ids.filter((id) => !known.includes(id));
     if (unknown.length > 0) throw badParam('item_proto_ids', `no prototype ${unknown.join(', ')}`);
-    const inserted = await trx
-      .insertInto('promocodes')
-      .values({
-        code,
-        item_proto_ids: JSON.stringify(input.itemProtoIds),
-        max_uses: input.maxUses ?? null,
-        ts_expires: input.tsExpires ?? null,
-        created_at: nowSeconds(services),
-      })
-      .onConflict((oc) => oc.column('code').doNothing())
-      .returningAll()
-      .executeTakeFirst();
+    const inserted = await insertPromocode(trx, {
+      code,
+      itemProtoIds: input.itemProtoIds,
+      maxUses: input.maxUses ?? null,
+      tsExpires: input.tsExpires ?? null,
+      createdAt: nowSeconds(services),
+    });
     if (!inserted) throw badParam('code', `promo code ${code} exists already`);
     return promocodeObject(inserted);
   });
@@ -74,12 +70,7 @@ export async function disablePromocode(
   inTransaction = ownTransaction(services.db),
 ): Promise<PromocodeObject> {
   return inTransaction(async (trx) => {
-    const row = await trx
-      .updateTable('promocodes')
-      .set({ disabled: 1 })
-      .where('code', '=', normalisePromocode(typed))
-      .returningAll()
-      .executeTakeFirst();
+    const row = await disableCode(trx, normalisePromocode(typed));
     if (!row) throw new ApiError(Code.BAD_PARAM, `parameter code: no promo code ${normalisePromocode(typed)}`);
     return promocodeObject(row);
   });
@@ -92,12 +83,6 @@ export async function listPromocodes(
   count: number,
 ): Promise<{ count: number; promocodes: PromocodeObject[] }> {
   const k = services.db.kysely;
-  const [rows, total] = await Promise.all([
-    k.selectFrom('promocodes').selectAll().orderBy('created_at', 'desc').orderBy('code').offset(offset).limit(count).execute(),
-    k
-      .selectFrom('promocodes')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { count: Number(total.n), promocodes: rows.map(promocodeObject) };
+  const [rows, total] = await Promise.all([selectPromocodes(k, offset, count), countPromocodes(k)]);
+  return { count: total, promocodes: rows.map(promocodeObject) };
 }

@@ -103,7 +103,7 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
       const raw = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
       let answer: string;
       try {
-        const { answer: data } = await dispatcher.invoke({
+        const { answer: data, charge } = await dispatcher.invoke({
           name: method,
           raw,
           ip: request.ip,
@@ -113,6 +113,7 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
         });
         const result = resultJson(data);
         answer = `{"method":${JSON.stringify(method)},"code":0${result === undefined ? '' : `,"data":${result}`}}`;
+        charge?.settle(Buffer.byteLength(answer));
       } catch (error) {
         const apiError = error instanceof ApiError ? error : new ApiError(Code.INTERNAL, 'internal server error');
         if (!(error instanceof ApiError)) request.log.error({ err: error }, 'unexpected error in a realtime api call');

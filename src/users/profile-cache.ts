@@ -13,10 +13,28 @@ import type { Profile } from './profiles.js';
 
 /** How long a cached profile may be served, seconds: bounds how stale `online` can get across processes. */
 const ENTRY_LIFETIME = 30;
-const MAX_ENTRIES = 50_000;
+/**
+ * The memory all cached profiles may take, bytes (as `profileBytes` counts them): some
+ * 150,000 profiles of typical size (about 650 bytes each), so that a platform's active
+ * users are all kept.
+ */
+const MAX_BYTES = 100 * 1024 * 1024;
+/** What a profile takes in memory besides its texts' characters: its object, the cache's entry and map slots. */
+const PROFILE_OVERHEAD_BYTES = 400;
+
+/** Characters V8 cannot store in one byte. */
+const WIDE_CHARACTERS = /[\u0100-\uffff]/;
+
+/** The characters of a text, bytes: one each, or two when any needs more. */
+const textBytes = (text: string): number => (WIDE_CHARACTERS.test(text) ? 2 : 1) * text.length;
+
+/** A profile's memory, bytes. */
+function profileBytes(profile: Profile): number {
+  return PROFILE_OVERHEAD_BYTES + textBytes(profile.text) + (profile.domain === null ? 0 : textBytes(profile.domain));
+}
 
 /**
- * Profile rows kept in memory for users.get and every profile embedded in other answers.
+ * Profiles kept in memory for users.get and every profile embedded in other answers.
  *
  * Correctness rests on invalidation: whoever changes a user's profile columns (nick, ban,
  * mute, flags...) announces `users.changed` {user_ids} after committing, and a world import
@@ -28,7 +46,12 @@ export class ProfileCache extends ChangeCache<number, Profile> {
   private readonly idByDomain = new Map<string, number>();
 
   constructor(conditions: CacheConditions) {
-    super(conditions, { lifetime: ENTRY_LIFETIME, maxEntries: MAX_ENTRIES });
+    super(conditions, {
+      lifetime: ENTRY_LIFETIME,
+      maxEntries: Math.floor(MAX_BYTES / PROFILE_OVERHEAD_BYTES),
+      weigh: profileBytes,
+      maxWeight: MAX_BYTES,
+    });
   }
 
   getByDomain(domain: string): Profile | undefined {

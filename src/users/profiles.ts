@@ -6,7 +6,9 @@ import type { UsersTable } from '../db/tables.js';
 import type { Flag } from '../db/flags.js';
 import { friendshipLookup, friendshipValues } from '../friends/relations.js';
 import { flatText } from '../infra/text.js';
-import { storedRank, type Rank } from './rank.js';
+import { storedRank } from './rank.js';
+import type { Presence } from './presence.js';
+import { selectProfileRows } from './queries.js';
 import type { UserFull, UserInactive, UserShort } from './schemas.js';
 
 export type UserForm = 'short' | 'full';
@@ -27,111 +29,174 @@ export const INACTIVE_PLACEHOLDERS: Record<InactiveReason, { nick: string; avata
   global_ban: { nick: 'Blocked account', avatar: '', avatar_key: '' },
 };
 
-const PROFILE_COLUMNS = [
-  'user_id',
-  'domain',
-  'approved',
-  'nick',
-  'nicks_old',
-  'gender',
-  'avatar',
-  'avatar_key',
-  'profile_cover',
-  'rank',
-  'games',
-  'games_wins',
-  'xp',
-  'xp_level',
-  'vip',
-  'moderator',
-  'superadmin',
-  'global_ban',
-  'muted_until',
-  'bot_owner_id',
-  'always_online',
-  'last_seen',
-] as const;
+export type ProfileRow = Pick<
+  UserRow,
+  | 'user_id'
+  | 'domain'
+  | 'approved'
+  | 'nick'
+  | 'nicks_old'
+  | 'gender'
+  | 'avatar'
+  | 'avatar_key'
+  | 'profile_cover'
+  | 'rank'
+  | 'games'
+  | 'games_wins'
+  | 'xp'
+  | 'xp_level'
+  | 'vip'
+  | 'moderator'
+  | 'superadmin'
+  | 'global_ban'
+  | 'muted_until'
+  | 'bot_owner_id'
+  | 'always_online'
+  | 'last_seen'
+>;
 
-export type ProfileRow = Pick<UserRow, (typeof PROFILE_COLUMNS)[number]>;
+/** What a profile is shown with besides its row: who is online, and the clock, read once per answer. */
+interface Showing {
+  presence: Presence;
+  nowMs: number;
+}
 
 /**
- * A user's profile columns with what answers derive from them: the JSON columns parsed, and,
- * once asked for, the profile's JSON text per form. Cached profiles are shown again and
- * again, so answers copy ready-made text. One fixed shape for every profile, since answers
- * read many of them in a row. Never changed in place (a change to the user replaces it);
- * the parsed values are frozen, as every answer showing the profile shares them.
- *
- * Fields lie in memory in the order declared: what every answer reads comes first, so that
- * showing a profile touches as little memory as possible.
+ * One key of the profile answers, in their key order: shown in the short form and up
+ * (`short`) or only in the full form. A stored field's value comes from the row, once per
+ * read of the row; a live field's from the moment it is shown. Undefined leaves the key out.
  */
-export class Profile implements ProfileRow {
+type ProfileField =
+  | { key: string; form: UserForm; stored: (row: ProfileRow) => unknown }
+  | { key: string; form: UserForm; live: (profile: Profile, showing: Showing) => unknown };
+
+/** Flags documented as "present as 1" are left out when 0. */
+const presentAsOne = (flag: Flag): 1 | undefined => (flag === 1 ? 1 : undefined);
+
+/**
+ * The fields of a profile, which both its JSON text and its object form are made from
+ * (`friendship`, the viewer's relation, is added after them). `user_id` is always present.
+ * The optional avatar_key and profile_cover are left out when empty. The game counters are
+ * numbers that clients add up and compare, so the full form always carries them, 0
+ * included. `muted` is 1 while the user may not write in the chat; anyone may see it, as
+ * anyone sees the user's silence in the chat.
+ */
+const PROFILE_FIELDS: readonly ProfileField[] = [
+  { key: 'user_id', form: 'short', stored: (row) => row.user_id },
+  { key: 'domain', form: 'short', stored: (row) => row.domain ?? undefined },
+  { key: 'approved', form: 'short', stored: (row) => presentAsOne(row.approved) },
+  { key: 'nick', form: 'short', stored: (row) => row.nick },
+  { key: 'gender', form: 'short', stored: (row) => row.gender },
+  { key: 'avatar', form: 'short', stored: (row) => row.avatar },
+  { key: 'avatar_key', form: 'short', stored: (row) => row.avatar_key || undefined },
+  { key: 'online', form: 'short', live: (profile, { presence, nowMs }) => (presence.isOnline(profile, nowMs) ? 1 : undefined) },
+  { key: 'rank', form: 'short', stored: (row) => storedRank(row.rank) },
+  { key: 'vip', form: 'short', stored: (row) => presentAsOne(row.vip) },
+  { key: 'bot', form: 'short', stored: (row) => (row.bot_owner_id !== null ? 1 : undefined) },
+  { key: 'bot_owner', form: 'short', stored: (row) => row.bot_owner_id ?? undefined },
+  { key: 'moderator', form: 'short', stored: (row) => presentAsOne(row.moderator) },
+  { key: 'superadmin', form: 'short', stored: (row) => presentAsOne(row.superadmin) },
+  { key: 'nicks_old', form: 'full', stored: (row) => JSON.parse(row.nicks_old) as string[] },
+  { key: 'profile_cover', form: 'full', stored: (row) => row.profile_cover || undefined },
+  { key: 'games', form: 'full', stored: (row) => row.games },
+  { key: 'games_wins', form: 'full', stored: (row) => row.games_wins },
+  { key: 'xp', form: 'full', stored: (row) => row.xp },
+  { key: 'xp_level', form: 'full', stored: (row) => row.xp_level },
+  { key: 'muted', form: 'full', live: (profile, { nowMs }) => (profile.mutedAt(nowMs) ? 1 : undefined) },
+];
+
+/**
+ * The fields in runs: consecutive stored fields of one form make one run, whose JSON text a
+ * profile keeps as one part of its text; each live field stands alone. `{` opens the first run.
+ */
+type TextPart =
+  | { form: UserForm; stored: { prefix: string; value: (row: ProfileRow) => unknown }[] }
+  | { form: UserForm; prefix: string; live: (profile: Profile, showing: Showing) => unknown };
+
+const TEXT_PARTS: readonly TextPart[] = (() => {
+  const parts: TextPart[] = [];
+  PROFILE_FIELDS.forEach((field, index) => {
+    const prefix = `${index === 0 ? '{' : ','}${JSON.stringify(field.key)}:`;
+    if ('live' in field) {
+      parts.push({ form: field.form, prefix, live: field.live });
+      return;
+    }
+    const last = parts.at(-1);
+    if (last !== undefined && 'stored' in last && last.form === field.form) last.stored.push({ prefix, value: field.stored });
+    else parts.push({ form: field.form, stored: [{ prefix, value: field.stored }] });
+  });
+  return parts;
+})();
+
+const inForm = (part: TextPart, form: UserForm): boolean => form === 'full' || part.form === 'short';
+
+/**
+ * A user's profile as kept in memory and shown: the JSON text of its stored fields, made
+ * once per read of the row, and the few columns that decide the rest (live fields, users.get's
+ * placeholders, lookups by domain). Cached profiles are shown again and again, so answers copy
+ * parts of ready-made text; and one flat string per profile keeps a platform's worth of them
+ * in little memory. Never changed (a change to the user replaces it).
+ */
+export class Profile {
   readonly user_id: number;
   readonly global_ban: Flag;
   readonly always_online: Flag;
   readonly last_seen: number;
   readonly muted_until: number | null;
-  /**
-   * The JSON text of each form, online and not, without `muted`, `friendship` and the closing
-   * brace, made when first shown: one flat string per answer part, as answers list many
-   * profiles and read each one's text from wherever it lies in memory.
-   */
-  fullText: string | undefined = undefined;
-  fullOnlineText: string | undefined = undefined;
-  shortText: string | undefined = undefined;
-  shortOnlineText: string | undefined = undefined;
   readonly domain: string | null;
-  readonly approved: Flag;
-  readonly nick: string;
-  readonly nicks_old: string;
-  readonly gender: Flag;
-  readonly avatar: string;
-  readonly avatar_key: string | null;
-  readonly profile_cover: string | null;
-  readonly rank: string | null;
-  readonly games: number;
-  readonly games_wins: number;
-  readonly xp: number;
-  readonly xp_level: number;
-  readonly vip: Flag;
-  readonly moderator: Flag;
-  readonly superadmin: Flag;
-  readonly bot_owner_id: number | null;
-  /** `rank` as shown: one of its four forms, or undefined when none is set. */
-  readonly rankShown: Readonly<Rank> | undefined;
-  readonly nicksOldShown: readonly string[];
+  /** The stored runs' JSON text, one after the other (`TEXT_PARTS`). */
+  readonly text: string;
+  /** Where each stored run's text ends in `text`, in order. */
+  readonly runEnds: readonly number[];
 
   constructor(row: ProfileRow) {
     this.user_id = row.user_id;
-    this.domain = row.domain;
-    this.approved = row.approved;
-    this.nick = row.nick;
-    this.nicks_old = row.nicks_old;
-    this.gender = row.gender;
-    this.avatar = row.avatar;
-    this.avatar_key = row.avatar_key;
-    this.profile_cover = row.profile_cover;
-    this.rank = row.rank;
-    this.games = row.games;
-    this.games_wins = row.games_wins;
-    this.xp = row.xp;
-    this.xp_level = row.xp_level;
-    this.vip = row.vip;
-    this.moderator = row.moderator;
-    this.superadmin = row.superadmin;
     this.global_ban = row.global_ban;
-    this.muted_until = row.muted_until;
-    this.bot_owner_id = row.bot_owner_id;
     this.always_online = row.always_online;
     this.last_seen = row.last_seen;
-    const rank = storedRank(row.rank);
-    this.rankShown = rank === undefined ? undefined : Object.freeze(rank);
-    this.nicksOldShown = Object.freeze(JSON.parse(row.nicks_old) as string[]);
+    this.muted_until = row.muted_until;
+    this.domain = row.domain;
+    let text = '';
+    const runEnds: number[] = [];
+    for (const part of TEXT_PARTS) {
+      if (!('stored' in part)) continue;
+      for (const { prefix, value } of part.stored) {
+        const shown = value(row);
+        if (shown !== undefined) text += prefix + JSON.stringify(shown);
+      }
+      runEnds.push(text.length);
+    }
+    this.text = flatText(text);
+    this.runEnds = runEnds;
   }
 
   /** Whether the user may not write in the chat at `nowMs`. */
   mutedAt(nowMs: number): boolean {
     return this.muted_until !== null && this.muted_until * 1000 > nowMs;
   }
+}
+
+/**
+ * The JSON text of a profile in a form, with `friendship` (when given) last, without the
+ * closing brace.
+ */
+function openProfileText(profile: Profile, form: UserForm, showing: Showing, friendship: number | undefined): string {
+  const { text, runEnds } = profile;
+  let json = '';
+  let run = 0;
+  let start = 0;
+  for (const part of TEXT_PARTS) {
+    if ('stored' in part) {
+      const end = runEnds[run++]!;
+      if (inForm(part, form) && end > start) json += start === 0 && end === text.length ? text : text.slice(start, end);
+      start = end;
+    } else if (inForm(part, form)) {
+      const value = part.live(profile, showing);
+      if (value !== undefined) json += part.prefix + JSON.stringify(value);
+    }
+  }
+  if (friendship !== undefined) json += `,"friendship":${friendship}`;
+  return json;
 }
 
 /** The profile of the user an id or domain names, or undefined when there is none. One query at most; a cached profile needs none. */
@@ -180,16 +245,7 @@ export async function loadProfilesByKey(
   if (missingIds.length === 0 && missingDomains.length === 0) return { ofIds, byDomain };
 
   const fill = cache?.startFill();
-  const rows = await services.db.kysely
-    .selectFrom('users')
-    .select(PROFILE_COLUMNS)
-    .where((eb) =>
-      eb.or([
-        ...(missingIds.length > 0 ? [eb('user_id', 'in', [...new Set(missingIds)])] : []),
-        ...(missingDomains.length > 0 ? [eb('domain', 'in', [...new Set(missingDomains)])] : []),
-      ]),
-    )
-    .execute();
+  const rows = await selectProfileRows(services.db, [...new Set(missingIds)], [...new Set(missingDomains)]);
   const profiles = rows.map((row) => new Profile(row));
   if (cache && fill !== undefined) cache.storeProfiles(fill, profiles);
   const loaded = new Map<number, Profile>();
@@ -197,7 +253,7 @@ export async function loadProfilesByKey(
     loaded.set(profile.user_id, profile);
     if (profile.domain !== null) byDomain.set(profile.domain, profile);
   }
-  ids.forEach((id, i) => (ofIds[i] ??= loaded.get(id)));
+  for (let i = 0; i < ids.length; i++) ofIds[i] ??= loaded.get(ids[i]!);
   return { ofIds, byDomain };
 }
 
@@ -210,86 +266,15 @@ export async function loadProfiles(services: Services, ids: number[]): Promise<M
 }
 
 /**
- * A profile in the short or full form; only `user_id` is always present.
- *
- * Short: user_id, domain?, approved?, nick, gender, avatar, avatar_key?, online?, rank?, vip?,
- * bot?, bot_owner?, moderator?, superadmin?. Full adds nicks_old (always, may be empty),
- * profile_cover?, games, games_wins, xp, xp_level and muted?. Flags documented as "present
- * as 1" are omitted when 0, and the optional avatar_key and profile_cover when empty. The
- * game counters are numbers that clients add up and compare, so the full form always
- * carries them, 0 included. `muted` is 1 while the user may not write in the chat
- * (`muted_until` in the future); anyone may see it, as anyone sees the user's silence in
- * the chat. `friendship` is added by `loadUsers`.
+ * A profile in the short or full form (`PROFILE_FIELDS`); only `user_id` is always present.
+ * Read back from the profile's JSON text, so the object and the text never differ.
+ * `friendship` is added by `loadUsers`.
  */
 export function profileObject(services: Services, profile: Profile, form: 'short'): UserShortObject;
 export function profileObject(services: Services, profile: Profile, form: 'full'): UserFullObject;
 export function profileObject(services: Services, profile: Profile, form: UserForm): UserObject;
 export function profileObject(services: Services, profile: Profile, form: UserForm): UserObject {
-  const user: UserShortObject = {
-    user_id: profile.user_id,
-    ...(profile.domain !== null ? { domain: profile.domain } : {}),
-    ...(profile.approved === 1 ? { approved: 1 } : {}),
-    nick: profile.nick,
-    gender: profile.gender,
-    avatar: profile.avatar,
-    ...(profile.avatar_key ? { avatar_key: profile.avatar_key } : {}),
-    ...(services.presence.isOnline(profile) ? { online: 1 } : {}),
-    ...(profile.rankShown !== undefined ? { rank: profile.rankShown } : {}),
-    ...(profile.vip === 1 ? { vip: 1 } : {}),
-    ...(profile.bot_owner_id !== null ? { bot: 1, bot_owner: profile.bot_owner_id } : {}),
-    ...(profile.moderator === 1 ? { moderator: 1 } : {}),
-    ...(profile.superadmin === 1 ? { superadmin: 1 } : {}),
-  };
-  if (form === 'short') return user;
-  return {
-    ...user,
-    nicks_old: [...profile.nicksOldShown],
-    ...(profile.profile_cover ? { profile_cover: profile.profile_cover } : {}),
-    games: profile.games,
-    games_wins: profile.games_wins,
-    xp: profile.xp,
-    xp_level: profile.xp_level,
-    ...(profile.mutedAt(services.clock.now()) ? { muted: 1 } : {}),
-  };
-}
-
-const field = (name: string, value: unknown): string => `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
-
-/**
- * `profileObject(profile, form)` as JSON text, in its key order, up to `muted`: the head
- * (user_id..avatar_key), `online` when `online`, then the middle (rank..xp_level).
- */
-function profileText(profile: Profile, form: UserForm, online: boolean): string {
-  const cached =
-    form === 'full' ? (online ? profile.fullOnlineText : profile.fullText) : online ? profile.shortOnlineText : profile.shortText;
-  if (cached !== undefined) return cached;
-  let text = `{"user_id":${JSON.stringify(profile.user_id)}`;
-  if (profile.domain !== null) text += field('domain', profile.domain);
-  if (profile.approved === 1) text += ',"approved":1';
-  text += field('nick', profile.nick) + field('gender', profile.gender) + field('avatar', profile.avatar);
-  if (profile.avatar_key) text += field('avatar_key', profile.avatar_key);
-  if (online) text += ',"online":1';
-  if (profile.rankShown !== undefined) text += field('rank', profile.rankShown);
-  if (profile.vip === 1) text += ',"vip":1';
-  if (profile.bot_owner_id !== null) text += ',"bot":1' + field('bot_owner', profile.bot_owner_id);
-  if (profile.moderator === 1) text += ',"moderator":1';
-  if (profile.superadmin === 1) text += ',"superadmin":1';
-  if (form === 'full') {
-    text += field('nicks_old', profile.nicksOldShown);
-    if (profile.profile_cover) text += field('profile_cover', profile.profile_cover);
-    text +=
-      field('games', profile.games) +
-      field('games_wins', profile.games_wins) +
-      field('xp', profile.xp) +
-      field('xp_level', profile.xp_level);
-  }
-  text = flatText(text);
-  if (form === 'full') {
-    if (online) profile.fullOnlineText = text;
-    else profile.fullText = text;
-  } else if (online) profile.shortOnlineText = text;
-  else profile.shortText = text;
-  return text;
+  return JSON.parse(profileJson(services, profile, form, undefined, services.clock.now())) as UserObject;
 }
 
 /**
@@ -297,10 +282,7 @@ function profileText(profile: Profile, form: UserForm, online: boolean): string 
  * added last, as JSON.stringify would write it. `nowMs`: the clock, read once per answer.
  */
 export function profileJson(services: Services, profile: Profile, form: UserForm, friendship: number | undefined, nowMs: number): string {
-  let json = profileText(profile, form, services.presence.isOnline(profile, nowMs));
-  if (form === 'full' && profile.mutedAt(nowMs)) json += ',"muted":1';
-  if (friendship !== undefined) json += `,"friendship":${friendship}`;
-  return json + '}';
+  return openProfileText(profile, form, { presence: services.presence, nowMs }, friendship) + '}';
 }
 
 /**
@@ -320,9 +302,9 @@ export async function profileTexts(
     for (const u of shown) if (typeof u !== 'string' && u.user_id !== viewerId) others.push(u.user_id);
     if (others.length > 0) friendshipOf = await friendshipLookup(services, viewerId, others);
   }
-  const nowMs = services.clock.now();
+  const showing = { presence: services.presence, nowMs: services.clock.now() };
   return shown.map((u) =>
-    typeof u === 'string' ? u : profileJson(services, u, form, u.user_id === viewerId ? undefined : friendshipOf?.(u.user_id), nowMs),
+    typeof u === 'string' ? u : openProfileText(u, form, showing, u.user_id === viewerId ? undefined : friendshipOf?.(u.user_id)) + '}',
   );
 }
 
