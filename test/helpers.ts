@@ -149,8 +149,10 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     captcha: { testVerifier: true },
     // Every test client connects from loopback, often with many connections at once: the cap per address is tested where it is set.
     maxConnectionsPerIp: 100_000,
-    // A loaded machine can leave a socket quiet for seconds while its request waits its turn; the timeouts are tested where they are set.
-    http: { ...defaultConfig().http, connectionTimeoutMs: 120_000, requestTimeoutMs: 120_000 },
+    // A loaded machine can leave a socket quiet for seconds while its request waits its turn, and a
+    // client in the same process may reuse a kept-alive socket just as a late timer ends it: the
+    // timeouts are tested where they are set.
+    http: { ...defaultConfig().http, connectionTimeoutMs: 120_000, keepAliveTimeoutMs: 120_000, requestTimeoutMs: 120_000 },
     ...(options.redis ? { redisUrl: REDIS_URL, redisPrefix: location.redisPrefix } : {}),
     ...options.config,
   };

@@ -2,18 +2,21 @@ import type { Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
-import { ownTransaction, type Executor, type InTransaction } from '../db/connection.js';
+import { ownTransaction, type InTransaction } from '../db/connection.js';
 import type { InventoryPrivacy, UsersTable } from '../db/tables.js';
 import type { Flag } from '../db/flags.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
-import { endAllSessionsIn } from '../auth/sessions.js';
+import { endAllSessionsIn } from '../auth/queries.js';
 import { announceSessionsRevoked } from '../auth/tokens.js';
 import { WorldUser } from '../world/schema.js';
 import { announceUsersChanged } from '../users/profile-cache.js';
 import { rankColumn, storedRank, type Rank } from '../users/rank.js';
 import { nickColumns } from '../users/search-keys.js';
 import type { AdminAccount } from './schemas.js';
+import { deleteRecoveryCodes, insertAccount, isTaken, loadAccount, updateAccountColumns, type AccountRow } from './queries.js';
+
+export type { AccountRow } from './queries.js';
 
 /** Profile fields an operator may set on create and change on update; absent means unchanged. */
 export interface ProfileChanges {
@@ -47,36 +50,6 @@ const DOMAIN_PATTERN = new RegExp(WorldUser.properties.domain.pattern!);
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 10;
 
-const ACCOUNT_COLUMNS = [
-  'user_id',
-  'email',
-  'totp_secret',
-  'domain',
-  'nick',
-  'nicks_old',
-  'gender',
-  'avatar',
-  'avatar_key',
-  'profile_cover',
-  'approved',
-  'vip',
-  'moderator',
-  'superadmin',
-  'rank',
-  'games',
-  'games_wins',
-  'xp',
-  'xp_level',
-  'global_ban',
-  'inventory_privacy',
-  'muted_until',
-  'bot_owner_id',
-  'created_at',
-  'last_seen',
-] as const;
-
-export type AccountRow = Pick<Selectable<UsersTable>, (typeof ACCOUNT_COLUMNS)[number]>;
-
 /** An account as operators see it: the profile plus e-mail, ban, mute, privacy, TOTP and bot ownership. */
 export function accountObject(row: AccountRow): Static<typeof AdminAccount> {
   const rank = storedRank(row.rank);
@@ -107,10 +80,6 @@ export function accountObject(row: AccountRow): Static<typeof AdminAccount> {
     created_at: row.created_at,
     last_seen: row.last_seen,
   };
-}
-
-export async function loadAccount(executor: Executor, userId: number): Promise<AccountRow | undefined> {
-  return executor.selectFrom('users').select(ACCOUNT_COLUMNS).where('user_id', '=', userId).executeTakeFirst();
 }
 
 export async function requireAccount(services: Services, userId: number): Promise<AccountRow> {
@@ -162,9 +131,7 @@ function explainUniqueViolation(error: unknown): never {
 
 async function checkFree(services: Services, column: 'email' | 'domain', value: string | undefined, exceptUserId?: number): Promise<void> {
   if (value === undefined || value === '') return;
-  let query = services.db.kysely.selectFrom('users').select('user_id').where(column, '=', value);
-  if (exceptUserId !== undefined) query = query.where('user_id', '!=', exceptUserId);
-  if (await query.executeTakeFirst()) throw badParam(column, 'is already used by another account');
+  if (await isTaken(services.db.kysely, column, value, exceptUserId)) throw badParam(column, 'is already used by another account');
 }
 
 export interface NewAccount extends ProfileChanges {
@@ -188,23 +155,18 @@ export async function createAccount(
   const passwordHash = account.password === undefined ? null : await services.auth.passwords.hash(account.password);
   let userId: number;
   try {
-    const row = await inTransaction((trx) =>
-      trx
-        .insertInto('users')
-        .values({
-          email: email ?? null,
-          password_hash: passwordHash,
-          totp_secret: null,
-          totp_last_step: null,
-          bot_owner_id: account.botOwnerId ?? null,
-          created_at: nowSeconds(services),
-          ...profileColumns(account),
-          ...nickColumns(account.nick),
-        })
-        .returning('user_id')
-        .executeTakeFirstOrThrow(),
+    userId = await inTransaction((trx) =>
+      insertAccount(trx, {
+        email: email ?? null,
+        password_hash: passwordHash,
+        totp_secret: null,
+        totp_last_step: null,
+        bot_owner_id: account.botOwnerId ?? null,
+        created_at: nowSeconds(services),
+        ...profileColumns(account),
+        ...nickColumns(account.nick),
+      }),
     );
-    userId = row.user_id;
   } catch (error) {
     explainUniqueViolation(error);
   }
@@ -244,7 +206,7 @@ export async function updateAccount(
       }
       if (email !== undefined) columns.email = email;
       if (passwordHash !== undefined) columns.password_hash = passwordHash;
-      if (Object.keys(columns).length > 0) await trx.updateTable('users').set(columns).where('user_id', '=', userId).execute();
+      if (Object.keys(columns).length > 0) await updateAccountColumns(trx, userId, columns);
       if (passwordHash !== undefined) await endAllSessionsIn(trx, userId, nowSeconds(services));
       return (await loadAccount(trx, userId))!;
     });
@@ -269,9 +231,8 @@ export async function setAccountState(
   // A new secret (or none) also ends a setup in progress and the recovery codes of the old one.
   if ('totp_secret' in state) columns.totp_pending = null;
   const row = await inTransaction(async (trx) => {
-    const updated = await trx.updateTable('users').set(columns).where('user_id', '=', userId).executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) throw new ApiError(Code.USER_NOT_FOUND, `user ${userId} does not exist`);
-    if ('totp_secret' in state) await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+    if (!(await updateAccountColumns(trx, userId, columns))) throw new ApiError(Code.USER_NOT_FOUND, `user ${userId} does not exist`);
+    if ('totp_secret' in state) await deleteRecoveryCodes(trx, userId);
     if (state.global_ban === 1) await endAllSessionsIn(trx, userId, nowSeconds(services));
     return (await loadAccount(trx, userId))!;
   });

@@ -3,6 +3,7 @@ import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import { AuditEntrySchema } from './schemas.js';
+import { auditPage } from './queries.js';
 
 export const MAX_AUDIT_PAGE = 100;
 
@@ -21,19 +22,9 @@ export const auditMethods: AnyMethod[] = [
     }),
     result: Type.Object({ count: Uint, entries: Type.Array(AuditEntrySchema) }, Strict),
     handler: async ({ services }, params) => {
-      const k = services.db.kysely;
-      let rows = k.selectFrom('audit_log').selectAll();
-      let total = k.selectFrom('audit_log').select((eb) => eb.fn.countAll<number | string>().as('n'));
-      if (params.action !== undefined) {
-        rows = rows.where('action', '=', params.action);
-        total = total.where('action', '=', params.action);
-      }
-      const [entries, counted] = await Promise.all([
-        rows.orderBy('audit_id', 'desc').offset(params.offset).limit(params.count).execute(),
-        total.executeTakeFirstOrThrow(),
-      ]);
+      const { total, entries } = await auditPage(services.db.kysely, params);
       return {
-        count: Number(counted.n),
+        count: total,
         entries: entries.map((e) => ({
           audit_id: e.audit_id,
           ts: e.ts,

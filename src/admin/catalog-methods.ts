@@ -14,6 +14,7 @@ import { WorldItemProto, type World } from '../world/schema.js';
 import { grantItems, revokeItem } from '../inventory/grants.js';
 import { requireUser } from '../users/profiles.js';
 import { announceCatalogChanged } from '../catalog/cache.js';
+import { loadProto, protoClass, protoHasItems } from './queries.js';
 
 /** Largest prototype entry accepted, as JSON text. */
 const MAX_PROTO_JSON = 60_000;
@@ -41,13 +42,8 @@ async function mergeIntoCatalog(
  * rely on them), so a prototype that has items keeps both.
  */
 async function refuseIfItemsExist(services: Services, itemProtoId: number): Promise<void> {
-  const item = await services.db.kysely
-    .selectFrom('items')
-    .select('item_id')
-    .where('item_proto_id', '=', itemProtoId)
-    .limit(1)
-    .executeTakeFirst();
-  if (item) throw badParam('item_proto', `prototype ${itemProtoId} already has items: its type and quality_id cannot change`);
+  if (await protoHasItems(services.db.kysely, itemProtoId))
+    throw badParam('item_proto', `prototype ${itemProtoId} already has items: its type and quality_id cannot change`);
 }
 
 function parseJsonObject(name: string, text: string): Record<string, unknown> {
@@ -76,15 +72,10 @@ export const catalogMethods: AnyMethod[] = [
       const id = entry.item_proto_id;
       if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)
         throw badParam('item_proto', 'needs item_proto_id, a positive integer');
-      const stored = await services.db.kysely
-        .selectFrom('item_protos')
-        .select(['type', 'quality_id'])
-        .where('item_proto_id', '=', id)
-        .executeTakeFirst();
+      const stored = await protoClass(services.db.kysely, id);
       if (stored && (entry.type !== stored.type || (entry.quality_id ?? 0) !== stored.quality_id)) await refuseIfItemsExist(services, id);
       await mergeIntoCatalog(services, { item_protos: [entry] }, inTransaction);
-      const row = await services.db.kysely.selectFrom('item_protos').selectAll().where('item_proto_id', '=', id).executeTakeFirstOrThrow();
-      return { item_proto: itemProtoEntry(row) };
+      return { item_proto: itemProtoEntry(await loadProto(services.db.kysely, id)) };
     },
   }),
 

@@ -7,6 +7,7 @@ import { Strict, Ts, Uint } from '../api/schema-types.js';
 import type { DrawsTable } from '../db/tables.js';
 import type { Services } from '../services.js';
 import { requireUser } from '../users/profiles.js';
+import { countDraws, selectDraws, type DrawMatch } from './queries.js';
 
 export const MAX_DRAWS_PAGE = 100;
 export const MAX_DRAWS_EXPORT = 100_000;
@@ -67,15 +68,15 @@ function drawObject(row: Selectable<DrawsTable>) {
 }
 
 /** The draws matching the filters, oldest first; a user or a prototype must be named. */
-async function drawQuery(services: Services, filters: DrawFilters) {
+async function drawMatch(services: Services, filters: DrawFilters): Promise<DrawMatch> {
   if (filters.user_id === undefined && filters.case_item_proto_id === undefined)
     throw badParam('user_id', 'name a user_id or a case_item_proto_id');
-  let query = services.db.kysely.selectFrom('draws');
-  if (filters.user_id !== undefined) query = query.where('user_id', '=', await requireUser(services, filters.user_id));
-  if (filters.case_item_proto_id !== undefined) query = query.where('case_item_proto_id', '=', filters.case_item_proto_id);
-  if (filters.since !== undefined) query = query.where('ts', '>=', filters.since);
-  if (filters.until !== undefined) query = query.where('ts', '<', filters.until);
-  return query;
+  return {
+    userId: filters.user_id === undefined ? undefined : await requireUser(services, filters.user_id),
+    caseItemProtoId: filters.case_item_proto_id,
+    since: filters.since,
+    until: filters.until,
+  };
 }
 
 const CSV_COLUMNS = [
@@ -117,12 +118,13 @@ export const drawMethods: AnyMethod[] = [
     result: Type.Object({ count: Uint, draws: Type.Array(DrawSchema) }, Strict),
     errors: { 101: 'user does not exist' },
     handler: async ({ services }, params) => {
-      const query = await drawQuery(services, params);
-      const [rows, counted] = await Promise.all([
-        query.selectAll().orderBy('draw_id').offset(params.offset).limit(params.count).execute(),
-        query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+      const match = await drawMatch(services, params);
+      const k = services.db.kysely;
+      const [rows, count] = await Promise.all([
+        selectDraws(k, match, { offset: params.offset, limit: params.count }),
+        countDraws(k, match),
       ]);
-      return { count: Number(counted.n), draws: rows.map(drawObject) };
+      return { count, draws: rows.map(drawObject) };
     },
   }),
 
@@ -136,12 +138,8 @@ export const drawMethods: AnyMethod[] = [
     result: Type.Object({ count: Uint, csv: Type.String() }, Strict),
     errors: { 101: 'user does not exist' },
     handler: async ({ services }, params) => {
-      const query = await drawQuery(services, params);
-      const rows = await query
-        .selectAll()
-        .orderBy('draw_id')
-        .limit(MAX_DRAWS_EXPORT + 1)
-        .execute();
+      const match = await drawMatch(services, params);
+      const rows = await selectDraws(services.db.kysely, match, { limit: MAX_DRAWS_EXPORT + 1 });
       if (rows.length > MAX_DRAWS_EXPORT)
         throw new ApiError(Code.TOO_MANY_OBJECTS, `more than ${MAX_DRAWS_EXPORT} draws match: narrow them with since and until`);
       const lines = [CSV_COLUMNS.join(',')];

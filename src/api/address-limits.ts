@@ -118,15 +118,15 @@ export function settleWhenSent(request: FastifyRequest, reply: FastifyReply, cha
 export function registerAddressLimits(app: FastifyInstance, services: Core): void {
   const { config } = services;
   const open = new Map<string, number>();
-  const acquire = (address: string): boolean => {
+  /** The address's network, counted, or undefined past the cap. */
+  const acquire = (address: string): string | undefined => {
     const network = networkOf(requestAddress(address));
     const count = open.get(network) ?? 0;
-    if (count >= config.maxConnectionsPerIp) return false;
+    if (count >= config.maxConnectionsPerIp) return undefined;
     open.set(network, count + 1);
-    return true;
+    return network;
   };
-  const release = (address: string) => {
-    const network = networkOf(requestAddress(address));
+  const release = (network: string) => {
     const count = (open.get(network) ?? 1) - 1;
     if (count <= 0) open.delete(network);
     else open.set(network, count);
@@ -138,17 +138,19 @@ export function registerAddressLimits(app: FastifyInstance, services: Core): voi
     app.server.on('connection', (socket: Socket) => {
       const peer = socket.remoteAddress;
       if (peer === undefined) return;
-      if (!acquire(peer)) return refuseConnection(socket);
-      socket.once('close', () => release(peer));
+      const network = acquire(peer);
+      if (network === undefined) return refuseConnection(socket);
+      socket.once('close', () => release(network));
     });
   }
 
   app.addHook('onRequest', (request, reply, done) => {
     if (behindProxy) {
       // Behind our proxies every connection comes from them: hold the client's address to its share by its requests in flight.
-      if (!acquire(request.ip)) return void refuse(reply, 1);
+      const network = acquire(request.ip);
+      if (network === undefined) return void refuse(reply, 1);
       const ended = request.headers.upgrade ? request.raw.socket : reply.raw;
-      ended.once('close', () => release(request.ip));
+      ended.once('close', () => release(network));
     }
     (request as unknown as Record<symbol, number>)[START_BYTES] = request.raw.socket?.bytesWritten ?? 0;
     if (config.rateLimit && request.headers.upgrade && request.url.startsWith('/ws')) {

@@ -70,7 +70,11 @@ export function trustFunction(trust: TrustProxy): false | ((address: string, hop
 export function registerClientAddressCheck(app: FastifyInstance, trust: TrustProxy): void {
   if (trustFunction(trust) === false) return;
   app.addHook('onRequest', (request, reply, done) => {
-    if (normalizeIp(request.ip) !== null) return done();
+    // Read once: Fastify's getter parses X-Forwarded-For again on every read, and the limits,
+    // the transport and the logs each read it.
+    const ip = request.ip;
+    Object.defineProperty(request, 'ip', { value: ip, enumerable: true });
+    if (normalizeIp(ip) !== null) return done();
     void reply
       .header('connection', 'close')
       .send({ code: Code.BAD_PARAM, description: 'X-Forwarded-For: the client address is not an IP address' });

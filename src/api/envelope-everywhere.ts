@@ -19,7 +19,9 @@ export function registerEnvelopeAnswers(app: FastifyInstance, webSocketPaths: st
     request.resume();
   });
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.headers.upgrade || !webSocketPaths.includes(request.url.split('?')[0]!)) return done();
+    const { url } = request;
+    if (request.headers.upgrade || !webSocketPaths.some((path) => url.startsWith(path)) || !webSocketPaths.includes(url.split('?')[0]!))
+      return done();
     void reply
       .status(426)
       .header('upgrade', 'websocket')

@@ -11,11 +11,8 @@ const V4_MAPPED_HEX = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i;
 export function normalizeIp(value: string): string | null {
   const text = value.trim();
   const version = isIP(text);
-  if (version === 4)
-    return text
-      .split('.')
-      .map((part) => String(Number(part)))
-      .join('.');
+  // isIP takes IPv4 only in its one spelling (decimal, no leading zeros).
+  if (version === 4) return text;
   if (version !== 6) return null;
   const dotted = V4_MAPPED_DOTTED.exec(text);
   if (dotted) return normalizeIp(dotted[1]!);

@@ -8,6 +8,7 @@ import { admissionOf, requireAdmitted } from './admission.js';
 import { announceClosed, announceInvalidated, announceOffered } from './announce.js';
 import { checkSide, readItems } from './items.js';
 import { settleTrade, type Settlement, type TradeParties } from './settle.js';
+import { insertTrade, tradeWithEntries } from './queries.js';
 import { Side, TradeStatus, expiryCutoff } from './status.js';
 
 export const MAX_SIDE_ITEMS = 50;
@@ -97,33 +98,27 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
     checkSide(catalog, byId, thingsFrom, fromId, now, 'thing_ids_from');
     checkSide(catalog, byId, thingsTo, toId, now, 'thing_ids_to');
 
-    const created = await trx
-      .insertInto('trades')
-      .values({ user_id_from: fromId, user_id_to: toId, status: TradeStatus.OPEN, create_time: now, reaction_time: null })
-      .returning('trade_id')
-      .executeTakeFirstOrThrow();
     const sides = [...thingsFrom.map((id) => ({ id, side: Side.FROM })), ...thingsTo.map((id) => ({ id, side: Side.TO }))];
-    await trx
-      .insertInto('trade_items')
-      .values(
-        sides.map(({ id, side }) => {
-          const item = byId.get(id)!;
-          return {
-            trade_id: created.trade_id,
-            item_id: id,
-            side,
-            user_id: item.user_id,
-            item_proto_id: item.item_proto_id,
-            ts_owned: item.ts_owned,
-            ts_can_trade: item.ts_can_trade,
-            data: item.data,
-          };
-        }),
-      )
-      .execute();
-    const parties = { trade_id: created.trade_id, user_id_from: fromId, user_id_to: toId };
+    const tradeId = await insertTrade(
+      trx,
+      services.db.dialect,
+      { user_id_from: fromId, user_id_to: toId, status: TradeStatus.OPEN, create_time: now, reaction_time: null },
+      sides.map(({ id, side }) => {
+        const item = byId.get(id)!;
+        return {
+          item_id: id,
+          side,
+          user_id: item.user_id,
+          item_proto_id: item.item_proto_id,
+          ts_owned: item.ts_owned,
+          ts_can_trade: item.ts_can_trade,
+          data: item.data,
+        };
+      }),
+    );
+    const parties = { trade_id: tradeId, user_id_from: fromId, user_id_to: toId };
     const settled = autoaccept ? await settleTrade(services, trx, catalog, parties) : undefined;
-    return { tradeId: created.trade_id, settled };
+    return { tradeId, settled };
   });
   const { settled } = outcome;
   const completed = settled?.kind === 'accepted';
@@ -135,10 +130,12 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
 
 /** The receiver accepts: see settleTrade. 802 when no longer open, 603 when an item is no longer available. */
 export async function acceptTrade(services: Services, userId: number, tradeId: number): Promise<void> {
-  const trade = await tradeOfParty(services, tradeId, userId);
+  const found = await tradeWithEntries(services.db.kysely, tradeId);
+  if (!found || (found.trade.user_id_from !== userId && found.trade.user_id_to !== userId)) throw noSuchTrade();
+  const { trade, entries } = found;
   if (trade.user_id_to !== userId) throw new ApiError(Code.FORBIDDEN, 'only the receiver may accept a trade');
   const catalog = await getCatalog(services);
-  const settled: Settlement = await services.db.kysely.transaction().execute((trx) => settleTrade(services, trx, catalog, trade));
+  const settled: Settlement = await services.db.kysely.transaction().execute((trx) => settleTrade(services, trx, catalog, trade, entries));
   if (settled.kind === 'closed') throw await closedError(services, tradeId);
   if (settled.kind === 'invalid') {
     await announceInvalidated(services, [trade]);
