@@ -450,6 +450,28 @@ describe('data.searchItemProtos', () => {
 });
 
 describe('catalogue cache', () => {
+  test('an answer asked again is the same text, whether built afresh or kept, and a kept one goes with a change', async () => {
+    const server = await startTestServer({ world: catalogWorld });
+    try {
+      const ask = async (url: string) => (await server.app.inject({ method: 'GET', url })).payload;
+      for (const url of ['/api/data.getItemProtos?item_proto_ids=502,101,901', '/api/data.searchItemProtos?type=0&count=3&add_legacy=1']) {
+        const texts = [await ask(url), await ask(url), await ask(url)];
+        assert.equal(texts[1], texts[0]);
+        assert.equal(texts[2], texts[0]);
+        assert.equal(JSON.parse(texts[0]).code, 0);
+      }
+      await server.db.kysely.updateTable('item_protos').set({ title: 'Renamed' }).where('item_proto_id', '=', 101).execute();
+      await server.services.bus.publish(CATALOG_CHANGED, {});
+      const after = JSON.parse(await ask('/api/data.getItemProtos?item_proto_ids=502,101,901'));
+      assert.deepEqual(
+        after.data.item_protos.map((p: any) => p.title),
+        ['Key', 'Renamed', 'Subscription'],
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   test('a change announced on the bus is visible on the next call', async () => {
     const server = await startTestServer({ world: catalogWorld });
     try {

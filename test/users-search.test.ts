@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
 import { ok, startTestServer, type TestServer } from './helpers.js';
 import { fails, idsOf, sessionFor } from './social-fixtures.js';
-import { escapeLike, prefixEnd, searchMatches } from '../src/users/search.js';
+import { escapeLike, prefixEnd, searchMatches } from '../src/users/queries.js';
 import type { World } from '../src/world/schema.js';
 
 // Nicks and domains in several cases and scripts; 8 is globally blocked, 9 a bot.

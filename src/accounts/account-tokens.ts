@@ -2,6 +2,7 @@ import { ApiError, Code } from '../api/errors.js';
 import type { Executor } from '../db/connection.js';
 import type { AccountTokensTable } from '../db/tables.js';
 import { newToken, sha256 } from '../infra/secrets.js';
+import { accountTokenOwner, findAccountTokenRow, insertAccountToken, markAccountTokenUsed, retireAccountTokens } from './queries.js';
 
 /** One-time tokens sent by e-mail live this long, seconds. */
 export const ACCOUNT_TOKEN_TTL = 24 * 60 * 60;
@@ -19,30 +20,16 @@ export async function issueAccountToken(
 ): Promise<string> {
   const token = newToken();
   await retireAccountTokens(trx, request.userId, request.purpose, request.now);
-  await trx
-    .insertInto('account_tokens')
-    .values({
-      token_hash: sha256(token),
-      user_id: request.userId,
-      purpose: request.purpose,
-      email: request.email ?? null,
-      expires_at: request.now + ACCOUNT_TOKEN_TTL,
-      used_at: null,
-      created_at: request.now,
-    })
-    .execute();
+  await insertAccountToken(trx, {
+    token_hash: sha256(token),
+    user_id: request.userId,
+    purpose: request.purpose,
+    email: request.email ?? null,
+    expires_at: request.now + ACCOUNT_TOKEN_TTL,
+    used_at: null,
+    created_at: request.now,
+  });
   return token;
-}
-
-/** Ends every unused token of a user for `purpose`. */
-export async function retireAccountTokens(trx: Executor, userId: number, purpose: TokenPurpose, now: number): Promise<void> {
-  await trx
-    .updateTable('account_tokens')
-    .set({ used_at: now })
-    .where('user_id', '=', userId)
-    .where('purpose', '=', purpose)
-    .where('used_at', 'is', null)
-    .execute();
 }
 
 export const badAccountToken = () => new ApiError(Code.BAD_ACCOUNT_TOKEN, 'the token is unknown, used or expired');
@@ -54,11 +41,7 @@ export interface AccountToken {
 
 /** The live token for `purpose`, or 1604. Does not use it up. */
 export async function findAccountToken(executor: Executor, token: string, purpose: TokenPurpose, now: number): Promise<AccountToken> {
-  const row = await executor
-    .selectFrom('account_tokens')
-    .select(['user_id', 'email', 'used_at', 'expires_at', 'purpose'])
-    .where('token_hash', '=', sha256(token))
-    .executeTakeFirst();
+  const row = await findAccountTokenRow(executor, sha256(token));
   if (!row || row.purpose !== purpose || row.used_at !== null || row.expires_at <= now) throw badAccountToken();
   return { user_id: row.user_id, email: row.email };
 }
@@ -69,15 +52,6 @@ export async function findAccountToken(executor: Executor, token: string, purpos
  */
 export async function useAccountToken(trx: Executor, token: string, purpose: TokenPurpose, now: number): Promise<AccountToken> {
   const hash = sha256(token);
-  const used = await trx
-    .updateTable('account_tokens')
-    .set({ used_at: now })
-    .where('token_hash', '=', hash)
-    .where('purpose', '=', purpose)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  if (Number(used.numUpdatedRows) === 0) throw badAccountToken();
-  const row = await trx.selectFrom('account_tokens').select(['user_id', 'email']).where('token_hash', '=', hash).executeTakeFirstOrThrow();
-  return row;
+  if (!(await markAccountTokenUsed(trx, hash, purpose, now))) throw badAccountToken();
+  return accountTokenOwner(trx, hash);
 }

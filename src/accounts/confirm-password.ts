@@ -1,5 +1,6 @@
 import { ApiError, Code, rateLimited } from '../api/errors.js';
 import type { Services } from '../services.js';
+import { findUser } from './queries.js';
 
 /** Wrong passwords a signed-in user may send to the methods that ask for one, per window. */
 export const CONFIRM_PASSWORD_LIMIT = { max: 10, windowSeconds: 60 * 60 } as const;
@@ -21,7 +22,7 @@ export async function confirmPassword(services: Services, userId: number, passwo
     await release();
     throw rateLimited(hit.resetIn);
   }
-  const row = await services.db.kysely.selectFrom('users').select('password_hash').where('user_id', '=', userId).executeTakeFirst();
+  const row = await findUser(services.db.kysely, userId, ['password_hash']);
   if (!(await services.auth.passwords.check(row?.password_hash, password)) || !row?.password_hash) throw wrongPassword();
   await release();
   return row.password_hash;

@@ -1,24 +1,15 @@
 import { badParam } from '../api/errors.js';
-import type { Executor } from '../db/connection.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { requestAddress } from '../auth/ip.js';
 import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
 import { nowSeconds, type Services } from '../services.js';
-import { issueAccountToken, retireAccountTokens, useAccountToken } from './account-tokens.js';
+import { issueAccountToken, useAccountToken } from './account-tokens.js';
+import { endSessionsIn, getUser, replacePasswordHash, retireAccountTokens, updateUser, userWithEmail } from './queries.js';
 import { confirmPassword, wrongPassword } from './confirm-password.js';
 import { emailChangedMessage, emailChangingMessage, verifyEmailMessage } from './messages.js';
 import { checkNewPassword, normaliseEmail } from './rules.js';
 import { emailTaken, explainCollision } from './unique.js';
 import { announceSessionsRevoked } from '../auth/tokens.js';
-
-/**
- * Ends every session of a user and every sign-in waiting for its TOTP code, inside the
- * caller's transaction; the caller announces `{ userId }` once it has committed.
- */
-export async function endSessionsIn(trx: Executor, userId: number, now: number): Promise<void> {
-  await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
-  await trx.updateTable('totp_challenges').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
-}
 
 /**
  * account.updatePassword: checks the current password, sets the new one, ends every
@@ -35,13 +26,7 @@ export async function updatePassword(
   const now = nowSeconds(services);
   const session = await services.db.kysely.transaction().execute(async (trx) => {
     await dialectAdapter.lockUsers(trx, services.db.dialect, [request.userId]);
-    const changed = await trx
-      .updateTable('users')
-      .set({ password_hash: newHash })
-      .where('user_id', '=', request.userId)
-      .where('password_hash', '=', checkedHash)
-      .executeTakeFirst();
-    if (Number(changed.numUpdatedRows) === 0) throw wrongPassword();
+    if (!(await replacePasswordHash(trx, request.userId, checkedHash, newHash))) throw wrongPassword();
     await endSessionsIn(trx, request.userId, now);
     await retireAccountTokens(trx, request.userId, 'reset_password', now);
     return issueUserSessionIn(services, trx, request.userId, requestAddress(request.ip), undefined, request.userAgent);
@@ -59,13 +44,9 @@ export async function updateEmail(services: Services, request: { userId: number;
   const email = normaliseEmail(request.email);
   await confirmPassword(services, request.userId, request.password);
   const { kysely } = services.db;
-  const user = await kysely
-    .selectFrom('users')
-    .select(['email', 'email_verified'])
-    .where('user_id', '=', request.userId)
-    .executeTakeFirstOrThrow();
+  const user = await getUser(kysely, request.userId, ['email', 'email_verified']);
   if (user.email === email && user.email_verified === 1) throw badParam('email', 'is already the confirmed address of the account');
-  const owner = await kysely.selectFrom('users').select('user_id').where('email', '=', email).executeTakeFirst();
+  const owner = await userWithEmail(kysely, email);
   if (owner && owner.user_id !== request.userId) throw emailTaken();
   const now = nowSeconds(services);
   const token = await kysely
@@ -87,9 +68,9 @@ export async function verifyEmail(services: Services, token: string): Promise<vo
     previous = await services.db.kysely.transaction().execute(async (trx) => {
       const used = await useAccountToken(trx, token, 'verify_email', now);
       await dialectAdapter.lockUsers(trx, services.db.dialect, [used.user_id]);
-      const user = await trx.selectFrom('users').select(['email']).where('user_id', '=', used.user_id).executeTakeFirstOrThrow();
+      const user = await getUser(trx, used.user_id, ['email']);
       const confirmed = used.email ?? user.email!;
-      await trx.updateTable('users').set({ email: confirmed, email_verified: 1 }).where('user_id', '=', used.user_id).execute();
+      await updateUser(trx, used.user_id, { email: confirmed, email_verified: 1 });
       if (user.email !== confirmed) await retireAccountTokens(trx, used.user_id, 'reset_password', now);
       return { userId: used.user_id, email: user.email, confirmed };
     });

@@ -9,6 +9,7 @@ import { flag, type Flag } from '../db/flags.js';
 import type { AccountInfo as AccountInfoSchema } from './schemas.js';
 import { checkDomain, checkNick } from './rules.js';
 import { explainCollision } from './unique.js';
+import { findUser, getUser, updateUser } from './queries.js';
 
 /** Nick changes a user may make per window. */
 export const NICK_CHANGE_LIMIT = { max: 3, windowSeconds: 24 * 60 * 60 } as const;
@@ -21,11 +22,7 @@ export type AccountInfo = Static<typeof AccountInfoSchema>;
 export async function accountInfo(services: Services, userId: number): Promise<AccountInfo> {
   const [profiles, account] = await Promise.all([
     loadProfiles(services, [userId]),
-    services.db.kysely
-      .selectFrom('users')
-      .select(['email', 'email_verified', 'totp_secret', 'password_hash'])
-      .where('user_id', '=', userId)
-      .executeTakeFirst(),
+    findUser(services.db.kysely, userId, ['email', 'email_verified', 'totp_secret', 'password_hash']),
   ]);
   const profile = profiles.get(userId);
   if (!profile || !account) throw new ApiError(Code.USER_NOT_FOUND, 'the account no longer exists');
@@ -55,7 +52,7 @@ export async function updateInfo(services: Services, userId: number, changes: In
   const nick = changes.nick === undefined ? undefined : checkNick(changes.nick);
   const domain = changes.domain === undefined ? undefined : checkDomain(changes.domain);
   const { kysely } = services.db;
-  const current = await kysely.selectFrom('users').select(['nick']).where('user_id', '=', userId).executeTakeFirst();
+  const current = await findUser(kysely, userId, ['nick']);
   const nickChanges = nick !== undefined && nick !== current?.nick;
   let releaseNick: (() => Promise<unknown>) | undefined;
   if (nickChanges) {
@@ -70,11 +67,7 @@ export async function updateInfo(services: Services, userId: number, changes: In
   try {
     await kysely.transaction().execute(async (trx) => {
       await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
-      const row = await trx
-        .selectFrom('users')
-        .select(['nick', 'nicks_old', 'domain'])
-        .where('user_id', '=', userId)
-        .executeTakeFirstOrThrow();
+      const row = await getUser(trx, userId, ['nick', 'nicks_old', 'domain']);
       const columns: { nick?: string; nick_lower?: string; nicks_old?: string; gender?: Flag; domain?: string } = {};
       if (nick !== undefined && nick !== row.nick) {
         Object.assign(columns, nickColumns(nick));
@@ -82,7 +75,7 @@ export async function updateInfo(services: Services, userId: number, changes: In
       }
       if (changes.gender !== undefined) columns.gender = flag(changes.gender);
       if (domain !== undefined && domain !== row.domain) columns.domain = domain;
-      if (Object.keys(columns).length > 0) await trx.updateTable('users').set(columns).where('user_id', '=', userId).execute();
+      if (Object.keys(columns).length > 0) await updateUser(trx, userId, columns);
     });
   } catch (error) {
     await releaseNick?.();

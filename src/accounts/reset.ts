@@ -5,8 +5,8 @@ import { requestAddress } from '../auth/ip.js';
 import { admitSecondFactorCheck, readSecondFactor, spendSecondFactor } from '../auth/second-factor.js';
 import { sha256 } from '../infra/secrets.js';
 import { nowSeconds, type Services } from '../services.js';
-import { badAccountToken, findAccountToken, issueAccountToken, retireAccountTokens, useAccountToken } from './account-tokens.js';
-import { endSessionsIn } from './credentials.js';
+import { badAccountToken, findAccountToken, issueAccountToken, useAccountToken } from './account-tokens.js';
+import { endSessionsIn, findUser, getUser, retireAccountTokens, updateUser, userWithEmail } from './queries.js';
 import { passwordResetMessage } from './messages.js';
 import { checkNewPassword, normaliseEmail } from './rules.js';
 import { announceSessionsRevoked } from '../auth/tokens.js';
@@ -36,11 +36,7 @@ export async function requestPasswordReset(services: Services, request: { email:
   if (address.count > RESET_REQUEST_LIMITS.perAddress) throw rateLimited(address.resetIn);
   if (named.count > RESET_REQUEST_LIMITS.perEmail) throw rateLimited(named.resetIn);
 
-  const user = await services.db.kysely
-    .selectFrom('users')
-    .select(['user_id', 'bot_owner_id'])
-    .where('email', '=', email)
-    .executeTakeFirst();
+  const user = await userWithEmail(services.db.kysely, email);
   if (user && user.bot_owner_id === null) {
     const now = nowSeconds(services);
     const token = await services.db.kysely
@@ -64,11 +60,7 @@ export async function resetPassword(services: Services, request: { token: string
   const { kysely } = services.db;
   const now = nowSeconds(services);
   const target = await findAccountToken(kysely, request.token, 'reset_password', now);
-  const user = await kysely
-    .selectFrom('users')
-    .select(['totp_secret', 'totp_last_step'])
-    .where('user_id', '=', target.user_id)
-    .executeTakeFirst();
+  const user = await findUser(kysely, target.user_id, ['totp_secret', 'totp_last_step']);
   if (!user) throw badAccountToken();
   let factor: ReturnType<typeof readSecondFactor> | undefined;
   let attempt: { succeeded(): Promise<void> } | undefined;
@@ -84,11 +76,11 @@ export async function resetPassword(services: Services, request: { token: string
   await kysely.transaction().execute(async (trx) => {
     const used = await useAccountToken(trx, request.token, 'reset_password', now);
     await dialectAdapter.lockUsers(trx, services.db.dialect, [used.user_id]);
-    const current = await trx.selectFrom('users').select(['totp_secret']).where('user_id', '=', used.user_id).executeTakeFirstOrThrow();
+    const current = await getUser(trx, used.user_id, ['totp_secret']);
     // Two-factor sign-in was switched on after the code was read (or off): read it again.
     if ((current.totp_secret === null) !== (factor === undefined)) throw badAccountToken();
     if (factor !== undefined) await spendSecondFactor(trx, used.user_id, factor, now);
-    await trx.updateTable('users').set({ password_hash: passwordHash, email_verified: 1 }).where('user_id', '=', used.user_id).execute();
+    await updateUser(trx, used.user_id, { password_hash: passwordHash, email_verified: 1 });
     await endSessionsIn(trx, used.user_id, now);
     await retireAccountTokens(trx, used.user_id, 'reset_password', now);
   });

@@ -3,6 +3,15 @@ import type { Caller } from '../api/method.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { nowSeconds, type Services } from '../services.js';
 import { announceSessionsRevoked } from '../auth/tokens.js';
+import {
+  endTotpChallenges,
+  familiesBegan,
+  findUserSession,
+  liveSessions,
+  otherLiveSessionIds,
+  revokeFamily,
+  revokeSessionIds,
+} from './queries.js';
 
 export interface SessionEntry {
   session_id: number;
@@ -21,22 +30,9 @@ export interface SessionEntry {
 export async function listSessions(services: Services, caller: Caller): Promise<{ sessions: SessionEntry[] }> {
   const { kysely } = services.db;
   const now = nowSeconds(services);
-  const live = await kysely
-    .selectFrom('sessions')
-    .select(['session_id', 'family_id', 'created_at', 'last_used', 'ip', 'user_agent'])
-    .where('user_id', '=', caller.userId)
-    .where('is_bot', '=', 0)
-    .where('revoked_at', 'is', null)
-    .where('created_at', '>', now - services.config.refreshTtl)
-    .execute();
+  const live = await liveSessions(kysely, caller.userId, now - services.config.refreshTtl);
   if (live.length === 0) return { sessions: [] };
-  const started = await kysely
-    .selectFrom('sessions')
-    .select((eb) => ['family_id', eb.fn.min<number>('created_at').as('began')])
-    .where('user_id', '=', caller.userId)
-    .where('family_id', 'in', [...new Set(live.map((s) => s.family_id))])
-    .groupBy('family_id')
-    .execute();
+  const started = await familiesBegan(kysely, caller.userId, [...new Set(live.map((s) => s.family_id))]);
   const began = new Map(started.map((s) => [s.family_id, Number(s.began)]));
   const sessions = live.map((s) => ({
     session_id: s.session_id,
@@ -66,23 +62,12 @@ export async function revokeSessions(
   if ((request.sessionId === undefined) === (request.allOthers !== 1))
     throw badParam('session_id', 'give either session_id or all_others=1');
   if (request.sessionId !== undefined) {
-    const row = await kysely
-      .selectFrom('sessions')
-      .select(['family_id', 'revoked_at'])
-      .where('session_id', '=', request.sessionId)
-      .where('user_id', '=', caller.userId)
-      .where('is_bot', '=', 0)
-      .executeTakeFirst();
+    const row = await findUserSession(kysely, caller.userId, request.sessionId);
     if (!row) throw noSuchSession();
     const now = nowSeconds(services);
     await kysely.transaction().execute(async (trx) => {
       await dialectAdapter.lockUsers(trx, services.db.dialect, [caller.userId]);
-      await trx
-        .updateTable('sessions')
-        .set({ revoked_at: now })
-        .where('family_id', '=', row.family_id)
-        .where('revoked_at', 'is', null)
-        .execute();
+      await revokeFamily(trx, row.family_id, now);
     });
     await announceSessionsRevoked(services, { familyId: row.family_id });
     return;
@@ -92,24 +77,10 @@ export async function revokeSessions(
     // A refresh of another sign-in locks the user's row too: it either finishes first (its new
     // session is found here) or finds its session revoked.
     await dialectAdapter.lockUsers(trx, services.db.dialect, [caller.userId]);
-    const others = await trx
-      .selectFrom('sessions')
-      .select('session_id')
-      .where('user_id', '=', caller.userId)
-      .where('is_bot', '=', 0)
-      .where('revoked_at', 'is', null)
-      .where('family_id', '!=', caller.familyId)
-      .execute();
-    const ids = others.map((s) => s.session_id);
-    if (ids.length > 0)
-      await trx.updateTable('sessions').set({ revoked_at: now }).where('session_id', 'in', ids).where('revoked_at', 'is', null).execute();
+    const ids = await otherLiveSessionIds(trx, caller.userId, caller.familyId);
+    if (ids.length > 0) await revokeSessionIds(trx, ids, now);
     // A sign-in waiting for its TOTP code would become another session.
-    await trx
-      .updateTable('totp_challenges')
-      .set({ used_at: now })
-      .where('user_id', '=', caller.userId)
-      .where('used_at', 'is', null)
-      .execute();
+    await endTotpChallenges(trx, caller.userId, now);
     return ids;
   });
   if (ended.length > 0) await announceSessionsRevoked(services, { sessionIds: ended });

@@ -10,6 +10,7 @@ import { addressTakenMessage, verifyEmailMessage } from './messages.js';
 import { checkDomain, checkNewPassword, checkNick, normaliseEmail } from './rules.js';
 import { admitSignup } from '../auth/defence.js';
 import { collision, domainTaken, emailTaken, explainCollision } from './unique.js';
+import { domainIsTaken, insertUser, userWithEmail } from './queries.js';
 
 export interface SignupRequest {
   email: string;
@@ -40,38 +41,26 @@ export async function signUp(services: Services, request: SignupRequest): Promis
   await admitSignup(services, { email, ip, captcha: request.captcha });
 
   const { kysely } = services.db;
-  const taken = await kysely.selectFrom('users').select('user_id').where('email', '=', email).executeTakeFirst();
-  if (taken) return refuseTakenAddress(services, email);
-  if (domain !== undefined) {
-    const owner = await kysely
-      .selectFrom('users')
-      .select('user_id')
-      .where((eb) => eb(eb.fn('lower', ['domain']), '=', domain))
-      .executeTakeFirst();
-    if (owner) throw domainTaken();
-  }
+  if (await userWithEmail(kysely, email)) return refuseTakenAddress(services, email);
+  if (domain !== undefined && (await domainIsTaken(kysely, domain))) throw domainTaken();
 
   const passwordHash = await services.auth.passwords.hash(request.password);
   const now = nowSeconds(services);
   let created: { session: SessionData; token: string };
   try {
     created = await kysely.transaction().execute(async (trx) => {
-      const row = await trx
-        .insertInto('users')
-        .values({
-          email,
-          password_hash: passwordHash,
-          totp_secret: null,
-          totp_last_step: null,
-          bot_owner_id: null,
-          ...nickColumns(nick),
-          domain: domain ?? null,
-          created_at: now,
-        })
-        .returning('user_id')
-        .executeTakeFirstOrThrow();
-      const token = await issueAccountToken(trx, { userId: row.user_id, purpose: 'verify_email', email, now });
-      const session = await issueUserSessionIn(services, trx, row.user_id, ip, undefined, request.userAgent);
+      const userId = await insertUser(trx, {
+        email,
+        password_hash: passwordHash,
+        totp_secret: null,
+        totp_last_step: null,
+        bot_owner_id: null,
+        ...nickColumns(nick),
+        domain: domain ?? null,
+        created_at: now,
+      });
+      const token = await issueAccountToken(trx, { userId, purpose: 'verify_email', email, now });
+      const session = await issueUserSessionIn(services, trx, userId, ip, undefined, request.userAgent);
       return { session, token };
     });
   } catch (error) {

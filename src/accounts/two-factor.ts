@@ -5,6 +5,7 @@ import { admitSecondFactorCheck, readSecondFactor, replaceRecoveryCodes, spendSe
 import { TOTP_PARAMETERS, matchingSteps } from '../auth/totp.js';
 import { nowSeconds, type Services } from '../services.js';
 import { confirmPassword } from './confirm-password.js';
+import { deleteRecoveryCodes, disableTotp, enableTotp, getUser, setPendingTotp } from './queries.js';
 
 const TOTP_ISSUER = 'game-platform';
 
@@ -16,19 +17,10 @@ const totpState = (description: string) => new ApiError(Code.TOTP_STATE, descrip
  */
 export async function totpSetup(services: Services, userId: number): Promise<{ secret: string; otpauth_uri: string }> {
   const { kysely } = services.db;
-  const user = await kysely
-    .selectFrom('users')
-    .select(['totp_secret', 'email', 'nick'])
-    .where('user_id', '=', userId)
-    .executeTakeFirstOrThrow();
+  const user = await getUser(kysely, userId, ['totp_secret', 'email', 'nick']);
   if (user.totp_secret !== null) throw totpState('two-factor sign-in is on already: switch it off first (account.totpDisable)');
   const secret = new Secret({ size: 20 });
-  await kysely
-    .updateTable('users')
-    .set({ totp_pending: services.db.secrets.seal(secret.base32) })
-    .where('user_id', '=', userId)
-    .where('totp_secret', 'is', null)
-    .execute();
+  await setPendingTotp(kysely, userId, services.db.secrets.seal(secret.base32));
   const uri = new TOTP({ issuer: TOTP_ISSUER, label: user.email ?? user.nick, ...TOTP_PARAMETERS, secret }).toString();
   return { secret: secret.base32, otpauth_uri: uri };
 }
@@ -40,11 +32,7 @@ export async function totpSetup(services: Services, userId: number): Promise<{ s
  */
 export async function totpEnable(services: Services, userId: number, rawCode: string): Promise<{ recovery_codes: string[] }> {
   const { kysely } = services.db;
-  const user = await kysely
-    .selectFrom('users')
-    .select(['totp_secret', 'totp_pending'])
-    .where('user_id', '=', userId)
-    .executeTakeFirstOrThrow();
+  const user = await getUser(kysely, userId, ['totp_secret', 'totp_pending']);
   if (user.totp_secret !== null) throw totpState('two-factor sign-in is on already');
   if (user.totp_pending === null) throw totpState('no secret to confirm: call account.totpSetup first');
   // Sealed as stored: moved as it is to totp_secret, and the condition of the update.
@@ -56,15 +44,9 @@ export async function totpEnable(services: Services, userId: number, rawCode: st
   if (steps.length === 0) throw new ApiError(Code.BAD_PARAM, 'parameter code: wrong code');
   const codes = await kysely.transaction().execute(async (trx) => {
     await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
-    const enabled = await trx
-      .updateTable('users')
-      .set({ totp_secret: pending, totp_pending: null, totp_last_step: Math.max(...steps) })
-      .where('user_id', '=', userId)
-      .where('totp_pending', '=', pending)
-      .where('totp_secret', 'is', null)
-      .executeTakeFirst();
-    // A concurrent setup replaced the secret, or a concurrent enable won.
-    if (Number(enabled.numUpdatedRows) === 0) throw totpState('the secret changed meanwhile: call account.totpSetup again');
+    // False when a concurrent setup replaced the secret, or a concurrent enable won.
+    if (!(await enableTotp(trx, userId, pending, Math.max(...steps))))
+      throw totpState('the secret changed meanwhile: call account.totpSetup again');
     return replaceRecoveryCodes(trx, userId);
   });
   await attempt.succeeded();
@@ -78,11 +60,7 @@ export async function totpEnable(services: Services, userId: number, rawCode: st
 export async function totpDisable(services: Services, userId: number, request: { password: string; code: string }): Promise<void> {
   await confirmPassword(services, userId, request.password);
   const { kysely } = services.db;
-  const user = await kysely
-    .selectFrom('users')
-    .select(['totp_secret', 'totp_last_step'])
-    .where('user_id', '=', userId)
-    .executeTakeFirstOrThrow();
+  const user = await getUser(kysely, userId, ['totp_secret', 'totp_last_step']);
   if (user.totp_secret === null) throw totpState('two-factor sign-in is off');
   const attempt = await admitSecondFactorCheck(services, userId);
   const factor = readSecondFactor(
@@ -94,13 +72,8 @@ export async function totpDisable(services: Services, userId: number, request: {
   await kysely.transaction().execute(async (trx) => {
     await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
     await spendSecondFactor(trx, userId, factor, now);
-    await trx
-      .updateTable('users')
-      .set({ totp_secret: null, totp_last_step: null, totp_pending: null })
-      .where('user_id', '=', userId)
-      .where('totp_secret', '=', user.totp_secret!)
-      .execute();
-    await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+    await disableTotp(trx, userId, user.totp_secret!);
+    await deleteRecoveryCodes(trx, userId);
   });
   await attempt.succeeded();
 }

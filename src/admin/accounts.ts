@@ -7,7 +7,7 @@ import type { InventoryPrivacy, UsersTable } from '../db/tables.js';
 import type { Flag } from '../db/flags.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
-import { endAllSessionsIn } from '../auth/sessions.js';
+import { endAllSessionsIn } from '../auth/queries.js';
 import { announceSessionsRevoked } from '../auth/tokens.js';
 import { WorldUser } from '../world/schema.js';
 import { announceUsersChanged } from '../users/profile-cache.js';

@@ -7,6 +7,7 @@ import { announceUsersChanged } from '../users/profile-cache.js';
 import { nickColumns } from '../users/search-keys.js';
 import { normalizeIp, requestAddress } from './ip.js';
 import { issueBotSession, type SessionData } from './sessions.js';
+import { botOwner, countBots, insertUser } from './queries.js';
 
 /**
  * bots.getToken: a new token for one of the caller's bots, bound to `ip` (default: the
@@ -24,7 +25,7 @@ export async function issueBotToken(
     if (normalized === null) throw badParam('ip', 'must be an IPv4 or IPv6 address');
     ip = normalized;
   }
-  const bot = await services.db.kysely.selectFrom('users').select(['bot_owner_id']).where('user_id', '=', request.botId).executeTakeFirst();
+  const bot = await botOwner(services.db.kysely, request.botId);
   // Someone else's bot answers exactly as a missing one: ownership is not disclosed.
   if (!bot || bot.bot_owner_id !== caller.userId) throw new ApiError(Code.BOT_NOT_FOUND, 'bot does not exist');
   return issueBotSession(services, request.botId, ip);
@@ -40,26 +41,17 @@ export async function createBot(services: Services, caller: Caller, nickParam: s
   const limit = services.config.bots.perOwner;
   const userId = await services.db.kysely.transaction().execute(async (trx) => {
     await dialectAdapter.lockUsers(trx, services.db.dialect, [caller.userId]);
-    const { n } = await trx
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('bot_owner_id', '=', caller.userId)
-      .executeTakeFirstOrThrow();
-    if (Number(n) >= limit) throw new ApiError(Code.BOT_LIMIT, `bot limit reached: one user may own at most ${limit} bots`);
-    const row = await trx
-      .insertInto('users')
-      .values({
-        email: null,
-        password_hash: null,
-        totp_secret: null,
-        totp_last_step: null,
-        bot_owner_id: caller.userId,
-        created_at: nowSeconds(services),
-        ...nickColumns(nick),
-      })
-      .returning('user_id')
-      .executeTakeFirstOrThrow();
-    return row.user_id;
+    if ((await countBots(trx, caller.userId)) >= limit)
+      throw new ApiError(Code.BOT_LIMIT, `bot limit reached: one user may own at most ${limit} bots`);
+    return insertUser(trx, {
+      email: null,
+      password_hash: null,
+      totp_secret: null,
+      totp_last_step: null,
+      bot_owner_id: caller.userId,
+      created_at: nowSeconds(services),
+      ...nickColumns(nick),
+    });
   });
   // Caches may hold the new id as "no such user".
   await announceUsersChanged(services, [userId]);

@@ -4,6 +4,7 @@ import type { Executor } from '../db/connection.js';
 import { sha256 } from '../infra/secrets.js';
 import type { Services } from '../services.js';
 import { matchingSteps } from './totp.js';
+import { recordTotpStep, replaceRecoveryCodeHashes, useRecoveryCode } from './queries.js';
 
 /** Recovery codes made when two-factor sign-in is switched on; each works once. */
 export const RECOVERY_CODE_COUNT = 10;
@@ -39,11 +40,11 @@ export function recoveryCodeHash(userId: number, code: string): string {
 /** Replaces the user's recovery codes with new ones, inside the caller's transaction. */
 export async function replaceRecoveryCodes(trx: Executor, userId: number): Promise<string[]> {
   const codes = newRecoveryCodes();
-  await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
-  await trx
-    .insertInto('recovery_codes')
-    .values(codes.map((code) => ({ user_id: userId, code_hash: recoveryCodeHash(userId, code), used_at: null })))
-    .execute();
+  await replaceRecoveryCodeHashes(
+    trx,
+    userId,
+    codes.map((code) => recoveryCodeHash(userId, code)),
+  );
   return codes;
 }
 
@@ -78,23 +79,10 @@ export function readSecondFactor(
  */
 export async function spendSecondFactor(trx: Executor, userId: number, factor: SecondFactor, now: number): Promise<void> {
   if (factor.kind === 'totp') {
-    const recorded = await trx
-      .updateTable('users')
-      .set({ totp_last_step: factor.step })
-      .where('user_id', '=', userId)
-      .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', factor.step)]))
-      .executeTakeFirst();
-    if (Number(recorded.numUpdatedRows) === 0) throw wrongCode();
+    if (!(await recordTotpStep(trx, userId, factor.step))) throw wrongCode();
     return;
   }
-  const used = await trx
-    .updateTable('recovery_codes')
-    .set({ used_at: now })
-    .where('user_id', '=', userId)
-    .where('code_hash', '=', recoveryCodeHash(userId, factor.code))
-    .where('used_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(used.numUpdatedRows) === 0) throw wrongCode();
+  if (!(await useRecoveryCode(trx, userId, recoveryCodeHash(userId, factor.code), now))) throw wrongCode();
 }
 
 /**

@@ -7,6 +7,19 @@ import { newToken, sha256 } from '../infra/secrets.js';
 import { nowSeconds, type Services } from '../services.js';
 import { requestAddress } from './ip.js';
 import { announceSessionsRevoked } from './tokens.js';
+import {
+  deleteDeadSessions,
+  deleteTotpChallengesBefore,
+  endAllSessionsIn,
+  insertSession,
+  latestFamilyAddress,
+  revokeFamilySessions,
+  revokeUserSessions,
+  rotateSession,
+  sessionByRefreshHash,
+  sessionGate,
+  sessionRefreshedAt,
+} from './queries.js';
 
 /** What auth.signin, auth.totpVerify, auth.refresh and bots.getToken answer. */
 export interface SessionData {
@@ -41,7 +54,7 @@ export async function issueUserSessionIn(
   userAgent?: string,
 ): Promise<SessionData> {
   await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
-  const user = await trx.selectFrom('users').select(['global_ban', 'bot_owner_id']).where('user_id', '=', userId).executeTakeFirst();
+  const user = await sessionGate(trx, userId);
   // Bots get their tokens from bots.getToken only (those are bound to the bot's allow-list).
   if (!user || user.bot_owner_id !== null) throw authError('the account cannot sign in');
   if (user.global_ban === 1) throw new ApiError(Code.GLOBAL_BAN, 'the account is globally blocked');
@@ -49,21 +62,18 @@ export async function issueUserSessionIn(
   const ttl = services.config.sessionTtl;
   const accessToken = newToken();
   const refreshToken = newToken();
-  await trx
-    .insertInto('sessions')
-    .values({
-      user_id: userId,
-      family_id: familyId,
-      access_hash: sha256(accessToken),
-      refresh_hash: sha256(refreshToken),
-      ip: requestAddress(ip),
-      is_bot: 0,
-      expires_at: now + ttl,
-      created_at: now,
-      user_agent: userAgent === undefined ? null : userAgent.slice(0, USER_AGENT_MAX),
-      last_used: now,
-    })
-    .execute();
+  await insertSession(trx, {
+    user_id: userId,
+    family_id: familyId,
+    access_hash: sha256(accessToken),
+    refresh_hash: sha256(refreshToken),
+    ip: requestAddress(ip),
+    is_bot: 0,
+    expires_at: now + ttl,
+    created_at: now,
+    user_agent: userAgent === undefined ? null : userAgent.slice(0, USER_AGENT_MAX),
+    last_used: now,
+  });
   return { user_id: userId, access_token: accessToken, expires_in: ttl, expires: ttl, refresh_token: refreshToken };
 }
 
@@ -81,23 +91,20 @@ export async function issueBotSession(services: Services, botId: number, ip: str
   const accessToken = newToken();
   await services.db.kysely.transaction().execute(async (trx) => {
     await dialectAdapter.lockUsers(trx, services.db.dialect, [botId]);
-    const bot = await trx.selectFrom('users').select(['global_ban']).where('user_id', '=', botId).executeTakeFirst();
+    const bot = await sessionGate(trx, botId);
     if (bot?.global_ban === 1) throw new ApiError(Code.GLOBAL_BAN, 'the bot account is globally blocked');
     const now = nowSeconds(services);
-    await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', botId).where('revoked_at', 'is', null).execute();
-    await trx
-      .insertInto('sessions')
-      .values({
-        user_id: botId,
-        family_id: randomUUID(),
-        access_hash: sha256(accessToken),
-        refresh_hash: null,
-        ip,
-        is_bot: 1,
-        expires_at: 0,
-        created_at: now,
-      })
-      .execute();
+    await revokeUserSessions(trx, botId, now);
+    await insertSession(trx, {
+      user_id: botId,
+      family_id: randomUUID(),
+      access_hash: sha256(accessToken),
+      refresh_hash: null,
+      ip,
+      is_bot: 1,
+      expires_at: 0,
+      created_at: now,
+    });
   });
   await announceSessionsRevoked(services, { userId: botId });
   return { user_id: botId, access_token: accessToken, expires_in: 0, expires: 0 };
@@ -116,11 +123,7 @@ export async function issueBotSession(services: Services, botId: number, ip: str
 export async function refreshSession(services: Services, refreshToken: string, ip: string, userAgent?: string): Promise<SessionData> {
   const { kysely } = services.db;
   const refreshHash = sha256(refreshToken);
-  const row = await kysely
-    .selectFrom('sessions')
-    .select(['session_id', 'user_id', 'family_id', 'created_at', 'revoked_at', 'refreshed_at'])
-    .where('refresh_hash', '=', refreshHash)
-    .executeTakeFirst();
+  const row = await sessionByRefreshHash(kysely, refreshHash);
   if (!row) throw authError(INVALID_REFRESH_TOKEN);
   if (row.refreshed_at !== null) return reused(services, row.family_id, row.refreshed_at, ip);
   const now = nowSeconds(services);
@@ -130,15 +133,8 @@ export async function refreshSession(services: Services, refreshToken: string, i
     // The user's row first, as every writer of a user's sessions locks it: a password change
     // ending all sessions meanwhile either comes before (this finds the session revoked) or after.
     await dialectAdapter.lockUsers(trx, services.db.dialect, [row.user_id]);
-    const used = await trx
-      .updateTable('sessions')
-      .set({ refreshed_at: now, revoked_at: now })
-      .where('session_id', '=', row.session_id)
-      .where('refreshed_at', 'is', null)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
     // Another request rotated (or revoked) this token between our read and this update.
-    if (Number(used.numUpdatedRows) === 0) return null;
+    if (!(await rotateSession(trx, row.session_id, now))) return null;
     try {
       return await issueUserSessionIn(services, trx, row.user_id, ip, row.family_id, userAgent);
     } catch (error) {
@@ -147,7 +143,7 @@ export async function refreshSession(services: Services, refreshToken: string, i
     }
   });
   if (session === null) {
-    const after = await kysely.selectFrom('sessions').select(['refreshed_at']).where('session_id', '=', row.session_id).executeTakeFirst();
+    const after = await sessionRefreshedAt(kysely, row.session_id);
     if (after?.refreshed_at != null) return reused(services, row.family_id, after.refreshed_at, ip);
     throw authError(INVALID_REFRESH_TOKEN);
   }
@@ -164,13 +160,7 @@ async function reused(services: Services, familyId: string, refreshedAt: number,
   const grace = services.config.refreshReuseGrace;
   let racingItself = false;
   if (grace > 0 && nowSeconds(services) - refreshedAt < grace) {
-    const latest = await services.db.kysely
-      .selectFrom('sessions')
-      .select('ip')
-      .where('family_id', '=', familyId)
-      .orderBy('session_id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const latest = await latestFamilyAddress(services.db.kysely, familyId);
     racingItself = latest?.ip === requestAddress(ip);
   }
   if (!racingItself) await revokeFamily(services, familyId);
@@ -179,12 +169,7 @@ async function reused(services: Services, familyId: string, refreshedAt: number,
 
 /** Revokes every session of one sign-in (its rotations included) in every process. */
 export async function revokeFamily(services: Services, familyId: string): Promise<void> {
-  await services.db.kysely
-    .updateTable('sessions')
-    .set({ revoked_at: nowSeconds(services) })
-    .where('family_id', '=', familyId)
-    .where('revoked_at', 'is', null)
-    .execute();
+  await revokeFamilySessions(services.db.kysely, familyId, nowSeconds(services));
   await announceSessionsRevoked(services, { familyId });
 }
 
@@ -204,12 +189,6 @@ export async function revokeAllSessions(services: Services, userId: number, inTr
   await announceSessionsRevoked(services, { userId });
 }
 
-/** The writes of revokeAllSessions, in the caller's transaction; the caller announces the revocation once it has committed. */
-export async function endAllSessionsIn(trx: Executor, userId: number, now: number): Promise<void> {
-  await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
-  await trx.updateTable('totp_challenges').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
-}
-
 /**
  * Deletes what can never be used again: user sessions past their refresh lifetime, revoked
  * sessions revoked longer ago than that, and TOTP sign-ins an hour past their end.
@@ -220,18 +199,7 @@ export async function sweepSessions(
   const { kysely } = services.db;
   const now = nowSeconds(services);
   const lifetime = Math.max(services.config.refreshTtl, services.config.sessionTtl);
-  const sessions = await kysely
-    .deleteFrom('sessions')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('is_bot', '=', 0), eb('created_at', '<', now - lifetime)]),
-        eb.and([eb('revoked_at', 'is not', null), eb('revoked_at', '<', now - lifetime)]),
-      ]),
-    )
-    .executeTakeFirst();
-  const challenges = await kysely
-    .deleteFrom('totp_challenges')
-    .where('expires_at', '<', now - 3600)
-    .executeTakeFirst();
-  return { sessions: Number(sessions.numDeletedRows), challenges: Number(challenges.numDeletedRows) };
+  const sessions = await deleteDeadSessions(kysely, now, lifetime);
+  const challenges = await deleteTotpChallengesBefore(kysely, now - 3600);
+  return { sessions, challenges };
 }

@@ -11,6 +11,7 @@ import type { Executor } from '../db/connection.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { issueUserSessionIn, type SessionData } from './sessions.js';
 import { startTotpChallenge } from './totp.js';
+import { credentialsOf, replacePasswordHash, signinAccount } from './queries.js';
 
 export const MIN_PASSWORD_LENGTH = 10;
 
@@ -66,14 +67,7 @@ export async function signIn(services: Services, request: SigninRequest): Promis
   if (request.password.length < MIN_PASSWORD_LENGTH) throw badParam('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const email = request.email.trim().toLowerCase();
   const ip = requestAddress(request.ip);
-  const user =
-    email === ''
-      ? undefined
-      : await services.db.kysely
-          .selectFrom('users')
-          .select(['user_id', 'password_hash', 'totp_secret', 'global_ban', 'captcha_always', 'bot_owner_id'])
-          .where('email', '=', email)
-          .executeTakeFirst();
+  const user = email === '' ? undefined : await signinAccount(services.db.kysely, email);
 
   const source = { ip, deviceToken: request.deviceToken };
   const known = user ? await knownSource(services, user.user_id, source) : null;
@@ -117,18 +111,12 @@ async function requireUnchangedCredentials(
   checked: { email: string; passwordHash: string },
 ): Promise<void> {
   await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
-  const now = await trx.selectFrom('users').select(['email', 'password_hash']).where('user_id', '=', userId).executeTakeFirst();
+  const now = await credentialsOf(trx, userId);
   if (!now || now.email !== checked.email || now.password_hash !== checked.passwordHash) throw authError('wrong e-mail or password');
 }
 
 /** Re-hashes a password stored with weaker parameters, unless it was changed meanwhile; answers the hash now stored. */
 async function upgradeHash(services: Services, userId: number, oldHash: string, password: string): Promise<string> {
   const newHash = await services.auth.passwords.hash(password);
-  const upgraded = await services.db.kysely
-    .updateTable('users')
-    .set({ password_hash: newHash })
-    .where('user_id', '=', userId)
-    .where('password_hash', '=', oldHash)
-    .executeTakeFirst();
-  return Number(upgraded.numUpdatedRows) === 1 ? newHash : oldHash;
+  return (await replacePasswordHash(services.db.kysely, userId, oldHash, newHash)) ? newHash : oldHash;
 }

@@ -6,6 +6,7 @@ import { ChangeCache, attachCache, listen, type AttachedCache, type CacheConditi
 import type { Clock } from '../infra/clock.js';
 import { sha256 } from '../infra/secrets.js';
 import { requestAddress } from './ip.js';
+import { sessionByAccessHash, sessionEnds, setSessionLastUsed } from './queries.js';
 
 export interface ResolvedSession {
   caller: Caller;
@@ -102,11 +103,7 @@ export class TokenResolver {
     const hash = sha256(token);
     const cache = this.options.cache;
     const fill = cache?.startFill();
-    const row = await this.options.db.kysely
-      .selectFrom('sessions')
-      .select(['session_id', 'user_id', 'family_id', 'ip', 'is_bot', 'expires_at', 'revoked_at', 'created_at', 'last_used'])
-      .where('access_hash', '=', hash)
-      .executeTakeFirst();
+    const row = await sessionByAccessHash(this.options.db.kysely, hash);
     if (!row || row.revoked_at !== null) return null;
     const session: CachedSession = {
       caller: { userId: row.user_id, isBot: row.is_bot === 1, sessionId: row.session_id, familyId: row.family_id },
@@ -142,11 +139,7 @@ export class TokenResolver {
     const ended = new Map<number, SessionEnd>(sessionIds.map((id) => [id, 'revoked']));
     const now = Math.floor(this.options.clock.now() / 1000);
     for (let start = 0; start < sessionIds.length; start += ENDED_QUERY_CHUNK) {
-      const rows = await this.options.db.kysely
-        .selectFrom('sessions')
-        .select(['session_id', 'expires_at', 'revoked_at'])
-        .where('session_id', 'in', sessionIds.slice(start, start + ENDED_QUERY_CHUNK))
-        .execute();
+      const rows = await sessionEnds(this.options.db.kysely, sessionIds.slice(start, start + ENDED_QUERY_CHUNK));
       for (const row of rows) {
         if (row.revoked_at !== null) continue;
         if (row.expires_at !== 0 && row.expires_at <= now) ended.set(row.session_id, 'expired');
@@ -161,12 +154,7 @@ export class TokenResolver {
     const now = Math.floor(nowMs / 1000);
     if (now - session.lastUsed < LAST_USED_EVERY) return;
     session.lastUsed = now;
-    this.options.db.kysely
-      .updateTable('sessions')
-      .set({ last_used: now })
-      .where('session_id', '=', session.caller.sessionId)
-      .execute()
-      .catch(() => undefined);
+    setSessionLastUsed(this.options.db.kysely, session.caller.sessionId, now).catch(() => undefined);
   }
 }
 

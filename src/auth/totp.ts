@@ -8,6 +8,7 @@ import { requestAddress } from './ip.js';
 import { rememberSource } from './known-sources.js';
 import { recoveryCodeForm, spendSecondFactor, type SecondFactor } from './second-factor.js';
 import { issueUserSessionIn, type SessionData } from './sessions.js';
+import { countTotpAttempt, findTotpChallenge, insertTotpChallenge, totpAccount, totpChallengeUse, useTotpChallenge } from './queries.js';
 
 /** RFC 6238 as the reference service uses it. */
 export const TOTP_PARAMETERS = { algorithm: 'SHA1', digits: 6, period: 30 } as const;
@@ -30,16 +31,13 @@ export async function startTotpChallenge(
 ): Promise<string> {
   const token = newToken();
   const now = nowSeconds(services);
-  await executor
-    .insertInto('totp_challenges')
-    .values({
-      challenge_hash: sha256(token),
-      user_id: userId,
-      ip: requestAddress(ip),
-      expires_at: now + TOTP_CHALLENGE_TTL,
-      created_at: now,
-    })
-    .execute();
+  await insertTotpChallenge(executor, {
+    challenge_hash: sha256(token),
+    user_id: userId,
+    ip: requestAddress(ip),
+    expires_at: now + TOTP_CHALLENGE_TTL,
+    created_at: now,
+  });
   return token;
 }
 
@@ -72,34 +70,19 @@ export async function completeTotpChallenge(
   const { kysely } = services.db;
   const hash = sha256(token);
   const now = nowSeconds(services);
-  const challenge = await kysely
-    .selectFrom('totp_challenges')
-    .select(['user_id', 'ip', 'expires_at', 'failures', 'used_at'])
-    .where('challenge_hash', '=', hash)
-    .executeTakeFirst();
+  const challenge = await findTotpChallenge(kysely, hash);
   if (!challenge || challenge.used_at !== null || challenge.expires_at <= now) throw new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
   if (services.config.bindTokensToIp && challenge.ip !== null && challenge.ip !== requestAddress(ip))
     throw new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
   if (challenge.failures >= TOTP_MAX_FAILURES) throw tooOften();
 
-  const counted = await kysely
-    .updateTable('totp_challenges')
-    .set((eb) => ({ failures: eb('failures', '+', 1) }))
-    .where('challenge_hash', '=', hash)
-    .where('used_at', 'is', null)
-    .where('failures', '<', TOTP_MAX_FAILURES)
-    .executeTakeFirst();
-  if (Number(counted.numUpdatedRows) === 0) {
+  if (!(await countTotpAttempt(kysely, hash, TOTP_MAX_FAILURES))) {
     // Concurrent attempts used the allowance up, or one of them succeeded.
-    const after = await kysely.selectFrom('totp_challenges').select(['used_at']).where('challenge_hash', '=', hash).executeTakeFirst();
+    const after = await totpChallengeUse(kysely, hash);
     throw after?.used_at === null ? tooOften() : new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
   }
 
-  const user = await kysely
-    .selectFrom('users')
-    .select(['totp_secret', 'totp_last_step', 'global_ban'])
-    .where('user_id', '=', challenge.user_id)
-    .executeTakeFirst();
+  const user = await totpAccount(kysely, challenge.user_id);
   // The account lost its TOTP secret (or was deleted) since the password step.
   if (!user?.totp_secret) throw new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
   // Wrong codes (recovery codes included) are counted per account too: a right password mints new challenges at will.
@@ -141,13 +124,7 @@ export async function completeTotpChallenge(
       if (error instanceof ApiError && error.code === Code.BAD_PARAM && factor.kind === 'recovery') throw wrong();
       throw error;
     }
-    const used = await trx
-      .updateTable('totp_challenges')
-      .set({ used_at: now })
-      .where('challenge_hash', '=', hash)
-      .where('used_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(used.numUpdatedRows) === 0) throw new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
+    if (!(await useTotpChallenge(trx, hash, now))) throw new ApiError(Code.BAD_TOTP_SESSION, BAD_CHALLENGE);
     return issueUserSessionIn(services, trx, challenge.user_id, ip, undefined, userAgent);
   });
   await services.counters.hit(accountKey, TOTP_LIMITS.windowSeconds, -1);

@@ -1,15 +1,12 @@
-import type { Selectable } from 'kysely';
 import type { Core, Services } from '../services.js';
 import type { Database } from '../db/connection.js';
 import { CATALOG_CHANGED } from '../infra/channels.js';
 import { ChangeCache, announceChange, attachCache, listen, type CacheConditions } from '../infra/change-cache.js';
-import type { ItemProtosTable } from '../db/tables.js';
 import { DEFAULT_ITEM_TYPES } from '../world/schema.js';
 import { protoForms, type ProtoForms } from './serialize.js';
 import type { EntryTexts } from './metadata.js';
 import type { KeptAnswers } from './methods.js';
-
-export type ProtoRow = Selectable<ItemProtosTable>;
+import { selectCollections, selectItemTypes, selectProtos, selectQualities, type ProtoRow } from './queries.js';
 
 /** One prototype as the catalogue keeps it: the columns filters need plus its ready-made objects. */
 export interface ProtoEntry extends ProtoForms {
@@ -133,10 +130,10 @@ export function announceCatalogChanged(services: Pick<Services, 'bus' | 'log' | 
 async function loadCatalog(db: Database): Promise<Catalog> {
   const k = db.kysely;
   const [protoRows, collectionRows, qualityRows, typeRows] = await Promise.all([
-    k.selectFrom('item_protos').selectAll().orderBy('item_proto_id').execute(),
-    k.selectFrom('collections').selectAll().execute(),
-    k.selectFrom('qualities').selectAll().execute(),
-    k.selectFrom('item_types').selectAll().execute(),
+    selectProtos(k),
+    selectCollections(k),
+    selectQualities(k),
+    selectItemTypes(k),
   ]);
   const sorted = protoRows.map(protoEntry);
   const craftResults = new Map<string, number[]>();

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { SerializedData, defineMethod } from '../api/method.js';
+import { SerializedData, SerializedList, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { Strict } from '../api/schema-types.js';
 import { getCatalog, type Catalog, type ProtoEntry } from './cache.js';
@@ -32,24 +32,41 @@ function protoText(entry: ProtoEntry, legacy: boolean): string {
 /** Answers longer than this are not kept; all kept answers of one snapshot, with the transport's encodings of them, stay under the total. */
 const MAX_KEPT_ANSWER_CHARS = 256 * 1024;
 const MAX_KEPT_CHARS = 16 * 1024 * 1024;
+/** Parameters asked once and not yet again, remembered at most this many (the oldest forgotten first)... */
+const MAX_ASKED_ONCE = 4096;
+/** ...when they are no longer than this. */
+const MAX_KEY_CHARS = 1024;
 
 /** The catalogue methods' answers given from one catalogue snapshot, oldest first. */
 export interface KeptAnswers {
   answers: Map<string, SerializedData>;
   chars: number;
+  /** Keys of answers given once since this snapshot: an answer is kept when its key comes again. */
+  askedOnce: Set<string>;
 }
 
 /**
  * Answers of the catalogue methods are a function of the catalogue snapshot and the
  * parameters alone, and the same ones are asked again and again (a shop's pages, the
  * prototypes of the items a client lists): they are kept per snapshot (so the transport
- * encodes each once), and go with it when the catalogue changes.
+ * encodes each once), and go with it when the catalogue changes. Only answers asked for a
+ * second time are kept: lists asked once (any 50 of thousands of prototypes) would fill the
+ * store with answers never given again, pushing out those that are, and every one kept
+ * outlives the young generation of the heap, so the collector copies it before dropping it.
  */
-function keptAnswer(catalog: Catalog, key: string, answer: () => SerializedData): SerializedData {
-  const kept = (catalog.texts.answers ??= { answers: new Map(), chars: 0 });
+function keptAnswer(catalog: Catalog, key: string, answer: () => SerializedList): SerializedData | SerializedList {
+  const kept = (catalog.texts.answers ??= { answers: new Map(), chars: 0, askedOnce: new Set() });
   const found = kept.answers.get(key);
   if (found !== undefined) return found;
-  const data = answer();
+  const list = answer();
+  if (key.length > MAX_KEY_CHARS) return list;
+  if (!kept.askedOnce.delete(key)) {
+    kept.askedOnce.add(key);
+    if (kept.askedOnce.size > MAX_ASKED_ONCE) kept.askedOnce.delete(kept.askedOnce.values().next().value!);
+    // Given once: the transport joins it into the envelope in one go.
+    return list;
+  }
+  const data = new SerializedData(`${list.open}${list.elements.join(',')}${list.close}`);
   if (data.json.length > MAX_KEPT_ANSWER_CHARS) return data;
   kept.answers.set(key, data);
   kept.chars += 2 * data.json.length;
@@ -61,11 +78,10 @@ function keptAnswer(catalog: Catalog, key: string, answer: () => SerializedData)
   return data;
 }
 
-/** `{ item_protos, collections? }` assembled from the prototypes' ready-made JSON text. */
-function protoList(catalog: Catalog, entries: ProtoEntry[], legacy: boolean, metadata: boolean): SerializedData {
-  let json = `{"item_protos":[${entries.map((entry) => protoText(entry, legacy)).join(',')}]`;
-  if (metadata) json += `,${metadataJson(catalog, entries, false)}`;
-  return new SerializedData(`${json}}`);
+/** `{ item_protos, collections? }`: the prototypes' ready-made JSON texts between the rest. */
+function protoList(catalog: Catalog, entries: ProtoEntry[], legacy: boolean, metadata: boolean): SerializedList {
+  const texts = entries.map((entry) => protoText(entry, legacy));
+  return new SerializedList(texts, '{"item_protos":[', metadata ? `],${metadataJson(catalog, entries, false)}}` : ']}');
 }
 
 const addMetadata = P.bit({ default: 1, description: 'also return the collections the prototypes mention' });

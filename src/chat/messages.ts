@@ -1,11 +1,8 @@
-import { sql, type Selectable } from 'kysely';
 import type { Executor, InTransaction } from '../db/connection.js';
-import type { ChatMessagesTable } from '../db/tables.js';
 import type { Services } from '../services.js';
 import { MessageIds } from './message-id.js';
+import { insertMessage, newestMessageIdLocked, selectNewestVisibleMessages, type MessageRow } from './queries.js';
 import type { ChatMessage } from './schemas.js';
-
-export type MessageRow = Selectable<ChatMessagesTable>;
 
 /** The fields a system message of each type carries besides `type` and `user_id`. */
 export type SystemMessageFields =
@@ -28,23 +25,6 @@ export function messageFromRow(row: MessageRow): ChatMessage {
     default:
       throw new Error(`chat message ${row.msg_id} has unknown type ${row.type}`);
   }
-}
-
-/** The row columns of a message (everything but msg_seq and deleted_at). */
-export function rowValues(message: ChatMessage) {
-  return {
-    msg_id: message.msg_id,
-    type: message.type,
-    user_id: message.user_id,
-    ts: message.ts,
-    text: message.type === 1 ? message.text : null,
-    user_ids_mentioned: message.type === 1 ? JSON.stringify(message.user_ids_mentioned) : null,
-    case_item_proto_id: message.type === 2 ? message.case_item_proto_id : null,
-    drop_item_proto_id: message.type === 2 ? message.drop_item_proto_id : null,
-    user_id_receiver: message.type === 3 ? message.user_id_receiver : null,
-    item_proto_id: message.type === 3 ? message.item_proto_id : null,
-    item_proto_ids: message.type === 4 ? JSON.stringify(message.item_proto_ids) : null,
-  };
 }
 
 /** Users a message names: its author, the receiver of a present, the users mentioned. */
@@ -99,12 +79,9 @@ export function storeMessage<M extends ChatMessage>(
 ): Promise<StoredMessage<M>> {
   const run = async (): Promise<StoredMessage<M>> => {
     const insert = async (k: Executor): Promise<StoredMessage<M>> => {
-      // Two statements: the newest id must be read after the lock is held (a fresh snapshot).
-      if (services.db.dialect === 'postgres') await sql`select id from chat_state where id = 1 for update`.execute(k);
-      const newest = await k.selectFrom('chat_messages').select('msg_id').orderBy('msg_seq', 'desc').limit(1).executeTakeFirst();
-      const message = build(services.chat.writer.ids.nextAfter(nowMs, newest?.msg_id));
-      const row = await k.insertInto('chat_messages').values(rowValues(message)).returning('msg_seq').executeTakeFirstOrThrow();
-      return { message, seq: Number(row.msg_seq) };
+      const newest = await newestMessageIdLocked(k, services.db.dialect);
+      const message = build(services.chat.writer.ids.nextAfter(nowMs, newest));
+      return { message, seq: await insertMessage(k, message) };
     };
     const stored = inTransaction
       ? await inTransaction(insert)
@@ -120,12 +97,6 @@ export function storeMessage<M extends ChatMessage>(
 /** The newest `count` visible messages with their msg_seq, oldest first. */
 export async function loadNewestMessages(services: Services, count: number): Promise<{ seq: number; message: ChatMessage }[]> {
   if (count <= 0) return [];
-  const rows = await services.db.kysely
-    .selectFrom('chat_messages')
-    .selectAll()
-    .where('deleted_at', 'is', null)
-    .orderBy('msg_seq', 'desc')
-    .limit(count)
-    .execute();
+  const rows = await selectNewestVisibleMessages(services.db.kysely, count);
   return rows.reverse().map((row) => ({ seq: Number(row.msg_seq), message: messageFromRow(row) }));
 }

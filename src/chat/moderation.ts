@@ -2,6 +2,7 @@ import { ApiError, Code, badParam } from '../api/errors.js';
 import type { Flag } from '../db/flags.js';
 import { nowSeconds, type Services } from '../services.js';
 import { ownTransaction, type InTransaction } from '../db/connection.js';
+import { hideMessage, updateChatState } from './queries.js';
 import { protosNamedBy, storeMessage, type SystemMessageFields } from './messages.js';
 import { ChatRuntime, enrichmentOf, readChatSettings } from './runtime.js';
 import type { ChatSettings } from './history.js';
@@ -36,7 +37,7 @@ export async function setChatStatus(
     ...(bit(change.emoteonly) !== undefined ? { emoteonly: bit(change.emoteonly) } : {}),
     ...(interval !== undefined ? { slowmode_interval: interval } : {}),
   };
-  if (Object.keys(values).length > 0) await inTransaction((trx) => trx.updateTable('chat_state').set(values).where('id', '=', 1).execute());
+  if (Object.keys(values).length > 0) await inTransaction((trx) => updateChatState(trx, values));
   await services.chat.publish({ kind: 'status', id: ChatRuntime.eventId() });
   return readChatSettings(services);
 }
@@ -44,13 +45,7 @@ export async function setChatStatus(
 /** Hides a message from the chat in every process; code 2 when no visible message has that id. */
 export async function deleteMessage(services: Services, msgId: string, inTransaction = ownTransaction(services.db)): Promise<void> {
   await inTransaction(async (trx) => {
-    const result = await trx
-      .updateTable('chat_messages')
-      .set({ deleted_at: nowSeconds(services) })
-      .where('msg_id', '=', msgId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) throw badParam('msg_id', `no message ${msgId} in the chat`);
+    if (!(await hideMessage(trx, msgId, nowSeconds(services)))) throw badParam('msg_id', `no message ${msgId} in the chat`);
   });
   await services.chat.publish({ kind: 'delete', id: ChatRuntime.eventId(), msg_id: msgId });
 }

@@ -6,6 +6,7 @@ import { loadUsers, type UserObject } from '../users/profiles.js';
 import { loadProtoShorts, type ItemObject } from '../catalog/protos.js';
 import { ChatHistory, type ChatSettings, type GchatAnswer } from './history.js';
 import { MessageWriter, loadNewestMessages, protosNamedBy, usersNamedBy } from './messages.js';
+import { selectChatState } from './queries.js';
 import type { ChatMessage } from './schemas.js';
 import type { FeedEvent } from '../realtime/hub.js';
 
@@ -50,7 +51,7 @@ class RecentSet {
 }
 
 export async function readChatSettings(services: Pick<Services, 'db' | 'config'>): Promise<ChatSettings> {
-  const row = await services.db.kysely.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst();
+  const row = await selectChatState(services.db.kysely);
   return {
     closed: row?.closed === 1,
     slowmode: row?.slowmode === 1,

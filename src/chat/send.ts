@@ -6,6 +6,7 @@ import type { Services } from '../services.js';
 import { isOnlyEmoticons } from './emoticons.js';
 import { mentionedIds } from './mentions.js';
 import { storeMessage } from './messages.js';
+import { selectAuthor } from './queries.js';
 import { ChatRuntime } from './runtime.js';
 import type { TextMessage } from './schemas.js';
 
@@ -55,11 +56,7 @@ function checkedText(rawText: string): string {
 /** The author as the chat sees them, and the moment of sending; refused when muted, or when the chat's modes refuse the text. */
 async function checkedAuthor(services: Services, userId: number, text: string) {
   // Read from the database on every send, so a mute or a moderator flag applies at once.
-  const author = await services.db.kysely
-    .selectFrom('users')
-    .select(['moderator', 'muted_until', 'bot_owner_id'])
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
+  const author = await selectAuthor(services.db.kysely, userId);
   if (!author) throw authError();
   const nowMs = services.clock.now();
   const now = Math.floor(nowMs / 1000);

@@ -1,16 +1,7 @@
-import { sql } from 'kysely';
-import type { Flag } from '../db/flags.js';
 import type { Core, Services } from '../services.js';
 import { USERS_CHANGED } from '../infra/channels.js';
 import { ChangeCache, attachCache, listen, type AttachedCache, type CacheConditions } from '../infra/change-cache.js';
-
-/**
- * `global_ban = 1` and `= 0` as literals: the index of blocked accounts (users_banned) is
- * defined by the first, and compared with a bound value SQLite would compile the statement
- * again on every run.
- */
-export const BANNED = sql.lit<Flag>(1);
-export const NOT_BANNED = sql.lit<Flag>(0);
+import { bannedIds } from './queries.js';
 
 /** More globally blocked accounts than this are not kept: lists then filter them in SQL. */
 const MAX_KEPT = 10_000;
@@ -36,13 +27,8 @@ export class BannedUsers extends ChangeCache<typeof ALL, ReadonlySet<number> | '
     let ids = this.get(ALL);
     if (ids === undefined) {
       const fill = this.startFill();
-      const rows = await services.db.kysely
-        .selectFrom('users')
-        .select('user_id')
-        .where('global_ban', '=', BANNED)
-        .limit(MAX_KEPT + 1)
-        .execute();
-      ids = rows.length > MAX_KEPT ? 'too_many' : new Set(rows.map((r) => Number(r.user_id)));
+      const banned = await bannedIds(services.db, MAX_KEPT + 1);
+      ids = banned.length > MAX_KEPT ? 'too_many' : new Set(banned);
       this.store(fill, ALL, ids);
     }
     return ids === 'too_many' ? undefined : ids;

@@ -5,6 +5,15 @@ import { dialectAdapter } from '../db/dialect.js';
 import { ApiError, Code } from '../api/errors.js';
 import { Friendship, friendshipValuesWith } from './relations.js';
 import { announceRelationsChanged } from './relation-cache.js';
+import {
+  deleteBlock,
+  deleteBlocks,
+  deleteFriendship,
+  deleteRequests,
+  insertBlock,
+  insertFriendRequest,
+  insertFriendshipPair,
+} from './queries.js';
 
 /**
  * Every change to the social graph between two users. Each function runs one transaction
@@ -50,51 +59,9 @@ async function withPairLocked<T>(
   }
 }
 
-async function deleteRequests(trx: Executor, a: number, b: number): Promise<number> {
-  const result = await trx
-    .deleteFrom('friend_requests')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('from_user_id', '=', a), eb('to_user_id', '=', b)]),
-        eb.and([eb('from_user_id', '=', b), eb('to_user_id', '=', a)]),
-      ]),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-async function deleteFriendship(trx: Executor, a: number, b: number): Promise<number> {
-  const result = await trx
-    .deleteFrom('friendships')
-    .where((eb) =>
-      eb.or([eb.and([eb('user_id', '=', a), eb('friend_id', '=', b)]), eb.and([eb('user_id', '=', b), eb('friend_id', '=', a)])]),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-async function deleteBlocks(trx: Executor, a: number, b: number): Promise<void> {
-  await trx
-    .deleteFrom('blocks')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('user_id', '=', a), eb('blocked_user_id', '=', b)]),
-        eb.and([eb('user_id', '=', b), eb('blocked_user_id', '=', a)]),
-      ]),
-    )
-    .execute();
-}
-
 async function insertFriendship(trx: Executor, a: number, b: number, now: number): Promise<void> {
   await deleteRequests(trx, a, b);
-  await trx
-    .insertInto('friendships')
-    .values([
-      { user_id: a, friend_id: b, since: now },
-      { user_id: b, friend_id: a, since: now },
-    ])
-    .onConflict((oc) => oc.columns(['user_id', 'friend_id']).doNothing())
-    .execute();
+  await insertFriendshipPair(trx, a, b, now);
 }
 
 /**
@@ -150,11 +117,7 @@ async function requestFriendshipIn(trx: Executor, from: number, to: number, now:
       await insertFriendship(trx, from, to, now);
       return 'accepted';
     default:
-      await trx
-        .insertInto('friend_requests')
-        .values({ from_user_id: from, to_user_id: to, ts: now })
-        .onConflict((oc) => oc.columns(['from_user_id', 'to_user_id']).doNothing())
-        .execute();
+      await insertFriendRequest(trx, from, to, now);
       return 'requested';
   }
 }
@@ -186,12 +149,7 @@ export async function blockUser(
   return withPairLocked(services, userId, blockedId, inTransaction, async (trx, now) => {
     await deleteFriendship(trx, userId, blockedId);
     await deleteRequests(trx, userId, blockedId);
-    const result = await trx
-      .insertInto('blocks')
-      .values({ user_id: userId, blocked_user_id: blockedId, ts: now })
-      .onConflict((oc) => oc.columns(['user_id', 'blocked_user_id']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    return insertBlock(trx, userId, blockedId, now);
   });
 }
 
@@ -203,7 +161,6 @@ export async function unblockUser(
   inTransaction = ownTransaction(services.db),
 ): Promise<boolean> {
   return withPairLocked(services, userId, blockedId, inTransaction, async (trx) => {
-    const result = await trx.deleteFrom('blocks').where('user_id', '=', userId).where('blocked_user_id', '=', blockedId).executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return deleteBlock(trx, userId, blockedId);
   });
 }

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import type { Services } from '../services.js';
 import type { Executor } from '../db/connection.js';
 import { RelationCache, type ViewerRelations } from './relation-cache.js';
+import { KIND_BLOCKED, KIND_BLOCKED_BY, friendIdsByAge, relationRows } from './queries.js';
 
 /** Values of `friendship`: the viewer's relation to another user. */
 export const Friendship = {
@@ -13,64 +13,6 @@ export const Friendship = {
   THEY_BLOCKED_VIEWER: 5,
   BOTH_BLOCKED: 6,
 } as const;
-
-const KIND_BLOCKED = 4;
-const KIND_BLOCKED_BY = 5;
-
-/**
- * The relation rows between a viewer and others (all others when `ids` is undefined), as
- * (other user, kind) with kind 1..5 as in `Friendship`. One query.
- */
-async function relationRows(executor: Executor, viewerId: number, ids?: number[], limit?: number): Promise<{ id: number; kind: number }[]> {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a constraint on Kysely's builders, whose method signatures are generic
-  const among = <Q extends { where: (...args: any[]) => Q }>(query: Q, column: string): Q => (ids ? query.where(column, 'in', ids) : query);
-  let query = among(
-    executor
-      .selectFrom('friendships')
-      .select(['friend_id as id', sql<number>`1`.as('kind')])
-      .where('user_id', '=', viewerId),
-    'friend_id',
-  )
-    .unionAll((eb) =>
-      among(
-        eb
-          .selectFrom('friend_requests')
-          .select(['to_user_id as id', sql<number>`2`.as('kind')])
-          .where('from_user_id', '=', viewerId),
-        'to_user_id',
-      ),
-    )
-    .unionAll((eb) =>
-      among(
-        eb
-          .selectFrom('friend_requests')
-          .select(['from_user_id as id', sql<number>`3`.as('kind')])
-          .where('to_user_id', '=', viewerId),
-        'from_user_id',
-      ),
-    )
-    .unionAll((eb) =>
-      among(
-        eb
-          .selectFrom('blocks')
-          .select(['blocked_user_id as id', sql<number>`4`.as('kind')])
-          .where('user_id', '=', viewerId),
-        'blocked_user_id',
-      ),
-    )
-    .unionAll((eb) =>
-      among(
-        eb
-          .selectFrom('blocks')
-          .select(['user_id as id', sql<number>`5`.as('kind')])
-          .where('blocked_user_id', '=', viewerId),
-        'user_id',
-      ),
-    );
-  if (limit !== undefined) query = query.limit(limit);
-  const rows = await query.execute();
-  return rows.map((r) => ({ id: Number(r.id), kind: Number(r.kind) }));
-}
 
 function relationsFrom(rows: { id: number; kind: number }[], friendsByAge: number[] = []): ViewerRelations {
   const relations: ViewerRelations = { kinds: new Map(), blocked: new Set(), blockedBy: new Set(), friendsByAge };
@@ -136,18 +78,7 @@ export async function cachedRelations(services: Services, userId: number): Promi
     const rows = await relationRows(services.db.kysely, userId, undefined, limit);
     if (rows.length > RelationCache.maxCachedRelations) relations = 'too_many';
     else {
-      const friends = await services.db.kysely
-        .selectFrom('friendships')
-        .select('friend_id')
-        .where('user_id', '=', userId)
-        .orderBy('since', 'desc')
-        .orderBy('friend_id', 'desc')
-        .limit(limit)
-        .execute();
-      relations = relationsFrom(
-        rows,
-        friends.map((r) => Number(r.friend_id)),
-      );
+      relations = relationsFrom(rows, await friendIdsByAge(services.db, userId, limit));
     }
     cache.store(fill, userId, relations);
   }

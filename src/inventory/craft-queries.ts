@@ -3,6 +3,7 @@ import type { DialectName, Executor } from '../db/connection.js';
 import type { Tables } from '../db/tables.js';
 import type { OwnedRow } from '../catalog/serialize.js';
 import { OWNED } from './queries.js';
+import { openTradesHolding, type InvalidatedTrade } from '../trades/invalidate.js';
 
 /** Whether an item sits on a board or the profile. */
 const isEquipped = (eb: ExpressionBuilder<Tables, 'items'>) =>
@@ -106,15 +107,21 @@ export interface CraftResultItem {
   qualityId: number;
 }
 
-/** Creates a craft's result for the user and links it to the craft, in the caller's transaction. */
+/**
+ * Creates a craft's result for the user and links it to the craft, in the caller's
+ * transaction, and finds the open trades holding any of the consumed items (made after
+ * `cutoff`), which the caller makes invalid; on PostgreSQL in one statement, which locks those
+ * trades in id order (after the consume step has locked the items and the user's counts).
+ */
 export async function createCraftResult(
   trx: Executor,
   dialect: DialectName,
-  userId: number,
-  craftId: number,
+  craft: { userId: number; craftId: number; consumedIds: number[] },
   result: CraftResultItem,
   now: number,
-): Promise<OwnedRow> {
+  cutoff: number,
+): Promise<{ row: OwnedRow; holding: InvalidatedTrade[] }> {
+  const { userId, craftId, consumedIds } = craft;
   const create = trx
     .insertInto('items')
     .values({
@@ -131,15 +138,31 @@ export async function createCraftResult(
   const link = (db: QueryCreator<Tables>, itemId: number | RawBuilder<number>) =>
     db.updateTable('crafts').set({ result_item_id: itemId }).where('craft_id', '=', craftId);
   if (dialect === 'postgres') {
-    // One round trip creates the result and links it to the craft.
-    return trx
+    const { holding, ...row } = await trx
       .with('created', () => create)
       .with('linked', (db) => link(db as unknown as QueryCreator<Tables>, sql<number>`(select item_id from created)`).returning('craft_id'))
+      .with('holding', (db) => openTradesHolding(db as unknown as QueryCreator<Tables>, dialect, consumedIds, cutoff))
       .selectFrom('created')
       .selectAll()
+      .select(
+        sql<
+          InvalidatedTrade[]
+        >`(select coalesce(json_agg(json_build_object('trade_id', trade_id, 'user_id_from', user_id_from, 'user_id_to', user_id_to) order by trade_id), '[]') from holding)`.as(
+          'holding',
+        ),
+      )
       .executeTakeFirstOrThrow();
+    return {
+      row,
+      holding: holding.map((t) => ({
+        trade_id: Number(t.trade_id),
+        user_id_from: Number(t.user_id_from),
+        user_id_to: Number(t.user_id_to),
+      })),
+    };
   }
+  const holding = await openTradesHolding(trx, dialect, consumedIds, cutoff).execute();
   const row = await create.executeTakeFirstOrThrow();
   await link(trx, row.item_id).execute();
-  return row;
+  return { row, holding };
 }

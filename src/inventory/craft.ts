@@ -9,7 +9,8 @@ import { CraftResult } from './schemas.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { createCraftResult, readCraftInputs, recordCraftConsuming, type ConsumedInput, type CraftInput } from './craft-queries.js';
 import { elementAt } from '../infra/elements.js';
-import { invalidateTradesHolding } from '../trades/invalidate.js';
+import { closeInvalidated } from '../trades/invalidate.js';
+import { expiryCutoff } from '../trades/status.js';
 import { announceInvalidated } from '../trades/announce.js';
 
 export const CRAFT_INPUTS = 10;
@@ -67,16 +68,11 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
       const { craftId, consumed } = await recordCraftConsuming(trx, dialect, userId, ids, now);
       if (craftId === undefined || consumed.length !== CRAFT_INPUTS) throw new ItemsUnusable();
       const result = chooseResult(catalog, consumed);
-      const invalidated = await invalidateTradesHolding(services, trx, ids);
-      const row = await createCraftResult(
-        trx,
-        dialect,
-        userId,
-        craftId,
-        { protoId: result.id, type: result.type, qualityId: result.qualityId },
-        now,
-      );
-      return { row, proto: result, invalidated };
+      const made = { protoId: result.id, type: result.type, qualityId: result.qualityId };
+      const cutoff = expiryCutoff(services, now);
+      const { row, holding } = await createCraftResult(trx, dialect, { userId, craftId, consumedIds: ids }, made, now, cutoff);
+      await closeInvalidated(trx, holding, now);
+      return { row, proto: result, invalidated: holding };
     });
   } catch (error) {
     if (!(error instanceof ItemsUnusable)) throw error;

@@ -1,4 +1,6 @@
+import type { QueryCreator } from 'kysely';
 import type { DialectName, Executor } from '../db/connection.js';
+import type { Tables } from '../db/tables.js';
 import { nowSeconds, type Services } from '../services.js';
 import { TradeStatus, expiryCutoff } from './status.js';
 
@@ -45,20 +47,45 @@ export async function invalidateTradesHoldingAt(
   if (itemIds.length === 0) return [];
   const { now, cutoff } = options;
   const found = new Map<number, InvalidatedTrade>();
-  for (let i = 0; i < itemIds.length; i += CHUNK) {
-    const chunk = itemIds.slice(i, i + CHUNK);
-    let query = trx
-      .selectFrom('trades')
-      .select(['trade_id', 'user_id_from', 'user_id_to'])
-      .where('status', '=', TradeStatus.OPEN)
-      .where('create_time', '>', cutoff)
-      .where('trade_id', 'in', (eb) => eb.selectFrom('trade_items').select('trade_id').where('item_id', 'in', chunk))
-      .orderBy('trade_id');
-    if (options.except !== undefined) query = query.where('trade_id', '<>', options.except);
-    if (dialect === 'postgres') query = query.forUpdate();
-    for (const row of await query.execute()) found.set(row.trade_id, row);
-  }
+  for (let i = 0; i < itemIds.length; i += CHUNK)
+    for (const row of await openTradesHolding(trx, dialect, itemIds.slice(i, i + CHUNK), cutoff, options.except).execute())
+      found.set(row.trade_id, row);
   const trades = [...found.values()].sort((a, b) => a.trade_id - b.trade_id);
+  await closeInvalidated(trx, trades, now);
+  return trades;
+}
+
+/**
+ * The open trades made after `cutoff` that hold any of the items (at most CHUNK of them),
+ * other than `except`, in id order; on PostgreSQL locked in that order until the
+ * transaction ends.
+ */
+export function openTradesHolding(
+  db: QueryCreator<Tables>,
+  dialect: DialectName,
+  itemIds: readonly number[],
+  cutoff: number,
+  except?: number,
+) {
+  let query = db
+    .selectFrom('trades')
+    .select(['trade_id', 'user_id_from', 'user_id_to'])
+    .where('status', '=', TradeStatus.OPEN)
+    .where('create_time', '>', cutoff)
+    .where('trade_id', 'in', (eb) =>
+      eb
+        .selectFrom('trade_items')
+        .select('trade_id')
+        .where('item_id', 'in', [...itemIds]),
+    )
+    .orderBy('trade_id');
+  if (except !== undefined) query = query.where('trade_id', '<>', except);
+  if (dialect === 'postgres') query = query.forUpdate();
+  return query;
+}
+
+/** Open trades found by openTradesHolding (and locked, on PostgreSQL) become invalid. */
+export async function closeInvalidated(trx: Executor, trades: readonly InvalidatedTrade[], now: number): Promise<void> {
   const ids = trades.map((t) => t.trade_id);
   for (let i = 0; i < ids.length; i += CHUNK)
     await trx
@@ -67,5 +94,4 @@ export async function invalidateTradesHoldingAt(
       .where('trade_id', 'in', ids.slice(i, i + CHUNK))
       .where('status', '=', TradeStatus.OPEN)
       .execute();
-  return trades;
 }

@@ -1,5 +1,6 @@
 import type { Database } from '../db/connection.js';
 import type { Clock } from '../infra/clock.js';
+import { updateLastSeen } from './queries.js';
 
 interface Activity {
   /** Last authenticated request seen by this process, seconds. */
@@ -46,7 +47,7 @@ export class Presence {
     }
     if (known === undefined && this.activity.size >= MAX_TRACKED) this.activity.clear();
     this.activity.set(userId, { active: now, written: now });
-    await this.db.kysely.updateTable('users').set({ last_seen: now }).where('user_id', '=', userId).execute();
+    await updateLastSeen(this.db, userId, now);
   }
 
   /** A realtime connection opened (true) or closed (false); resolves once an opening is recorded. */

@@ -3,9 +3,9 @@ import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { Bit, Strict } from '../api/schema-types.js';
 import type { Services } from '../services.js';
-import type { Flag } from '../db/flags.js';
 import type { InventoryPrivacy } from '../db/tables.js';
 import { announceUsersChanged } from './profile-cache.js';
+import { selectPrivacy, updatePrivacyColumns, type PrivacyColumns } from './queries.js';
 
 export const INVENTORY_PRIVACY = ['everyone', 'friends', 'nobody'] as const satisfies readonly InventoryPrivacy[];
 
@@ -17,18 +17,9 @@ export async function setInventoryPrivacy(services: Services, userId: number, pr
   await updatePrivacy(services, userId, { inventory_privacy: privacy });
 }
 
-/** The privacy settings as stored, each one a column of users. */
-interface PrivacyColumns {
-  inventory_privacy?: InventoryPrivacy;
-  trades_income?: Flag;
-  trades_income_from_friends?: Flag;
-  trades_income_gifts?: Flag;
-  trades_income_gifts_autoaccept?: Flag;
-}
-
-async function updatePrivacy(services: Services, userId: number, changes: PrivacyColumns): Promise<void> {
+async function updatePrivacy(services: Services, userId: number, changes: Partial<PrivacyColumns>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await services.db.kysely.updateTable('users').set(changes).where('user_id', '=', userId).execute();
+  await updatePrivacyColumns(services.db, userId, changes);
   await announceUsersChanged(services, [userId]);
 }
 
@@ -71,11 +62,7 @@ const updateDescription =
   'trades.create answers 701 to offers the trade settings refuse.';
 
 async function readPrivacy(services: Services, userId: number) {
-  const row = await services.db.kysely
-    .selectFrom('users')
-    .select(['inventory_privacy', ...TRADE_SETTING_NAMES])
-    .where('user_id', '=', userId)
-    .executeTakeFirstOrThrow();
+  const row = await selectPrivacy(services.db, userId);
   return {
     inventory: row.inventory_privacy,
     trades_income: row.trades_income,
@@ -106,7 +93,7 @@ function privacyUpdate(name: string, extension: boolean, summary: string) {
     ...(extension ? { extension } : {}),
     params: updateParams,
     handler: async (ctx, params) => {
-      const changes: PrivacyColumns = {};
+      const changes: Partial<PrivacyColumns> = {};
       if (params.inventory !== undefined) changes.inventory_privacy = params.inventory;
       for (const name of TRADE_SETTING_NAMES) if (params[name] !== undefined) changes[name] = params[name];
       await updatePrivacy(ctx.services, ctx.caller.userId, changes);

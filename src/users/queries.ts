@@ -1,5 +1,9 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../db/connection.js';
+import type { Flag } from '../db/flags.js';
+import type { InventoryPrivacy } from '../db/tables.js';
+import type { Services } from '../services.js';
+import { NOT_BANNED } from '../friends/queries.js';
 import type { ProfileRow } from './profiles.js';
 
 /** The columns a profile is made of (src/users/profiles.ts). */
@@ -46,4 +50,81 @@ export async function selectProfileRows(db: Database, ids: readonly number[], do
       : sql<ProfileRow>`select ${PROFILE_COLUMNS} from users where domain = any(${domains}::text[])`;
   const query = domains.length === 0 ? byId : ids.length === 0 ? byDomain : sql<ProfileRow>`${byId} union all ${byDomain}`;
   return (await query.execute(db.kysely)).rows;
+}
+
+/** `%`, `_` and the escape character itself stand for themselves in a LIKE pattern. */
+export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, '\\$&');
+
+/**
+ * The smallest string greater (in code point order) than every string that starts with
+ * `prefix`: its last code point one higher. Undefined when there is none (only U+10FFFF left).
+ */
+export function prefixEnd(prefix: string): string | undefined {
+  const points = [...prefix].map((c) => c.codePointAt(0)!);
+  while (points.length > 0) {
+    let last = points.pop()! + 1;
+    if (last >= 0xd800 && last <= 0xdfff) last = 0xe000;
+    if (last <= 0x10ffff) return String.fromCodePoint(...points, last);
+  }
+  return undefined;
+}
+
+/**
+ * Users whose nick or domain starts with `key` (lower case), globally blocked accounts left
+ * out. Each side is one range of its index (`users_nick_lower`; `users_domain_lower` on SQLite,
+ * `users_domain_search` on PostgreSQL); the
+ * LIKE says the same exactly, whatever the range's edges.
+ */
+export function searchMatches(services: Pick<Services, 'db'>, key: string) {
+  const end = prefixEnd(key);
+  const pattern = `${escapeLike(key)}%`;
+  const startsWith = (column: RawBuilder<unknown>) =>
+    end === undefined
+      ? sql`(${column} >= ${key} and ${column} like ${pattern} escape '\\')`
+      : sql`(${column} >= ${key} and ${column} < ${end} and ${column} like ${pattern} escape '\\')`;
+  const domain = services.db.dialect === 'postgres' ? sql`lower(domain) collate "C"` : sql`lower(domain)`;
+  return services.db.kysely
+    .selectFrom('users')
+    .where('global_ban', '=', NOT_BANNED)
+    .where(sql<boolean>`(${startsWith(sql`nick_lower`)} or ${startsWith(domain)})`);
+}
+
+/** A page of the users `searchMatches` finds, by nick (ties: by id), and how many it finds in all. */
+export async function searchPage(
+  db: Database,
+  key: string,
+  window: { offset: number; count: number },
+): Promise<{ total: number; ids: number[] }> {
+  const matches = searchMatches({ db }, key);
+  const { n } = await matches.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const total = Number(n);
+  if (window.count === 0 || window.offset >= total) return { total, ids: [] };
+  const page = await matches.select('user_id').orderBy('nick_lower').orderBy('user_id').limit(window.count).offset(window.offset).execute();
+  return { total, ids: page.map((row) => row.user_id) };
+}
+
+/** The privacy settings as stored, each one a column of users. */
+export interface PrivacyColumns {
+  inventory_privacy: InventoryPrivacy;
+  trades_income: Flag;
+  trades_income_from_friends: Flag;
+  trades_income_gifts: Flag;
+  trades_income_gifts_autoaccept: Flag;
+}
+
+export function selectPrivacy(db: Database, userId: number): Promise<PrivacyColumns> {
+  return db.kysely
+    .selectFrom('users')
+    .select(['inventory_privacy', 'trades_income', 'trades_income_from_friends', 'trades_income_gifts', 'trades_income_gifts_autoaccept'])
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
+}
+
+export async function updatePrivacyColumns(db: Database, userId: number, changes: Partial<PrivacyColumns>): Promise<void> {
+  await db.kysely.updateTable('users').set(changes).where('user_id', '=', userId).execute();
+}
+
+/** Records when a user was last active, seconds. */
+export async function updateLastSeen(db: Database, userId: number, lastSeen: number): Promise<void> {
+  await db.kysely.updateTable('users').set({ last_seen: lastSeen }).where('user_id', '=', userId).execute();
 }

@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { ItemProtosTable } from '../db/tables.js';
 import type { World, WorldItemProto } from './schema.js';
 import { storedRank } from '../users/rank.js';
+import { readStoredWorld } from './queries.js';
 
 const parse = <T>(text: string | null): T | undefined => (text === null ? undefined : (JSON.parse(text) as T));
 /** Drops keys whose value is undefined, so the file carries only what is set. */
@@ -34,41 +35,6 @@ export function itemProtoEntry(p: Selectable<ItemProtosTable>): WorldItemProto {
     item_proto_status: nn(p.item_proto_status),
     extra: parse(p.extra),
   }) as WorldItemProto;
-}
-
-/** Every table of the world, read at once, in the order of the file. */
-async function readStoredWorld(db: Database) {
-  const k = db.kysely;
-  return awaitAll({
-    collections: k.selectFrom('collections').selectAll().orderBy('collection_id').execute(),
-    qualities: k.selectFrom('qualities').selectAll().orderBy('quality_id').execute(),
-    itemTypes: k.selectFrom('item_types').selectAll().orderBy('type').execute(),
-    protos: k.selectFrom('item_protos').selectAll().orderBy('item_proto_id').execute(),
-    users: k.selectFrom('users').selectAll().orderBy('user_id').execute(),
-    items: k.selectFrom('items').selectAll().where('state', '=', 'owned').orderBy('item_id').execute(),
-    equipped: k.selectFrom('equipped').selectAll().execute(),
-    friendships: k
-      .selectFrom('friendships')
-      .selectAll()
-      .whereRef('user_id', '<', 'friend_id')
-      .orderBy('user_id')
-      .orderBy('friend_id')
-      .execute(),
-    requests: k.selectFrom('friend_requests').selectAll().orderBy('from_user_id').orderBy('to_user_id').execute(),
-    blocks: k.selectFrom('blocks').selectAll().orderBy('user_id').orderBy('blocked_user_id').execute(),
-    chatState: k.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst(),
-    messages: k.selectFrom('chat_messages').selectAll().where('deleted_at', 'is', null).orderBy('msg_seq').execute(),
-    promocodes: k.selectFrom('promocodes').selectAll().orderBy('code').execute(),
-    trades: k.selectFrom('trades').selectAll().orderBy('trade_id').execute(),
-    tradeItems: k.selectFrom('trade_items').selectAll().orderBy('trade_id').orderBy('item_id').execute(),
-    moves: k.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
-  });
-}
-
-/** Awaits every promise of a record at once: the record of their values. */
-async function awaitAll<T extends Record<string, Promise<unknown>>>(promises: T): Promise<{ [K in keyof T]: Awaited<T[K]> }> {
-  const entries = await Promise.all(Object.entries(promises).map(async ([name, promise]) => [name, await promise] as const));
-  return Object.fromEntries(entries) as { [K in keyof T]: Awaited<T[K]> };
 }
 
 type StoredWorld = Awaited<ReturnType<typeof readStoredWorld>>;
@@ -174,7 +140,7 @@ function messageEntry(m: Row<'messages'>) {
 
 /** Writes the current world in the import format (passwords as hashes, owned items only, every trade and its moves). */
 export async function exportWorld(db: Database): Promise<World> {
-  const stored = await readStoredWorld(db);
+  const stored = await readStoredWorld(db.kysely);
   const tradeItemsOf = new Map<number, Row<'tradeItems'>[]>();
   for (const entry of stored.tradeItems)
     (tradeItemsOf.get(entry.trade_id) ?? tradeItemsOf.set(entry.trade_id, []).get(entry.trade_id)!).push(entry);
