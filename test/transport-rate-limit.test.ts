@@ -63,22 +63,61 @@ describe('general request limits', () => {
     }
   });
 
-  test('per token: a busy token is limited while its address still has room', async () => {
-    const server = await startTestServer({
-      world: transportWorld(),
-      config: { rateLimitPerToken: { max: 3, windowSeconds: 60 }, rateLimitPerIp: { max: 1000, windowSeconds: 60 } },
-    });
-    try {
-      const token = await signIn(server, 'alice@example.com');
-      for (let i = 0; i < 3; i++) assert.equal((await server.call('users.get', {}, { token })).body.code, 0);
-      assertLimited(await server.call('users.get', {}, { token }));
-      assert.equal((await server.call('users.get', { user_id: 2 })).body.code, 0, 'anonymous calls from the address go on');
-      server.clock.advance(60);
-      assert.equal((await server.call('users.get', {}, { token })).body.code, 0);
-    } finally {
-      await server.close();
-    }
-  });
+  for (const store of ['in process', 'in Redis'] as const) {
+    test(
+      `per token, kept ${store}: a busy token is limited while its address still has room`,
+      { skip: store === 'in Redis' && missing.redis },
+      async () => {
+        const server = await startTestServer({
+          redis: store === 'in Redis',
+          world: transportWorld(),
+          config: { rateLimitPerToken: { max: 3, windowSeconds: 60 }, rateLimitPerIp: { max: 1000, windowSeconds: 60 } },
+        });
+        try {
+          const ip = someAddress();
+          const token = await signIn(server, 'alice@example.com', ip);
+          for (let i = 0; i < 3; i++) assert.equal((await server.call('users.get', {}, { token, ip })).body.code, 0);
+          assertLimited(await server.call('users.get', {}, { token, ip }));
+          assert.equal((await server.call('users.get', { user_id: 2 }, { ip })).body.code, 0, 'anonymous calls from the address go on');
+          if (store === 'in process') {
+            server.clock.advance(60);
+            assert.equal((await server.call('users.get', {}, { token, ip })).body.code, 0);
+          }
+        } finally {
+          await server.close();
+        }
+      },
+    );
+
+    test(
+      `kept ${store}: a call refused for its address does not count against its token`,
+      { skip: store === 'in Redis' && missing.redis },
+      async () => {
+        const server = await startTestServer({
+          redis: store === 'in Redis',
+          world: transportWorld(),
+          config: {
+            bindTokensToIp: false,
+            rateLimitPerToken: { max: 5, windowSeconds: 60 },
+            rateLimitPerIp: { max: 4, windowSeconds: 60 },
+          },
+        });
+        try {
+          const busy = someAddress();
+          // Signing in is the address's first request.
+          const token = await signIn(server, 'alice@example.com', busy);
+          for (let i = 0; i < 3; i++) assert.equal((await server.call('users.get', {}, { token, ip: busy })).body.code, 0);
+          for (let i = 0; i < 3; i++) assertLimited(await server.call('users.get', {}, { token, ip: busy }));
+          // The token has counted three calls: two more from another address, then its own limit.
+          const other = someAddress();
+          for (let i = 0; i < 2; i++) assert.equal((await server.call('users.get', {}, { token, ip: other })).body.code, 0);
+          assertLimited(await server.call('users.get', {}, { token, ip: other }));
+        } finally {
+          await server.close();
+        }
+      },
+    );
+  }
 
   test('the limit answers over a real socket with the Retry-After header', async () => {
     const server = await startTestServer({ config: { rateLimitPerIp: { max: 2, windowSeconds: 30 } } });

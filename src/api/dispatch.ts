@@ -1,9 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services.js';
 import { ApiError, Code, authError, rateLimited } from './errors.js';
-import { SerializedData, SerializedList, StreamedData, type AdminContext, type AnyMethod, type CallContext } from './method.js';
+import {
+  SerializedData,
+  SerializedList,
+  StreamedData,
+  type AdminContext,
+  type AnyMethod,
+  type CallContext,
+  type Caller,
+} from './method.js';
 import { checkAdminKey } from './admin-key.js';
-import { CostlyAnswers, chargeAddress, type AnswerCharge } from './address-limits.js';
+import { CostlyAnswers, addressLimitKey, type AnswerCharge } from './address-limits.js';
 import { runAudited } from './audit.js';
 
 /** One call of a method, whatever carried it (an HTTP request, a WebSocket emit). */
@@ -51,12 +59,21 @@ export class MethodDispatcher {
   async invoke(call: Invocation): Promise<{ method: AnyMethod; answer: unknown; charge?: AnswerCharge }> {
     const { services } = this;
     const { config } = services;
-    const { ip } = call;
-    // Every call counts against its address, unknown methods included.
-    if (config.rateLimit) await chargeAddress(services, ip);
+    const { ip, raw } = call;
     const method = this.byName.get(call.name);
+    const token = method && method.auth !== 'none' && method.auth !== 'admin' ? call.token(raw) : undefined;
+    // A token whose session this process holds is resolved before the limits (no database
+    // read), so that its address and its token are counted in one step.
+    const cached = config.rateLimit && token !== undefined ? services.tokens.resolveCached(token, ip) : undefined;
+    const countedToken = cached && !refusesBot(method!, cached.caller) ? tokenLimitKey(cached.caller) : undefined;
+    if (config.rateLimit) {
+      // Every call counts against its address, unknown methods included; its token only while the address has room.
+      const limits = [{ key: addressLimitKey(services, ip), ...config.rateLimitPerIp }];
+      if (countedToken) limits.push({ key: countedToken, ...config.rateLimitPerToken });
+      const over = await services.counters.hitLimits(limits);
+      if (over) throw rateLimited(over.resetIn);
+    }
     if (!method) throw new ApiError(Code.UNKNOWN_METHOD, `unknown method ${call.name.slice(0, 100)}`);
-    const { raw } = call;
 
     const ctx: CallContext = { services, ip, userAgent: call.userAgent, requestId: call.requestId, log: call.log };
     if (method.auth === 'admin') {
@@ -69,9 +86,14 @@ export class MethodDispatcher {
       return { method, answer };
     }
     if (method.auth !== 'none') {
-      const token = call.token(raw);
       if (token !== undefined) {
-        const caller = await services.tokens.resolve(token, ip);
+        const resolved =
+          cached !== undefined
+            ? cached
+            : config.rateLimit
+              ? await services.tokens.resolveStored(token, ip)
+              : await services.tokens.resolveSession(token, ip);
+        const caller = resolved?.caller;
         if (!caller) throw authError();
         ctx.caller = caller;
         ctx.accessToken = token;
@@ -79,9 +101,8 @@ export class MethodDispatcher {
         throw authError('authorization required: send an access_token');
       }
       if (ctx.caller) {
-        if (ctx.caller.isBot && method.auth === 'required' && !method.bots)
-          throw new ApiError(Code.FORBIDDEN, 'bots may not call this method');
-        if (config.rateLimit) await this.limit(`rl:token:${ctx.caller.sessionId}`, config.rateLimitPerToken);
+        if (refusesBot(method, ctx.caller)) throw new ApiError(Code.FORBIDDEN, 'bots may not call this method');
+        if (config.rateLimit && !countedToken) await this.limit(tokenLimitKey(ctx.caller), config.rateLimitPerToken);
         await services.presence.touch(ctx.caller.userId);
       }
     }
@@ -98,6 +119,16 @@ export class MethodDispatcher {
       throw error;
     }
   }
+}
+
+/** The counter of a session's requests. */
+function tokenLimitKey(caller: Caller): string {
+  return `rl:token:${caller.sessionId}`;
+}
+
+/** Bots call only the signed-in methods that allow them. */
+function refusesBot(method: AnyMethod, caller: Caller): boolean {
+  return caller.isBot && method.auth === 'required' && !method.bots;
 }
 
 /** A handler's result as the JSON text of `data` (undefined for a method without a result). */

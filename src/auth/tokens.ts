@@ -82,24 +82,44 @@ export class TokenResolver {
 
   /** As `resolve`, with when the session expires (ms by the server's clock; 0 = never). */
   async resolveSession(token: string, ip: string): Promise<ResolvedSession | null> {
+    const cached = this.resolveCached(token, ip);
+    return cached !== undefined ? cached : this.resolveStored(token, ip);
+  }
+
+  /**
+   * As `resolveSession` from this process's cache alone, with no database read: undefined when
+   * the token's session is not there (`resolveStored` then reads it).
+   */
+  resolveCached(token: string, ip: string): ResolvedSession | null | undefined {
     if (token.length < 16 || token.length > 200) return null;
     const hash = sha256(token);
+    const session = this.options.cache?.get(hash);
+    return session === undefined ? undefined : this.checked(hash, session, ip);
+  }
+
+  /** As `resolveSession` for a token `resolveCached` did not find: its session read from the database. */
+  async resolveStored(token: string, ip: string): Promise<ResolvedSession | null> {
+    if (token.length < 16 || token.length > 200) return null;
+    const hash = sha256(token);
+    const cache = this.options.cache;
+    const fill = cache?.startFill();
+    const row = await sessionByAccessHash(this.options.db.kysely, hash);
+    if (!row || row.revoked_at !== null) return null;
+    const session: CachedSession = {
+      caller: { userId: row.user_id, isBot: row.is_bot === 1, sessionId: row.session_id, familyId: row.family_id },
+      ip: row.ip,
+      expiresAt: row.expires_at * 1000,
+      lastUsed: row.last_used ?? row.created_at,
+    };
+    // Not kept when a revocation arrived while the row was read: it may concern it.
+    if (cache && fill !== undefined) cache.store(fill, hash, session);
+    return this.checked(hash, session, ip);
+  }
+
+  /** The session found for a token, unless it has expired or is bound to another address. */
+  private checked(hash: string, session: CachedSession, ip: string): ResolvedSession | null {
     const now = this.options.clock.now();
     const cache = this.options.cache;
-    let session = cache?.get(hash);
-    if (session === undefined) {
-      const fill = cache?.startFill();
-      const row = await sessionByAccessHash(this.options.db.kysely, hash);
-      if (!row || row.revoked_at !== null) return null;
-      session = {
-        caller: { userId: row.user_id, isBot: row.is_bot === 1, sessionId: row.session_id, familyId: row.family_id },
-        ip: row.ip,
-        expiresAt: row.expires_at * 1000,
-        lastUsed: row.last_used ?? row.created_at,
-      };
-      // Not kept when a revocation arrived while the row was read: it may concern it.
-      if (cache && fill !== undefined) cache.store(fill, hash, session);
-    }
     if (session.expiresAt !== 0 && session.expiresAt <= now) {
       cache?.invalidate([hash]);
       return null;

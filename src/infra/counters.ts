@@ -13,6 +13,13 @@ export interface Take extends Hit {
   taken: boolean;
 }
 
+/** A limit on a counter: at most `max` in a window of `windowSeconds`. */
+export interface Limit {
+  key: string;
+  windowSeconds: number;
+  max: number;
+}
+
 /**
  * Fixed-window counters shared by every limit of the platform (request rates, sign-in
  * failures, chat slow mode, bot quotas). In one process they live in memory; with Redis
@@ -26,6 +33,12 @@ export interface CounterStore {
    * number of concurrent takes, at most `max` succeed. A refused take changes nothing.
    */
   take(key: string, windowSeconds: number, max: number, by?: number): Promise<Take>;
+  /**
+   * Counts one against each limit in turn, in one atomic step (one round trip to Redis), and
+   * stops at the first one past its max: the limits after it are not counted. Answers that
+   * one's hit, undefined when every limit had room.
+   */
+  hitLimits(limits: readonly Limit[]): Promise<Hit | undefined>;
   /** Reads the counter without changing it. */
   peek(key: string): Promise<Hit>;
   /**
@@ -71,6 +84,14 @@ export class MemoryCounterStore implements CounterStore {
     }
     window.count += by;
     return { count: window.count, resetIn: Math.max(1, Math.ceil((window.endsAt - now) / 1000)) };
+  }
+
+  async hitLimits(limits: readonly Limit[]): Promise<Hit | undefined> {
+    for (const { key, windowSeconds, max } of limits) {
+      const hit = this.hitNow(key, windowSeconds, 1);
+      if (hit.count > max) return hit;
+    }
+    return undefined;
   }
 
   async take(key: string, windowSeconds: number, max: number, by = 1): Promise<Take> {
@@ -159,6 +180,22 @@ end
 return {1, count, ttl}
 `;
 
+const HIT_LIMITS_SCRIPT = `
+for i = 1, #KEYS do
+  local window = tonumber(ARGV[2 * i - 1])
+  local count = redis.call('INCR', KEYS[i])
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl < 0 then
+    redis.call('PEXPIRE', KEYS[i], window)
+    ttl = window
+  end
+  if count > tonumber(ARGV[2 * i]) then
+    return {count, ttl}
+  end
+end
+return {0, 0}
+`;
+
 export class RedisCounterStore implements CounterStore {
   constructor(
     private readonly redis: Redis,
@@ -177,6 +214,13 @@ export class RedisCounterStore implements CounterStore {
   async hit(key: string, windowSeconds: number, by = 1): Promise<Hit> {
     const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, this.prefix + key, by, windowSeconds * 1000)) as [number, number];
     return { count, resetIn: Math.max(1, Math.ceil(ttl / 1000)) };
+  }
+
+  async hitLimits(limits: readonly Limit[]): Promise<Hit | undefined> {
+    const keys = limits.map((limit) => this.prefix + limit.key);
+    const args = limits.flatMap((limit) => [limit.windowSeconds * 1000, limit.max]);
+    const [count, ttl] = (await this.redis.eval(HIT_LIMITS_SCRIPT, keys.length, ...keys, ...args)) as [number, number];
+    return count === 0 ? undefined : { count, resetIn: Math.max(1, Math.ceil(ttl / 1000)) };
   }
 
   async peek(key: string): Promise<Hit> {

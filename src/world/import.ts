@@ -1,8 +1,8 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
-import { sql, type Insertable } from 'kysely';
+import type { Insertable } from 'kysely';
 import { ownTransaction, type Database, type Executor, type InTransaction } from '../db/connection.js';
-import type { ItemsTable, Tables } from '../db/tables.js';
+import type { ItemsTable } from '../db/tables.js';
 import { elementAt } from '../infra/elements.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
@@ -10,6 +10,24 @@ import { rankColumn } from '../users/rank.js';
 import { nickColumns } from '../users/search-keys.js';
 import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
 import { invalidateTradesHoldingAt, type InvalidatedTrade } from '../trades/invalidate.js';
+import {
+  advanceSequences,
+  deleteItemsAndEquipment,
+  deleteTradeContents,
+  emptyWorldTables,
+  hasUsersOrProtos,
+  insertBatched,
+  insertItems,
+  lockWorldImport,
+  protoClasses,
+  revokeSessionsOf,
+  setChatState,
+  storedCollectionIds,
+  storedProtoIds,
+  storedUserIds,
+  usersWith,
+  usersWithOpenSessions,
+} from './queries.js';
 
 const checkWorld = TypeCompiler.Compile(World);
 
@@ -229,74 +247,6 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
   return { problems, outside };
 }
 
-async function insertBatched<T extends keyof Tables & string>(
-  trx: Executor,
-  table: T,
-  rows: Record<string, unknown>[],
-  conflict?: { keys: string[]; ignore?: boolean },
-): Promise<void> {
-  if (rows.length === 0) return;
-  const columns = Object.keys(elementAt(rows, 0));
-  const batch = Math.max(1, Math.floor(8000 / columns.length));
-  for (let i = 0; i < rows.length; i += batch) {
-    let query = trx.insertInto(table).values(rows.slice(i, i + batch) as never);
-    if (conflict) {
-      const { keys } = conflict;
-      const update = columns.filter((c) => !keys.includes(c));
-      query = query.onConflict((oc) =>
-        update.length === 0 || conflict.ignore
-          ? oc.columns(keys as never).doNothing()
-          : oc.columns(keys as never).doUpdateSet(Object.fromEntries(update.map((c) => [c, sql.ref(`excluded.${c}`)])) as never),
-      );
-    }
-    await query.execute();
-  }
-}
-
-/** Everything a world replaces. The audit log is not part of the world and survives. */
-const WORLD_TABLES = [
-  'trade_moves',
-  'trade_items',
-  'trades',
-  'promocode_uses',
-  'promocodes',
-  'chat_messages',
-  'blocks',
-  'friend_requests',
-  'friendships',
-  'revocations',
-  'crafts',
-  'equipped',
-  'items',
-  'inventory_counts',
-  'item_protos',
-  'item_types',
-  'qualities',
-  'collections',
-  'totp_challenges',
-  'sessions',
-  'signin_sources',
-  'account_tokens',
-  'recovery_codes',
-  'users',
-] as const;
-
-/** After explicit ids were inserted, PostgreSQL's sequences must move past them. */
-async function advanceSequences(trx: Executor, db: Database): Promise<void> {
-  if (db.dialect !== 'postgres') return;
-  for (const [table, column] of [
-    ['users', 'user_id'],
-    ['items', 'item_id'],
-    ['chat_messages', 'msg_seq'],
-    ['trades', 'trade_id'],
-    ['trade_moves', 'move_id'],
-  ] as const) {
-    await sql`select setval(pg_get_serial_sequence(${table}, ${column}), (select coalesce(max(${sql.ref(column)}), 0) + 1 from ${sql.table(table)}), false)`.execute(
-      trx,
-    );
-  }
-}
-
 /** The item type each equipment slot takes. */
 const SLOT_TYPES: Record<string, number> = { cards: 0, generator: 4, joke: 8, badge: 5 };
 
@@ -308,17 +258,11 @@ async function checkOutsideReferences(trx: Executor, outside: OutsideReferences)
     for (let i = 0; i < ids.length; i += 1000) for (const id of await lookup(ids.slice(i, i + 1000))) found.add(id);
     return ids.filter((id) => !found.has(id));
   };
-  const users = await missing([...outside.users.keys()], async (ids) =>
-    (await trx.selectFrom('users').select('user_id').where('user_id', 'in', ids).execute()).map((r) => r.user_id),
-  );
+  const users = await missing([...outside.users.keys()], (ids) => storedUserIds(trx, ids));
   for (const id of users) problems.push(`${outside.users.get(id)}: unknown user ${id}`);
-  const protos = await missing([...outside.item_protos.keys()], async (ids) =>
-    (await trx.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', 'in', ids).execute()).map((r) => r.item_proto_id),
-  );
+  const protos = await missing([...outside.item_protos.keys()], (ids) => storedProtoIds(trx, ids));
   for (const id of protos) problems.push(`${outside.item_protos.get(id)}: unknown item_proto_id ${id}`);
-  const collections = await missing([...outside.collections.keys()], async (ids) =>
-    (await trx.selectFrom('collections').select('collection_id').where('collection_id', 'in', ids).execute()).map((r) => r.collection_id),
-  );
+  const collections = await missing([...outside.collections.keys()], (ids) => storedCollectionIds(trx, ids));
   for (const id of collections) problems.push(`${outside.collections.get(id)}: unknown collection ${id}`);
   return problems;
 }
@@ -334,13 +278,8 @@ async function checkUserConflicts(trx: Executor, users: WorldUser[]): Promise<st
     });
     const values = [...wanted.keys()];
     for (let i = 0; i < values.length; i += 1000) {
-      const rows = await trx
-        .selectFrom('users')
-        .select(['user_id', field])
-        .where(field, 'in', values.slice(i, i + 1000))
-        .execute();
-      for (const row of rows) {
-        const index = wanted.get(row[field] as string)!;
+      for (const row of await usersWith(trx, field, values.slice(i, i + 1000))) {
+        const index = wanted.get(row.value)!;
         if (elementAt(users, index).user_id !== row.user_id) problems.push(`users[${index}].${field}: already used by user ${row.user_id}`);
       }
     }
@@ -356,16 +295,7 @@ async function importTrades(trx: Executor, world: World, now: number): Promise<v
   const trades = world.trades ?? [];
   if (trades.length === 0) return;
   const ids = trades.map((t) => t.trade_id);
-  for (let i = 0; i < ids.length; i += 1000) {
-    await trx
-      .deleteFrom('trade_items')
-      .where('trade_id', 'in', ids.slice(i, i + 1000))
-      .execute();
-    await trx
-      .deleteFrom('trade_moves')
-      .where('trade_id', 'in', ids.slice(i, i + 1000))
-      .execute();
-  }
+  for (let i = 0; i < ids.length; i += 1000) await deleteTradeContents(trx, ids.slice(i, i + 1000));
   await insertBatched(
     trx,
     'trades',
@@ -434,9 +364,8 @@ async function prepareStoredWorld(
   endedSessionsOf: Set<number>,
 ): Promise<void> {
   if (replace) {
-    const sessions = await trx.selectFrom('sessions').select('user_id').distinct().where('revoked_at', 'is', null).execute();
-    for (const s of sessions) endedSessionsOf.add(s.user_id);
-    for (const table of WORLD_TABLES) await trx.deleteFrom(table).execute();
+    for (const userId of await usersWithOpenSessions(trx)) endedSessionsOf.add(userId);
+    await emptyWorldTables(trx);
   } else {
     const problems = [...(await checkOutsideReferences(trx, outside)), ...(await checkUserConflicts(trx, users))];
     if (problems.length > 0) throw invalid(problems);
@@ -543,15 +472,9 @@ async function importUsers(
   // Banned users lose every session they had.
   const banned = users.filter((u) => bit(u.global_ban) === 1).map((u) => u.user_id);
   if (banned.length > 0) {
-    const signedIn = await trx
-      .selectFrom('sessions')
-      .select('user_id')
-      .distinct()
-      .where('user_id', 'in', banned)
-      .where('revoked_at', 'is', null)
-      .execute();
-    await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', 'in', banned).where('revoked_at', 'is', null).execute();
-    for (const s of signedIn) endedSessionsOf.add(s.user_id);
+    const signedIn = await usersWithOpenSessions(trx, banned);
+    await revokeSessionsOf(trx, banned, now);
+    for (const userId of signedIn) endedSessionsOf.add(userId);
   }
 }
 
@@ -593,7 +516,7 @@ async function importItems(
   replace: boolean,
 ): Promise<{ written: number; invalidatedTrades: InvalidatedTrade[] }> {
   // Items: explicit ids first so generated ones never collide with them.
-  const protoRows = await trx.selectFrom('item_protos').select(['item_proto_id', 'type', 'quality_id', 'monopoly_id']).execute();
+  const protoRows = await protoClasses(trx);
   const protoById = new Map(protoRows.map((p) => [p.item_proto_id, p]));
   const items = world.items ?? [];
   const equipProblems = equipmentProblems(items, protoById);
@@ -622,8 +545,7 @@ async function importItems(
   const explicitIds = explicit.map((i) => i.item_id!);
   for (let i = 0; i < explicitIds.length; i += 1000) {
     const ids = explicitIds.slice(i, i + 1000);
-    await trx.deleteFrom('equipped').where('item_id', 'in', ids).execute();
-    await trx.deleteFrom('items').where('item_id', 'in', ids).execute();
+    await deleteItemsAndEquipment(trx, ids);
   }
   await insertBatched(
     trx,
@@ -632,7 +554,7 @@ async function importItems(
   );
   // A stored item the file replaces has moved: open trades holding it can no longer complete.
   const invalidatedTrades = replace ? [] : await invalidateTradesHoldingAt(trx, db.dialect, explicitIds, { now, cutoff: 0 });
-  await advanceSequences(trx, db);
+  await advanceSequences(trx, db.dialect);
   const equipRows: Record<string, unknown>[] = [];
   const equipOf = (item: Item, itemId: number) => {
     if (!item.equip) return;
@@ -652,12 +574,8 @@ async function importItems(
     const rows = Array.from({ length: copies }, () => itemRow(item));
     const batch = 1000;
     for (let i = 0; i < rows.length; i += batch) {
-      const inserted = await trx
-        .insertInto('items')
-        .values(rows.slice(i, i + batch))
-        .returning('item_id')
-        .execute();
-      if (item.equip && i === 0) equipOf(item, elementAt(inserted, 0).item_id);
+      const inserted = await insertItems(trx, rows.slice(i, i + batch));
+      if (item.equip && i === 0) equipOf(item, elementAt(inserted, 0));
     }
     itemCount += copies;
   }
@@ -708,16 +626,12 @@ async function importPromocodes(trx: Executor, world: World, now: number): Promi
 async function importChat(trx: Executor, world: World, now: number, replace: boolean): Promise<void> {
   const status = world.gchat?.status;
   if (status || replace) {
-    await trx
-      .updateTable('chat_state')
-      .set({
-        closed: status?.closed ? 1 : 0,
-        slowmode: status?.slowmode ? 1 : 0,
-        emoteonly: status?.emoteonly ? 1 : 0,
-        ...(status?.slowmode_interval !== undefined ? { slowmode_interval: status.slowmode_interval } : {}),
-      })
-      .where('id', '=', 1)
-      .execute();
+    await setChatState(trx, {
+      closed: status?.closed ? 1 : 0,
+      slowmode: status?.slowmode ? 1 : 0,
+      emoteonly: status?.emoteonly ? 1 : 0,
+      ...(status?.slowmode_interval !== undefined ? { slowmode_interval: status.slowmode_interval } : {}),
+    });
   }
   const messages = world.gchat?.messages ?? [];
   const messageIds = new MessageIds();
@@ -782,7 +696,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
     explainingConflicts(async () => {
       if (run.onlyIfEmpty) {
         // Several processes may start on one new database at once: one imports, the others see it done.
-        if (db.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${WORLD_IMPORT_LOCK})`.execute(trx);
+        await lockWorldImport(trx, db.dialect);
         if (!(await isEmptyWorld(trx))) {
           imported = false;
           return;
@@ -796,7 +710,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       await importPromocodes(trx, world, now);
       await importTrades(trx, world, now);
       await importChat(trx, world, now, replace);
-      await advanceSequences(trx, db);
+      await advanceSequences(trx, db.dialect);
     }),
   );
   if (!imported) return null;
@@ -826,13 +740,7 @@ export async function importWorldIfEmpty(db: Database, input: unknown, now: numb
   return runImport(db, input, { mode: 'replace', now }, { onlyIfEmpty: true });
 }
 
-/** Arbitrary key of the PostgreSQL advisory lock held while a new installation imports its world. */
-const WORLD_IMPORT_LOCK = 7_164_019_224;
-
 /** True when the database holds no users and no prototypes (a new installation). */
 export async function isEmptyWorld(db: Database | Executor): Promise<boolean> {
-  const k = 'kysely' in db ? db.kysely : db;
-  const users = await k.selectFrom('users').select('user_id').limit(1).execute();
-  const protos = await k.selectFrom('item_protos').select('item_proto_id').limit(1).execute();
-  return users.length === 0 && protos.length === 0;
+  return !(await hasUsersOrProtos('kysely' in db ? db.kysely : db));
 }

@@ -1,4 +1,7 @@
-import type { Executor } from '../db/connection.js';
+import { sql, type Insertable, type Updateable } from 'kysely';
+import type { DialectName, Executor } from '../db/connection.js';
+import type { ChatStateTable, ItemsTable, Tables } from '../db/tables.js';
+import { elementAt } from '../infra/elements.js';
 
 /** Every table of the world, read at once, in the order of the file. */
 export async function readStoredWorld(db: Executor) {
@@ -32,4 +35,156 @@ export async function readStoredWorld(db: Executor) {
 async function awaitAll<T extends Record<string, Promise<unknown>>>(promises: T): Promise<{ [K in keyof T]: Awaited<T[K]> }> {
   const entries = await Promise.all(Object.entries(promises).map(async ([name, promise]) => [name, await promise] as const));
   return Object.fromEntries(entries) as { [K in keyof T]: Awaited<T[K]> };
+}
+
+/** Writes rows in batches (parameters per statement stay under every driver's limit); on a key conflict, updates the stored row or keeps it. */
+export async function insertBatched<T extends keyof Tables & string>(
+  trx: Executor,
+  table: T,
+  rows: Record<string, unknown>[],
+  conflict?: { keys: string[]; ignore?: boolean },
+): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(elementAt(rows, 0));
+  const batch = Math.max(1, Math.floor(8000 / columns.length));
+  for (let i = 0; i < rows.length; i += batch) {
+    let query = trx.insertInto(table).values(rows.slice(i, i + batch) as never);
+    if (conflict) {
+      const { keys } = conflict;
+      const update = columns.filter((c) => !keys.includes(c));
+      query = query.onConflict((oc) =>
+        update.length === 0 || conflict.ignore
+          ? oc.columns(keys as never).doNothing()
+          : oc.columns(keys as never).doUpdateSet(Object.fromEntries(update.map((c) => [c, sql.ref(`excluded.${c}`)])) as never),
+      );
+    }
+    await query.execute();
+  }
+}
+
+/** Everything a world replaces. The audit log is not part of the world and survives. */
+const WORLD_TABLES = [
+  'trade_moves',
+  'trade_items',
+  'trades',
+  'promocode_uses',
+  'promocodes',
+  'chat_messages',
+  'blocks',
+  'friend_requests',
+  'friendships',
+  'revocations',
+  'crafts',
+  'equipped',
+  'items',
+  'inventory_counts',
+  'item_protos',
+  'item_types',
+  'qualities',
+  'collections',
+  'totp_challenges',
+  'sessions',
+  'signin_sources',
+  'account_tokens',
+  'recovery_codes',
+  'users',
+] as const;
+
+/** Empties every table of the world. */
+export async function emptyWorldTables(trx: Executor): Promise<void> {
+  for (const table of WORLD_TABLES) await trx.deleteFrom(table).execute();
+}
+
+/** After explicit ids were inserted, PostgreSQL's sequences must move past them. */
+export async function advanceSequences(trx: Executor, dialect: DialectName): Promise<void> {
+  if (dialect !== 'postgres') return;
+  for (const [table, column] of [
+    ['users', 'user_id'],
+    ['items', 'item_id'],
+    ['chat_messages', 'msg_seq'],
+    ['trades', 'trade_id'],
+    ['trade_moves', 'move_id'],
+  ] as const) {
+    await sql`select setval(pg_get_serial_sequence(${table}, ${column}), (select coalesce(max(${sql.ref(column)}), 0) + 1 from ${sql.table(table)}), false)`.execute(
+      trx,
+    );
+  }
+}
+
+/** Arbitrary key of the PostgreSQL advisory lock held while a new installation imports its world. */
+const WORLD_IMPORT_LOCK = 7_164_019_224;
+
+/** On PostgreSQL, waits for any other process importing into a new installation (SQLite runs one writer at a time). */
+export async function lockWorldImport(trx: Executor, dialect: DialectName): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${WORLD_IMPORT_LOCK})`.execute(trx);
+}
+
+/** Whether the database holds users or prototypes. */
+export async function hasUsersOrProtos(db: Executor): Promise<boolean> {
+  const users = await db.selectFrom('users').select('user_id').limit(1).execute();
+  const protos = await db.selectFrom('item_protos').select('item_proto_id').limit(1).execute();
+  return users.length > 0 || protos.length > 0;
+}
+
+/** Of these ids, those of stored users. */
+export async function storedUserIds(trx: Executor, ids: number[]): Promise<number[]> {
+  return (await trx.selectFrom('users').select('user_id').where('user_id', 'in', ids).execute()).map((r) => r.user_id);
+}
+
+/** Of these ids, those of stored prototypes. */
+export async function storedProtoIds(trx: Executor, ids: number[]): Promise<number[]> {
+  return (await trx.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', 'in', ids).execute()).map(
+    (r) => r.item_proto_id,
+  );
+}
+
+/** Of these ids, those of stored collections. */
+export async function storedCollectionIds(trx: Executor, ids: number[]): Promise<number[]> {
+  return (await trx.selectFrom('collections').select('collection_id').where('collection_id', 'in', ids).execute()).map(
+    (r) => r.collection_id,
+  );
+}
+
+/** The stored users whose e-mail address or domain is one of these. */
+export async function usersWith(trx: Executor, field: 'email' | 'domain', values: string[]): Promise<{ user_id: number; value: string }[]> {
+  const rows = await trx.selectFrom('users').select(['user_id', field]).where(field, 'in', values).execute();
+  return rows.map((row) => ({ user_id: row.user_id, value: row[field] as string }));
+}
+
+/** Removes the items and moves of these trades. */
+export async function deleteTradeContents(trx: Executor, tradeIds: number[]): Promise<void> {
+  await trx.deleteFrom('trade_items').where('trade_id', 'in', tradeIds).execute();
+  await trx.deleteFrom('trade_moves').where('trade_id', 'in', tradeIds).execute();
+}
+
+/** The users with a session not revoked: every one, or those of `userIds`. */
+export async function usersWithOpenSessions(trx: Executor, userIds?: number[]): Promise<number[]> {
+  let query = trx.selectFrom('sessions').select('user_id').distinct().where('revoked_at', 'is', null);
+  if (userIds !== undefined) query = query.where('user_id', 'in', userIds);
+  return (await query.execute()).map((s) => s.user_id);
+}
+
+/** Revokes every session of these users. */
+export async function revokeSessionsOf(trx: Executor, userIds: number[], now: number): Promise<void> {
+  await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', 'in', userIds).where('revoked_at', 'is', null).execute();
+}
+
+/** Every stored prototype's type, class and monopoly: what items and equipment copy or check. */
+export async function protoClasses(trx: Executor) {
+  return trx.selectFrom('item_protos').select(['item_proto_id', 'type', 'quality_id', 'monopoly_id']).execute();
+}
+
+/** Removes these items and their equipment. */
+export async function deleteItemsAndEquipment(trx: Executor, itemIds: number[]): Promise<void> {
+  await trx.deleteFrom('equipped').where('item_id', 'in', itemIds).execute();
+  await trx.deleteFrom('items').where('item_id', 'in', itemIds).execute();
+}
+
+/** Adds items; their ids. */
+export async function insertItems(trx: Executor, rows: Insertable<ItemsTable>[]): Promise<number[]> {
+  return (await trx.insertInto('items').values(rows).returning('item_id').execute()).map((r) => r.item_id);
+}
+
+export async function setChatState(trx: Executor, state: Updateable<ChatStateTable>): Promise<void> {
+  await trx.updateTable('chat_state').set(state).where('id', '=', 1).execute();
 }
