@@ -4,7 +4,8 @@ import { requestAddress } from '../auth/ip.js';
 import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
 import { nowSeconds, type Services } from '../services.js';
 import { issueAccountToken, useAccountToken } from './account-tokens.js';
-import { endSessionsIn, getUser, replacePasswordHash, retireAccountTokens, updateUser, userWithEmail } from './queries.js';
+import { endAllSessionsIn, replacePasswordHash } from '../auth/queries.js';
+import { getUser, retireAccountTokens, updateUser, userWithEmail } from './queries.js';
 import { confirmPassword, wrongPassword } from './confirm-password.js';
 import { emailChangedMessage, emailChangingMessage, verifyEmailMessage } from './messages.js';
 import { checkNewPassword, normaliseEmail } from './rules.js';
@@ -27,7 +28,7 @@ export async function updatePassword(
   const session = await services.db.kysely.transaction().execute(async (trx) => {
     await dialectAdapter.lockUsers(trx, services.db.dialect, [request.userId]);
     if (!(await replacePasswordHash(trx, request.userId, checkedHash, newHash))) throw wrongPassword();
-    await endSessionsIn(trx, request.userId, now);
+    await endAllSessionsIn(trx, request.userId, now);
     await retireAccountTokens(trx, request.userId, 'reset_password', now);
     return issueUserSessionIn(services, trx, request.userId, requestAddress(request.ip), undefined, request.userAgent);
   });

@@ -46,17 +46,6 @@ export async function updateUser(trx: Executor, userId: number, columns: Partial
   await trx.updateTable('users').set(columns).where('user_id', '=', userId).execute();
 }
 
-/** Sets a new password hash if the stored one is still `checkedHash`; false when it changed meanwhile. */
-export async function replacePasswordHash(trx: Executor, userId: number, checkedHash: string, newHash: string): Promise<boolean> {
-  const changed = await trx
-    .updateTable('users')
-    .set({ password_hash: newHash })
-    .where('user_id', '=', userId)
-    .where('password_hash', '=', checkedHash)
-    .executeTakeFirst();
-  return Number(changed.numUpdatedRows) > 0;
-}
-
 /** Keeps a new TOTP secret (sealed) aside for confirmation, unless two-factor sign-in is on. */
 export async function setPendingTotp(db: Executor, userId: number, sealed: string): Promise<void> {
   await db.updateTable('users').set({ totp_pending: sealed }).where('user_id', '=', userId).where('totp_secret', 'is', null).execute();
@@ -139,17 +128,6 @@ export async function markAccountTokenUsed(
 
 export async function accountTokenOwner(db: Executor, tokenHash: string): Promise<{ user_id: number; email: string | null }> {
   return db.selectFrom('account_tokens').select(['user_id', 'email']).where('token_hash', '=', tokenHash).executeTakeFirstOrThrow();
-}
-
-/** Ends every session of a user and every sign-in waiting for its TOTP code. */
-export async function endSessionsIn(trx: Executor, userId: number, now: number): Promise<void> {
-  await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
-  await endTotpChallenges(trx, userId, now);
-}
-
-/** Ends every sign-in of a user waiting for its TOTP code. */
-export async function endTotpChallenges(trx: Executor, userId: number, now: number): Promise<void> {
-  await trx.updateTable('totp_challenges').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
 }
 
 /** A user's person (not bot) sessions that are not revoked and were made after `since`. */

@@ -6,7 +6,8 @@ import { admitSecondFactorCheck, readSecondFactor, spendSecondFactor } from '../
 import { sha256 } from '../infra/secrets.js';
 import { nowSeconds, type Services } from '../services.js';
 import { badAccountToken, findAccountToken, issueAccountToken, useAccountToken } from './account-tokens.js';
-import { endSessionsIn, findUser, getUser, retireAccountTokens, updateUser, userWithEmail } from './queries.js';
+import { endAllSessionsIn } from '../auth/queries.js';
+import { findUser, getUser, retireAccountTokens, updateUser, userWithEmail } from './queries.js';
 import { passwordResetMessage } from './messages.js';
 import { checkNewPassword, normaliseEmail } from './rules.js';
 import { announceSessionsRevoked } from '../auth/tokens.js';
@@ -81,7 +82,7 @@ export async function resetPassword(services: Services, request: { token: string
     if ((current.totp_secret === null) !== (factor === undefined)) throw badAccountToken();
     if (factor !== undefined) await spendSecondFactor(trx, used.user_id, factor, now);
     await updateUser(trx, used.user_id, { password_hash: passwordHash, email_verified: 1 });
-    await endSessionsIn(trx, used.user_id, now);
+    await endAllSessionsIn(trx, used.user_id, now);
     await retireAccountTokens(trx, used.user_id, 'reset_password', now);
   });
   await attempt?.succeeded();

@@ -3,15 +3,8 @@ import type { Caller } from '../api/method.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { nowSeconds, type Services } from '../services.js';
 import { announceSessionsRevoked } from '../auth/tokens.js';
-import {
-  endTotpChallenges,
-  familiesBegan,
-  findUserSession,
-  liveSessions,
-  otherLiveSessionIds,
-  revokeFamily,
-  revokeSessionIds,
-} from './queries.js';
+import { endTotpChallenges } from '../auth/queries.js';
+import { familiesBegan, findUserSession, liveSessions, otherLiveSessionIds, revokeFamily, revokeSessionIds } from './queries.js';
 
 export interface SessionEntry {
   session_id: number;

@@ -147,6 +147,11 @@ export async function revokeUserSessions(trx: Executor, userId: number, now: num
 /** Revokes every session of a user (bot tokens included) and any sign-in waiting for its TOTP code. */
 export async function endAllSessionsIn(trx: Executor, userId: number, now: number): Promise<void> {
   await revokeUserSessions(trx, userId, now);
+  await endTotpChallenges(trx, userId, now);
+}
+
+/** Ends every sign-in of a user waiting for its TOTP code. */
+export async function endTotpChallenges(trx: Executor, userId: number, now: number): Promise<void> {
   await trx.updateTable('totp_challenges').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
 }
 
