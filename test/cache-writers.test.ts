@@ -37,9 +37,6 @@ const NEED_NOT: Record<string, Record<string, string>> = {
   'src/trades/settle.ts': {
     items: 'runs inside the transaction of src/trades/actions.ts, which announces the owners once it is committed',
   },
-  'src/inventory/craft-queries.ts': {
-    items: 'runs inside the transaction of src/inventory/craft.ts, which announces the owner once it is committed',
-  },
   'src/accounts/credentials.ts': { users: 'password hash, e-mail address: no cached column' },
   'src/accounts/reset.ts': { users: 'password hash, e-mail confirmation: no cached column' },
   'src/world/import.ts': {

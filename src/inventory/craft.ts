@@ -7,7 +7,7 @@ import { craftKey, getCatalog, type Catalog, type ProtoEntry } from '../catalog/
 import { ownedItemJson, type OwnedRow } from '../catalog/serialize.js';
 import { CraftResult } from './schemas.js';
 import { announceInventoriesChanged } from './answer-cache.js';
-import { createCraftResult, readCraftInputs, recordCraftConsuming, type ConsumedInput, type CraftInput } from './craft-queries.js';
+import { createCraftResult, readCraftInputs, recordCraftConsuming, type ConsumedInput, type CraftInput } from './queries.js';
 import { elementAt } from '../infra/elements.js';
 import { closeInvalidated } from '../trades/invalidate.js';
 import { expiryCutoff } from '../trades/status.js';

@@ -4,7 +4,7 @@ import { ownTransaction } from '../db/connection.js';
 import type { ItemsTable } from '../db/tables.js';
 import { nowSeconds, type Services } from '../services.js';
 import { announceInventoriesChanged } from './answer-cache.js';
-import { OWNED } from './queries.js';
+import { insertItems, readProtoClass, recordRevocation, revokeOwnedItem, unequipItem, userExists } from './queries.js';
 import { invalidateTradesHolding } from '../trades/invalidate.js';
 import { announceInvalidated } from '../trades/announce.js';
 
@@ -25,13 +25,8 @@ export async function grantItems(services: Services, grant: Grant, inTransaction
   if (!Number.isSafeInteger(copies) || copies < 1) throw new ApiError(Code.BAD_PARAM, 'parameter copies: must be at least 1');
   const now = nowSeconds(services);
   const granted = await inTransaction(async (trx) => {
-    const proto = await trx
-      .selectFrom('item_protos')
-      .select(['type', 'quality_id'])
-      .where('item_proto_id', '=', itemProtoId)
-      .executeTakeFirst();
-    const user = await trx.selectFrom('users').select('user_id').where('user_id', '=', userId).executeTakeFirst();
-    if (!user) throw new ApiError(Code.USER_NOT_FOUND, 'user does not exist');
+    const proto = await readProtoClass(trx, itemProtoId);
+    if (!(await userExists(trx, userId))) throw new ApiError(Code.USER_NOT_FOUND, 'user does not exist');
     if (!proto) throw new ApiError(Code.BAD_PARAM, `parameter item_proto_id: prototype ${itemProtoId} does not exist`);
     const row: Insertable<ItemsTable> = {
       user_id: userId,
@@ -45,8 +40,7 @@ export async function grantItems(services: Services, grant: Grant, inTransaction
     const ids: number[] = [];
     for (let done = 0; done < copies; done += INSERT_BATCH) {
       const rows = Array.from({ length: Math.min(INSERT_BATCH, copies - done) }, () => row);
-      const inserted = await trx.insertInto('items').values(rows).returning('item_id').execute();
-      for (const r of inserted) ids.push(r.item_id);
+      ids.push(...(await insertItems(trx, rows)));
     }
     return ids.sort((a, b) => a - b);
   });
@@ -67,18 +61,12 @@ export async function revokeItem(
 ): Promise<void> {
   const now = nowSeconds(services);
   const revoked = await inTransaction(async (trx) => {
-    const revoked = await trx
-      .updateTable('items')
-      .set({ state: 'revoked', ended_at: now })
-      .where('item_id', '=', itemId)
-      .where('state', '=', OWNED)
-      .returning('user_id')
-      .executeTakeFirst();
-    if (!revoked) throw badParam('item_id', `item ${itemId} does not exist or is no longer owned`);
-    await trx.insertInto('revocations').values({ item_id: itemId, user_id: revoked.user_id, ts: now, reason }).execute();
-    await trx.deleteFrom('equipped').where('item_id', '=', itemId).execute();
+    const ownerId = await revokeOwnedItem(trx, itemId, now);
+    if (ownerId === undefined) throw badParam('item_id', `item ${itemId} does not exist or is no longer owned`);
+    await recordRevocation(trx, { itemId, userId: ownerId, now, reason });
+    await unequipItem(trx, itemId);
     const invalidated = await invalidateTradesHolding(services, trx, [itemId]);
-    return { ownerId: revoked.user_id, invalidated };
+    return { ownerId, invalidated };
   });
   await announceInventoriesChanged(services, [revoked.ownerId]);
   await announceInvalidated(services, revoked.invalidated);

@@ -1,5 +1,4 @@
 import { createHash, randomInt } from 'node:crypto';
-import { sql } from 'kysely';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import type { Executor } from '../db/connection.js';
 import { nowSeconds, type Services } from '../services.js';
@@ -11,7 +10,17 @@ import { announceInventoriesChanged } from './answer-cache.js';
 import { invalidateTradesHolding, type InvalidatedTrade } from '../trades/invalidate.js';
 import type { DomainEvents } from '../operations/metrics.js';
 import { announceInvalidated } from '../trades/announce.js';
-import { OWNED } from './queries.js';
+import {
+  consumeOwnedItems,
+  insertOwnedItems,
+  isFriend,
+  readDrawAnswer,
+  readOpeningInputs,
+  recordDraw,
+  unequipItems,
+  userExists,
+  type OpeningInput,
+} from './queries.js';
 
 export interface OpenRequest {
   userId: number;
@@ -49,17 +58,10 @@ export function drawEntry(drops: readonly DropWeight[]): DropWeight {
 /** The version of a list of odds: the first 16 hex digits of the SHA-256 of its JSON text. */
 export const oddsVersion = (oddsJson: string) => createHash('sha256').update(oddsJson).digest('hex').slice(0, 16);
 
-interface ItemRow {
-  item_id: number;
-  user_id: number;
-  item_proto_id: number;
-  state: string;
-}
-
 /** What an opening consumes and gives, once the items are checked. */
 interface Plan {
   container: ProtoEntry;
-  key?: ItemRow;
+  key?: OpeningInput;
   received: ProtoEntry[];
   odds: DropWeight[];
 }
@@ -69,7 +71,7 @@ interface Plan {
  * owned item or the key is not the case's; 624 when the item is neither a case nor a gift
  * set (or has nothing inside); 2 when a case needs a key and none was sent.
  */
-function plan(catalog: Catalog, request: OpenRequest, rows: ItemRow[]): Plan {
+function plan(catalog: Catalog, request: OpenRequest, rows: OpeningInput[]): Plan {
   const owned = (id: number | undefined) => rows.find((r) => r.item_id === id && r.user_id === request.userId && r.state === 'owned');
   const item = owned(request.itemId);
   if (!item) throw notYours();
@@ -80,7 +82,7 @@ function plan(catalog: Catalog, request: OpenRequest, rows: ItemRow[]): Plan {
     throw new ApiError(Code.ITEM_NOT_APPLICABLE, 'the item cannot be opened');
   const isCase = container.type === CASE_TYPE;
   if (request.receiverId !== undefined && isCase) throw badParam('user_id_receiver', 'only a gift set may be opened for someone else');
-  let key: ItemRow | undefined;
+  let key: OpeningInput | undefined;
   if (isCase && container.keyItemProtoId !== null) {
     if (request.keyItemId === undefined) throw badParam('key_item_id', 'this case opens with a key');
     key = owned(request.keyItemId);
@@ -95,13 +97,8 @@ function plan(catalog: Catalog, request: OpenRequest, rows: ItemRow[]): Plan {
 
 /** A retry's stored answer: the first opening with this caller and request id. */
 async function storedAnswer(k: Executor, userId: number, requestId: string): Promise<Opened | undefined> {
-  const row = await k
-    .selectFrom('draws')
-    .select('answer')
-    .where('user_id', '=', userId)
-    .where('request_id', '=', requestId)
-    .executeTakeFirst();
-  return row ? { itemsJson: row.answer } : undefined;
+  const answer = await readDrawAnswer(k, userId, requestId);
+  return answer === undefined ? undefined : { itemsJson: answer };
 }
 
 /** Who received what, for the chat once the opening is committed. */
@@ -125,15 +122,8 @@ export async function openItem(services: Services, request: OpenRequest): Promis
   }
   const receiverId = request.receiverId === userId ? undefined : request.receiverId;
   if (receiverId !== undefined) {
-    const friendship = await k
-      .selectFrom('friendships')
-      .select('friend_id')
-      .where('user_id', '=', userId)
-      .where('friend_id', '=', receiverId)
-      .executeTakeFirst();
-    if (!friendship) {
-      const exists = await k.selectFrom('users').select('user_id').where('user_id', '=', receiverId).executeTakeFirst();
-      if (!exists) throw new ApiError(Code.USER_NOT_FOUND, 'user does not exist');
+    if (!(await isFriend(k, userId, receiverId))) {
+      if (!(await userExists(k, receiverId))) throw new ApiError(Code.USER_NOT_FOUND, 'user does not exist');
       throw badParam('user_id_receiver', 'a gift set may be opened only for a friend');
     }
   }
@@ -143,74 +133,54 @@ export async function openItem(services: Services, request: OpenRequest): Promis
     request.itemId,
     ...(request.keyItemId !== undefined && request.keyItemId !== request.itemId ? [request.keyItemId] : []),
   ].sort((a, b) => a - b);
-  const postgres = services.db.dialect === 'postgres';
-  // As in crafting: SQLite would otherwise pick an index of owned items over the primary key.
-  const notIndexed = (column: 'user_id' | 'state') => (postgres ? sql.ref(column) : sql`+${sql.ref(column)}`);
+  const dialect = services.db.dialect;
   const owner = receiverId ?? userId;
 
   let announcement: Announcement | undefined;
   let opened: Opened & { kind: DomainEvents['opening']; invalidated: InvalidatedTrade[] };
   try {
     opened = await k.transaction().execute(async (trx) => {
-      let select = trx
-        .selectFrom('items')
-        .select(['item_id', 'user_id', 'item_proto_id', 'state'])
-        .where('item_id', 'in', ids)
-        .orderBy('item_id');
-      if (postgres) select = select.forUpdate();
-      const chosen = plan(catalog, { ...request, receiverId }, await select.execute());
+      const chosen = plan(catalog, { ...request, receiverId }, await readOpeningInputs(trx, dialect, ids));
       const consumed = [request.itemId, ...(chosen.key ? [chosen.key.item_id] : [])];
       const kind = chosen.container.type === CASE_TYPE ? 'case' : 'gift';
-      const update = await trx
-        .updateTable('items')
-        .set({ state: 'consumed', ended_at: now })
-        .where('item_id', 'in', consumed)
-        .where(notIndexed('user_id'), '=', userId)
-        .where(notIndexed('state'), '=', OWNED)
-        .executeTakeFirst();
+      const updated = await consumeOwnedItems(trx, dialect, userId, consumed, now);
       // Another opening took the case or key first: roll everything back.
-      if (update.numUpdatedRows !== BigInt(consumed.length)) throw notYours('the item is no longer in your inventory');
+      if (updated !== BigInt(consumed.length)) throw notYours('the item is no longer in your inventory');
       const invalidated = await invalidateTradesHolding(services, trx, consumed);
-      await trx.deleteFrom('equipped').where('item_id', 'in', consumed).execute();
+      await unequipItems(trx, consumed);
 
-      const rows: OwnedRow[] = await trx
-        .insertInto('items')
-        .values(
-          chosen.received.map((proto) => ({
-            user_id: owner,
-            item_proto_id: proto.id,
-            type: proto.type,
-            quality_id: proto.qualityId,
-            ts_owned: now,
-            ts_can_trade: 0,
-            state: 'owned',
-          })),
-        )
-        .returning(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
-        .execute();
+      const rows: OwnedRow[] = await insertOwnedItems(
+        trx,
+        chosen.received.map((proto) => ({
+          user_id: owner,
+          item_proto_id: proto.id,
+          type: proto.type,
+          quality_id: proto.qualityId,
+          ts_owned: now,
+          ts_can_trade: 0,
+          state: 'owned',
+        })),
+      );
       rows.sort((a, b) => a.item_id - b.item_id);
       const protoOf = new Map(chosen.received.map((p) => [p.id, p]));
       const itemsJson = `[${rows.map((row) => ownedItemJson(protoOf.get(row.item_proto_id)!, row, false)).join(',')}]`;
       const odds = JSON.stringify(chosen.odds);
-      await trx
-        .insertInto('draws')
-        .values({
-          ts: now,
-          user_id: userId,
-          receiver_user_id: owner,
-          kind,
-          case_item_id: request.itemId,
-          case_item_proto_id: chosen.container.id,
-          key_item_id: chosen.key?.item_id ?? null,
-          key_item_proto_id: chosen.key?.item_proto_id ?? null,
-          result_item_ids: JSON.stringify(rows.map((r) => r.item_id)),
-          result_item_proto_ids: JSON.stringify(rows.map((r) => r.item_proto_id)),
-          odds_version: oddsVersion(odds),
-          odds,
-          request_id: requestId ?? null,
-          answer: itemsJson,
-        })
-        .execute();
+      await recordDraw(trx, {
+        ts: now,
+        user_id: userId,
+        receiver_user_id: owner,
+        kind,
+        case_item_id: request.itemId,
+        case_item_proto_id: chosen.container.id,
+        key_item_id: chosen.key?.item_id ?? null,
+        key_item_proto_id: chosen.key?.item_proto_id ?? null,
+        result_item_ids: JSON.stringify(rows.map((r) => r.item_id)),
+        result_item_proto_ids: JSON.stringify(rows.map((r) => r.item_proto_id)),
+        odds_version: oddsVersion(odds),
+        odds,
+        request_id: requestId ?? null,
+        answer: itemsJson,
+      });
       announcement = announcementOf(userId, receiverId, chosen);
       return { itemsJson, kind, invalidated };
     });
