@@ -11,7 +11,7 @@ import { join } from 'node:path';
  */
 
 /** The domains held to it so far; the others still have SQL in their logic files. */
-const DOMAINS = ['promocodes', 'admin', 'accounts', 'auth', 'world', 'catalog', 'chat', 'users', 'friends', 'inventory'];
+const DOMAINS = ['promocodes', 'admin', 'accounts', 'auth', 'world', 'catalog', 'chat', 'users', 'friends', 'trades', 'inventory'];
 
 const SQL = /\b(?:selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|selectNoFrom)\(|\bsql(?:`|\.\w+\()/;
 

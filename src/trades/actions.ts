@@ -6,9 +6,9 @@ import { announceInventoriesChanged } from '../inventory/answer-cache.js';
 import { nowSeconds, type Services } from '../services.js';
 import { admissionOf, requireAdmitted } from './admission.js';
 import { announceClosed, announceInvalidated, announceOffered } from './announce.js';
-import { checkSide, readItems } from './items.js';
+import { checkSide } from './items.js';
 import { settleTrade, type Settlement, type TradeParties } from './settle.js';
-import { insertTrade, tradeWithEntries } from './queries.js';
+import { insertTrade, markEnded, openOutgoing, readItems, tradeById, tradeStatus, tradeWithEntries } from './queries.js';
 import { Side, TradeStatus, expiryCutoff } from './status.js';
 
 export const MAX_SIDE_ITEMS = 50;
@@ -25,19 +25,15 @@ export interface TradeRow extends TradeParties {
 
 /** A trade the caller takes part in; 801 when there is none (or it is someone else's). */
 export async function tradeOfParty(services: Services, tradeId: number, userId: number): Promise<TradeRow> {
-  const row = await services.db.kysely
-    .selectFrom('trades')
-    .select(['trade_id', 'user_id_from', 'user_id_to', 'status', 'create_time', 'reaction_time'])
-    .where('trade_id', '=', tradeId)
-    .executeTakeFirst();
+  const row = await tradeById(services.db.kysely, tradeId);
   if (!row || (row.user_id_from !== userId && row.user_id_to !== userId)) throw noSuchTrade();
   return row;
 }
 
 /** The answer for a trade a transition found no longer open: 603 when an item made it invalid, else 802. */
 async function closedError(services: Services, tradeId: number): Promise<ApiError> {
-  const row = await services.db.kysely.selectFrom('trades').select('status').where('trade_id', '=', tradeId).executeTakeFirst();
-  return row?.status === TradeStatus.INVALID ? tradeInvalid() : tradeClosed();
+  const status = await tradeStatus(services.db.kysely, tradeId);
+  return status === TradeStatus.INVALID ? tradeInvalid() : tradeClosed();
 }
 
 export interface NewTrade {
@@ -81,13 +77,7 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
     // The sender's row serialises their creations: the open-trade limit holds under concurrency.
     await dialectAdapter.lockUsers(trx, services.db.dialect, [fromId]);
     const cutoff = expiryCutoff(services, now);
-    const open = await trx
-      .selectFrom('trades')
-      .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('create_time').as('oldest')])
-      .where('user_id_from', '=', fromId)
-      .where('status', '=', TradeStatus.OPEN)
-      .where('create_time', '>', cutoff)
-      .executeTakeFirstOrThrow();
+    const open = await openOutgoing(trx, fromId, cutoff);
     if (Number(open.n) >= limits.maxOpenOutgoing) throw rateLimited(Math.max(1, Number(open.oldest) - cutoff));
 
     // The items stay where they are until this trade is committed: whoever moves one meanwhile
@@ -172,12 +162,5 @@ export async function endOpenTrade(
   executor: Executor = services.db.kysely,
 ): Promise<boolean> {
   const now = nowSeconds(services);
-  const closed = await executor
-    .updateTable('trades')
-    .set({ status, reaction_time: now })
-    .where('trade_id', '=', tradeId)
-    .where('status', '=', TradeStatus.OPEN)
-    .where('create_time', '>', expiryCutoff(services, now))
-    .executeTakeFirst();
-  return closed.numUpdatedRows === 1n;
+  return markEnded(executor, tradeId, status, now, expiryCutoff(services, now));
 }

@@ -9,14 +9,11 @@ import { endOpenTrade, noSuchTrade, tradeClosed, type TradeRow } from './actions
 import { announceClosed } from './announce.js';
 import { listTrades, tradeListJson } from './lists.js';
 import { TradeList } from './schemas.js';
+import { tradeById } from './queries.js';
 import { TradeStatus } from './status.js';
 
-async function tradeById(services: Services, tradeId: number): Promise<TradeRow> {
-  const row = await services.db.kysely
-    .selectFrom('trades')
-    .select(['trade_id', 'user_id_from', 'user_id_to', 'status', 'create_time', 'reaction_time'])
-    .where('trade_id', '=', tradeId)
-    .executeTakeFirst();
+async function existingTrade(services: Services, tradeId: number): Promise<TradeRow> {
+  const row = await tradeById(services.db.kysely, tradeId);
   if (!row) throw noSuchTrade();
   return row;
 }
@@ -50,7 +47,7 @@ export const tradeAdminMethods: AnyMethod[] = [
     params: P.object({ trade_id: P.uint({ minimum: 1, description: 'the trade' }) }),
     result: TradeList,
     errors: { 801: 'no such trade' },
-    handler: async ({ services }, params) => tradeListJson(services, undefined, [await tradeById(services, params.trade_id)], 1),
+    handler: async ({ services }, params) => tradeListJson(services, undefined, [await existingTrade(services, params.trade_id)], 1),
   }),
 
   defineMethod({
@@ -66,7 +63,7 @@ export const tradeAdminMethods: AnyMethod[] = [
     result: Type.Object({ trade_id: Uint }, Strict),
     errors: { 801: 'no such trade', 802: 'the trade is no longer open' },
     handler: async ({ services, inTransaction }, params) => {
-      const trade = await tradeById(services, params.trade_id);
+      const trade = await existingTrade(services, params.trade_id);
       await inTransaction(async (trx) => {
         if (!(await endOpenTrade(services, params.trade_id, TradeStatus.REVOKED, trx))) throw tradeClosed();
       });

@@ -1,6 +1,7 @@
 import { ApiError, Code } from '../api/errors.js';
 import type { Services } from '../services.js';
 import { Friendship, friendshipValues } from '../friends/relations.js';
+import { tradePrivacy } from './queries.js';
 
 export interface TradePrivacy {
   trades_income: number;
@@ -8,13 +9,6 @@ export interface TradePrivacy {
   trades_income_gifts: number;
   trades_income_gifts_autoaccept: number;
 }
-
-export const TRADE_PRIVACY_COLUMNS = [
-  'trades_income',
-  'trades_income_from_friends',
-  'trades_income_gifts',
-  'trades_income_gifts_autoaccept',
-] as const;
 
 /** What a receiver's settings let a sender offer them. */
 export interface Admission {
@@ -32,7 +26,7 @@ export interface Admission {
 export async function admissionOf(services: Services, fromId: number, toId: number): Promise<Admission> {
   const [relation, privacy] = await Promise.all([
     friendshipValues(services, fromId, [toId]).then((values) => values.get(toId) ?? Friendship.NONE),
-    services.db.kysely.selectFrom('users').select(TRADE_PRIVACY_COLUMNS).where('user_id', '=', toId).executeTakeFirst(),
+    tradePrivacy(services.db.kysely, toId),
   ]);
   if (relation === Friendship.VIEWER_BLOCKED_THEM || relation === Friendship.THEY_BLOCKED_VIEWER || relation === Friendship.BOTH_BLOCKED)
     throw new ApiError(Code.BLOCKED_BY_USER, 'one of you has blocked the other');

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import { nowSeconds, type Services } from '../services.js';
 import { announceClosed } from './announce.js';
+import { expiredOpenTrades, markExpired } from './queries.js';
 import { TradeStatus, expiryCutoff } from './status.js';
 
 /** Trades written as expired per statement. */
@@ -19,24 +19,10 @@ export async function sweepExpiredTrades(services: Services): Promise<number> {
   let total = 0;
   for (;;) {
     const batch = await services.db.kysely.transaction().execute(async (trx) => {
-      let select = trx
-        .selectFrom('trades')
-        .select('trade_id')
-        .where('status', '=', TradeStatus.OPEN)
-        .where('create_time', '<=', cutoff)
-        .orderBy('trade_id')
-        .limit(SWEEP_BATCH);
       // Trades being settled right now are left to the next sweep (they may not expire under it).
-      if (services.db.dialect === 'postgres') select = select.forUpdate().skipLocked();
-      const ids = (await select.execute()).map((r) => r.trade_id);
+      const ids = await expiredOpenTrades(trx, services.db.dialect, cutoff, SWEEP_BATCH);
       if (ids.length === 0) return { seen: 0, expired: [] };
-      const expired = await trx
-        .updateTable('trades')
-        .set({ status: TradeStatus.EXPIRED, reaction_time: sql<number>`create_time + ${ttl}` })
-        .where('trade_id', 'in', ids)
-        .where('status', '=', TradeStatus.OPEN)
-        .returning(['trade_id', 'user_id_from', 'user_id_to'])
-        .execute();
+      const expired = await markExpired(trx, ids, ttl);
       return { seen: ids.length, expired };
     });
     await announceClosed(services, batch.expired, TradeStatus.EXPIRED);

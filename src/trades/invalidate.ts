@@ -1,17 +1,9 @@
-import type { QueryCreator } from 'kysely';
 import type { DialectName, Executor } from '../db/connection.js';
-import type { Tables } from '../db/tables.js';
 import { nowSeconds, type Services } from '../services.js';
-import { TradeStatus, expiryCutoff } from './status.js';
+import { IDS_PER_STATEMENT, closeInvalidated, openTradesHolding, type InvalidatedTrade } from './queries.js';
+import { expiryCutoff } from './status.js';
 
-export interface InvalidatedTrade {
-  trade_id: number;
-  user_id_from: number;
-  user_id_to: number;
-}
-
-/** Ids per statement: keeps each well under PostgreSQL's parameter limit. */
-const CHUNK = 1000;
+export { closeInvalidated, openTradesHolding, type InvalidatedTrade };
 
 /**
  * Every open trade holding any of these items becomes invalid (status 4), in the caller's
@@ -47,51 +39,10 @@ export async function invalidateTradesHoldingAt(
   if (itemIds.length === 0) return [];
   const { now, cutoff } = options;
   const found = new Map<number, InvalidatedTrade>();
-  for (let i = 0; i < itemIds.length; i += CHUNK)
-    for (const row of await openTradesHolding(trx, dialect, itemIds.slice(i, i + CHUNK), cutoff, options.except).execute())
+  for (let i = 0; i < itemIds.length; i += IDS_PER_STATEMENT)
+    for (const row of await openTradesHolding(trx, dialect, itemIds.slice(i, i + IDS_PER_STATEMENT), cutoff, options.except).execute())
       found.set(row.trade_id, row);
   const trades = [...found.values()].sort((a, b) => a.trade_id - b.trade_id);
   await closeInvalidated(trx, trades, now);
   return trades;
-}
-
-/**
- * The open trades made after `cutoff` that hold any of the items (at most CHUNK of them),
- * other than `except`, in id order; on PostgreSQL locked in that order until the
- * transaction ends.
- */
-export function openTradesHolding(
-  db: QueryCreator<Tables>,
-  dialect: DialectName,
-  itemIds: readonly number[],
-  cutoff: number,
-  except?: number,
-) {
-  let query = db
-    .selectFrom('trades')
-    .select(['trade_id', 'user_id_from', 'user_id_to'])
-    .where('status', '=', TradeStatus.OPEN)
-    .where('create_time', '>', cutoff)
-    .where('trade_id', 'in', (eb) =>
-      eb
-        .selectFrom('trade_items')
-        .select('trade_id')
-        .where('item_id', 'in', [...itemIds]),
-    )
-    .orderBy('trade_id');
-  if (except !== undefined) query = query.where('trade_id', '<>', except);
-  if (dialect === 'postgres') query = query.forUpdate();
-  return query;
-}
-
-/** Open trades found by openTradesHolding (and locked, on PostgreSQL) become invalid. */
-export async function closeInvalidated(trx: Executor, trades: readonly InvalidatedTrade[], now: number): Promise<void> {
-  const ids = trades.map((t) => t.trade_id);
-  for (let i = 0; i < ids.length; i += CHUNK)
-    await trx
-      .updateTable('trades')
-      .set({ status: TradeStatus.INVALID, reaction_time: now })
-      .where('trade_id', 'in', ids.slice(i, i + CHUNK))
-      .where('status', '=', TradeStatus.OPEN)
-      .execute();
 }

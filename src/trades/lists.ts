@@ -1,41 +1,13 @@
-import type { ExpressionBuilder } from 'kysely';
 import { SerializedData } from '../api/method.js';
 import { getCatalog } from '../catalog/cache.js';
 import { ownedItemJson } from '../catalog/serialize.js';
-import type { Tables } from '../db/tables.js';
 import { profileTextsInOrder } from '../friends/lists.js';
 import { nowSeconds, type Services } from '../services.js';
 import { Side, TradeStatus, expiryCutoff, shownStatus } from './status.js';
 import type { TradeRow } from './actions.js';
+import { countTradeList, itemsOfTrades, tradeListPage, type TradeListKind } from './queries.js';
 
-export type TradeListKind = 'income' | 'outbound' | 'history' | 'all';
-
-const TRADE_COLUMNS = ['trade_id', 'user_id_from', 'user_id_to', 'status', 'create_time', 'reaction_time'] as const;
-
-type Where = (eb: ExpressionBuilder<Tables, 'trades'>) => ReturnType<ExpressionBuilder<Tables, 'trades'>['and']>;
-
-/** Open at `cutoff`: status 0 and not yet expired. */
-const isOpen = (cutoff: number) => (eb: ExpressionBuilder<Tables, 'trades'>) =>
-  eb.and([eb('status', '=', TradeStatus.OPEN), eb('create_time', '>', cutoff)]);
-const isClosed = (cutoff: number) => (eb: ExpressionBuilder<Tables, 'trades'>) =>
-  eb.or([eb('status', '<>', TradeStatus.OPEN), eb('create_time', '<=', cutoff)]);
-
-/** Which trades a list holds: offered to the user, offered by them, or no longer open (with one partner, when given). */
-function listCondition(kind: TradeListKind, userId: number, cutoff: number, partnerId?: number): Where {
-  return (eb) => {
-    if (kind === 'income') return eb.and([eb('user_id_to', '=', userId), isOpen(cutoff)(eb)]);
-    if (kind === 'outbound') return eb.and([eb('user_id_from', '=', userId), isOpen(cutoff)(eb)]);
-    if (kind === 'all') return eb.or([eb('user_id_from', '=', userId), eb('user_id_to', '=', userId)]);
-    const parties =
-      partnerId === undefined
-        ? eb.or([eb('user_id_from', '=', userId), eb('user_id_to', '=', userId)])
-        : eb.or([
-            eb.and([eb('user_id_from', '=', userId), eb('user_id_to', '=', partnerId)]),
-            eb.and([eb('user_id_from', '=', partnerId), eb('user_id_to', '=', userId)]),
-          ]);
-    return eb.and([parties, isClosed(cutoff)(eb)]);
-  };
-}
+export type { TradeListKind };
 
 /**
  * Trades as the lists answer them, JSON text: `{count, trades, users_data, user_data,
@@ -52,16 +24,7 @@ export async function tradeListJson(
   const catalog = await getCatalog(services);
   const cutoff = expiryCutoff(services, nowSeconds(services));
   const ids = trades.map((t) => t.trade_id);
-  const items =
-    ids.length === 0
-      ? []
-      : await services.db.kysely
-          .selectFrom('trade_items')
-          .select(['trade_id', 'item_id', 'side', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
-          .where('trade_id', 'in', ids)
-          .orderBy('trade_id')
-          .orderBy('item_id')
-          .execute();
+  const items = ids.length === 0 ? [] : await itemsOfTrades(services.db.kysely, ids);
   const byTrade = new Map<number, { from: string[]; to: string[] }>();
   const collections = new Set<number>();
   const qualities = new Set<number>();
@@ -113,33 +76,15 @@ export async function listTrades(
   page: { offset: number; count: number; partnerId?: number },
 ): Promise<SerializedData> {
   const cutoff = expiryCutoff(services, nowSeconds(services));
-  const where = listCondition(kind, userId, cutoff, page.partnerId);
+  const list = { kind, userId, cutoff, partnerId: page.partnerId };
   const [rows, total] = await Promise.all([
-    page.count === 0
-      ? Promise.resolve([])
-      : services.db.kysely
-          .selectFrom('trades')
-          .select(TRADE_COLUMNS)
-          .where(where)
-          .orderBy('trade_id', 'desc')
-          .limit(page.count)
-          .offset(page.offset)
-          .execute(),
-    countWhere(services, where),
+    page.count === 0 ? Promise.resolve([]) : tradeListPage(services.db.kysely, list, page),
+    countTradeList(services.db.kysely, list),
   ]);
   return tradeListJson(services, userId, rows, total);
 }
 
-async function countWhere(services: Pick<Services, 'db'>, where: Where): Promise<number> {
-  const row = await services.db.kysely
-    .selectFrom('trades')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where(where)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /** How many open trades are offered to the user: the `count` of trades.getIncome. */
 export function countIncoming(services: Pick<Services, 'db' | 'clock' | 'config'>, userId: number): Promise<number> {
-  return countWhere(services, listCondition('income', userId, expiryCutoff(services, nowSeconds(services))));
+  return countTradeList(services.db.kysely, { kind: 'income', userId, cutoff: expiryCutoff(services, nowSeconds(services)) });
 }

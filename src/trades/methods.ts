@@ -8,7 +8,7 @@ import { requireUser } from '../users/profiles.js';
 import { nowSeconds, type Services } from '../services.js';
 import { admissionOf } from './admission.js';
 import { MAX_SIDE_ITEMS, acceptTrade, closeTrade, createTrade, tradeOfParty } from './actions.js';
-import { tradableItemsOf } from './items.js';
+import { tradableItemsOf } from './queries.js';
 import { listTrades, tradeListJson } from './lists.js';
 import { PreparedTrade, TradeId, TradeList } from './schemas.js';
 

@@ -1,8 +1,21 @@
-import { sql, type Insertable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type QueryCreator } from 'kysely';
+import type { OwnedRow } from '../catalog/serialize.js';
 import type { DialectName, Executor } from '../db/connection.js';
-import type { TradeItemsTable, TradesTable } from '../db/tables.js';
+import type { Tables, TradeItemsTable, TradesTable } from '../db/tables.js';
 import { OWNED } from '../inventory/queries.js';
 import { TradeStatus } from './status.js';
+
+/** Ids per statement: keeps each well under PostgreSQL's parameter limit. */
+export const IDS_PER_STATEMENT = 1000;
+
+const TRADE_COLUMNS = ['trade_id', 'user_id_from', 'user_id_to', 'status', 'create_time', 'reaction_time'] as const;
+
+const TRADE_PRIVACY_COLUMNS = [
+  'trades_income',
+  'trades_income_from_friends',
+  'trades_income_gifts',
+  'trades_income_gifts_autoaccept',
+] as const;
 
 /** A trade's row, as the parties and transitions read it. */
 export interface TradeRecord {
@@ -183,4 +196,244 @@ export async function insertTrade(
       .values(items.map((item) => ({ ...item, trade_id })))
       .execute();
   return trade_id;
+}
+
+/** A trade by id; undefined when there is none. */
+export function tradeById(executor: Executor, tradeId: number): Promise<TradeRecord | undefined> {
+  return executor.selectFrom('trades').select(TRADE_COLUMNS).where('trade_id', '=', tradeId).executeTakeFirst();
+}
+
+/** A trade's status; undefined when there is no such trade. */
+export async function tradeStatus(executor: Executor, tradeId: number): Promise<number | undefined> {
+  const row = await executor.selectFrom('trades').select('status').where('trade_id', '=', tradeId).executeTakeFirst();
+  return row?.status;
+}
+
+/** How many trades a sender has open (made after `cutoff`), and when the oldest of them was made. */
+export function openOutgoing(executor: Executor, fromId: number, cutoff: number) {
+  return executor
+    .selectFrom('trades')
+    .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('create_time').as('oldest')])
+    .where('user_id_from', '=', fromId)
+    .where('status', '=', TradeStatus.OPEN)
+    .where('create_time', '>', cutoff)
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Ends a trade still open (made after `cutoff`) with `status` and reaction time `now`: a
+ * conditional update, so of concurrent transitions exactly one changes the row. False when it
+ * was no longer open.
+ */
+export async function markEnded(
+  executor: Executor,
+  tradeId: number,
+  status: typeof TradeStatus.DECLINED | typeof TradeStatus.REVOKED,
+  now: number,
+  cutoff: number,
+): Promise<boolean> {
+  const closed = await executor
+    .updateTable('trades')
+    .set({ status, reaction_time: now })
+    .where('trade_id', '=', tradeId)
+    .where('status', '=', TradeStatus.OPEN)
+    .where('create_time', '>', cutoff)
+    .executeTakeFirst();
+  return closed.numUpdatedRows === 1n;
+}
+
+/** A user's settings for the trades offered to them; undefined when there is no such user. */
+export function tradePrivacy(executor: Executor, userId: number) {
+  return executor.selectFrom('users').select(TRADE_PRIVACY_COLUMNS).where('user_id', '=', userId).executeTakeFirst();
+}
+
+/**
+ * Up to `limit` open trades made at or before `cutoff`, in id order. On PostgreSQL they stay
+ * locked until the transaction ends, and trades locked by another transaction are skipped.
+ */
+export async function expiredOpenTrades(executor: Executor, dialect: DialectName, cutoff: number, limit: number): Promise<number[]> {
+  let select = executor
+    .selectFrom('trades')
+    .select('trade_id')
+    .where('status', '=', TradeStatus.OPEN)
+    .where('create_time', '<=', cutoff)
+    .orderBy('trade_id')
+    .limit(limit);
+  if (dialect === 'postgres') select = select.forUpdate().skipLocked();
+  return (await select.execute()).map((r) => r.trade_id);
+}
+
+/** The trades among `tradeIds` still open become expired, their reaction time `ttl` after they were made; answers them. */
+export function markExpired(executor: Executor, tradeIds: number[], ttl: number) {
+  return executor
+    .updateTable('trades')
+    .set({ status: TradeStatus.EXPIRED, reaction_time: sql<number>`create_time + ${ttl}` })
+    .where('trade_id', 'in', tradeIds)
+    .where('status', '=', TradeStatus.OPEN)
+    .returning(['trade_id', 'user_id_from', 'user_id_to'])
+    .execute();
+}
+
+/** A trade made invalid, and its parties. */
+export interface InvalidatedTrade {
+  trade_id: number;
+  user_id_from: number;
+  user_id_to: number;
+}
+
+/**
+ * The open trades made after `cutoff` that hold any of the items (at most IDS_PER_STATEMENT of
+ * them), other than `except`, in id order; on PostgreSQL locked in that order until the
+ * transaction ends.
+ */
+export function openTradesHolding(
+  db: QueryCreator<Tables>,
+  dialect: DialectName,
+  itemIds: readonly number[],
+  cutoff: number,
+  except?: number,
+) {
+  let query = db
+    .selectFrom('trades')
+    .select(['trade_id', 'user_id_from', 'user_id_to'])
+    .where('status', '=', TradeStatus.OPEN)
+    .where('create_time', '>', cutoff)
+    .where('trade_id', 'in', (eb) =>
+      eb
+        .selectFrom('trade_items')
+        .select('trade_id')
+        .where('item_id', 'in', [...itemIds]),
+    )
+    .orderBy('trade_id');
+  if (except !== undefined) query = query.where('trade_id', '<>', except);
+  if (dialect === 'postgres') query = query.forUpdate();
+  return query;
+}
+
+/** Open trades found by openTradesHolding (and locked, on PostgreSQL) become invalid. */
+export async function closeInvalidated(trx: Executor, trades: readonly InvalidatedTrade[], now: number): Promise<void> {
+  const ids = trades.map((t) => t.trade_id);
+  for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT)
+    await trx
+      .updateTable('trades')
+      .set({ status: TradeStatus.INVALID, reaction_time: now })
+      .where('trade_id', 'in', ids.slice(i, i + IDS_PER_STATEMENT))
+      .where('status', '=', TradeStatus.OPEN)
+      .execute();
+}
+
+/** An item as a trade checks it: who owns it, whether it is still owned, tradable and free. */
+export interface CheckedItem extends OwnedRow {
+  state: string;
+  equipped: unknown;
+}
+
+/** Whether an item sits on a board or the profile. */
+const isEquipped = (eb: ExpressionBuilder<Tables, 'items'>) =>
+  eb.exists(eb.selectFrom('equipped').select('equipped.item_id').whereRef('equipped.item_id', '=', 'items.item_id'));
+
+/**
+ * The items by id, in ascending id. With `lock`, on PostgreSQL their rows stay locked until
+ * the transaction ends, taken in id order (writers of overlapping items wait, never
+ * deadlock): `update` for a writer that moves them, `share` for one that only needs them to
+ * stay where they are until it commits.
+ */
+export async function readItems(
+  executor: Executor,
+  ids: readonly number[],
+  options: { lock: 'update' | 'share' | false; postgres: boolean },
+): Promise<CheckedItem[]> {
+  if (ids.length === 0) return [];
+  let query = executor
+    .selectFrom('items')
+    .select(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data', 'state'])
+    .select((eb) => isEquipped(eb).as('equipped'))
+    .where('item_id', 'in', [...ids])
+    .orderBy('item_id');
+  if (options.lock === 'update' && options.postgres) query = query.forUpdate();
+  if (options.lock === 'share' && options.postgres) query = query.forShare();
+  return query.execute();
+}
+
+/**
+ * A user's items that may change hands now, newest first: owned, not equipped, not
+ * trade-locked (the prototype's status is checked by the caller against the catalogue).
+ */
+export async function tradableItemsOf(executor: Executor, userId: number, now: number): Promise<OwnedRow[]> {
+  return executor
+    .selectFrom('items')
+    .select(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
+    .where('user_id', '=', userId)
+    .where('state', '=', OWNED)
+    .where('ts_can_trade', '<>', -1)
+    .where('ts_can_trade', '<=', now)
+    .where((eb) => eb.not(isEquipped(eb)))
+    .orderBy('ts_owned', 'desc')
+    .orderBy('item_id', 'desc')
+    .execute();
+}
+
+/** The items of these trades as they were when each was made, by trade and then item id. */
+export function itemsOfTrades(executor: Executor, tradeIds: number[]) {
+  return executor
+    .selectFrom('trade_items')
+    .select(['trade_id', 'item_id', 'side', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
+    .where('trade_id', 'in', tradeIds)
+    .orderBy('trade_id')
+    .orderBy('item_id')
+    .execute();
+}
+
+export type TradeListKind = 'income' | 'outbound' | 'history' | 'all';
+
+/** Which trades a list holds, at `cutoff`: offered to the user, offered by them, all of theirs, or no longer open (with one partner, when given). */
+export interface TradeListQuery {
+  kind: TradeListKind;
+  userId: number;
+  cutoff: number;
+  partnerId?: number;
+}
+
+/** Open at `cutoff`: status 0 and not yet expired. */
+const isOpen = (cutoff: number) => (eb: ExpressionBuilder<Tables, 'trades'>) =>
+  eb.and([eb('status', '=', TradeStatus.OPEN), eb('create_time', '>', cutoff)]);
+const isClosed = (cutoff: number) => (eb: ExpressionBuilder<Tables, 'trades'>) =>
+  eb.or([eb('status', '<>', TradeStatus.OPEN), eb('create_time', '<=', cutoff)]);
+
+function listCondition({ kind, userId, cutoff, partnerId }: TradeListQuery) {
+  return (eb: ExpressionBuilder<Tables, 'trades'>) => {
+    if (kind === 'income') return eb.and([eb('user_id_to', '=', userId), isOpen(cutoff)(eb)]);
+    if (kind === 'outbound') return eb.and([eb('user_id_from', '=', userId), isOpen(cutoff)(eb)]);
+    if (kind === 'all') return eb.or([eb('user_id_from', '=', userId), eb('user_id_to', '=', userId)]);
+    const parties =
+      partnerId === undefined
+        ? eb.or([eb('user_id_from', '=', userId), eb('user_id_to', '=', userId)])
+        : eb.or([
+            eb.and([eb('user_id_from', '=', userId), eb('user_id_to', '=', partnerId)]),
+            eb.and([eb('user_id_from', '=', partnerId), eb('user_id_to', '=', userId)]),
+          ]);
+    return eb.and([parties, isClosed(cutoff)(eb)]);
+  };
+}
+
+/** One page of a list's trades, newest first. */
+export function tradeListPage(executor: Executor, list: TradeListQuery, page: { offset: number; count: number }): Promise<TradeRecord[]> {
+  return executor
+    .selectFrom('trades')
+    .select(TRADE_COLUMNS)
+    .where(listCondition(list))
+    .orderBy('trade_id', 'desc')
+    .limit(page.count)
+    .offset(page.offset)
+    .execute();
+}
+
+/** How many trades a list holds. */
+export async function countTradeList(executor: Executor, list: TradeListQuery): Promise<number> {
+  const row = await executor
+    .selectFrom('trades')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where(listCondition(list))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

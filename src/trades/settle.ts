@@ -2,8 +2,17 @@ import type { Catalog } from '../catalog/cache.js';
 import type { Executor } from '../db/connection.js';
 import { nowSeconds, type Services } from '../services.js';
 import { invalidateTradesHolding, type InvalidatedTrade } from './invalidate.js';
-import { readItems, untradable, type CheckedItem } from './items.js';
-import { lockInventoryCounts, markAccepted, markInvalid, moveItems, tradeEntries, type TradeEntry } from './queries.js';
+import { untradable } from './items.js';
+import {
+  lockInventoryCounts,
+  markAccepted,
+  markInvalid,
+  moveItems,
+  readItems,
+  tradeEntries,
+  type CheckedItem,
+  type TradeEntry,
+} from './queries.js';
 import { Side, expiryCutoff } from './status.js';
 
 export interface TradeParties {
