@@ -27,6 +27,12 @@ export async function userWithEmail(db: Executor, email: string): Promise<{ user
 }
 
 /** Whether an account has this domain, whatever its case (`domain` in lower case). */
+/** Those of `emails` that an account has. */
+export async function registeredEmails(db: Executor, emails: readonly string[]): Promise<string[]> {
+  const rows = await db.selectFrom('users').select('email').where('email', 'in', emails).execute();
+  return rows.map((row) => row.email as string);
+}
+
 export async function domainIsTaken(db: Executor, domain: string): Promise<boolean> {
   const owner = await db
     .selectFrom('users')

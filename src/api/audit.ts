@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Executor, InTransaction } from '../db/connection.js';
+import { insertAuditEntry } from '../admin/queries.js';
 import { ApiError, Code } from './errors.js';
 
 /** Parameters never written to the audit log, whatever method they are sent to. */
@@ -102,17 +103,14 @@ class AuditedAction {
 
   async write(executor: Executor, resultCode: number): Promise<void> {
     const { services, call } = this;
-    await executor
-      .insertInto('audit_log')
-      .values({
-        ts: nowSeconds(services),
-        key_fingerprint: call.keyFingerprint,
-        ip: call.ip,
-        action: call.action,
-        params: JSON.stringify(auditParams(call.params)),
-        result_code: resultCode,
-      })
-      .execute();
+    await insertAuditEntry(executor, {
+      ts: nowSeconds(services),
+      key_fingerprint: call.keyFingerprint,
+      ip: call.ip,
+      action: call.action,
+      params: JSON.stringify(auditParams(call.params)),
+      result_code: resultCode,
+    });
   }
 }
 

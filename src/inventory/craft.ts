@@ -9,7 +9,7 @@ import { CraftResult } from './schemas.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { createCraftResult, readCraftInputs, recordCraftConsuming, type ConsumedInput, type CraftInput } from './queries.js';
 import { elementAt } from '../infra/elements.js';
-import { closeInvalidated } from '../trades/invalidate.js';
+import { closeInvalidated } from '../trades/queries.js';
 import { expiryCutoff } from '../trades/status.js';
 import { announceInvalidated } from '../trades/announce.js';
 

@@ -7,7 +7,8 @@ import { CASE_TYPE, GIFT_SET_TYPE, ownedItemJson, type DropWeight, type OwnedRow
 import { postSystemMessage } from '../chat/moderation.js';
 import type { SystemMessageFields } from '../chat/messages.js';
 import { announceInventoriesChanged } from './answer-cache.js';
-import { invalidateTradesHolding, type InvalidatedTrade } from '../trades/invalidate.js';
+import { invalidateTradesHolding } from '../trades/invalidate.js';
+import type { InvalidatedTrade } from '../trades/queries.js';
 import type { DomainEvents } from '../operations/metrics.js';
 import { announceInvalidated } from '../trades/announce.js';
 import {

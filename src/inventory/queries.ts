@@ -4,7 +4,7 @@ import type { DrawsTable, InventoryPrivacy, ItemState, ItemsTable, Tables } from
 import type { Services } from '../services.js';
 import { elementAt } from '../infra/elements.js';
 import type { OwnedRow } from '../catalog/serialize.js';
-import { openTradesHolding, type InvalidatedTrade } from '../trades/invalidate.js';
+import { openTradesHolding, type InvalidatedTrade } from '../trades/queries.js';
 
 export type InventoryOrder = 'time' | 'quality';
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { registeredEmails } from '../accounts/queries.js';
 import type { Services } from '../services.js';
 
 /** The package's version: src/operations and dist/operations are both two levels below its root. */
@@ -29,12 +30,7 @@ export function registerFrontPage(app: FastifyInstance, services: Pick<Services,
   const version = escapeHtml(packageVersion());
   const candidates = demoEmails(services.config.world);
   app.get('/', async (_request, reply) => {
-    const present =
-      candidates.length === 0
-        ? []
-        : (await services.db.kysely.selectFrom('users').select('email').where('email', 'in', candidates).execute()).map(
-            (u) => u.email as string,
-          );
+    const present = candidates.length === 0 ? [] : await registeredEmails(services.db.kysely, candidates);
     const demo = candidates.filter((email) => present.includes(email));
     const accounts =
       demo.length === 0

@@ -3,8 +3,6 @@ import { nowSeconds, type Services } from '../services.js';
 import { IDS_PER_STATEMENT, closeInvalidated, openTradesHolding, type InvalidatedTrade } from './queries.js';
 import { expiryCutoff } from './status.js';
 
-export { closeInvalidated, openTradesHolding, type InvalidatedTrade };
-
 /**
  * Every open trade holding any of these items becomes invalid (status 4), in the caller's
  * transaction. Whoever moves, crafts, consumes, revokes or equips items calls this inside

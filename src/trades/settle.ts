@@ -1,7 +1,8 @@
 import type { Catalog } from '../catalog/cache.js';
 import type { Executor } from '../db/connection.js';
 import { nowSeconds, type Services } from '../services.js';
-import { invalidateTradesHolding, type InvalidatedTrade } from './invalidate.js';
+import { invalidateTradesHolding } from './invalidate.js';
+import type { InvalidatedTrade } from './queries.js';
 import { untradable } from './items.js';
 import {
   lockInventoryCounts,

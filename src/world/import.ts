@@ -9,7 +9,8 @@ import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
 import { nickColumns } from '../users/search-keys.js';
 import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
-import { invalidateTradesHoldingAt, type InvalidatedTrade } from '../trades/invalidate.js';
+import { invalidateTradesHoldingAt } from '../trades/invalidate.js';
+import type { InvalidatedTrade } from '../trades/queries.js';
 import {
   advanceSequences,
   deleteItemsAndEquipment,
