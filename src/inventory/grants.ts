@@ -4,7 +4,7 @@ import { ownTransaction } from '../db/connection.js';
 import type { ItemsTable } from '../db/tables.js';
 import { nowSeconds, type Services } from '../services.js';
 import { announceInventoriesChanged } from './answer-cache.js';
-import { insertItems, readProtoClass, recordRevocation, revokeOwnedItem, unequipItem, userExists } from './queries.js';
+import { insertItems, readProtoClass, recordRevocation, revokeOwnedItem, unequipItems, userExists } from './queries.js';
 import { invalidateTradesHolding } from '../trades/invalidate.js';
 import { announceInvalidated } from '../trades/announce.js';
 
@@ -64,7 +64,7 @@ export async function revokeItem(
     const ownerId = await revokeOwnedItem(trx, itemId, now);
     if (ownerId === undefined) throw badParam('item_id', `item ${itemId} does not exist or is no longer owned`);
     await recordRevocation(trx, { itemId, userId: ownerId, now, reason });
-    await unequipItem(trx, itemId);
+    await unequipItems(trx, [itemId]);
     const invalidated = await invalidateTradesHolding(services, trx, [itemId]);
     return { ownerId, invalidated };
   });

@@ -409,11 +409,6 @@ export async function recordRevocation(
     .execute();
 }
 
-/** Takes an item off the board or profile it is equipped on. */
-export async function unequipItem(executor: Executor, itemId: number): Promise<void> {
-  await executor.deleteFrom('equipped').where('item_id', '=', itemId).execute();
-}
-
 /** Takes items off the boards or profile they are equipped on. */
 export async function unequipItems(executor: Executor, itemIds: number[]): Promise<void> {
   await executor.deleteFrom('equipped').where('item_id', 'in', itemIds).execute();

@@ -7,8 +7,8 @@ import { nowSeconds, type Services } from '../services.js';
 import { admissionOf, requireAdmitted } from './admission.js';
 import { announceClosed, announceInvalidated, announceOffered } from './announce.js';
 import { checkSide } from './items.js';
-import { settleTrade, type Settlement, type TradeParties } from './settle.js';
-import { insertTrade, markEnded, openOutgoing, readItems, tradeById, tradeStatus, tradeWithEntries } from './queries.js';
+import { settleTrade, type Settlement } from './settle.js';
+import { insertTrade, markEnded, openOutgoing, readItems, tradeById, tradeStatus, tradeWithEntries, type TradeRecord } from './queries.js';
 import { Side, TradeStatus, expiryCutoff } from './status.js';
 
 export const MAX_SIDE_ITEMS = 50;
@@ -17,14 +17,8 @@ export const noSuchTrade = () => new ApiError(Code.NO_SUCH_TRADE, 'parameter tra
 export const tradeClosed = () => new ApiError(Code.TRADE_CLOSED, 'the trade is no longer open');
 const tradeInvalid = () => new ApiError(Code.CRAFT_ITEM_UNUSABLE, 'an item of the trade is no longer available: the trade is invalid');
 
-export interface TradeRow extends TradeParties {
-  status: number;
-  create_time: number;
-  reaction_time: number | null;
-}
-
 /** A trade the caller takes part in; 801 when there is none (or it is someone else's). */
-export async function tradeOfParty(services: Services, tradeId: number, userId: number): Promise<TradeRow> {
+export async function tradeOfParty(services: Services, tradeId: number, userId: number): Promise<TradeRecord> {
   const row = await tradeById(services.db.kysely, tradeId);
   if (!row || (row.user_id_from !== userId && row.user_id_to !== userId)) throw noSuchTrade();
   return row;

@@ -5,14 +5,14 @@ import { Strict, Uint } from '../api/schema-types.js';
 import { MAX_LIST_COUNT } from '../friends/lists.js';
 import { requireUser } from '../users/profiles.js';
 import type { Services } from '../services.js';
-import { endOpenTrade, noSuchTrade, tradeClosed, type TradeRow } from './actions.js';
+import { endOpenTrade, noSuchTrade, tradeClosed } from './actions.js';
 import { announceClosed } from './announce.js';
 import { listTrades, tradeListJson } from './lists.js';
 import { TradeList } from './schemas.js';
-import { tradeById } from './queries.js';
+import { tradeById, type TradeRecord } from './queries.js';
 import { TradeStatus } from './status.js';
 
-async function existingTrade(services: Services, tradeId: number): Promise<TradeRow> {
+async function existingTrade(services: Services, tradeId: number): Promise<TradeRecord> {
   const row = await tradeById(services.db.kysely, tradeId);
   if (!row) throw noSuchTrade();
   return row;

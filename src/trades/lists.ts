@@ -4,8 +4,7 @@ import { ownedItemJson } from '../catalog/serialize.js';
 import { profileTextsInOrder } from '../friends/lists.js';
 import { nowSeconds, type Services } from '../services.js';
 import { Side, TradeStatus, expiryCutoff, shownStatus } from './status.js';
-import type { TradeRow } from './actions.js';
-import { countTradeList, itemsOfTrades, tradeListPage, type TradeListKind } from './queries.js';
+import { countTradeList, itemsOfTrades, tradeListPage, type TradeListKind, type TradeRecord } from './queries.js';
 
 export type { TradeListKind };
 
@@ -18,7 +17,7 @@ export type { TradeListKind };
 export async function tradeListJson(
   services: Services,
   viewerId: number | undefined,
-  trades: TradeRow[],
+  trades: TradeRecord[],
   count: number,
 ): Promise<SerializedData> {
   const catalog = await getCatalog(services);
