@@ -97,6 +97,20 @@ describe('an inventory of 10,000 items', () => {
     );
     assert.deepEqual(data.items[0].item_ids, newestFirst(cards));
   });
+
+  test('the whole inventory reads the same when asked again and with its owner, and shows a change at once', async () => {
+    const asked = { include_stock: 1 };
+    const first = await callOk(server, 'inventory.get', asked, { token, http: 'GET' });
+    assert.deepEqual(await callOk(server, 'inventory.get', asked, { token, http: 'GET' }), first);
+    const { user: owner, ...withOwner } = await callOk(server, 'inventory.get', { ...asked, add_user: 1 }, { token, http: 'GET' });
+    assert.deepEqual(withOwner, first);
+    assert.equal(owner.user_id, 1);
+    const [granted] = await grantItems(server.services, { userId: 1, itemProtoId: 301, copies: 1 });
+    const after = await callOk(server, 'inventory.get', asked, { token, http: 'GET' });
+    assert.equal(after.count, SIZE + 1);
+    assert.equal(after.things[0].item_id, granted);
+    assert.deepEqual(after.things.slice(1), first.things);
+  });
 });
 
 /** How PostgreSQL ran a query: the rows each scan of `items` read, filtered-out rows included. */

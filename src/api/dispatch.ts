@@ -136,6 +136,7 @@ export function resultJson(data: unknown): string | undefined {
   if (data === undefined) return undefined;
   if (data instanceof SerializedData) return data.json;
   if (data instanceof SerializedList) return `${data.open}${data.elements.join(',')}${data.close}`;
-  if (data instanceof StreamedData) return [...data.pieces()].join('');
+  if (data instanceof StreamedData)
+    return Array.from(data.pieces(), (piece) => (typeof piece === 'string' ? piece : piece.toString('utf8'))).join('');
   return JSON.stringify(data);
 }

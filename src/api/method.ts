@@ -134,12 +134,13 @@ export class SerializedList {
 }
 
 /**
- * A large handler result as JSON text in pieces, which the transport encodes and sends as
- * they come, so that the whole answer is never held in memory at once.
+ * A large handler result as JSON in pieces, which the transport sends as they come, so that
+ * the whole answer is never held in memory at once. A piece is text, or UTF-8 bytes (a part
+ * kept ready-made, sent without being encoded again).
  */
 export class StreamedData {
   declare private readonly nominal: 'StreamedData';
-  constructor(readonly pieces: () => Iterable<string>) {}
+  constructor(readonly pieces: () => Iterable<string | Buffer>) {}
 }
 
 /**

@@ -133,14 +133,15 @@ function listEnvelopeText({ elements, open, close }: SerializedList): string {
 }
 
 /**
- * The success envelope around data sent in pieces, as text: the stream keeps the pieces as
- * strings (`encoding`), and the socket encodes each into memory of its own that it frees once
- * written. Buffers made here would be freed only by a collection, which V8 puts off until
- * tens of megabytes of them pile up when several large answers are sent at once.
+ * The success envelope around data sent in pieces: the stream passes each piece on as it is
+ * (`objectMode`, one at a time), text for the socket to encode into memory of its own that it
+ * frees once written, and bytes to be written as they are. Buffers made here would be freed
+ * only by a collection, which V8 puts off until tens of megabytes of them pile up when several
+ * large answers are sent at once.
  * Between pieces other requests run: a socket that takes every piece at once would otherwise
  * have the whole answer made in one go, holding every other request for its length.
  */
-async function* envelopePieces(data: StreamedData): AsyncGenerator<string> {
+async function* envelopePieces(data: StreamedData): AsyncGenerator<string | Buffer> {
   yield '{"code":0,"data":';
   for (const piece of data.pieces()) {
     yield piece;
@@ -179,7 +180,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     if (data instanceof StreamedData)
       return reply
         .type('application/json; charset=utf-8')
-        .send(Readable.from(envelopePieces(data), { objectMode: false, encoding: 'utf8' }));
+        .send(Readable.from(envelopePieces(data), { objectMode: true, highWaterMark: 1 }));
     if (data instanceof SerializedData && method.resultKey === 'result')
       return reply.type('application/json; charset=utf-8').send(`{"code":0,"result":${data.json}}`);
     if (data instanceof SerializedData) return reply.type('application/json; charset=utf-8').send(encodedAnswers.sendable(data));

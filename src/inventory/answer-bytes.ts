@@ -2,7 +2,7 @@ import type { CallContext } from '../api/method.js';
 import { ANSWER_BYTES_PER_REQUEST } from '../api/address-limits.js';
 import { requireUser } from '../users/profiles.js';
 import { checkInventoryPrivacy } from './privacy.js';
-import { countOwnedItems } from './queries.js';
+import { ownedCounts } from './answer-cache.js';
 
 /** Bytes an item takes in an inventory.get answer, about (a little less than a plain one takes). */
 const ITEM_BYTES = { legacy: 500, plain: 260 } as const;
@@ -15,9 +15,10 @@ interface InventoryAsked {
 }
 
 /**
- * inventory.get's answer size, from the inventory's count (one row of inventory_counts) rather
- * than its items: what the request limits charge before the list is read. An inventory the
- * caller may not read is estimated at nothing, so that a refusal for its size never tells it.
+ * inventory.get's answer size, from the inventory's count (one row of inventory_counts, or the
+ * answer cache's copy of it) rather than its items: what the request limits charge before the
+ * list is read. An inventory the caller may not read is estimated at nothing, so that a refusal
+ * for its size never tells it.
  */
 export async function inventoryAnswerBytes({ services, caller }: CallContext, params: InventoryAsked): Promise<number> {
   const perItem = params.add_legacy === 1 ? ITEM_BYTES.legacy : ITEM_BYTES.plain;
@@ -28,7 +29,7 @@ export async function inventoryAnswerBytes({ services, caller }: CallContext, pa
       ? (params.user_id ?? viewerId)
       : await requireUser(services, params.user_id);
   if (ownerId === undefined) return 0;
-  const counts = await countOwnedItems(services, ownerId);
+  const counts = await ownedCounts(services, ownerId);
   const own = ownerId === viewerId;
   const listed = Math.min(params.count ?? Infinity, own && params.include_stock === 1 ? counts.owned : counts.owned - counts.stock);
   const bytes = listed * perItem;

@@ -1,7 +1,8 @@
 import type { Core, Services } from '../services.js';
 import type { Catalog } from '../catalog/cache.js';
-import type { SerializedData } from '../api/method.js';
+import { SerializedData } from '../api/method.js';
 import { INVENTORY_CHANGED } from '../infra/channels.js';
+import { countOwnedItems, type OwnedCounts } from './queries.js';
 import {
   ChangeCache,
   announceChange,
@@ -11,9 +12,12 @@ import {
   type CacheConditions,
 } from '../infra/change-cache.js';
 
-/** Answers longer than this are built each time (a whole large inventory would crowd out the rest). */
-const MAX_ANSWER_CHARS = 256 * 1024;
-const MAX_TOTAL_CHARS = 32 * 1024 * 1024;
+/** Item parts up to this long are kept as text (the transport keeps its encoding of the longer ones)... */
+const MAX_TEXT_CHARS = 256 * 1024;
+/** ...longer ones as their bytes only, up to this many (a larger inventory is written each time). */
+export const MAX_ENCODED_BYTES = 8 * 1024 * 1024;
+/** Bytes of every owner's parts together: room for a dozen whole inventories of 10,000 items. */
+const MAX_TOTAL_BYTES = 64 * 1024 * 1024;
 const MAX_OWNERS = 20_000;
 /** Seconds an entry is used at most: bounds the harm of an announcement that never arrived. */
 const ENTRY_LIFETIME = 60;
@@ -21,33 +25,51 @@ const ENTRY_LIFETIME = 60;
 /**
  * The item part of an inventory.get answer (`{"count":N,"things":[...],` + metadata), as the
  * whole answer when nothing else is asked for: the same object is given to every such call.
+ * A long list's part is its UTF-8 bytes, sent as they are.
  */
-export type ItemsPart = SerializedData;
+export type ItemsPart = SerializedData | Buffer;
 
-/** One owner's item parts, per set of options, as built from one catalogue. */
+/** One owner's item parts, per set of options, as built from one catalogue; and the owner's item counts. */
 interface OwnerAnswers {
-  catalog: Catalog;
+  catalog?: Catalog;
   parts: ReadonlyMap<string, ItemsPart>;
+  counts?: OwnedCounts;
 }
 
-/** Characters of the answers, and of the transport's encodings of them. */
-function charsOf(entry: OwnerAnswers): number {
-  let chars = 0;
-  for (const part of entry.parts.values()) chars += 2 * part.json.length;
-  return chars;
+/** Bytes of the parts: text and the transport's encoding of it, or the encoded part alone. */
+function bytesOf(entry: OwnerAnswers): number {
+  let bytes = 0;
+  for (const part of entry.parts.values()) bytes += part instanceof SerializedData ? 2 * part.json.length : part.length;
+  return bytes;
+}
+
+/**
+ * JSON text pieces, followed by `close`, as one run of UTF-8 bytes; undefined when longer than
+ * an encoded part is kept.
+ */
+export function encodedPart(pieces: readonly string[], close: string): Buffer | undefined {
+  let length = Buffer.byteLength(close);
+  for (const piece of pieces) length += Buffer.byteLength(piece);
+  if (length > MAX_ENCODED_BYTES) return undefined;
+  const bytes = Buffer.allocUnsafeSlow(length);
+  let at = 0;
+  for (const piece of pieces) at += bytes.write(piece, at);
+  bytes.write(close, at);
+  return bytes;
 }
 
 /**
  * The item part of inventory.get answers (items, count and metadata: everything but the owner's
- * profile and equipped items), kept per owner and per set of options: inventories are read far
- * more often than they change. Whoever changes items (crafts, grants, revocations) announces
+ * profile and equipped items), kept per owner and per set of options, with the owner's item
+ * counts (what the answer's cost is estimated from; triggers on items keep them): inventories
+ * are read far more often than they change. Whoever changes items (crafts, grants, revocations) announces
  * the owners on `inventory.changed` after committing; a world import announces `world.changed`;
  * an answer built from an earlier catalogue is not used. As with profiles, a read that raced a
  * change is not kept, and the cache is used only where every announcement reaches this process.
  */
 export class InventoryAnswerCache extends ChangeCache<number, OwnerAnswers> {
   constructor(conditions: CacheConditions) {
-    super(conditions, { lifetime: ENTRY_LIFETIME, maxEntries: MAX_OWNERS, weigh: charsOf, maxWeight: MAX_TOTAL_CHARS });
+    super(conditions, { lifetime: ENTRY_LIFETIME, maxEntries: MAX_OWNERS, weigh: bytesOf, maxWeight: MAX_TOTAL_BYTES });
   }
 
   part(ownerId: number, catalog: Catalog, options: string): ItemsPart | undefined {
@@ -57,12 +79,33 @@ export class InventoryAnswerCache extends ChangeCache<number, OwnerAnswers> {
 
   /** Keeps a part built from reads that began at `fill`, unless something was invalidated meanwhile. */
   keep(fill: number, ownerId: number, catalog: Catalog, options: string, part: ItemsPart): void {
-    if (part.json.length > MAX_ANSWER_CHARS) return;
+    if (part instanceof SerializedData ? part.json.length > MAX_TEXT_CHARS : part.length > MAX_ENCODED_BYTES) return;
     this.update(fill, ownerId, (cached) => {
-      if (cached?.catalog !== catalog) return { catalog, parts: new Map([[options, part]]) };
-      return { catalog, parts: new Map([...cached.parts, [options, part]]) };
+      if (cached?.catalog !== catalog) return { catalog, parts: new Map([[options, part]]), counts: cached?.counts };
+      return { ...cached, parts: new Map([...cached.parts, [options, part]]) };
     });
   }
+
+  /** The owner's item counts (see countOwnedItems). */
+  counts(ownerId: number): OwnedCounts | undefined {
+    return this.get(ownerId)?.counts;
+  }
+
+  /** Keeps counts read since `fill` began, unless something was invalidated meanwhile. */
+  keepCounts(fill: number, ownerId: number, counts: OwnedCounts): void {
+    this.update(fill, ownerId, (cached) => ({ ...(cached ?? { parts: new Map() }), counts }));
+  }
+}
+
+/** How many items a user owns, and of them stock class: from the answer cache, else read and kept there. */
+export async function ownedCounts(services: Services, ownerId: number): Promise<OwnedCounts> {
+  const cache = services.inventory.answers;
+  const cached = cache?.counts(ownerId);
+  if (cached !== undefined) return cached;
+  const fill = cache?.startFill();
+  const counts = await countOwnedItems(services, ownerId);
+  if (fill !== undefined) cache!.keepCounts(fill, ownerId, counts);
+  return counts;
 }
 
 /** Answers kept where every announcement reaches this process. */

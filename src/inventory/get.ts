@@ -1,15 +1,15 @@
 import { SerializedData, StreamedData, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { authError } from '../api/errors.js';
-import { getCatalog, type ProtoEntry } from '../catalog/cache.js';
+import { getCatalog, type Catalog, type ProtoEntry } from '../catalog/cache.js';
 import { ownedItemJson, shrinkKey, type OwnedRow } from '../catalog/serialize.js';
 import { loadUsers, requireUser } from '../users/profiles.js';
 import { checkInventoryPrivacy } from './privacy.js';
-import { countOwnedItems, equippedTree, listOwnedItems, loadEquipped, type ListOptions } from './queries.js';
+import { equippedTree, listOwnedItems, loadEquipped, type ListOptions } from './queries.js';
 import type { Services } from '../services.js';
 import { InventoryResult } from './schemas.js';
 import { metadataJson } from '../catalog/metadata.js';
-import { type ItemsPart } from './answer-cache.js';
+import { encodedPart, ownedCounts, type ItemsPart } from './answer-cache.js';
 import { inventoryAnswerBytes } from './answer-bytes.js';
 
 interface Shown {
@@ -49,7 +49,7 @@ async function listWithTotal(services: Services, ownerId: number, options: ListO
     const rows = await listOwnedItems(services, ownerId, options);
     return { rows, total: rows.length };
   }
-  const counts = await countOwnedItems(services, ownerId);
+  const counts = await ownedCounts(services, ownerId);
   const rows = await listOwnedItems(services, ownerId, { ...options, stockOwned: counts.stock });
   const cut = rows.length >= options.limit;
   return { rows, total: cut ? (options.includeStock ? counts.owned : counts.owned - counts.stock) : rows.length };
@@ -60,23 +60,38 @@ interface ItemListOptions extends Omit<ListOptions, 'stockOwned'> {
   shrink: boolean;
 }
 
-/** Lists longer than this are sent as they are written... */
-const STREAM_FROM_ITEMS = 1000;
-/** ...in slices of this many items (about 125 kB of text each: less in flight per answer, and the same speed). */
-const STREAM_SLICE_ITEMS = 250;
+/** Lists longer than this are written in slices... */
+const SLICED_FROM_ITEMS = 1000;
+/** ...of this many items (about 125 kB of text each: less in flight per answer, and the same speed). */
+const SLICE_ITEMS = 250;
 
 /**
- * A long list's item part as pieces: never held whole in memory, where each request for a
- * large inventory would otherwise leave megabytes of text behind it for the collector.
+ * A long list's item part as pieces, without the closing brace, when it is not kept: never
+ * held whole in memory, where each request for a large inventory would otherwise leave
+ * megabytes of text behind it for the collector.
  */
 interface StreamedItemsPart {
-  pieces: () => Generator<string>;
+  pieces: () => Iterable<string>;
+}
+
+/** A long list's item part, without the closing brace, written a slice of items at a time. */
+function* longListPieces(catalog: Catalog, opening: string, list: Shown[], legacy: boolean): Generator<string> {
+  yield opening;
+  for (let start = 0; start < list.length; start += SLICE_ITEMS) {
+    const slice = list.slice(start, start + SLICE_ITEMS).map(({ row, proto, mergedIds }) => ownedItemJson(proto, row, legacy, mergedIds));
+    yield `${start === 0 ? '' : ','}${slice.join(',')}`;
+  }
+  yield `],${metadataJson(
+    catalog,
+    list.map((s) => s.proto),
+    legacy,
+  )}`;
 }
 
 /**
  * The answer's item part: `{"count":N,"things":[...],` + metadata, closed as the whole answer
  * when nothing else is asked for. From the answer cache when this list of this inventory is
- * there; kept there once built. Long lists come as pieces, without the closing brace.
+ * there; kept there once built, a long list as its bytes. A long list not kept comes as pieces.
  */
 async function itemsPart(services: Services, ownerId: number, options: ItemListOptions): Promise<ItemsPart | StreamedItemsPart> {
   const catalog = await getCatalog(services);
@@ -96,24 +111,15 @@ async function itemsPart(services: Services, ownerId: number, options: ItemListO
   if (options.shrink) shown = shrink(shown);
   // Items and metadata are assembled as JSON text (see ownedItemJson, metadataJson).
   const opening = `{"count":${total},"${options.legacy ? 'things' : 'items'}":[`;
-  if (shown.length > STREAM_FROM_ITEMS) {
+  if (shown.length > SLICED_FROM_ITEMS) {
     const list = shown;
-    return {
-      *pieces() {
-        yield opening;
-        for (let start = 0; start < list.length; start += STREAM_SLICE_ITEMS) {
-          const slice = list
-            .slice(start, start + STREAM_SLICE_ITEMS)
-            .map(({ row, proto, mergedIds }) => ownedItemJson(proto, row, options.legacy, mergedIds));
-          yield `${start === 0 ? '' : ','}${slice.join(',')}`;
-        }
-        yield `],${metadataJson(
-          catalog,
-          list.map((s) => s.proto),
-          options.legacy,
-        )}`;
-      },
-    };
+    const pieces = () => longListPieces(catalog, opening, list, options.legacy);
+    if (fill === undefined || !cache!.mayStore(fill)) return { pieces };
+    const texts = [...pieces()];
+    const bytes = encodedPart(texts, '}');
+    if (bytes === undefined) return { pieces: () => texts };
+    cache!.keep(fill, ownerId, catalog, key, bytes);
+    return bytes;
   }
   const items = shown.map(({ row, proto, mergedIds }) => ownedItemJson(proto, row, options.legacy, mergedIds));
   const metadata = metadataJson(
@@ -182,12 +188,12 @@ export const inventoryGet = defineMethod({
     if (user && params.add_user_info === 1) rest.user_info = user;
     const restJson = JSON.stringify(rest);
     const restPart = restJson === '{}' ? '' : `,${restJson.slice(1, -1)}`;
+    if (items instanceof SerializedData) return restPart === '' ? items : new SerializedData(`${items.json.slice(0, -1)}${restPart}}`);
     if ('pieces' in items)
       return new StreamedData(function* () {
         yield* items.pieces();
         yield `${restPart}}`;
       });
-    if (restPart === '') return items;
-    return new SerializedData(`${items.json.slice(0, -1)}${restPart}}`);
+    return new StreamedData(() => (restPart === '' ? [items] : [items.subarray(0, -1), `${restPart}}`]));
   },
 });
