@@ -14,20 +14,27 @@ import {
 
 /** Item parts up to this long are kept as text (the transport keeps its encoding of the longer ones)... */
 const MAX_TEXT_CHARS = 256 * 1024;
-/** ...longer ones as their bytes only, up to this many (a larger inventory is written each time). */
-export const MAX_ENCODED_BYTES = 8 * 1024 * 1024;
+/** ...long lists as their bytes only, up to this many (a larger inventory is written each time). */
+const MAX_ENCODED_BYTES = 8 * 1024 * 1024;
 /** Bytes of every owner's parts together: room for a dozen whole inventories of 10,000 items. */
 const MAX_TOTAL_BYTES = 64 * 1024 * 1024;
 const MAX_OWNERS = 20_000;
 /** Seconds an entry is used at most: bounds the harm of an announcement that never arrived. */
 const ENTRY_LIFETIME = 60;
 
+/** A long list's item part as UTF-8 bytes, in the pieces it was written in: sent as they are. */
+export class EncodedPart {
+  constructor(
+    readonly chunks: readonly Buffer[],
+    readonly length: number,
+  ) {}
+}
+
 /**
  * The item part of an inventory.get answer (`{"count":N,"things":[...],` + metadata), as the
  * whole answer when nothing else is asked for: the same object is given to every such call.
- * A long list's part is its UTF-8 bytes, sent as they are.
  */
-export type ItemsPart = SerializedData | Buffer;
+export type ItemsPart = SerializedData | EncodedPart;
 
 /** One owner's item parts, per set of options, as built from one catalogue; and the owner's item counts. */
 interface OwnerAnswers {
@@ -43,19 +50,18 @@ function bytesOf(entry: OwnerAnswers): number {
   return bytes;
 }
 
-/**
- * JSON text pieces, followed by `close`, as one run of UTF-8 bytes; undefined when longer than
- * an encoded part is kept.
- */
-export function encodedPart(pieces: readonly string[], close: string): Buffer | undefined {
-  let length = Buffer.byteLength(close);
-  for (const piece of pieces) length += Buffer.byteLength(piece);
-  if (length > MAX_ENCODED_BYTES) return undefined;
-  const bytes = Buffer.allocUnsafeSlow(length);
-  let at = 0;
-  for (const piece of pieces) at += bytes.write(piece, at);
-  bytes.write(close, at);
-  return bytes;
+/** JSON text pieces encoded one at a time (the text of each is garbage as soon as it is encoded), `close` after the last. */
+export function encodedPart(pieces: Iterable<string>, close: string): EncodedPart {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for (const piece of pieces) {
+    const chunk = Buffer.from(piece);
+    chunks.push(chunk);
+    length += chunk.length;
+  }
+  const last = Buffer.from(close);
+  chunks.push(last);
+  return new EncodedPart(chunks, length + last.length);
 }
 
 /**

@@ -65,6 +65,9 @@ const SLICED_FROM_ITEMS = 1000;
 /** ...of this many items (about 125 kB of text each: less in flight per answer, and the same speed). */
 const SLICE_ITEMS = 250;
 
+/** Long lists up to this many items are kept (as bytes, about 5 MB per 10,000 items in the legacy form). */
+const KEPT_UP_TO_ITEMS = 15_000;
+
 /**
  * A long list's item part as pieces, without the closing brace, when it is not kept: never
  * held whole in memory, where each request for a large inventory would otherwise leave
@@ -114,12 +117,10 @@ async function itemsPart(services: Services, ownerId: number, options: ItemListO
   if (shown.length > SLICED_FROM_ITEMS) {
     const list = shown;
     const pieces = () => longListPieces(catalog, opening, list, options.legacy);
-    if (fill === undefined || !cache!.mayStore(fill)) return { pieces };
-    const texts = [...pieces()];
-    const bytes = encodedPart(texts, '}');
-    if (bytes === undefined) return { pieces: () => texts };
-    cache!.keep(fill, ownerId, catalog, key, bytes);
-    return bytes;
+    if (fill === undefined || !cache!.mayStore(fill) || list.length > KEPT_UP_TO_ITEMS) return { pieces };
+    const part = encodedPart(pieces(), '}');
+    cache!.keep(fill, ownerId, catalog, key, part);
+    return part;
   }
   const items = shown.map(({ row, proto, mergedIds }) => ownedItemJson(proto, row, options.legacy, mergedIds));
   const metadata = metadataJson(
@@ -194,6 +195,8 @@ export const inventoryGet = defineMethod({
         yield* items.pieces();
         yield `${restPart}}`;
       });
-    return new StreamedData(() => (restPart === '' ? [items] : [items.subarray(0, -1), `${restPart}}`]));
+    // The last chunk is the closing brace.
+    const { chunks } = items;
+    return new StreamedData(() => (restPart === '' ? chunks : [...chunks.slice(0, -1), `${restPart}}`]));
   },
 });
