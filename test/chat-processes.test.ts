@@ -8,6 +8,7 @@ import { openDatabase } from '../src/db/connection.js';
 import { DB_KIND, REDIS_URL, newDatabaseLocation, processDatabaseEnv } from './helpers.js';
 import { api, serve, stopAll, type ServerProcess } from './process-support.js';
 import { FeedClient, assertPushedOnceInOrder } from './chat-support.js';
+import { ExtwsClient } from './extws-client.js';
 import { missing } from './components.js';
 
 const PASSWORD = 'processes-test-password';
@@ -43,6 +44,8 @@ test(
         ),
       );
       const feeds = await Promise.all(servers.map(feedOf));
+      // A client of the reference framing (the default of /ws) on another process than the first.
+      const extws = await ExtwsClient.connect(servers[1].url.replace(/^http/, 'ws'));
 
       const perProcess = 50;
       const started = performance.now();
@@ -75,6 +78,10 @@ test(
         ),
       );
       await assertPushedOnceInOrder(feeds, ids, markers, new Map(sent.map((x) => [x.msgId, x.origin])), servers.length);
+      for (const marker of markers) await extws.added(marker);
+      const events = extws.events().filter((e) => e.type === 'gchat.add');
+      assert.deepEqual(events.map((e) => e.msg_id).sort(), [...ids, ...markers].sort(), 'each message once as an events frame');
+      for (let i = 1; i < events.length; i++) assert.ok(events[i]!.id > events[i - 1]!.id, 'event ids always increase');
       // Every process answers gchat.get the same once it has heard of every marker.
       const all = [...ids, ...markers].sort();
       assert.deepEqual(all.slice(0, ids.length), sorted, 'the markers came after everything');
@@ -89,6 +96,7 @@ test(
         assert.deepEqual({ type, user_id, text, user_ids_mentioned }, { type: 1, user_id: x.userId, text: x.text, user_ids_mentioned: [] });
       }
       for (const feed of feeds) feed.close();
+      extws.close();
     } finally {
       await db.close();
       await stopAll(servers);

@@ -135,13 +135,22 @@ describe('sign-in attempts count once judged', () => {
     });
 
   test('attempts held in flight with unsolved captchas cannot push the account past its ceiling', async () => {
-    // A verifier that takes its time: every attempt it judges is in flight meanwhile.
+    // A verifier that holds every robot's answer until the owner has been answered: all of
+    // them are in flight while the owner's attempt is judged.
+    const burst = SIGNIN_LIMITS.ceilingEmailFailures + 40;
+    let robotsHeld = 0;
+    let allHeld!: () => void;
+    const robotsInFlight = new Promise<void>((resolve) => (allHeld = resolve));
+    let releaseRobots!: () => void;
+    const ownerAnswered = new Promise<void>((resolve) => (releaseRobots = resolve));
     const verifier = createHttpServer(async (request, response) => {
       let body = '';
       for await (const chunk of request) body += chunk;
-      await new Promise((r) => setTimeout(r, 400));
+      const human = new URLSearchParams(body).get('response') === 'solved-by-a-human';
+      if (!human && ++robotsHeld === burst) allHeld();
+      if (!human) await ownerAnswered;
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ success: new URLSearchParams(body).get('response') === 'solved-by-a-human' }));
+      response.end(JSON.stringify({ success: human }));
     });
     await new Promise<void>((resolve) => verifier.listen(0, '127.0.0.1', resolve));
     const verifyUrl = `http://127.0.0.1:${(verifier.address() as AddressInfo).port}/siteverify`;
@@ -152,18 +161,19 @@ describe('sign-in attempts count once judged', () => {
     try {
       for (let i = 0; i < SIGNIN_LIMITS.captchaAfterEmailFailures; i++)
         assert.equal((await signin(slow, BOB.email, WRONG, {}, { ip: `10.60.0.${i}` })).body.code, 1);
-      const burst = SIGNIN_LIMITS.ceilingEmailFailures + 40;
       const flood = Promise.all(
         Array.from({ length: burst }, (_, i) =>
           signin(slow, BOB.email, WRONG, { captcha: 'a-robot' }, { ip: `10.60.${1 + (i >> 8)}.${i & 255}` }),
         ),
       );
-      await new Promise((r) => setTimeout(r, 150));
+      await robotsInFlight;
       const owner = await signin(slow, BOB.email, PASSWORD, { captcha: 'solved-by-a-human' }, { ip: '10.61.0.1' });
+      releaseRobots();
       assert.equal(owner.body.code, 0, JSON.stringify(owner.body));
       const codes = (await flood).map((a) => a.body.code);
       assert.deepEqual([...new Set(codes)], [8]);
     } finally {
+      releaseRobots();
       await slow.close();
       await new Promise<void>((resolve) => verifier.close(() => resolve()));
     }

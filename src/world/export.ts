@@ -140,7 +140,13 @@ function messageEntry(m: Row<'messages'>) {
 
 /** Writes the current world in the import format (passwords as hashes, owned items only, every trade and its moves). */
 export async function exportWorld(db: Database): Promise<World> {
-  const stored = await readStoredWorld(db.kysely);
+  // One snapshot of every table: on PostgreSQL a repeatable-read transaction on one
+  // connection, on SQLite one read transaction, so writes committing meanwhile are all in or all out.
+  const stored = await db.kysely
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .setAccessMode('read only')
+    .execute((trx) => readStoredWorld(trx));
   const tradeItemsOf = new Map<number, Row<'tradeItems'>[]>();
   for (const entry of stored.tradeItems)
     (tradeItemsOf.get(entry.trade_id) ?? tradeItemsOf.set(entry.trade_id, []).get(entry.trade_id)!).push(entry);
