@@ -16,11 +16,11 @@ import { registerApi } from './api/transport.js';
 import { RealtimeHub } from './realtime/hub.js';
 import { registerRealtimeRoute } from './realtime/route.js';
 import { answerClientError } from './api/client-errors.js';
-import { registerClientAddressCheck, trustFunction } from './api/client-address.js';
+import { clientAddressCheck, trustFunction } from './api/client-address.js';
 import { registerAddressLimits } from './api/address-limits.js';
 import { registerEnvelopeAnswers } from './api/envelope-everywhere.js';
 import { registerDocs } from './api/docs.js';
-import { loggerOptions, registerRequestLog } from './operations/request-log.js';
+import { loggerOptions, requestLog, requestLoggerFactory } from './operations/request-log.js';
 import { Metrics } from './operations/metrics.js';
 import { registerMetricsEndpoints } from './operations/metrics-endpoint.js';
 import { readTlsFiles, tlsFilesOf } from './operations/tls.js';
@@ -73,7 +73,7 @@ export async function createServer(
   const keyNotice = createdKeyNotice(db.secretKeySource);
   if (keyNotice) app.log.warn({ event: 'secret_key_created' }, keyNotice);
 
-  const presence = new Presence(db, clock, config.onlineWindow);
+  const presence = new Presence(db, clock, config.onlineWindow, app.log);
   const metrics = new Metrics(allMethods().map((m) => m.name));
   const sessions = await attachSessionCache({ db, redis, bus, clock, metrics });
   const tokens = new TokenResolver({ db, clock, bindToIp: config.bindTokensToIp, cache: sessions.cache });
@@ -113,6 +113,7 @@ export async function createServer(
   app.addHook('onClose', async () => {
     await stopCapabilities(services);
     services.realtime.stop();
+    await presence.write();
     sessions.detach();
     await services.mail.close();
     db.onQuery(undefined);
@@ -161,6 +162,16 @@ function connectBus(config: Config, clock: Clock) {
   return { redis, redisSubscriber, bus, counters };
 }
 
+/**
+ * Request ids: UUID-shaped, a random part drawn once per process and a count, unique across
+ * processes without drawing random bytes for each request.
+ */
+function requestIds(): () => string {
+  const head = randomUUID().slice(0, 24);
+  let next = 0;
+  return () => head + (next++).toString(16).padStart(12, '0');
+}
+
 /** The Fastify instance with the HTTP limits, TLS and logging of the settings. */
 function createFastify(config: Config, options: CreateServerOptions): FastifyInstance {
   const tls = tlsFilesOf(config.tls);
@@ -179,7 +190,7 @@ function createFastify(config: Config, options: CreateServerOptions): FastifyIns
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
     requestTimeout: config.http.requestTimeoutMs,
     routerOptions: { maxParamLength: 200 },
-    genReqId: () => randomUUID(),
+    genReqId: requestIds(),
     http: nodeServerOptions,
     // HTTPS (and WSS) with the same limits; SIGHUP reads the files again (reloadTls).
     ...(tls ? { https: { ...nodeServerOptions, ...readTlsFiles(tls) } } : {}),
@@ -187,22 +198,32 @@ function createFastify(config: Config, options: CreateServerOptions): FastifyIns
     forceCloseConnections: 'idle',
     // Access logs are registerRequestLog's: off unless asked for, slow requests always.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: requestLoggerFactory,
   });
 }
 
 /** What every request passes through before the methods (request id, address checks, limits, logs, metrics), and the health checks. */
 function registerHttpBasics(app: FastifyInstance, core: Core, redisSubscriber: Core['redis']): void {
   const { config, db, redis } = core;
-  // A plain callback: this runs on every request, and an async hook costs a promise each time.
+  const addressCheck = clientAddressCheck(config.trustProxy);
+  const limits = registerAddressLimits(app, core);
+  const webSocketGet = registerEnvelopeAnswers(app);
+  const log = requestLog(app, config);
+  // One hook of each kind, in plain callbacks: they run on every request, and each hook
+  // Fastify runs, or an async one's promise, costs every request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    if (addressCheck && !addressCheck(request, reply)) return;
+    if (!limits.admit(request, reply) || !webSocketGet(request, reply)) return;
+    log.arrived?.(request);
+    limits.admitUpgrade(request, reply, done);
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    limits.answered(request);
+    log.answered(request, reply);
+    core.metrics.answeredRequest(request, reply);
     done();
   });
-
-  registerClientAddressCheck(app, config.trustProxy);
-  registerAddressLimits(app, core);
-  registerEnvelopeAnswers(app);
-  registerRequestLog(app, config);
   core.metrics.registerHooks(app);
   core.metrics.watchDatabase(db);
   core.metrics.watchWebSockets(app);

@@ -61,6 +61,8 @@ test('another server on the same database sees the user online from last_seen', 
       const token = await sessionFor(first, 1);
       assert.equal(await online(second, 1), false);
       ok(await first.call('users.get', {}, { token }));
+      // Written with the next batch, within a second: here at once.
+      await first.services.presence.write();
       // The second server's profile cache may hold the row from before; it is renewed within 30 s.
       first.clock.advance(30);
       assert.equal(await online(second, 1), true);
@@ -102,5 +104,31 @@ test('an open realtime connection keeps a user online until it closes', async ()
     // The server handles the close after the client saw it; wait for that, not for a time.
     while (await online(server, 1)) await sleep(5);
     assert.equal(await online(server, 1), false);
+  });
+});
+
+test('last_seen of many users is written in one batch, and never moves back', async () => {
+  await withServer({ world }, async (server) => {
+    const lastSeen = async (userId: number) =>
+      (await server.services.db.kysely.selectFrom('users').select('last_seen').where('user_id', '=', userId).executeTakeFirstOrThrow())
+        .last_seen;
+    const now = Math.floor(server.clock.now() / 1000);
+    ok(await server.call('users.get', {}, { token: await sessionFor(server, 1) }));
+    ok(await server.call('users.get', {}, { token: await sessionFor(server, 2) }));
+    await server.services.presence.write();
+    assert.equal(await lastSeen(1), now);
+    assert.equal(await lastSeen(2), now);
+    // Another process wrote a later time meanwhile: an earlier one due here does not replace it.
+    await server.services.db.kysely
+      .updateTable('users')
+      .set({ last_seen: now + 100 })
+      .where('user_id', '=', 2)
+      .execute();
+    server.clock.advance(60);
+    ok(await server.call('users.get', {}, { token: await sessionFor(server, 1) }));
+    ok(await server.call('users.get', {}, { token: await sessionFor(server, 2) }));
+    await server.services.presence.write();
+    assert.equal(await lastSeen(1), now + 60);
+    assert.equal(await lastSeen(2), now + 100);
   });
 });

@@ -96,26 +96,47 @@ export class CostlyAnswers {
 const START_BYTES = Symbol('startBytes');
 const CHARGE = Symbol('answerCharge');
 
+/** What address-limits keeps on each request (declared on the request, so every request has one shape). */
+interface Tracked {
+  /** -1 until the request is admitted. */
+  [START_BYTES]: number;
+  [CHARGE]: AnswerCharge | null;
+}
+
+function tracked(request: FastifyRequest): Tracked {
+  return request as unknown as Tracked;
+}
+
 /** Bytes written on the request's connection since the request began. */
 function sentSince(request: FastifyRequest): number {
-  const start = (request as unknown as Record<symbol, number | undefined>)[START_BYTES];
-  return start === undefined ? 0 : (request.raw.socket?.bytesWritten ?? start) - start;
+  const start = tracked(request)[START_BYTES];
+  return start < 0 ? 0 : (request.raw.socket?.bytesWritten ?? start) - start;
 }
 
 /** Settles a costly answer's charge once it has been sent, or its connection has closed. */
 export function settleWhenSent(request: FastifyRequest, reply: FastifyReply, charge: AnswerCharge): void {
-  (request as unknown as Record<symbol, AnswerCharge>)[CHARGE] = charge;
+  tracked(request)[CHARGE] = charge;
   // A client gone while its answer was built: nothing more will be sent.
   if (reply.raw.closed) return charge.settle(sentSince(request));
   reply.raw.once('close', () => charge.settle(sentSince(request)));
 }
 
+/** The address limits' part of every request, run by the server's one request hook and one response hook. */
+export interface AddressLimits {
+  /** Holds the request's place among its address's (behind proxies) and notes where its answer starts; false when refused (answered). */
+  admit(request: FastifyRequest, reply: FastifyReply): boolean;
+  /** Counts a WebSocket connect as a request of its address, then `done` (unless refused: answered). */
+  admitUpgrade(request: FastifyRequest, reply: FastifyReply, done: () => void): void;
+  /** Once answered: charges the bytes of an answer not charged up front. */
+  answered(request: FastifyRequest): void;
+}
+
 /**
- * Registers, for every connection and request: the cap on connections per address (a clean
- * code 7 refusal past it), WebSocket connects counted as requests, and the cost of answers
- * charged to their address once sent (costly ones: settled, see CostlyAnswers).
+ * The cap on connections per address (a clean code 7 refusal past it), WebSocket connects
+ * counted as requests, and the cost of answers charged to their address once sent (costly
+ * ones: settled, see CostlyAnswers).
  */
-export function registerAddressLimits(app: FastifyInstance, services: Core): void {
+export function registerAddressLimits(app: FastifyInstance, services: Core): AddressLimits {
   const { config } = services;
   const open = new Map<string, number>();
   /** The address's network, counted, or undefined past the cap. */
@@ -132,6 +153,9 @@ export function registerAddressLimits(app: FastifyInstance, services: Core): voi
     else open.set(network, count);
   };
 
+  app.decorateRequest(START_BYTES as unknown as string, -1);
+  app.decorateRequest(CHARGE as unknown as string, null);
+
   const behindProxy = trustFunction(config.trustProxy) !== false;
   if (!behindProxy) {
     // Directly reachable: the peer of a connection is the client.
@@ -144,37 +168,41 @@ export function registerAddressLimits(app: FastifyInstance, services: Core): voi
     });
   }
 
-  app.addHook('onRequest', (request, reply, done) => {
+  const admit = (request: FastifyRequest, reply: FastifyReply): boolean => {
     if (behindProxy) {
       // Behind our proxies every connection comes from them: hold the client's address to its share by its requests in flight.
       const network = acquire(request.ip);
-      if (network === undefined) return void refuse(reply, 1);
-      const ended = request.headers.upgrade ? request.raw.socket : reply.raw;
-      ended.once('close', () => release(network));
+      if (network === undefined) {
+        refuse(reply, 1);
+        return false;
+      }
+      // 'close' comes once per response (and per socket), so a plain listener does.
+      (request.headers.upgrade ? request.raw.socket : reply.raw).on('close', () => release(network));
     }
-    (request as unknown as Record<symbol, number>)[START_BYTES] = request.raw.socket?.bytesWritten ?? 0;
-    if (config.rateLimit && request.headers.upgrade && request.url.startsWith('/ws')) {
-      // A WebSocket connect is a request like any other.
-      chargeAddress(services, request.ip).then(
-        () => done(),
-        (error: unknown) => void refuse(reply, (error as { data?: { retry_after?: number } }).data?.retry_after ?? 1, 'too many requests'),
-      );
-      return;
-    }
-    done();
-  });
+    tracked(request)[START_BYTES] = request.raw.socket?.bytesWritten ?? 0;
+    return true;
+  };
 
-  if (config.rateLimit)
-    app.addHook('onResponse', (request, _reply, done) => {
-      // A costly answer charged up front settles on its own.
-      if ((request as unknown as Record<symbol, AnswerCharge | undefined>)[CHARGE]) return done();
-      const extra = Math.floor(sentSince(request) / ANSWER_BYTES_PER_REQUEST);
-      if (extra > 0)
-        void services.counters
-          .hit(addressLimitKey(services, request.ip), config.rateLimitPerIp.windowSeconds, extra)
-          .catch((err) => request.log.warn({ err }, 'charging an answer to its address failed'));
-      done();
-    });
+  const admitUpgrade = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    if (!config.rateLimit || !request.headers.upgrade || !request.url.startsWith('/ws')) return done();
+    // A WebSocket connect is a request like any other.
+    chargeAddress(services, request.ip).then(
+      () => done(),
+      (error: unknown) => void refuse(reply, (error as { data?: { retry_after?: number } }).data?.retry_after ?? 1, 'too many requests'),
+    );
+  };
+
+  const answered = (request: FastifyRequest): void => {
+    // A costly answer charged up front settles on its own.
+    if (!config.rateLimit || tracked(request)[CHARGE] !== null) return;
+    const extra = Math.floor(sentSince(request) / ANSWER_BYTES_PER_REQUEST);
+    if (extra > 0)
+      void services.counters
+        .hit(addressLimitKey(services, request.ip), config.rateLimitPerIp.windowSeconds, extra)
+        .catch((err) => request.log.warn({ err }, 'charging an answer to its address failed'));
+  };
+
+  return { admit, admitUpgrade, answered };
 }
 
 const TOO_MANY_CONNECTIONS = 'too many connections from this address';

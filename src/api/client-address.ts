@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { normalizeIp } from '../auth/ip.js';
 import { Code } from './errors.js';
 
@@ -65,18 +65,20 @@ export function trustFunction(trust: TrustProxy): false | ((address: string, hop
 /**
  * Behind a proxy, a request whose client address (as the trusted proxies tell it) is not an
  * IP address is refused with code 2 (HTTP 200, as every code 2) before anything else: nothing downstream (limits,
- * token binding, the audit log) ever sees such a value.
+ * token binding, the audit log) ever sees such a value. The check, for the server's request
+ * hook: false when it refused (answered) the request; undefined when no proxy is trusted.
  */
-export function registerClientAddressCheck(app: FastifyInstance, trust: TrustProxy): void {
-  if (trustFunction(trust) === false) return;
-  app.addHook('onRequest', (request, reply, done) => {
+export function clientAddressCheck(trust: TrustProxy): ((request: FastifyRequest, reply: FastifyReply) => boolean) | undefined {
+  if (trustFunction(trust) === false) return undefined;
+  return (request, reply) => {
     // Read once: Fastify's getter parses X-Forwarded-For again on every read, and the limits,
     // the transport and the logs each read it.
     const ip = request.ip;
     Object.defineProperty(request, 'ip', { value: ip, enumerable: true });
-    if (normalizeIp(ip) !== null) return done();
+    if (normalizeIp(ip) !== null) return true;
     void reply
       .header('connection', 'close')
       .send({ code: Code.BAD_PARAM, description: 'X-Forwarded-For: the client address is not an IP address' });
-  });
+    return false;
+  };
 }

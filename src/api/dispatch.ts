@@ -11,7 +11,7 @@ import {
   type Caller,
 } from './method.js';
 import { checkAdminKey } from './admin-key.js';
-import { CostlyAnswers, addressLimitKey, type AnswerCharge } from './address-limits.js';
+import { ANSWER_BYTES_PER_REQUEST, CostlyAnswers, addressLimitKey, type AnswerCharge } from './address-limits.js';
 import { runAudited } from './audit.js';
 
 /** One call of a method, whatever carried it (an HTTP request, a WebSocket emit). */
@@ -103,14 +103,12 @@ export class MethodDispatcher {
       if (ctx.caller) {
         if (refusesBot(method, ctx.caller)) throw new ApiError(Code.FORBIDDEN, 'bots may not call this method');
         if (config.rateLimit && !countedToken) await this.limit(tokenLimitKey(ctx.caller), config.rateLimitPerToken);
-        await services.presence.touch(ctx.caller.userId);
+        services.presence.touch(ctx.caller.userId);
       }
     }
 
-    const charge =
-      config.rateLimit && method.answerBytes
-        ? await this.costlyAnswers.charge(ip, await method.answerBytes(ctx, raw), call.log)
-        : undefined;
+    const estimate = config.rateLimit && method.answerBytes ? await method.answerBytes(ctx, raw) : 0;
+    const charge = estimate >= ANSWER_BYTES_PER_REQUEST ? await this.costlyAnswers.charge(ip, estimate, call.log) : undefined;
     if (!charge) return { method, answer: await method.run(ctx, raw) };
     try {
       return { method, answer: await method.run(ctx, raw), charge };

@@ -42,7 +42,13 @@ function qualityText(catalog: Catalog, texts: EntryTexts, id: number): string {
   return text;
 }
 
-const ascending = (ids: Set<number>): number[] => [...ids].sort((a, b) => a - b);
+/** The distinct ids in ascending order; a typed array sorts numbers without calling back for each comparison. */
+function distinctAscending(ids: Float64Array): number[] {
+  ids.sort();
+  const distinct: number[] = [];
+  for (let i = 0; i < ids.length; i++) if (i === 0 || ids[i] !== ids[i - 1]) distinct.push(ids[i]!);
+  return distinct;
+}
 
 /**
  * The collections of the shown prototypes (and in legacy mode their item types and classes),
@@ -50,28 +56,19 @@ const ascending = (ids: Set<number>): number[] => [...ids].sort((a, b) => a - b)
  */
 export function metadataJson(catalog: Catalog, protos: ProtoEntry[], legacy: boolean): string {
   const texts = textsOf(catalog);
-  const collectionIds = new Set<number>();
-  const typeIds = new Set<number>();
-  const qualityIds = new Set<number>();
-  for (const proto of protos) {
-    if (proto.collectionId !== null) collectionIds.add(proto.collectionId);
-    if (legacy) {
-      typeIds.add(proto.type);
-      qualityIds.add(proto.qualityId);
-    }
-  }
+  const collectionIds = new Float64Array(protos.length);
+  let withCollection = 0;
+  for (const proto of protos) if (proto.collectionId !== null) collectionIds[withCollection++] = proto.collectionId;
   const collections: string[] = [];
-  for (const id of ascending(collectionIds)) {
+  for (const id of distinctAscending(collectionIds.subarray(0, withCollection))) {
     const text = collectionText(catalog, texts, id, legacy);
     if (text !== null) collections.push(text);
   }
   let json = `"collections":[${collections.join(',')}]`;
   if (!legacy) return json;
-  json += `,"thing_types":[${ascending(typeIds)
-    .map((id) => thingTypeText(catalog, texts, id))
-    .join(',')}]`;
-  json += `,"qualities":[${ascending(qualityIds)
-    .map((id) => qualityText(catalog, texts, id))
-    .join(',')}]`;
+  const typeIds = distinctAscending(Float64Array.from(protos, (proto) => proto.type));
+  const qualityIds = distinctAscending(Float64Array.from(protos, (proto) => proto.qualityId));
+  json += `,"thing_types":[${typeIds.map((id) => thingTypeText(catalog, texts, id)).join(',')}]`;
+  json += `,"qualities":[${qualityIds.map((id) => qualityText(catalog, texts, id)).join(',')}]`;
   return json;
 }

@@ -37,7 +37,7 @@ const MAX_ASKED_ONCE = 4096;
 /** ...when they are no longer than this. */
 const MAX_KEY_CHARS = 1024;
 
-/** The catalogue methods' answers given from one catalogue snapshot, oldest first. */
+/** The search answers given from one catalogue snapshot, oldest first. */
 export interface KeptAnswers {
   answers: Map<string, SerializedData>;
   chars: number;
@@ -46,13 +46,12 @@ export interface KeptAnswers {
 }
 
 /**
- * Answers of the catalogue methods are a function of the catalogue snapshot and the
- * parameters alone, and the same ones are asked again and again (a shop's pages, the
- * prototypes of the items a client lists): they are kept per snapshot (so the transport
- * encodes each once), and go with it when the catalogue changes. Only answers asked for a
- * second time are kept: lists asked once (any 50 of thousands of prototypes) would fill the
- * store with answers never given again, pushing out those that are, and every one kept
- * outlives the young generation of the heap, so the collector copies it before dropping it.
+ * Search answers are a function of the catalogue snapshot and the parameters alone, and the
+ * same ones are asked again and again (a shop's pages): they are kept per snapshot (so the
+ * transport encodes each once), and go with it when the catalogue changes. Only answers asked
+ * for a second time are kept: pages asked once would fill the store with answers never given
+ * again, pushing out those that are, and every one kept outlives the young generation of the
+ * heap, so the collector copies it before dropping it.
  */
 function keptAnswer(catalog: Catalog, key: string, answer: () => SerializedList): SerializedData | SerializedList {
   const kept = (catalog.texts.answers ??= { answers: new Map(), chars: 0, askedOnce: new Set() });
@@ -98,21 +97,20 @@ export const getItemProtos = defineMethod({
     add_legacy: addLegacy,
   }),
   result: protoListResult('item_protos in request order'),
+  // Not kept like search pages: lists of any 50 of thousands of prototypes are rarely asked
+  // twice, and made from the prototypes' kept texts they cost little more than a kept answer.
   handler: async ({ services }, params) => {
     const catalog = await getCatalog(services);
-    const key = `get|${params.add_legacy}|${params.add_metadata}|${params.item_proto_ids.join(',')}`;
-    return keptAnswer(catalog, key, () => {
-      const seen = new Set<number>();
-      const entries: ProtoEntry[] = [];
-      for (const id of params.item_proto_ids) {
-        const entry = catalog.protos.get(id);
-        if (entry && !seen.has(id)) {
-          seen.add(id);
-          entries.push(entry);
-        }
+    const seen = new Set<number>();
+    const entries: ProtoEntry[] = [];
+    for (const id of params.item_proto_ids) {
+      const entry = catalog.protos.get(id);
+      if (entry !== undefined && !seen.has(id)) {
+        seen.add(id);
+        entries.push(entry);
       }
-      return protoList(catalog, entries, params.add_legacy === 1, params.add_metadata === 1);
-    });
+    }
+    return protoList(catalog, entries, params.add_legacy === 1, params.add_metadata === 1);
   },
 });
 

@@ -27,6 +27,7 @@ function relationsFrom(rows: { id: number; kind: number }[], friendsByAge: numbe
 
 /** Blocks win over friendship and requests (which a block cancels anyway). */
 function valueOf(relations: ViewerRelations, id: number): number {
+  if (relations.blocked.size === 0 && relations.blockedBy.size === 0) return relations.kinds.get(id) ?? Friendship.NONE;
   const blocked = relations.blocked.has(id);
   const blockedBy = relations.blockedBy.has(id);
   if (blocked && blockedBy) return Friendship.BOTH_BLOCKED;

@@ -196,30 +196,41 @@ end
 return {0, 0}
 `;
 
+/** The scripts, as commands of the connection: sent by their SHA1 (EVALSHA), the text only when Redis has not seen it yet. */
+interface CounterCommands {
+  counterTake(key: string, by: number, windowMs: number, max: number): Promise<[number, number, number]>;
+  counterHit(key: string, by: number, windowMs: number): Promise<[number, number]>;
+  counterHitLimits(keyCount: number, ...keysThenArgs: (string | number)[]): Promise<[number, number]>;
+}
+
 export class RedisCounterStore implements CounterStore {
+  private readonly commands: CounterCommands;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix = 'gp:count:',
-  ) {}
+  ) {
+    redis.defineCommand('counterTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+    redis.defineCommand('counterHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    redis.defineCommand('counterHitLimits', { lua: HIT_LIMITS_SCRIPT });
+    this.commands = redis as unknown as CounterCommands;
+  }
 
   async take(key: string, windowSeconds: number, max: number, by = 1): Promise<Take> {
-    const [taken, count, ttl] = (await this.redis.eval(TAKE_SCRIPT, 1, this.prefix + key, by, windowSeconds * 1000, max)) as [
-      number,
-      number,
-      number,
-    ];
+    const [taken, count, ttl] = await this.commands.counterTake(this.prefix + key, by, windowSeconds * 1000, max);
     return { taken: taken === 1, count, resetIn: Math.max(1, Math.ceil((ttl < 0 ? windowSeconds * 1000 : ttl) / 1000)) };
   }
 
   async hit(key: string, windowSeconds: number, by = 1): Promise<Hit> {
-    const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, this.prefix + key, by, windowSeconds * 1000)) as [number, number];
+    const [count, ttl] = await this.commands.counterHit(this.prefix + key, by, windowSeconds * 1000);
     return { count, resetIn: Math.max(1, Math.ceil(ttl / 1000)) };
   }
 
   async hitLimits(limits: readonly Limit[]): Promise<Hit | undefined> {
-    const keys = limits.map((limit) => this.prefix + limit.key);
-    const args = limits.flatMap((limit) => [limit.windowSeconds * 1000, limit.max]);
-    const [count, ttl] = (await this.redis.eval(HIT_LIMITS_SCRIPT, keys.length, ...keys, ...args)) as [number, number];
+    const keysThenArgs: (string | number)[] = [];
+    for (const limit of limits) keysThenArgs.push(this.prefix + limit.key);
+    for (const limit of limits) keysThenArgs.push(limit.windowSeconds * 1000, limit.max);
+    const [count, ttl] = await this.commands.counterHitLimits(limits.length, ...keysThenArgs);
     return count === 0 ? undefined : { count, resetIn: Math.max(1, Math.ceil(ttl / 1000)) };
   }
 

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { AddressInfo } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, Code } from '../api/errors.js';
 import type { Database } from '../db/connection.js';
 import { elementAt } from '../infra/elements.js';
@@ -48,8 +48,6 @@ const SIGNIN_STEPS = new Map([
 /** Bounds of the latency histograms, seconds: from a cached read to a stalled request. */
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const QUERY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
-
-const API_ROUTE = '/api/:method';
 
 /** The answer code of an error as the transport answers it (see toApiError there). */
 function answerCodeOf(error: FastifyError | Error): number {
@@ -268,17 +266,19 @@ export class Metrics {
     });
   }
 
-  /** Counts and times every API call as it is answered. */
+  /** Notes the answer code of every failed API call (answered, then, counts it). */
   registerHooks(app: FastifyInstance): void {
-    // Both plain callbacks: they run on every request, and an async hook costs a promise each time.
+    // A plain callback: an async hook costs a promise each time.
     app.addHook('onError', (request, _reply, error, done) => {
       this.failures.set(request, answerCodeOf(error));
       done();
     });
-    app.addHook('onResponse', (request, reply, done) => {
-      if (request.routeOptions.url === API_ROUTE) this.answered(request, reply.elapsedTime);
-      done();
-    });
+  }
+
+  /** Counts and times an API call as it is answered; the server's response hook runs it for every request. */
+  answeredRequest(request: FastifyRequest, reply: FastifyReply): void {
+    // Only the API route has a `method` parameter: read it rather than request.routeOptions, which Fastify builds anew each read.
+    if (typeof (request.params as { method?: unknown } | undefined)?.method === 'string') this.answered(request, reply.elapsedTime);
   }
 
   private answered(request: FastifyRequest, ms: number): void {

@@ -1,4 +1,7 @@
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+
+type Bindings = Parameters<FastifyBaseLogger['child']>[0];
+type ChildLoggerOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>;
 
 import { redactUrl } from '../infra/redact.js';
 
@@ -28,6 +31,13 @@ export interface RequestLogSettings {
   slowRequestMs: number;
 }
 
+/** The request log's part of every request, run by the server's one request hook and one response hook. */
+export interface RequestLog {
+  /** At debug level: logs a request as it arrives (one still in flight shows in the log). */
+  arrived?: (request: FastifyRequest) => void;
+  answered(request: FastifyRequest, reply: FastifyReply): void;
+}
+
 /**
  * One line per answered request that is slow (warn) or sampled by the access log (info),
  * with its request id, method, URL, address, status and time. Fastify's own two lines per
@@ -35,20 +45,73 @@ export interface RequestLogSettings {
  * speed and fill disks. Errors are logged where they are handled, with their request id.
  * At debug level each request is also logged as it arrives.
  */
-export function registerRequestLog(app: FastifyInstance, settings: RequestLogSettings): void {
+export function requestLog(app: FastifyInstance, settings: RequestLogSettings): RequestLog {
   const { accessLog, slowRequestMs } = settings;
-  // At debug level a request is also logged as it arrives (one still in flight shows in the log).
-  if (app.log.level === 'debug' || app.log.level === 'trace')
-    app.addHook('onRequest', (request, _reply, done) => {
-      request.log.debug({ req: request }, 'incoming request');
-      done();
-    });
-  // A plain callback: this runs on every request, and an async hook costs a promise each time.
-  app.addHook('onResponse', (request, reply, done) => {
-    const ms = reply.elapsedTime;
-    if (ms >= slowRequestMs) request.log.warn({ req: request, res: reply, responseTime: ms }, 'slow request');
-    else if (accessLog > 0 && (accessLog >= 1 || Math.random() < accessLog))
-      request.log.info({ req: request, res: reply, responseTime: ms }, 'request completed');
-    done();
-  });
+  const debug = app.log.level === 'debug' || app.log.level === 'trace';
+  return {
+    arrived: debug ? (request) => request.log.debug({ req: request }, 'incoming request') : undefined,
+    answered(request, reply) {
+      const ms = reply.elapsedTime;
+      if (ms >= slowRequestMs) request.log.warn({ req: request, res: reply, responseTime: ms }, 'slow request');
+      else if (accessLog > 0 && (accessLog >= 1 || Math.random() < accessLog))
+        request.log.info({ req: request, res: reply, responseTime: ms }, 'request completed');
+    },
+  };
+}
+
+/**
+ * A request's logger: the server's with the request id bound, made when the request first
+ * logs something (most never do: pino binding the id costs each request a serialisation).
+ */
+export const requestLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) =>
+  new RequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
+
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** Methods on the prototype, not closures per request: one object is all a request that never logs pays. */
+class RequestLogger {
+  private made?: FastifyBaseLogger;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  private write(level: Level, args: unknown[]): void {
+    const logger = (this.made ??= this.parent.child(this.bindings, this.options));
+    (logger[level] as (...args: unknown[]) => void).apply(logger, args);
+  }
+
+  get level(): string {
+    return this.made?.level ?? this.options.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    (this.made ??= this.parent.child(this.bindings, this.options)).level = level;
+  }
+
+  fatal(...args: unknown[]): void {
+    this.write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.write('trace', args);
+  }
+  silent(): void {}
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return (this.made ??= this.parent.child(this.bindings, this.options)).child(bindings, options);
+  }
 }

@@ -4,11 +4,11 @@ import { dialectAdapter } from '../db/dialect.js';
 import type { Executor } from '../db/connection.js';
 import { announceInventoriesChanged } from '../inventory/answer-cache.js';
 import { nowSeconds, type Services } from '../services.js';
-import { admissionOf, requireAdmitted } from './admission.js';
+import { admissionFrom, relationForTrade, requireAdmitted } from './admission.js';
 import { announceClosed, announceInvalidated, announceOffered } from './announce.js';
 import { checkSide } from './items.js';
 import { settleTrade, type Settlement } from './settle.js';
-import { insertTrade, markEnded, openOutgoing, readItems, tradeById, tradeStatus, tradeWithEntries, type TradeRecord } from './queries.js';
+import { insertTrade, markEnded, readForCreation, tradeById, tradeStatus, tradeWithEntries, type TradeRecord } from './queries.js';
 import { Side, TradeStatus, expiryCutoff } from './status.js';
 
 export const MAX_SIDE_ITEMS = 50;
@@ -58,12 +58,8 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
   const { fromId, toId, thingsFrom, thingsTo } = trade;
   if (fromId === toId) throw badParam('user_id', 'you cannot trade with yourself');
   const gift = thingsTo.length === 0;
-  const admission = await admissionOf(services, fromId, toId);
-  requireAdmitted(admission, gift);
+  const relation = await relationForTrade(services, fromId, toId);
   const limits = services.config.trades;
-  const hit = await services.counters.hit(`trades:create:${fromId}`, 60);
-  if (hit.count > limits.createsPerMinute) throw rateLimited(hit.resetIn);
-
   const catalog = await getCatalog(services);
   const now = nowSeconds(services);
   const postgres = services.db.dialect === 'postgres';
@@ -71,13 +67,21 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
     // The sender's row serialises their creations: the open-trade limit holds under concurrency.
     await dialectAdapter.lockUsers(trx, services.db.dialect, [fromId]);
     const cutoff = expiryCutoff(services, now);
-    const open = await openOutgoing(trx, fromId, cutoff);
-    if (Number(open.n) >= limits.maxOpenOutgoing) throw rateLimited(Math.max(1, Number(open.oldest) - cutoff));
-
     // The items stay where they are until this trade is committed: whoever moves one meanwhile
-    // waits, and then finds this trade to invalidate. A gift accepted at once moves them here.
+    // waits, and then finds this trade to invalidate. A gift accepted at once moves them here, and
+    // whether it is accepted at once is in the receiver's settings, read with them: a gift takes
+    // them for update from the start.
+    const itemIds = [...thingsFrom, ...thingsTo];
+    const reads = await readForCreation(trx, { fromId, toId, itemIds, cutoff }, { lock: gift ? 'update' : 'share', postgres });
+    const admission = admissionFrom(relation, reads.privacy);
+    requireAdmitted(admission, gift);
+    // Only an admitted offer counts towards the sender's creations a minute.
+    const hit = await services.counters.hit(`trades:create:${fromId}`, 60);
+    if (hit.count > limits.createsPerMinute) throw rateLimited(hit.resetIn);
+    const { open, items } = reads;
+    if (open.n >= limits.maxOpenOutgoing) throw rateLimited(Math.max(1, Number(open.oldest) - cutoff));
+
     const autoaccept = gift && admission.autoaccept;
-    const items = await readItems(trx, [...thingsFrom, ...thingsTo], { lock: autoaccept ? 'update' : 'share', postgres });
     const byId = new Map(items.map((item) => [item.item_id, item]));
     checkSide(catalog, byId, thingsFrom, fromId, now, 'thing_ids_from');
     checkSide(catalog, byId, thingsTo, toId, now, 'thing_ids_to');

@@ -17,6 +17,9 @@ const TRADE_PRIVACY_COLUMNS = [
   'trades_income_gifts_autoaccept',
 ] as const;
 
+/** A user's settings for the trades offered to them. */
+export type TradePrivacy = Record<(typeof TRADE_PRIVACY_COLUMNS)[number], number>;
+
 /** A trade's row, as the parties and transitions read it. */
 export interface TradeRecord {
   trade_id: number;
@@ -133,7 +136,7 @@ export interface ItemMove {
 /**
  * Moves the items, each only when still owned by its giver, and records each move in the
  * ledger (in ascending item id), in the caller's transaction: on PostgreSQL in one
- * statement. Answers how many items moved.
+ * statement, on SQLite in two. Answers how many items moved.
  */
 export async function moveItems(trx: Executor, dialect: DialectName, tradeId: number, moves: ItemMove[], now: number): Promise<number> {
   if (moves.length === 0) return 0;
@@ -154,22 +157,16 @@ export async function moveItems(trx: Executor, dialect: DialectName, tradeId: nu
       returning item_id`.execute(trx);
     return rows.length;
   }
-  let moved = 0;
-  for (const m of sorted) {
-    const result = await trx
-      .updateTable('items')
-      .set({ user_id: m.receiver, ts_owned: now, ts_can_trade: m.ts_can_trade, data: m.data })
-      .where('item_id', '=', m.item_id)
-      .where('user_id', '=', m.giver)
-      .where('state', '=', OWNED)
-      .executeTakeFirst();
-    moved += Number(result.numUpdatedRows);
-  }
+  const values = sql.join(sorted.map((m) => sql`(${m.item_id}, ${m.giver}, ${m.receiver}, ${m.ts_can_trade}, ${m.data})`));
+  const updated = await sql`
+    with m (item_id, giver, receiver, ts_can_trade, data) as (values ${values})
+    update items set user_id = m.receiver, ts_owned = ${now}, ts_can_trade = m.ts_can_trade, data = m.data
+    from m where items.item_id = m.item_id and items.user_id = m.giver and items.state = ${OWNED}`.execute(trx);
   await trx
     .insertInto('trade_moves')
     .values(sorted.map((m) => ({ trade_id: tradeId, item_id: m.item_id, from_user_id: m.giver, to_user_id: m.receiver, ts: now })))
     .execute();
-  return moved;
+  return Number(updated.numAffectedRows ?? 0);
 }
 
 /** Records a new trade and its items, in the caller's transaction (on PostgreSQL in one statement); answers its id. */
@@ -326,33 +323,120 @@ export async function closeInvalidated(trx: Executor, trades: readonly Invalidat
 export interface CheckedItem extends OwnedRow {
   state: string;
   equipped: unknown;
+  /** With `heldElsewhere`: whether another open trade holds it. */
+  held?: unknown;
 }
+
+const CHECKED_COLUMNS = ['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data', 'state'] as const;
 
 /** Whether an item sits on a board or the profile. */
 const isEquipped = (eb: ExpressionBuilder<Tables, 'items'>) =>
   eb.exists(eb.selectFrom('equipped').select('equipped.item_id').whereRef('equipped.item_id', '=', 'items.item_id'));
 
+/** Whether an open trade made after `cutoff`, other than `except`, holds the item. */
+const isHeldElsewhere = (eb: ExpressionBuilder<Tables, 'items'>, except: number, cutoff: number) =>
+  eb.exists(
+    eb
+      .selectFrom('trade_items')
+      .innerJoin('trades', 'trades.trade_id', 'trade_items.trade_id')
+      .select('trade_items.trade_id')
+      .whereRef('trade_items.item_id', '=', 'items.item_id')
+      .where('trade_items.trade_id', '<>', except)
+      .where('trades.status', '=', TradeStatus.OPEN)
+      .where('trades.create_time', '>', cutoff),
+  );
+
+type ItemLock = 'update' | 'share' | false;
+
 /**
  * The items by id, in ascending id. With `lock`, on PostgreSQL their rows stay locked until
  * the transaction ends, taken in id order (writers of overlapping items wait, never
  * deadlock): `update` for a writer that moves them, `share` for one that only needs them to
- * stay where they are until it commits.
+ * stay where they are until it commits. With `heldElsewhere`, each says whether another open
+ * trade holds it.
  */
 export async function readItems(
   executor: Executor,
   ids: readonly number[],
-  options: { lock: 'update' | 'share' | false; postgres: boolean },
+  options: { lock: ItemLock; postgres: boolean; heldElsewhere?: { except: number; cutoff: number } },
 ): Promise<CheckedItem[]> {
   if (ids.length === 0) return [];
+  const { heldElsewhere } = options;
   let query = executor
     .selectFrom('items')
-    .select(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data', 'state'])
+    .select(CHECKED_COLUMNS)
     .select((eb) => isEquipped(eb).as('equipped'))
+    .$if(heldElsewhere !== undefined, (q) => q.select((eb) => isHeldElsewhere(eb, heldElsewhere!.except, heldElsewhere!.cutoff).as('held')))
     .where('item_id', 'in', [...ids])
     .orderBy('item_id');
   if (options.lock === 'update' && options.postgres) query = query.forUpdate();
   if (options.lock === 'share' && options.postgres) query = query.forShare();
   return query.execute();
+}
+
+/** What a new trade is checked against. */
+export interface CreationReads {
+  items: CheckedItem[];
+  /** The sender's open trades: how many, and when the oldest was made. */
+  open: { n: number; oldest: number | null };
+  /** The receiver's trade settings; undefined when there is no such user. */
+  privacy: TradePrivacy | undefined;
+}
+
+/**
+ * What a new trade from `fromId` to `toId` is checked against (see readItems for the items and
+ * `lock`): in one statement whenever any of the items exists, the sender's open trades made after
+ * `cutoff` and the receiver's settings riding along with every item row.
+ */
+export async function readForCreation(
+  executor: Executor,
+  trade: { fromId: number; toId: number; itemIds: readonly number[]; cutoff: number },
+  options: { lock: ItemLock; postgres: boolean },
+): Promise<CreationReads> {
+  const { fromId, toId, cutoff } = trade;
+  const openTrades = (eb: ExpressionBuilder<Tables, 'items'>) =>
+    eb
+      .selectFrom('trades')
+      .where('trades.user_id_from', '=', fromId)
+      .where('trades.status', '=', TradeStatus.OPEN)
+      .where('trades.create_time', '>', cutoff);
+  const setting = (eb: ExpressionBuilder<Tables, 'items'>, column: (typeof TRADE_PRIVACY_COLUMNS)[number]) =>
+    eb.selectFrom('users').select(`users.${column}`).where('users.user_id', '=', toId).as(column);
+  let query = executor
+    .selectFrom('items')
+    .select(CHECKED_COLUMNS)
+    .select((eb) => [
+      isEquipped(eb).as('equipped'),
+      openTrades(eb)
+        .select((sub) => sub.fn.countAll<number | string>().as('n'))
+        .as('open_n'),
+      openTrades(eb)
+        .select((sub) => sub.fn.min('trades.create_time').as('oldest'))
+        .as('open_oldest'),
+      ...TRADE_PRIVACY_COLUMNS.map((column) => setting(eb, column)),
+    ])
+    .where('item_id', 'in', [...trade.itemIds])
+    .orderBy('item_id');
+  if (options.lock === 'update' && options.postgres) query = query.forUpdate();
+  if (options.lock === 'share' && options.postgres) query = query.forShare();
+  const rows = await query.execute();
+  const first = rows[0];
+  if (first === undefined) {
+    // None of the items exists: the trade is refused, after the checks that come first.
+    const open = await openOutgoing(executor, fromId, cutoff);
+    const privacy = await tradePrivacy(executor, toId);
+    return { items: [], open: { n: Number(open.n), oldest: open.oldest === null ? null : Number(open.oldest) }, privacy };
+  }
+  const privacy =
+    first.trades_income === null
+      ? undefined
+      : {
+          trades_income: Number(first.trades_income),
+          trades_income_from_friends: Number(first.trades_income_from_friends),
+          trades_income_gifts: Number(first.trades_income_gifts),
+          trades_income_gifts_autoaccept: Number(first.trades_income_gifts_autoaccept),
+        };
+  return { items: rows, open: { n: Number(first.open_n), oldest: first.open_oldest === null ? null : Number(first.open_oldest) }, privacy };
 }
 
 /**

@@ -74,9 +74,16 @@ export async function settleTrade(
   const postgres = dialect === 'postgres';
   const entries = knownEntries ?? (await tradeEntries(trx, trade.trade_id));
   const ids = entries.map((e) => e.item_id);
-  const items = await readItems(trx, ids, { lock: 'update', postgres });
+  const cutoff = expiryCutoff(services, now);
+  // SQLite runs one transaction at a time: what the items say about other open trades holds
+  // until commit. PostgreSQL finds those trades again once they are locked.
+  const items = await readItems(trx, ids, {
+    lock: 'update',
+    postgres,
+    ...(postgres ? {} : { heldElsewhere: { except: trade.trade_id, cutoff } }),
+  });
   if (postgres) await lockInventoryCounts(trx, [trade.user_id_from, trade.user_id_to]);
-  if (!(await markAccepted(trx, dialect, trade.trade_id, ids, now, expiryCutoff(services, now)))) return { kind: 'closed' };
+  if (!(await markAccepted(trx, dialect, trade.trade_id, ids, now, cutoff))) return { kind: 'closed' };
 
   const byId = new Map<number, CheckedItem>(items.map((item) => [item.item_id, item]));
   const giverOf = (side: number) => (side === Side.FROM ? trade.user_id_from : trade.user_id_to);
@@ -102,6 +109,7 @@ export async function settleTrade(
   // Only a writer that skipped the locks (another process on one SQLite file) gets here.
   if ((await moveItems(trx, dialect, trade.trade_id, moves, now)) !== moves.length)
     throw new Error(`an item changed during trade ${trade.trade_id}`);
-  const invalidated = await invalidateTradesHolding(services, trx, ids, { except: trade.trade_id });
+  const held = postgres || items.some((item) => item.held);
+  const invalidated = held ? await invalidateTradesHolding(services, trx, ids, { except: trade.trade_id }) : [];
   return { kind: 'accepted', invalidated };
 }

@@ -131,6 +131,31 @@ const TEXT_PARTS: readonly TextPart[] = (() => {
 const inForm = (part: TextPart, form: UserForm): boolean => form === 'full' || part.form === 'short';
 
 /**
+ * The parts of one form's text in order: stored runs next to each other (`firstRun` to
+ * `lastRun`, indexes among the stored runs of `TEXT_PARTS`) as one, each live field alone.
+ */
+type FormPart = { firstRun: number; lastRun: number } | { prefix: string; live: (profile: Profile, showing: Showing) => unknown };
+
+function formParts(form: UserForm): readonly FormPart[] {
+  const parts: FormPart[] = [];
+  let run = 0;
+  for (const part of TEXT_PARTS) {
+    if (!('stored' in part)) {
+      if (inForm(part, form)) parts.push({ prefix: part.prefix, live: part.live });
+      continue;
+    }
+    const index = run++;
+    if (!inForm(part, form)) continue;
+    const last = parts.at(-1);
+    if (last !== undefined && 'lastRun' in last && last.lastRun === index - 1) last.lastRun = index;
+    else parts.push({ firstRun: index, lastRun: index });
+  }
+  return parts;
+}
+
+const FORM_PARTS: Readonly<Record<UserForm, readonly FormPart[]>> = { short: formParts('short'), full: formParts('full') };
+
+/**
  * A user's profile as kept in memory and shown: the JSON text of its stored fields, made
  * once per read of the row, and the few columns that decide the rest (live fields, users.get's
  * placeholders, lookups by domain). Cached profiles are shown again and again, so answers copy
@@ -177,26 +202,41 @@ export class Profile {
 }
 
 /**
- * The JSON text of a profile in a form, with `friendship` (when given) last, without the
- * closing brace.
+ * The JSON text of a profile in a form, without the closing brace. The stored text is copied
+ * in as few pieces as the live fields that show allow: most profiles in the full form are
+ * their stored text as it is.
  */
-function openProfileText(profile: Profile, form: UserForm, showing: Showing, friendship: number | undefined): string {
+function openProfileText(profile: Profile, form: UserForm, showing: Showing): string {
   const { text, runEnds } = profile;
   let json = '';
-  let run = 0;
-  let start = 0;
-  for (const part of TEXT_PARTS) {
-    if ('stored' in part) {
-      const end = runEnds[run++]!;
-      if (inForm(part, form) && end > start) json += start === 0 && end === text.length ? text : text.slice(start, end);
-      start = end;
-    } else if (inForm(part, form)) {
-      const value = part.live(profile, showing);
-      if (value !== undefined) json += part.prefix + JSON.stringify(value);
+  // The stored text not yet copied: from `from` to `to` (from < 0: none).
+  let from = -1;
+  let to = 0;
+  for (const part of FORM_PARTS[form]) {
+    if ('firstRun' in part) {
+      const start = part.firstRun === 0 ? 0 : runEnds[part.firstRun - 1]!;
+      if (from >= 0 && start !== to) json += text.slice(from, to);
+      if (from < 0 || start !== to) from = start;
+      to = runEnds[part.lastRun]!;
+      continue;
     }
+    const value = part.live(profile, showing);
+    if (value === undefined) continue;
+    if (from >= 0) json += from === 0 && to === text.length ? text : text.slice(from, to);
+    from = -1;
+    json += part.prefix + JSON.stringify(value);
   }
-  if (friendship !== undefined) json += `,"friendship":${friendship}`;
+  if (from >= 0) json += from === 0 && to === text.length ? text : text.slice(from, to);
   return json;
+}
+
+/** How a profile's text ends: `}`, or `friendship` (each of its values) and `}`. */
+const CLOSE = '}';
+const FRIENDSHIP_CLOSE: readonly string[] = Array.from({ length: 7 }, (_, value) => `,"friendship":${value}}`);
+
+function closedProfileText(open: string, friendship: number | undefined): string {
+  if (friendship === undefined) return open + CLOSE;
+  return open + (FRIENDSHIP_CLOSE[friendship] ?? `,"friendship":${friendship}}`);
 }
 
 /** The profile of the user an id or domain names, or undefined when there is none. One query at most; a cached profile needs none. */
@@ -282,7 +322,7 @@ export function profileObject(services: Services, profile: Profile, form: UserFo
  * added last, as JSON.stringify would write it. `nowMs`: the clock, read once per answer.
  */
 export function profileJson(services: Services, profile: Profile, form: UserForm, friendship: number | undefined, nowMs: number): string {
-  return openProfileText(profile, form, { presence: services.presence, nowMs }, friendship) + '}';
+  return closedProfileText(openProfileText(profile, form, { presence: services.presence, nowMs }), friendship);
 }
 
 /**
@@ -304,7 +344,9 @@ export async function profileTexts(
   }
   const showing = { presence: services.presence, nowMs: services.clock.now() };
   return shown.map((u) =>
-    typeof u === 'string' ? u : openProfileText(u, form, showing, u.user_id === viewerId ? undefined : friendshipOf?.(u.user_id)) + '}',
+    typeof u === 'string'
+      ? u
+      : closedProfileText(openProfileText(u, form, showing), u.user_id === viewerId ? undefined : friendshipOf?.(u.user_id)),
   );
 }
 
