@@ -13,7 +13,7 @@ import type { DomainEvents } from '../operations/metrics.js';
 import { announceInvalidated } from '../trades/announce.js';
 import {
   consumeOwnedItems,
-  insertOwnedItems,
+  insertReceivedItems,
   isFriend,
   readDrawAnswer,
   readOpeningInputs,
@@ -150,18 +150,8 @@ export async function openItem(services: Services, request: OpenRequest): Promis
       const invalidated = await invalidateTradesHolding(services, trx, consumed);
       await unequipItems(trx, consumed);
 
-      const rows: OwnedRow[] = await insertOwnedItems(
-        trx,
-        chosen.received.map((proto) => ({
-          user_id: owner,
-          item_proto_id: proto.id,
-          type: proto.type,
-          quality_id: proto.qualityId,
-          ts_owned: now,
-          ts_can_trade: 0,
-          state: 'owned',
-        })),
-      );
+      const received = chosen.received.map((proto) => ({ item_proto_id: proto.id, type: proto.type, quality_id: proto.qualityId }));
+      const rows: OwnedRow[] = await insertReceivedItems(trx, owner, received, now);
       rows.sort((a, b) => a.item_id - b.item_id);
       const protoOf = new Map(chosen.received.map((p) => [p.id, p]));
       const itemsJson = `[${rows.map((row) => ownedItemJson(protoOf.get(row.item_proto_id)!, row, false)).join(',')}]`;

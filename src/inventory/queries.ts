@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Insertable, type QueryCreator, type RawBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
 import type { DialectName, Executor } from '../db/connection.js';
 import type { DrawsTable, InventoryPrivacy, ItemState, ItemsTable, Tables } from '../db/tables.js';
 import type { Services } from '../services.js';
@@ -222,12 +222,20 @@ export interface ConsumedInput {
   quality_id: number;
 }
 
+/** The conditions under which a craft consumes an item: the caller's, owned, tradable now, not equipped. */
+function consumable(dialect: DialectName, userId: number, now: number) {
+  return sql`${notIndexedColumn(dialect, 'user_id')} = ${userId} and ${notIndexedColumn(dialect, 'state')} = ${OWNED} and ts_can_trade <> -1 and ts_can_trade <= ${now}
+    and not exists (select 1 from equipped where equipped.item_id = items.item_id)`;
+}
+
 /**
  * Records a craft and consumes those of its items that are the user's, owned, tradable now
  * and not equipped, in the caller's transaction; answers the craft's id and the items
  * consumed (fewer than asked when some were not usable, and then possibly no craft id).
  * On PostgreSQL the items are locked in id order before any of them changes, in the same
- * statement, so overlapping crafts wait for each other instead of deadlocking.
+ * statement, so overlapping crafts wait for each other instead of deadlocking. Written as
+ * SQL text: crafts run many times a second, and building the statements with the query
+ * builder cost more than running them.
  */
 export async function recordCraftConsuming(
   trx: Executor,
@@ -236,43 +244,32 @@ export async function recordCraftConsuming(
   ids: number[],
   now: number,
 ): Promise<{ craftId: number | undefined; consumed: ConsumedInput[] }> {
-  const postgres = dialect === 'postgres';
-  const notIndexed = (column: 'user_id' | 'state') => notIndexedColumn(dialect, column);
-  const record = trx
-    .insertInto('crafts')
-    .values({ user_id: userId, ts: now, result_item_id: null, consumed_item_ids: JSON.stringify(ids) })
-    .returning('craft_id');
-  const consume = (db: QueryCreator<Tables>, craftId: number | RawBuilder<number>) =>
-    db
-      .updateTable('items')
-      .set({ state: 'consumed', ended_at: now, craft_id: craftId })
-      .where(notIndexed('user_id'), '=', userId)
-      .where(notIndexed('state'), '=', OWNED)
-      .where('ts_can_trade', '<>', -1)
-      .where('ts_can_trade', '<=', now)
-      .where((eb) => eb.not(isEquipped(eb)))
-      .returning(['item_id', 'item_proto_id', 'type', 'quality_id']);
-  if (!postgres) {
-    const craftId = (await record.executeTakeFirstOrThrow()).craft_id;
-    const consumed = await consume(trx, craftId).where('item_id', 'in', ids).execute();
-    return { craftId, consumed };
+  const idList = sql.join(ids);
+  const consumedIds = JSON.stringify(ids);
+  if (dialect !== 'postgres') {
+    const { rows } = await sql<{ craft_id: number }>`
+      insert into crafts (user_id, ts, result_item_id, consumed_item_ids) values (${userId}, ${now}, null, ${consumedIds})
+      returning craft_id`.execute(trx);
+    const craftId = elementAt(rows, 0).craft_id;
+    const consumed = await sql<ConsumedInput>`
+      update items set state = 'consumed', ended_at = ${now}, craft_id = ${craftId}
+      where item_id in (${idList}) and ${consumable(dialect, userId, now)}
+      returning item_id, item_proto_id, type, quality_id`.execute(trx);
+    return { craftId, consumed: consumed.rows };
   }
-  // One round trip locks the items, records the craft and consumes them (data-modifying
-  // CTEs; the statements name the CTEs only in raw SQL, hence the plain query creator).
-  const rows = await trx
-    .with('locked', (db) => db.selectFrom('items').select('item_id').where('item_id', 'in', ids).orderBy('item_id').forUpdate())
-    .with('craft', () => record)
-    .with('consumed', (db) =>
-      consume(db as unknown as QueryCreator<Tables>, sql<number>`(select craft_id from craft)`).where(
-        'item_id',
-        'in',
-        sql<number>`(select item_id from locked)`,
-      ),
+  // One round trip locks the items, records the craft and consumes them (data-modifying CTEs).
+  const { rows } = await sql<ConsumedInput & { craft_id: number }>`
+    with locked as (select item_id from items where item_id in (${idList}) order by item_id for update),
+    craft as (
+      insert into crafts (user_id, ts, result_item_id, consumed_item_ids) values (${userId}, ${now}, null, ${consumedIds})
+      returning craft_id
+    ),
+    consumed as (
+      update items set state = 'consumed', ended_at = ${now}, craft_id = (select craft_id from craft)
+      where item_id in (select item_id from locked) and ${consumable(dialect, userId, now)}
+      returning item_id, item_proto_id, type, quality_id
     )
-    .selectFrom('consumed')
-    .selectAll()
-    .select(sql<string>`(select craft_id from craft)`.as('craft_id'))
-    .execute();
+    select item_id, item_proto_id, type, quality_id, (select craft_id from craft) as craft_id from consumed`.execute(trx);
   const first = rows[0];
   return {
     craftId: first === undefined ? undefined : Number(first.craft_id),
@@ -302,49 +299,29 @@ export async function createCraftResult(
   cutoff: number,
 ): Promise<{ row: OwnedRow; holding: InvalidatedTrade[] }> {
   const { userId, craftId, consumedIds } = craft;
-  const create = trx
-    .insertInto('items')
-    .values({
-      user_id: userId,
-      item_proto_id: result.protoId,
-      type: result.type,
-      quality_id: result.qualityId,
-      ts_owned: now,
-      ts_can_trade: 0,
-      state: 'owned',
-      created_by_craft_id: craftId,
-    })
-    .returning(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data']);
-  const link = (db: QueryCreator<Tables>, itemId: number | RawBuilder<number>) =>
-    db.updateTable('crafts').set({ result_item_id: itemId }).where('craft_id', '=', craftId);
+  const create = sql<OwnedRow>`
+    insert into items (user_id, item_proto_id, type, quality_id, ts_owned, ts_can_trade, state, created_by_craft_id)
+    values (${userId}, ${result.protoId}, ${result.type}, ${result.qualityId}, ${now}, 0, ${OWNED}, ${craftId})
+    returning item_id, user_id, item_proto_id, ts_owned, ts_can_trade, data`;
+  const holding = openTradesHolding(trx, dialect, consumedIds, cutoff);
   if (dialect === 'postgres') {
-    const { holding, ...row } = await trx
-      .with('created', () => create)
-      .with('linked', (db) => link(db as unknown as QueryCreator<Tables>, sql<number>`(select item_id from created)`).returning('craft_id'))
-      .with('holding', (db) => openTradesHolding(db as unknown as QueryCreator<Tables>, dialect, consumedIds, cutoff))
-      .selectFrom('created')
-      .selectAll()
-      .select(
-        sql<
-          InvalidatedTrade[]
-        >`(select coalesce(json_agg(json_build_object('trade_id', trade_id, 'user_id_from', user_id_from, 'user_id_to', user_id_to) order by trade_id), '[]') from holding)`.as(
-          'holding',
-        ),
-      )
-      .executeTakeFirstOrThrow();
+    const { rows } = await sql<OwnedRow & { holding: InvalidatedTrade[] }>`
+      with created as (${create}),
+      linked as (update crafts set result_item_id = (select item_id from created) where craft_id = ${craftId} returning craft_id),
+      holding as (${holding})
+      select item_id, user_id, item_proto_id, ts_owned, ts_can_trade, data,
+        (select coalesce(json_agg(json_build_object('trade_id', trade_id, 'user_id_from', user_id_from, 'user_id_to', user_id_to) order by trade_id), '[]') from holding) as holding
+      from created`.execute(trx);
+    const { holding: found, ...row } = elementAt(rows, 0);
     return {
       row,
-      holding: holding.map((t) => ({
-        trade_id: Number(t.trade_id),
-        user_id_from: Number(t.user_id_from),
-        user_id_to: Number(t.user_id_to),
-      })),
+      holding: found.map((t) => ({ trade_id: Number(t.trade_id), user_id_from: Number(t.user_id_from), user_id_to: Number(t.user_id_to) })),
     };
   }
-  const holding = await openTradesHolding(trx, dialect, consumedIds, cutoff).execute();
-  const row = await create.executeTakeFirstOrThrow();
-  await link(trx, row.item_id).execute();
-  return { row, holding };
+  const found = await holding.execute();
+  const row = elementAt((await create.execute(trx)).rows, 0);
+  await sql`update crafts set result_item_id = ${row.item_id} where craft_id = ${craftId}`.execute(trx);
+  return { row, holding: found };
 }
 
 /** Whether the user exists. */
@@ -381,11 +358,6 @@ export async function insertItems(executor: Executor, rows: Insertable<ItemsTabl
   return inserted.map((r) => r.item_id);
 }
 
-/** Inserts items in one statement; answers them as owned-item rows, in the order the database returns them. */
-export function insertOwnedItems(executor: Executor, rows: Insertable<ItemsTable>[]): Promise<OwnedRow[]> {
-  return executor.insertInto('items').values(rows).returning(OWNED_COLUMNS).execute();
-}
-
 /** Marks an owned item revoked; answers its owner, or undefined when it does not exist or is no longer owned. */
 export async function revokeOwnedItem(executor: Executor, itemId: number, now: number): Promise<number | undefined> {
   const revoked = await executor
@@ -411,7 +383,7 @@ export async function recordRevocation(
 
 /** Takes items off the boards or profile they are equipped on. */
 export async function unequipItems(executor: Executor, itemIds: number[]): Promise<void> {
-  await executor.deleteFrom('equipped').where('item_id', 'in', itemIds).execute();
+  await sql`delete from equipped where item_id in (${sql.join(itemIds)})`.execute(executor);
 }
 
 /** The answer stored for an opening by this user with this request id. */
@@ -434,14 +406,11 @@ export interface OpeningInput {
 }
 
 /** The items by id, in ascending id; on PostgreSQL locked until the transaction ends. */
-export function readOpeningInputs(executor: Executor, dialect: DialectName, ids: number[]): Promise<OpeningInput[]> {
-  let select = executor
-    .selectFrom('items')
-    .select(['item_id', 'user_id', 'item_proto_id', 'state'])
-    .where('item_id', 'in', ids)
-    .orderBy('item_id');
-  if (dialect === 'postgres') select = select.forUpdate();
-  return select.execute();
+export async function readOpeningInputs(executor: Executor, dialect: DialectName, ids: number[]): Promise<OpeningInput[]> {
+  const lock = dialect === 'postgres' ? sql` for update` : sql``;
+  const { rows } = await sql<OpeningInput>`
+    select item_id, user_id, item_proto_id, state from items where item_id in (${sql.join(ids)}) order by item_id${lock}`.execute(executor);
+  return rows;
 }
 
 /** Marks those of the items that are the user's and owned consumed; answers how many changed. */
@@ -452,17 +421,35 @@ export async function consumeOwnedItems(
   itemIds: number[],
   now: number,
 ): Promise<bigint> {
-  const update = await executor
-    .updateTable('items')
-    .set({ state: 'consumed', ended_at: now })
-    .where('item_id', 'in', itemIds)
-    .where(notIndexedColumn(dialect, 'user_id'), '=', userId)
-    .where(notIndexedColumn(dialect, 'state'), '=', OWNED)
-    .executeTakeFirst();
-  return update.numUpdatedRows;
+  const update = await sql`
+    update items set state = 'consumed', ended_at = ${now}
+    where item_id in (${sql.join(itemIds)}) and ${notIndexedColumn(dialect, 'user_id')} = ${userId}
+      and ${notIndexedColumn(dialect, 'state')} = ${OWNED}`.execute(executor);
+  return update.numAffectedRows ?? 0n;
+}
+
+/** An opening's received items, all of one owner, made now. */
+export interface ReceivedItem {
+  item_proto_id: number;
+  type: number;
+  quality_id: number;
+}
+
+/** Inserts an opening's items, owned and tradable; answers them as owned-item rows, in the order the database returns them. */
+export async function insertReceivedItems(executor: Executor, owner: number, items: ReceivedItem[], now: number): Promise<OwnedRow[]> {
+  const values = items.map((item) => sql`(${owner}, ${item.item_proto_id}, ${item.type}, ${item.quality_id}, ${now}, 0, ${OWNED})`);
+  const { rows } = await sql<OwnedRow>`
+    insert into items (user_id, item_proto_id, type, quality_id, ts_owned, ts_can_trade, state) values ${sql.join(values)}
+    returning item_id, user_id, item_proto_id, ts_owned, ts_can_trade, data`.execute(executor);
+  return rows;
 }
 
 /** Records an opening: what it consumed and gave, the odds it used, and its answer. */
 export async function recordDraw(executor: Executor, draw: Insertable<DrawsTable>): Promise<void> {
-  await executor.insertInto('draws').values(draw).execute();
+  await sql`
+    insert into draws (ts, user_id, receiver_user_id, kind, case_item_id, case_item_proto_id, key_item_id, key_item_proto_id,
+      result_item_ids, result_item_proto_ids, odds_version, odds, request_id, answer)
+    values (${draw.ts}, ${draw.user_id}, ${draw.receiver_user_id}, ${draw.kind}, ${draw.case_item_id}, ${draw.case_item_proto_id},
+      ${draw.key_item_id ?? null}, ${draw.key_item_proto_id ?? null}, ${draw.result_item_ids}, ${draw.result_item_proto_ids},
+      ${draw.odds_version}, ${draw.odds}, ${draw.request_id ?? null}, ${draw.answer})`.execute(executor);
 }
