@@ -14,8 +14,11 @@ import { SERVER_SETTINGS, loadConfig, parseArgsOptions } from '../src/cli/settin
 
 const LIMITS = {
   bodyLimit: 4096,
-  http: { maxHeaderBytes: 2048, connectionTimeoutMs: 400, keepAliveTimeoutMs: 300, requestTimeoutMs: 1500 },
+  http: { maxHeaderBytes: 2048, connectionTimeoutMs: 120_000, keepAliveTimeoutMs: 120_000, requestTimeoutMs: 120_000 },
 };
+
+/** Short enough to wait for, long enough that a loaded machine does not reach them by accident. */
+const SHORT_TIMEOUTS = { connectionTimeoutMs: 2000, keepAliveTimeoutMs: 2000, requestTimeoutMs: 5000 };
 
 /** A raw TCP connection to the server; resolves with everything it received once the server closes it. */
 function rawConnection(url: string): { socket: Socket; closed: Promise<string> } {
@@ -98,6 +101,22 @@ describe('limits over a real socket', () => {
     assert.match(repeated.body.description, /count/);
   });
 
+  test('garbage that is not HTTP answers code 2 with HTTP 400', async () => {
+    const garbage = rawConnection(url);
+    garbage.socket.write('\u0000\u0001 NOT HTTP AT ALL\r\n\r\n');
+    assert.deepEqual(parseAnswer(await garbage.closed), { status: 400, body: { code: 2, description: 'malformed HTTP request' } });
+  });
+});
+
+describe('idle and slow connections', () => {
+  let server: TestServer;
+  let url: string;
+  before(async () => {
+    server = await startTestServer({ world: transportWorld(), config: { ...LIMITS, http: { ...LIMITS.http, ...SHORT_TIMEOUTS } } });
+    url = await listen(server);
+  });
+  after(() => server.close());
+
   test('a connection that sends nothing is closed', async () => {
     const idle = rawConnection(url);
     assert.equal(await idle.closed, '');
@@ -108,16 +127,10 @@ describe('limits over a real socket', () => {
     const request = `POST /api/gchat.get HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${LIMITS.bodyLimit - 100}\r\n\r\n{"x":"`;
     slow.socket.write(request);
     // A byte more often than the idle timeout, so only the request timeout can end it.
-    const trickle = setInterval(() => slow.socket.writable && slow.socket.write('a'), LIMITS.http.connectionTimeoutMs / 4);
+    const trickle = setInterval(() => slow.socket.writable && slow.socket.write('a'), SHORT_TIMEOUTS.connectionTimeoutMs / 4);
     const received = await slow.closed;
     clearInterval(trickle);
     assert.deepEqual(parseAnswer(received), { status: 408, body: { code: 2, description: 'the request did not arrive in time' } });
-  });
-
-  test('garbage that is not HTTP answers code 2 with HTTP 400', async () => {
-    const garbage = rawConnection(url);
-    garbage.socket.write('\u0000\u0001 NOT HTTP AT ALL\r\n\r\n');
-    assert.deepEqual(parseAnswer(await garbage.closed), { status: 400, body: { code: 2, description: 'malformed HTTP request' } });
   });
 });
 
