@@ -1,7 +1,8 @@
-import { sql, type ExpressionBuilder, type Insertable, type QueryCreator } from 'kysely';
+import { sql, type ExpressionBuilder, type QueryCreator, type RawBuilder } from 'kysely';
 import type { OwnedRow } from '../catalog/serialize.js';
 import type { DialectName, Executor } from '../db/connection.js';
-import type { Tables, TradeItemsTable, TradesTable } from '../db/tables.js';
+import type { Tables, TradeItemsTable } from '../db/tables.js';
+import { elementAt } from '../infra/elements.js';
 import { OWNED } from '../inventory/queries.js';
 import { TradeStatus } from './status.js';
 
@@ -41,22 +42,12 @@ export async function tradeWithEntries(
   executor: Executor,
   tradeId: number,
 ): Promise<{ trade: TradeRecord; entries: TradeEntry[] } | undefined> {
-  const rows = await executor
-    .selectFrom('trades')
-    .leftJoin('trade_items', 'trade_items.trade_id', 'trades.trade_id')
-    .select([
-      'trades.trade_id',
-      'trades.user_id_from',
-      'trades.user_id_to',
-      'trades.status',
-      'trades.create_time',
-      'trades.reaction_time',
-      'trade_items.item_id',
-      'trade_items.side',
-    ])
-    .where('trades.trade_id', '=', tradeId)
-    .orderBy('trade_items.item_id')
-    .execute();
+  const { rows } = await sql<TradeRecord & { item_id: number | null; side: number | null }>`
+    select trades.trade_id, trades.user_id_from, trades.user_id_to, trades.status, trades.create_time, trades.reaction_time,
+      trade_items.item_id, trade_items.side
+    from trades left join trade_items on trade_items.trade_id = trades.trade_id
+    where trades.trade_id = ${tradeId}
+    order by trade_items.item_id`.execute(executor);
   const first = rows[0];
   if (first === undefined) return undefined;
   const { trade_id, user_id_from, user_id_to, status, create_time, reaction_time } = first;
@@ -100,23 +91,16 @@ export async function markAccepted(
   now: number,
   cutoff: number,
 ): Promise<boolean> {
-  let update = trx
-    .updateTable('trades')
-    .set({ status: TradeStatus.ACCEPTED, reaction_time: now })
-    .where('trade_id', '=', tradeId)
-    .where('status', '=', TradeStatus.OPEN)
-    .where('create_time', '>', cutoff);
-  if (dialect === 'postgres') {
-    const holding =
-      itemIds.length === 0 ? sql`false` : sql`trade_id in (select trade_id from trade_items where item_id in (${sql.join(itemIds)}))`;
-    update = update.where(
-      'trade_id',
-      'in',
-      sql<number>`(select trade_id from trades where trade_id = ${tradeId} or (status = ${sql.lit(TradeStatus.OPEN)} and ${holding}) order by trade_id for update)`,
-    );
-  }
-  const opened = await update.executeTakeFirst();
-  return opened.numUpdatedRows === 1n;
+  const holding =
+    itemIds.length === 0 ? sql`false` : sql`trade_id in (select trade_id from trade_items where item_id in (${sql.join(itemIds)}))`;
+  const locked =
+    dialect === 'postgres'
+      ? sql` and trade_id in (select trade_id from trades where trade_id = ${tradeId} or (status = ${sql.lit(TradeStatus.OPEN)} and ${holding}) order by trade_id for update)`
+      : sql``;
+  const opened = await sql`
+    update trades set status = ${TradeStatus.ACCEPTED}, reaction_time = ${now}
+    where trade_id = ${tradeId} and status = ${TradeStatus.OPEN} and create_time > ${cutoff}${locked}`.execute(trx);
+  return opened.numAffectedRows === 1n;
 }
 
 /** Marks a trade invalid (an item of it was no longer available). */
@@ -162,10 +146,8 @@ export async function moveItems(trx: Executor, dialect: DialectName, tradeId: nu
     with m (item_id, giver, receiver, ts_can_trade, data) as (values ${values})
     update items set user_id = m.receiver, ts_owned = ${now}, ts_can_trade = m.ts_can_trade, data = m.data
     from m where items.item_id = m.item_id and items.user_id = m.giver and items.state = ${OWNED}`.execute(trx);
-  await trx
-    .insertInto('trade_moves')
-    .values(sorted.map((m) => ({ trade_id: tradeId, item_id: m.item_id, from_user_id: m.giver, to_user_id: m.receiver, ts: now })))
-    .execute();
+  await sql`insert into trade_moves (trade_id, item_id, from_user_id, to_user_id, ts)
+    values ${sql.join(sorted.map((m) => sql`(${tradeId}, ${m.item_id}, ${m.giver}, ${m.receiver}, ${now})`))}`.execute(trx);
   return Number(updated.numAffectedRows ?? 0);
 }
 
@@ -173,26 +155,31 @@ export async function moveItems(trx: Executor, dialect: DialectName, tradeId: nu
 export async function insertTrade(
   trx: Executor,
   dialect: DialectName,
-  trade: Insertable<TradesTable>,
-  items: Omit<Insertable<TradeItemsTable>, 'trade_id'>[],
+  trade: Pick<TradeRecord, 'user_id_from' | 'user_id_to' | 'status' | 'create_time' | 'reaction_time'>,
+  items: Omit<TradeItemsTable, 'trade_id'>[],
 ): Promise<number> {
-  const record = trx.insertInto('trades').values(trade).returning('trade_id');
+  const record = sql`insert into trades (user_id_from, user_id_to, status, create_time, reaction_time)
+    values (${trade.user_id_from}, ${trade.user_id_to}, ${trade.status}, ${trade.create_time}, ${trade.reaction_time})
+    returning trade_id`;
+  const itemValues = (tradeId: RawBuilder<unknown>) =>
+    sql.join(
+      items.map(
+        (item) =>
+          sql`(${tradeId}, ${item.item_id}, ${item.side}, ${item.user_id}, ${item.item_proto_id}, ${item.ts_owned}, ${item.ts_can_trade}, ${item.data})`,
+      ),
+    );
+  const insertItems = sql`insert into trade_items (trade_id, item_id, side, user_id, item_proto_id, ts_owned, ts_can_trade, data) values`;
   if (dialect === 'postgres' && items.length > 0) {
-    const created = await trx
-      .with('created', () => record)
-      .insertInto('trade_items')
-      .values(items.map((item) => ({ ...item, trade_id: sql<number>`(select trade_id from created)` })))
-      .returning('trade_id')
-      .executeTakeFirstOrThrow();
-    return Number(created.trade_id);
+    const { rows } = await sql<{ trade_id: number | string }>`
+      with created as (${record})
+      ${insertItems} ${itemValues(sql`(select trade_id from created)`)}
+      returning trade_id`.execute(trx);
+    return Number(elementAt(rows, 0).trade_id);
   }
-  const { trade_id } = await record.executeTakeFirstOrThrow();
-  if (items.length > 0)
-    await trx
-      .insertInto('trade_items')
-      .values(items.map((item) => ({ ...item, trade_id })))
-      .execute();
-  return trade_id;
+  const { rows } = await sql<{ trade_id: number | string }>`${record}`.execute(trx);
+  const tradeId = Number(elementAt(rows, 0).trade_id);
+  if (items.length > 0) await sql`${insertItems} ${itemValues(sql`${tradeId}`)}`.execute(trx);
+  return tradeId;
 }
 
 /** A trade by id; undefined when there is none. */
@@ -327,33 +314,32 @@ export interface CheckedItem extends OwnedRow {
   held?: unknown;
 }
 
-const CHECKED_COLUMNS = ['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data', 'state'] as const;
-
 /** Whether an item sits on a board or the profile. */
-const isEquipped = (eb: ExpressionBuilder<Tables, 'items'>) =>
-  eb.exists(eb.selectFrom('equipped').select('equipped.item_id').whereRef('equipped.item_id', '=', 'items.item_id'));
+const IS_EQUIPPED = sql`exists (select equipped.item_id from equipped where equipped.item_id = items.item_id)`;
 
 /** Whether an open trade made after `cutoff`, other than `except`, holds the item. */
-const isHeldElsewhere = (eb: ExpressionBuilder<Tables, 'items'>, except: number, cutoff: number) =>
-  eb.exists(
-    eb
-      .selectFrom('trade_items')
-      .innerJoin('trades', 'trades.trade_id', 'trade_items.trade_id')
-      .select('trade_items.trade_id')
-      .whereRef('trade_items.item_id', '=', 'items.item_id')
-      .where('trade_items.trade_id', '<>', except)
-      .where('trades.status', '=', TradeStatus.OPEN)
-      .where('trades.create_time', '>', cutoff),
-  );
+const heldElsewhere = (except: number, cutoff: number) =>
+  sql`exists (select trade_items.trade_id from trade_items inner join trades on trades.trade_id = trade_items.trade_id
+    where trade_items.item_id = items.item_id and trade_items.trade_id <> ${except}
+      and trades.status = ${TradeStatus.OPEN} and trades.create_time > ${cutoff})`;
+
+const CHECKED_SELECT = sql`item_id, user_id, item_proto_id, ts_owned, ts_can_trade, data, state, ${IS_EQUIPPED} as equipped`;
 
 type ItemLock = 'update' | 'share' | false;
+
+/** The row lock a read of items takes: on PostgreSQL only. */
+function lockClause(options: { lock: ItemLock; postgres: boolean }) {
+  if (!options.postgres || !options.lock) return sql``;
+  return options.lock === 'update' ? sql` for update` : sql` for share`;
+}
 
 /**
  * The items by id, in ascending id. With `lock`, on PostgreSQL their rows stay locked until
  * the transaction ends, taken in id order (writers of overlapping items wait, never
  * deadlock): `update` for a writer that moves them, `share` for one that only needs them to
  * stay where they are until it commits. With `heldElsewhere`, each says whether another open
- * trade holds it.
+ * trade holds it. The reads of trades run on every creation and acceptance: they are written
+ * as SQL text, which costs a fraction of building them with the query builder.
  */
 export async function readItems(
   executor: Executor,
@@ -361,17 +347,12 @@ export async function readItems(
   options: { lock: ItemLock; postgres: boolean; heldElsewhere?: { except: number; cutoff: number } },
 ): Promise<CheckedItem[]> {
   if (ids.length === 0) return [];
-  const { heldElsewhere } = options;
-  let query = executor
-    .selectFrom('items')
-    .select(CHECKED_COLUMNS)
-    .select((eb) => isEquipped(eb).as('equipped'))
-    .$if(heldElsewhere !== undefined, (q) => q.select((eb) => isHeldElsewhere(eb, heldElsewhere!.except, heldElsewhere!.cutoff).as('held')))
-    .where('item_id', 'in', [...ids])
-    .orderBy('item_id');
-  if (options.lock === 'update' && options.postgres) query = query.forUpdate();
-  if (options.lock === 'share' && options.postgres) query = query.forShare();
-  return query.execute();
+  const held = options.heldElsewhere;
+  const { rows } = await sql<CheckedItem>`
+    select ${CHECKED_SELECT}${held ? sql`, ${heldElsewhere(held.except, held.cutoff)} as held` : sql``}
+    from items where item_id in (${sql.join([...ids])})
+    order by item_id${lockClause(options)}`.execute(executor);
+  return rows;
 }
 
 /** What a new trade is checked against. */
@@ -394,32 +375,24 @@ export async function readForCreation(
   options: { lock: ItemLock; postgres: boolean },
 ): Promise<CreationReads> {
   const { fromId, toId, cutoff } = trade;
-  const openTrades = (eb: ExpressionBuilder<Tables, 'items'>) =>
-    eb
-      .selectFrom('trades')
-      .where('trades.user_id_from', '=', fromId)
-      .where('trades.status', '=', TradeStatus.OPEN)
-      .where('trades.create_time', '>', cutoff);
-  const setting = (eb: ExpressionBuilder<Tables, 'items'>, column: (typeof TRADE_PRIVACY_COLUMNS)[number]) =>
-    eb.selectFrom('users').select(`users.${column}`).where('users.user_id', '=', toId).as(column);
-  let query = executor
-    .selectFrom('items')
-    .select(CHECKED_COLUMNS)
-    .select((eb) => [
-      isEquipped(eb).as('equipped'),
-      openTrades(eb)
-        .select((sub) => sub.fn.countAll<number | string>().as('n'))
-        .as('open_n'),
-      openTrades(eb)
-        .select((sub) => sub.fn.min('trades.create_time').as('oldest'))
-        .as('open_oldest'),
-      ...TRADE_PRIVACY_COLUMNS.map((column) => setting(eb, column)),
-    ])
-    .where('item_id', 'in', [...trade.itemIds])
-    .orderBy('item_id');
-  if (options.lock === 'update' && options.postgres) query = query.forUpdate();
-  if (options.lock === 'share' && options.postgres) query = query.forShare();
-  const rows = await query.execute();
+  const openTrades = sql`from trades where trades.user_id_from = ${fromId} and trades.status = ${TradeStatus.OPEN} and trades.create_time > ${cutoff}`;
+  const settings = sql.join(
+    TRADE_PRIVACY_COLUMNS.map(
+      (column) => sql`(select users.${sql.ref(column)} from users where users.user_id = ${toId}) as ${sql.ref(column)}`,
+    ),
+  );
+  const { rows } = await sql<
+    CheckedItem & { open_n: number | string; open_oldest: number | string | null } & Record<
+        (typeof TRADE_PRIVACY_COLUMNS)[number],
+        number | null
+      >
+  >`
+    select ${CHECKED_SELECT},
+      (select count(*) ${openTrades}) as open_n,
+      (select min(trades.create_time) ${openTrades}) as open_oldest,
+      ${settings}
+    from items where item_id in (${sql.join([...trade.itemIds])})
+    order by item_id${lockClause(options)}`.execute(executor);
   const first = rows[0];
   if (first === undefined) {
     // None of the items exists: the trade is refused, after the checks that come first.
@@ -451,7 +424,7 @@ export async function tradableItemsOf(executor: Executor, userId: number, now: n
     .where('state', '=', OWNED)
     .where('ts_can_trade', '<>', -1)
     .where('ts_can_trade', '<=', now)
-    .where((eb) => eb.not(isEquipped(eb)))
+    .where(sql<boolean>`not ${IS_EQUIPPED}`)
     .orderBy('ts_owned', 'desc')
     .orderBy('item_id', 'desc')
     .execute();
