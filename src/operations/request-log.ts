@@ -78,8 +78,12 @@ class RequestLogger {
     private readonly options: ChildLoggerOptions,
   ) {}
 
+  private logger(): FastifyBaseLogger {
+    return (this.made ??= this.parent.child(this.bindings, this.options));
+  }
+
   private write(level: Level, args: unknown[]): void {
-    const logger = (this.made ??= this.parent.child(this.bindings, this.options));
+    const logger = this.logger();
     (logger[level] as (...args: unknown[]) => void).apply(logger, args);
   }
 
@@ -88,7 +92,7 @@ class RequestLogger {
   }
 
   set level(level: string) {
-    (this.made ??= this.parent.child(this.bindings, this.options)).level = level;
+    this.logger().level = level;
   }
 
   fatal(...args: unknown[]): void {
@@ -112,6 +116,6 @@ class RequestLogger {
   silent(): void {}
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
-    return (this.made ??= this.parent.child(this.bindings, this.options)).child(bindings, options);
+    return this.logger().child(bindings, options);
   }
 }

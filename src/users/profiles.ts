@@ -212,21 +212,22 @@ function openProfileText(profile: Profile, form: UserForm, showing: Showing): st
   // The stored text not yet copied: from `from` to `to` (from < 0: none).
   let from = -1;
   let to = 0;
+  const pending = (): string => (from === 0 && to === text.length ? text : text.slice(from, to));
   for (const part of FORM_PARTS[form]) {
     if ('firstRun' in part) {
       const start = part.firstRun === 0 ? 0 : runEnds[part.firstRun - 1]!;
-      if (from >= 0 && start !== to) json += text.slice(from, to);
+      if (from >= 0 && start !== to) json += pending();
       if (from < 0 || start !== to) from = start;
       to = runEnds[part.lastRun]!;
       continue;
     }
     const value = part.live(profile, showing);
     if (value === undefined) continue;
-    if (from >= 0) json += from === 0 && to === text.length ? text : text.slice(from, to);
+    if (from >= 0) json += pending();
     from = -1;
     json += part.prefix + JSON.stringify(value);
   }
-  if (from >= 0) json += from === 0 && to === text.length ? text : text.slice(from, to);
+  if (from >= 0) json += pending();
   return json;
 }
 

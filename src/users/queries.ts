@@ -130,15 +130,14 @@ export async function updatePrivacyColumns(db: Database, userId: number, changes
  */
 export async function updateLastSeen(db: Database, lastSeen: ReadonlyMap<number, number>): Promise<void> {
   // In user id order: concurrent writers lock rows in one order.
-  const ids = [...lastSeen.keys()].sort((a, b) => a - b);
-  const times = ids.map((id) => lastSeen.get(id)!);
+  const seen = [...lastSeen].sort((a, b) => a[0] - b[0]);
   const query =
     db.dialect === 'sqlite'
       ? sql`update users set last_seen = seen.t
-          from (select value ->> 0 as id, value ->> 1 as t from json_each(${JSON.stringify(ids.map((id, i) => [id, times[i]]))})) as seen
+          from (select value ->> 0 as id, value ->> 1 as t from json_each(${JSON.stringify(seen)})) as seen
           where users.user_id = seen.id and users.last_seen < seen.t`
       : sql`update users set last_seen = seen.t
-          from unnest(${ids}::bigint[], ${times}::bigint[]) as seen(id, t)
+          from unnest(${seen.map(([id]) => id)}::bigint[], ${seen.map(([, t]) => t)}::bigint[]) as seen(id, t)
           where users.user_id = seen.id and users.last_seen < seen.t`;
   await query.execute(db.kysely);
 }
