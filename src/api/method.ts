@@ -163,13 +163,14 @@ export type ReadyJson = SerializedData | SerializedList | StreamedData;
 export function defineMethod<P extends TObject, R extends TSchema | undefined = undefined>(definition: MethodDefinition<P, R>): AnyMethod {
   const { answerBytes } = definition;
   type Params = Static<P>;
-  const runWith = async (ctx: CallContext, params: Params): Promise<unknown> => {
+  // Not async: the handler's own promise is answered, without another one around it to settle.
+  const runWith = (ctx: CallContext, params: Params): Promise<unknown> => {
     switch (definition.auth) {
       case 'required':
-        if (!isSignedIn(ctx)) throw authError('authorization required: send an access_token');
+        if (!isSignedIn(ctx)) return Promise.reject(authError('authorization required: send an access_token'));
         return definition.handler(ctx, params);
       case 'admin':
-        if (!isAudited(ctx)) throw new Error(`${definition.name} runs only as an audited admin call`);
+        if (!isAudited(ctx)) return Promise.reject(new Error(`${definition.name} runs only as an audited admin call`));
         return definition.handler(ctx, params);
       default:
         return definition.handler(ctx, params);
