@@ -121,6 +121,12 @@ export function settleWhenSent(request: FastifyRequest, reply: FastifyReply, cha
   reply.raw.once('close', () => charge.settle(sentSince(request)));
 }
 
+/** Connections (directly reachable) or requests in flight (behind proxies) of one network. */
+interface HeldByNetwork {
+  readonly network: string;
+  count: number;
+}
+
 /** The address limits' part of every request, run by the server's one request hook and one response hook. */
 export interface AddressLimits {
   /** Holds the request's place among its address's (behind proxies) and notes where its answer starts; false when refused (answered). */
@@ -138,19 +144,18 @@ export interface AddressLimits {
  */
 export function registerAddressLimits(app: FastifyInstance, services: Core): AddressLimits {
   const { config } = services;
-  const open = new Map<string, number>();
+  /** What each network holds open; a network holding nothing has no entry. */
+  const open = new Map<string, HeldByNetwork>();
   /** The address's network, counted, or undefined past the cap. */
-  const acquire = (address: string): string | undefined => {
+  const acquire = (address: string): HeldByNetwork | undefined => {
     const network = networkOf(requestAddress(address));
-    const count = open.get(network) ?? 0;
-    if (count >= config.maxConnectionsPerIp) return undefined;
-    open.set(network, count + 1);
-    return network;
+    const held = open.get(network) ?? { network, count: 0 };
+    if (held.count >= config.maxConnectionsPerIp) return undefined;
+    if (held.count++ === 0) open.set(network, held);
+    return held;
   };
-  const release = (network: string) => {
-    const count = (open.get(network) ?? 1) - 1;
-    if (count <= 0) open.delete(network);
-    else open.set(network, count);
+  const release = (held: HeldByNetwork) => {
+    if (--held.count === 0) open.delete(held.network);
   };
 
   app.decorateRequest(START_BYTES as unknown as string, -1);
@@ -162,22 +167,22 @@ export function registerAddressLimits(app: FastifyInstance, services: Core): Add
     app.server.on('connection', (socket: Socket) => {
       const peer = socket.remoteAddress;
       if (peer === undefined) return;
-      const network = acquire(peer);
-      if (network === undefined) return refuseConnection(socket);
-      socket.once('close', () => release(network));
+      const held = acquire(peer);
+      if (held === undefined) return refuseConnection(socket);
+      socket.once('close', () => release(held));
     });
   }
 
   const admit = (request: FastifyRequest, reply: FastifyReply): boolean => {
     if (behindProxy) {
       // Behind our proxies every connection comes from them: hold the client's address to its share by its requests in flight.
-      const network = acquire(request.ip);
-      if (network === undefined) {
+      const held = acquire(request.ip);
+      if (held === undefined) {
         refuse(reply, 1);
         return false;
       }
       // 'close' comes once per response (and per socket), so a plain listener does.
-      (request.headers.upgrade ? request.raw.socket : reply.raw).on('close', () => release(network));
+      (request.headers.upgrade ? request.raw.socket : reply.raw).on('close', () => release(held));
     }
     tracked(request)[START_BYTES] = request.raw.socket?.bytesWritten ?? 0;
     return true;

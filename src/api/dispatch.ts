@@ -107,11 +107,12 @@ export class MethodDispatcher {
       }
     }
 
-    const estimate = config.rateLimit && method.answerBytes ? await method.answerBytes(ctx, raw) : 0;
+    const params = method.readParams(raw);
+    const estimate = config.rateLimit && method.answerBytes ? await method.answerBytes(ctx, params) : 0;
     const charge = estimate >= ANSWER_BYTES_PER_REQUEST ? await this.costlyAnswers.charge(ip, estimate, call.log) : undefined;
-    if (!charge) return { method, answer: await method.run(ctx, raw) };
+    if (!charge) return { method, answer: await method.runWith(ctx, params) };
     try {
-      return { method, answer: await method.run(ctx, raw), charge };
+      return { method, answer: await method.runWith(ctx, params), charge };
     } catch (error) {
       charge.settle(0);
       throw error;

@@ -93,12 +93,19 @@ export type MethodDefinition<P extends TObject, R extends TSchema | undefined> =
     | { auth: 'none' | 'optional'; handler: Handler<CallContext, P, R> }
   );
 
-/** A declared method as the transport runs it: the parameters as sent in, the handler's answer out. */
+/**
+ * A declared method as the transport runs it: the parameters as sent in, read once, the
+ * handler's answer out.
+ */
 export interface AnyMethod extends MethodDescription {
-  /** Coerces `raw` against the parameter schema and runs the handler; the caller has done the authorisation. */
+  /** Coerces `raw` against the parameter schema: the parameters `runWith` and `answerBytes` take (ApiError 2 for a bad one). */
+  readParams(raw: Record<string, unknown>): unknown;
+  /** Runs the handler with the parameters `readParams` read; the caller has done the authorisation. */
+  runWith(ctx: CallContext, params: unknown): Promise<unknown>;
+  /** `readParams`, then `runWith`. */
   run(ctx: CallContext, raw: Record<string, unknown>): Promise<unknown>;
-  /** Coerces `raw` and estimates the answer's bytes, for methods that declare an estimator. */
-  answerBytes?(ctx: CallContext, raw: Record<string, unknown>): Promise<number>;
+  /** Estimates the answer's bytes from the parameters `readParams` read, for methods that declare an estimator. */
+  answerBytes?(ctx: CallContext, params: unknown): Promise<number>;
 }
 
 function isSignedIn(ctx: CallContext): ctx is SignedInContext {
@@ -155,22 +162,26 @@ export type ReadyJson = SerializedData | SerializedList | StreamedData;
  */
 export function defineMethod<P extends TObject, R extends TSchema | undefined = undefined>(definition: MethodDefinition<P, R>): AnyMethod {
   const { answerBytes } = definition;
+  type Params = Static<P>;
+  // Not async: the handler's own promise is answered, without another one around it to settle.
+  const runWith = (ctx: CallContext, params: Params): Promise<unknown> => {
+    switch (definition.auth) {
+      case 'required':
+        if (!isSignedIn(ctx)) return Promise.reject(authError('authorization required: send an access_token'));
+        return definition.handler(ctx, params);
+      case 'admin':
+        if (!isAudited(ctx)) return Promise.reject(new Error(`${definition.name} runs only as an audited admin call`));
+        return definition.handler(ctx, params);
+      default:
+        return definition.handler(ctx, params);
+    }
+  };
   return {
     ...definition,
-    answerBytes: answerBytes && ((ctx, raw) => answerBytes(ctx, readParams(definition.params, raw))),
-    run: async (ctx, raw) => {
-      const params = readParams(definition.params, raw);
-      switch (definition.auth) {
-        case 'required':
-          if (!isSignedIn(ctx)) throw authError('authorization required: send an access_token');
-          return definition.handler(ctx, params);
-        case 'admin':
-          if (!isAudited(ctx)) throw new Error(`${definition.name} runs only as an audited admin call`);
-          return definition.handler(ctx, params);
-        default:
-          return definition.handler(ctx, params);
-      }
-    },
+    readParams: (raw) => readParams(definition.params, raw),
+    runWith: (ctx, params) => runWith(ctx, params as Params),
+    run: async (ctx, raw) => runWith(ctx, readParams(definition.params, raw)),
+    answerBytes: answerBytes && ((ctx, params) => answerBytes(ctx, params as Params)),
   };
 }
 

@@ -53,8 +53,19 @@ export interface CounterStore {
 /** Bounds of the in-memory counters: entries, and bytes their names take. */
 export const MEMORY_COUNTER_LIMITS = { entries: 200_000, nameBytes: 16 * 1024 * 1024 } as const;
 
+interface CounterWindow {
+  count: number;
+  /** ms */
+  endsAt: number;
+}
+
+/** Whole seconds until the window ends, at least 1. */
+function secondsLeft(window: CounterWindow, now: number): number {
+  return Math.max(1, Math.ceil((window.endsAt - now) / 1000));
+}
+
 export class MemoryCounterStore implements CounterStore {
-  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+  private readonly windows = new Map<string, CounterWindow>();
   /** The few texts `exchange` keeps (not counters: their keys are the platform's own, never a client's). */
   private readonly texts = new Map<string, { value: string; endsAt: number }>();
   private readonly sweeper: NodeJS.Timeout;
@@ -76,20 +87,27 @@ export class MemoryCounterStore implements CounterStore {
   /** Synchronous, so that a take's read and increment cannot interleave with another call. */
   private hitNow(key: string, windowSeconds: number, by: number): Hit {
     const now = this.clock.now();
+    const window = this.windowOf(key, windowSeconds, now);
+    window.count += by;
+    return { count: window.count, resetIn: secondsLeft(window, now) };
+  }
+
+  /** The counter's current window, a new one when it has none or its window has ended. */
+  private windowOf(key: string, windowSeconds: number, now: number): CounterWindow {
     let window = this.windows.get(key);
     if (!window || window.endsAt <= now) {
       if (!window) this.makeRoom(key);
       window = { count: 0, endsAt: now + windowSeconds * 1000 };
       this.windows.set(key, window);
     }
-    window.count += by;
-    return { count: window.count, resetIn: Math.max(1, Math.ceil((window.endsAt - now) / 1000)) };
+    return window;
   }
 
   async hitLimits(limits: readonly Limit[]): Promise<Hit | undefined> {
+    const now = this.clock.now();
     for (const { key, windowSeconds, max } of limits) {
-      const hit = this.hitNow(key, windowSeconds, 1);
-      if (hit.count > max) return hit;
+      const window = this.windowOf(key, windowSeconds, now);
+      if (++window.count > max) return { count: window.count, resetIn: secondsLeft(window, now) };
     }
     return undefined;
   }
@@ -108,7 +126,7 @@ export class MemoryCounterStore implements CounterStore {
     const now = this.clock.now();
     const window = this.windows.get(key);
     if (!window || window.endsAt <= now) return { count: 0, resetIn: 0 };
-    return { count: window.count, resetIn: Math.max(1, Math.ceil((window.endsAt - now) / 1000)) };
+    return { count: window.count, resetIn: secondsLeft(window, now) };
   }
 
   async exchange(key: string, value: string, windowSeconds: number): Promise<string | null> {
