@@ -12,8 +12,11 @@ import type { DialectName } from '../connection.js';
  * fewer than `max_open` open trades, the receiver's settings as read, every item its side's,
  * owned, tradable now and not equipped. Null otherwise, nothing written.
  *
- * Both plan their statements on every call (plan_cache_mode): a plan kept from the first calls,
- * made while the trade tables were small, would scan them whole once they have grown.
+ * Both plan their statements on every call (plan_cache_mode), with the values of that call: a plan
+ * kept from the first calls, made while the trade tables were small, would scan them whole once
+ * they have grown. The other trades holding the items are read from trade_items first, and then
+ * found by id: the index of open trades holds a dead entry for every trade that left `open`
+ * until the table is vacuumed, and a busy server would read thousands of them on each acceptance.
  *
  * trade_accept locks both parties' rows of inventory_counts (created when missing) in user order
  * before anything moves: the triggers that keep the counts change them with every item that
@@ -68,8 +71,11 @@ export function tradeFunctionsMigration(dialect: DialectName) {
         #variable_conflict use_column
         declare
           v_moved bigint;
+          v_holding bigint[];
         begin
           perform 1 from items where item_id = any(p_item_ids) order by item_id for update;
+          select coalesce(array_agg(ti.trade_id), '{}') into v_holding from trade_items ti
+            where ti.item_id = any(p_item_ids) and ti.trade_id <> p_trade_id;
           insert into inventory_counts (user_id, owned, stock)
             select u, 0, 0 from unnest(array[least(p_from, p_to), greatest(p_from, p_to)]) as u order by u
             on conflict (user_id) do update set owned = inventory_counts.owned;
@@ -77,8 +83,7 @@ export function tradeFunctionsMigration(dialect: DialectName) {
             where trade_id = p_trade_id and status = 0 and create_time > p_cutoff
               and trade_id in (
                 select t.trade_id from trades t
-                where t.trade_id = p_trade_id
-                  or (t.status = 0 and t.trade_id in (select ti.trade_id from trade_items ti where ti.item_id = any(p_item_ids)))
+                where t.trade_id = any(v_holding || p_trade_id) and (t.trade_id = p_trade_id or t.status = 0)
                 order by t.trade_id for update);
           if not found then
             return query select 'closed'::text, p_trade_id, p_from, p_to;
@@ -110,8 +115,7 @@ export function tradeFunctionsMigration(dialect: DialectName) {
           return query
             with invalidated as (
               update trades set status = 4, reaction_time = p_now
-              where status = 0 and create_time > p_cutoff and trade_id <> p_trade_id
-                and trade_id in (select ti.trade_id from trade_items ti where ti.item_id = any(p_item_ids))
+              where trade_id = any(v_holding) and status = 0 and create_time > p_cutoff
               returning trade_id, user_id_from, user_id_to
             )
             select 'invalidated'::text, trade_id, user_id_from, user_id_to from invalidated;
