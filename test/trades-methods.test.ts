@@ -386,6 +386,16 @@ describe('an item that moves or ends invalidates every open trade holding it', (
     await callFails(server, 'trades.accept', { trade_id: crafted.trade_id }, 603, as(2));
     await voidOk('trades.cancel', { trade_id: untouched.trade_id }, as(2));
   });
+
+  test('an item whose per-item data changed since it was offered is not the item offered: accepting answers 603', async () => {
+    const asked = await callOk(server, 'trades.create', { user_id: 2, thing_ids_to: '22' }, as(1));
+    await server.db.kysely.updateTable('items').set({ data: '{"souvenir":"Mug"}' }).where('item_id', '=', 22).execute();
+    await callFails(server, 'trades.accept', { trade_id: asked.trade_id }, 603, as(2));
+    const shown = await callOk(server, 'trades.getById', { trade_id: asked.trade_id }, as(1));
+    assert.equal(shown.trades[0].status, 4);
+    const item = await server.db.kysely.selectFrom('items').select(['user_id', 'data']).where('item_id', '=', 22).executeTakeFirstOrThrow();
+    assert.deepEqual(item, { user_id: 2, data: '{"souvenir":"Mug"}' });
+  });
 });
 
 describe('execute.prepareTrade', () => {

@@ -13,6 +13,7 @@ import { signinSourcesMigration } from './migrations/007_signin_sources.js';
 import { tradesMigration } from './migrations/008_trades.js';
 import { userSearchMigration } from './migrations/009_user_search.js';
 import { secretKeyCheckMigration } from './migrations/010_secret_key_check.js';
+import { tradeFunctionsMigration } from './migrations/011_trade_functions.js';
 import { sealStoredSecrets } from './sealed-secrets.js';
 
 /**
@@ -34,6 +35,7 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '008_trades': tradesMigration(db.dialect),
     '009_user_search': userSearchMigration(db.dialect),
     '010_secret_key_check': secretKeyCheckMigration(),
+    '011_trade_functions': tradeFunctionsMigration(db.dialect),
   };
 }
 

@@ -1,14 +1,24 @@
 import { ApiError, Code, badParam, rateLimited } from '../api/errors.js';
-import { getCatalog } from '../catalog/cache.js';
+import { getCatalog, type Catalog } from '../catalog/cache.js';
 import { dialectAdapter } from '../db/dialect.js';
 import type { Executor } from '../db/connection.js';
 import { announceInventoriesChanged } from '../inventory/answer-cache.js';
 import { nowSeconds, type Services } from '../services.js';
-import { admissionFrom, relationForTrade, requireAdmitted } from './admission.js';
+import { admissionFrom, relationForTrade, requireAdmitted, type Admission } from './admission.js';
 import { announceClosed, announceInvalidated, announceOffered } from './announce.js';
 import { checkSide } from './items.js';
 import { settleTrade, type Settlement } from './settle.js';
-import { insertTrade, markEnded, readForCreation, tradeById, tradeStatus, tradeWithEntries, type TradeRecord } from './queries.js';
+import {
+  createInOneStatement,
+  insertTrade,
+  markEnded,
+  readForCreation,
+  tradeById,
+  tradeStatus,
+  tradeWithEntries,
+  type CreationReads,
+  type TradeRecord,
+} from './queries.js';
 import { Side, TradeStatus, expiryCutoff } from './status.js';
 
 export const MAX_SIDE_ITEMS = 50;
@@ -48,10 +58,71 @@ function checkSides(trade: NewTrade): void {
 }
 
 /**
- * Offers a trade: the sender's items for the receiver's. Every item must be its side's,
- * owned, tradable and not equipped (603); the receiver's settings must admit it (701); a
- * gift (nothing asked) to a receiver who accepts gifts at once completes in the same
- * transaction. Answers the new trade's id and whether it completed.
+ * Whether a new trade may be made, from what was read for it: the receiver's settings must
+ * admit it (701, 101), the sender must be under their creations a minute (counted here unless
+ * `counted`) and their open trades (7), and every item must be its side's, owned, tradable and
+ * not equipped (603). Answers what the receiver's settings admit.
+ */
+async function admitCreation(
+  services: Services,
+  trade: NewTrade,
+  reads: CreationReads,
+  context: { relation: number; catalog: Catalog; now: number; cutoff: number; counted: boolean },
+): Promise<Admission> {
+  const { fromId, toId, thingsFrom, thingsTo } = trade;
+  const { relation, catalog, now, cutoff } = context;
+  const limits = services.config.trades;
+  const admission = admissionFrom(relation, reads.privacy);
+  requireAdmitted(admission, thingsTo.length === 0);
+  // Only an admitted offer counts towards the sender's creations a minute.
+  if (!context.counted) {
+    const hit = await services.counters.hit(`trades:create:${fromId}`, 60);
+    if (hit.count > limits.createsPerMinute) throw rateLimited(hit.resetIn);
+  }
+  const { open, items } = reads;
+  if (open.n >= limits.maxOpenOutgoing) throw rateLimited(Math.max(1, Number(open.oldest) - cutoff));
+  const byId = new Map(items.map((item) => [item.item_id, item]));
+  checkSide(catalog, byId, thingsFrom, fromId, now, 'thing_ids_from');
+  checkSide(catalog, byId, thingsTo, toId, now, 'thing_ids_to');
+  return admission;
+}
+
+/**
+ * PostgreSQL: offers a trade that does not complete at once in two statements, reading what it
+ * is checked against and then recording it while all of that still holds (createInOneStatement).
+ * Answers the new trade's id; `counted` when it could not be recorded that way (something
+ * changed in between, or a gift completes at once) but its creation was counted.
+ */
+async function createWithoutTransaction(
+  services: Services,
+  trade: NewTrade,
+  context: { relation: number; catalog: Catalog; now: number; cutoff: number },
+): Promise<{ tradeId?: number; counted: boolean }> {
+  const { fromId, toId, thingsFrom, thingsTo } = trade;
+  const itemIds = [...thingsFrom, ...thingsTo];
+  const reads = await readForCreation(
+    services.db.kysely,
+    { fromId, toId, itemIds, cutoff: context.cutoff },
+    { lock: false, postgres: true },
+  );
+  if (thingsTo.length === 0 && reads.privacy?.trades_income_gifts_autoaccept === 1) return { counted: false };
+  await admitCreation(services, trade, reads, { ...context, counted: false });
+  const items = [
+    ...thingsFrom.map((item_id) => ({ item_id, side: Side.FROM, owner: fromId })),
+    ...thingsTo.map((item_id) => ({ item_id, side: Side.TO, owner: toId })),
+  ];
+  const tradeId = await createInOneStatement(
+    services.db.kysely,
+    { fromId, toId, items },
+    { now: context.now, cutoff: context.cutoff, maxOpen: services.config.trades.maxOpenOutgoing, settings: reads.privacy! },
+  );
+  return { tradeId, counted: true };
+}
+
+/**
+ * Offers a trade: the sender's items for the receiver's, checked by admitCreation. A gift
+ * (nothing asked) to a receiver who accepts gifts at once completes in the same transaction.
+ * Answers the new trade's id and whether it completed.
  */
 export async function createTrade(services: Services, trade: NewTrade): Promise<{ tradeId: number; completed: boolean }> {
   checkSides(trade);
@@ -59,33 +130,30 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
   if (fromId === toId) throw badParam('user_id', 'you cannot trade with yourself');
   const gift = thingsTo.length === 0;
   const relation = await relationForTrade(services, fromId, toId);
-  const limits = services.config.trades;
   const catalog = await getCatalog(services);
   const now = nowSeconds(services);
+  const cutoff = expiryCutoff(services, now);
   const postgres = services.db.dialect === 'postgres';
+  let counted = false;
+  if (postgres) {
+    const quick = await createWithoutTransaction(services, trade, { relation, catalog, now, cutoff });
+    if (quick.tradeId !== undefined) {
+      await announceOffered(services, { trade_id: quick.tradeId, user_id_from: fromId, user_id_to: toId }, false);
+      return { tradeId: quick.tradeId, completed: false };
+    }
+    counted = quick.counted;
+  }
   const outcome = await services.db.kysely.transaction().execute(async (trx) => {
     // The sender's row serialises their creations: the open-trade limit holds under concurrency.
     await dialectAdapter.lockUsers(trx, services.db.dialect, [fromId]);
-    const cutoff = expiryCutoff(services, now);
     // The items stay where they are until this trade is committed: whoever moves one meanwhile
     // waits, and then finds this trade to invalidate. A gift accepted at once moves them here, and
     // whether it is accepted at once is in the receiver's settings, read with them: a gift takes
     // them for update from the start.
     const itemIds = [...thingsFrom, ...thingsTo];
     const reads = await readForCreation(trx, { fromId, toId, itemIds, cutoff }, { lock: gift ? 'update' : 'share', postgres });
-    const admission = admissionFrom(relation, reads.privacy);
-    requireAdmitted(admission, gift);
-    // Only an admitted offer counts towards the sender's creations a minute.
-    const hit = await services.counters.hit(`trades:create:${fromId}`, 60);
-    if (hit.count > limits.createsPerMinute) throw rateLimited(hit.resetIn);
-    const { open, items } = reads;
-    if (open.n >= limits.maxOpenOutgoing) throw rateLimited(Math.max(1, Number(open.oldest) - cutoff));
-
-    const autoaccept = gift && admission.autoaccept;
-    const byId = new Map(items.map((item) => [item.item_id, item]));
-    checkSide(catalog, byId, thingsFrom, fromId, now, 'thing_ids_from');
-    checkSide(catalog, byId, thingsTo, toId, now, 'thing_ids_to');
-
+    const admission = await admitCreation(services, trade, reads, { relation, catalog, now, cutoff, counted });
+    const byId = new Map(reads.items.map((item) => [item.item_id, item]));
     const sides = [...thingsFrom.map((id) => ({ id, side: Side.FROM })), ...thingsTo.map((id) => ({ id, side: Side.TO }))];
     const tradeId = await insertTrade(
       trx,
@@ -105,7 +173,7 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
       }),
     );
     const parties = { trade_id: tradeId, user_id_from: fromId, user_id_to: toId };
-    const settled = autoaccept ? await settleTrade(services, trx, catalog, parties) : undefined;
+    const settled = gift && admission.autoaccept ? await settleTrade(services, trx, catalog, parties) : undefined;
     return { tradeId, settled };
   });
   const { settled } = outcome;
@@ -123,7 +191,10 @@ export async function acceptTrade(services: Services, userId: number, tradeId: n
   const { trade, entries } = found;
   if (trade.user_id_to !== userId) throw new ApiError(Code.FORBIDDEN, 'only the receiver may accept a trade');
   const catalog = await getCatalog(services);
-  const settled: Settlement = await services.db.kysely.transaction().execute((trx) => settleTrade(services, trx, catalog, trade, entries));
+  const settle = (executor: Executor) => settleTrade(services, executor, catalog, trade, entries);
+  // On PostgreSQL the acceptance is one statement, a transaction of its own.
+  const settled: Settlement =
+    services.db.dialect === 'postgres' ? await settle(services.db.kysely) : await services.db.kysely.transaction().execute(settle);
   if (settled.kind === 'closed') throw await closedError(services, tradeId);
   if (settled.kind === 'invalid') {
     await announceInvalidated(services, [trade]);

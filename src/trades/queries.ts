@@ -31,10 +31,12 @@ export interface TradeRecord {
   reaction_time: number | null;
 }
 
-/** An item of a trade and its side. */
+/** An item of a trade, its side, and its prototype and per-item data as they were when the trade was made. */
 export interface TradeEntry {
   item_id: number;
   side: number;
+  item_proto_id: number;
+  data: string | null;
 }
 
 /** A trade and its items in ascending item id, in one statement; undefined when there is no such trade. */
@@ -42,9 +44,9 @@ export async function tradeWithEntries(
   executor: Executor,
   tradeId: number,
 ): Promise<{ trade: TradeRecord; entries: TradeEntry[] } | undefined> {
-  const { rows } = await sql<TradeRecord & { item_id: number | null; side: number | null }>`
+  const { rows } = await sql<TradeRecord & { [K in keyof TradeEntry]: TradeEntry[K] | null }>`
     select trades.trade_id, trades.user_id_from, trades.user_id_to, trades.status, trades.create_time, trades.reaction_time,
-      trade_items.item_id, trade_items.side
+      trade_items.item_id, trade_items.side, trade_items.item_proto_id, trade_items.data
     from trades left join trade_items on trade_items.trade_id = trades.trade_id
     where trades.trade_id = ${tradeId}
     order by trade_items.item_id`.execute(executor);
@@ -52,54 +54,30 @@ export async function tradeWithEntries(
   if (first === undefined) return undefined;
   const { trade_id, user_id_from, user_id_to, status, create_time, reaction_time } = first;
   const entries: TradeEntry[] = [];
-  for (const row of rows) if (row.item_id !== null && row.side !== null) entries.push({ item_id: row.item_id, side: row.side });
+  for (const { item_id, side, item_proto_id, data } of rows)
+    if (item_id !== null && side !== null && item_proto_id !== null) entries.push({ item_id, side, item_proto_id, data });
   return { trade: { trade_id, user_id_from, user_id_to, status, create_time, reaction_time }, entries };
 }
 
 /** A trade's items in ascending item id. */
 export function tradeEntries(executor: Executor, tradeId: number): Promise<TradeEntry[]> {
-  return executor.selectFrom('trade_items').select(['item_id', 'side']).where('trade_id', '=', tradeId).orderBy('item_id').execute();
-}
-
-/**
- * PostgreSQL: the users' rows of inventory_counts, created when missing and locked in user
- * order, in one statement (rows of an insert are taken in the order of its values; an
- * existing row is locked by its no-op update). The triggers that keep the counts change the
- * rows with every item that moves, in no particular order; two trades between the same users
- * the other way round would otherwise lock them crosswise.
- */
-export async function lockInventoryCounts(trx: Executor, userIds: number[]): Promise<void> {
-  const ids = [...new Set(userIds)].sort((a, b) => a - b);
-  await trx
-    .insertInto('inventory_counts')
-    .values(ids.map((user_id) => ({ user_id, owned: 0, stock: 0 })))
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ owned: sql.ref('inventory_counts.owned') }))
+  return executor
+    .selectFrom('trade_items')
+    .select(['item_id', 'side', 'item_proto_id', 'data'])
+    .where('trade_id', '=', tradeId)
+    .orderBy('item_id')
     .execute();
 }
 
 /**
- * Moves an open trade to accepted, when it is still open and not expired: a conditional
- * update, so of concurrent transitions exactly one changes the row. On PostgreSQL the same
- * statement first locks, in id order, the trade and every open trade holding one of
- * `itemIds`. False when the trade was no longer open.
+ * SQLite: moves an open trade to accepted, when it is still open and not expired: a conditional
+ * update, so of concurrent transitions exactly one changes the row. False when it was no longer
+ * open.
  */
-export async function markAccepted(
-  trx: Executor,
-  dialect: DialectName,
-  tradeId: number,
-  itemIds: number[],
-  now: number,
-  cutoff: number,
-): Promise<boolean> {
-  const holding =
-    itemIds.length === 0 ? sql`false` : sql`trade_id in (select trade_id from trade_items where item_id in (${sql.join(itemIds)}))`;
-  const locked =
-    dialect === 'postgres'
-      ? sql` and trade_id in (select trade_id from trades where trade_id = ${tradeId} or (status = ${sql.lit(TradeStatus.OPEN)} and ${holding}) order by trade_id for update)`
-      : sql``;
+export async function markAccepted(trx: Executor, tradeId: number, now: number, cutoff: number): Promise<boolean> {
   const opened = await sql`
     update trades set status = ${TradeStatus.ACCEPTED}, reaction_time = ${now}
-    where trade_id = ${tradeId} and status = ${TradeStatus.OPEN} and create_time > ${cutoff}${locked}`.execute(trx);
+    where trade_id = ${tradeId} and status = ${TradeStatus.OPEN} and create_time > ${cutoff}`.execute(trx);
   return opened.numAffectedRows === 1n;
 }
 
@@ -108,47 +86,92 @@ export async function markInvalid(trx: Executor, tradeId: number): Promise<void>
   await trx.updateTable('trades').set({ status: TradeStatus.INVALID }).where('trade_id', '=', tradeId).execute();
 }
 
-/** One item changing hands in a trade, with what it carries afterwards. */
+/** One item changing hands in a trade, and the per-item data it carries before and after. */
 export interface ItemMove {
   item_id: number;
   giver: number;
   receiver: number;
-  ts_can_trade: number;
+  /** As offered: the move happens only while the item still carries it. */
+  expected: string | null;
   data: string;
 }
 
+/** An item's trade lock after it moved: `hold` seconds from `now`, or as it was when there is no hold. */
+const tradeLockAfterMove = (now: number, hold: number) => (hold > 0 ? sql`${now + hold}` : sql`items.ts_can_trade`);
+
 /**
- * Moves the items, each only when still owned by its giver, and records each move in the
- * ledger (in ascending item id), in the caller's transaction: on PostgreSQL in one
- * statement, on SQLite in two. Answers how many items moved.
+ * SQLite: moves the items, each only when still owned by its giver, and records each move in
+ * the ledger (in ascending item id), in the caller's transaction. Answers how many items moved.
  */
-export async function moveItems(trx: Executor, dialect: DialectName, tradeId: number, moves: ItemMove[], now: number): Promise<number> {
+export async function moveItems(trx: Executor, tradeId: number, moves: ItemMove[], now: number, hold: number): Promise<number> {
   if (moves.length === 0) return 0;
   const sorted = [...moves].sort((a, b) => a.item_id - b.item_id);
-  if (dialect === 'postgres') {
-    const values = sql.join(
-      sorted.map((m) => sql`(${m.item_id}::bigint, ${m.giver}::bigint, ${m.receiver}::bigint, ${m.ts_can_trade}::bigint, ${m.data}::text)`),
-    );
-    const { rows } = await sql<{ item_id: number }>`
-      with moved as (
-        update items set user_id = m.receiver, ts_owned = ${now}::bigint, ts_can_trade = m.ts_can_trade, data = m.data
-        from (values ${values}) as m (item_id, giver, receiver, ts_can_trade, data)
-        where items.item_id = m.item_id and items.user_id = m.giver and items.state = ${OWNED}
-        returning items.item_id, m.giver, m.receiver
-      )
-      insert into trade_moves (trade_id, item_id, from_user_id, to_user_id, ts)
-      select ${tradeId}::bigint, item_id, giver, receiver, ${now}::bigint from moved order by item_id
-      returning item_id`.execute(trx);
-    return rows.length;
-  }
-  const values = sql.join(sorted.map((m) => sql`(${m.item_id}, ${m.giver}, ${m.receiver}, ${m.ts_can_trade}, ${m.data})`));
+  const values = sql.join(sorted.map((m) => sql`(${m.item_id}, ${m.giver}, ${m.receiver}, ${m.data})`));
   const updated = await sql`
-    with m (item_id, giver, receiver, ts_can_trade, data) as (values ${values})
-    update items set user_id = m.receiver, ts_owned = ${now}, ts_can_trade = m.ts_can_trade, data = m.data
+    with m (item_id, giver, receiver, data) as (values ${values})
+    update items set user_id = m.receiver, ts_owned = ${now}, ts_can_trade = ${tradeLockAfterMove(now, hold)}, data = m.data
     from m where items.item_id = m.item_id and items.user_id = m.giver and items.state = ${OWNED}`.execute(trx);
   await sql`insert into trade_moves (trade_id, item_id, from_user_id, to_user_id, ts)
     values ${sql.join(sorted.map((m) => sql`(${tradeId}, ${m.item_id}, ${m.giver}, ${m.receiver}, ${now})`))}`.execute(trx);
   return Number(updated.numAffectedRows ?? 0);
+}
+
+/** What trade_accept answered: the trade's outcome, then the other trades it made invalid. */
+export interface AcceptRow {
+  kind: 'accepted' | 'invalid' | 'closed' | 'invalidated';
+  trade_id: number;
+  user_id_from: number;
+  user_id_to: number;
+}
+
+/**
+ * PostgreSQL: accepts a trade in one statement (the function trade_accept of migration 011,
+ * which describes its locks and answers). `tradable`: whether every item's prototype may change
+ * hands.
+ */
+export async function acceptInOneStatement(
+  executor: Executor,
+  trade: Pick<TradeRecord, 'trade_id' | 'user_id_from' | 'user_id_to'>,
+  moves: ItemMove[],
+  options: { now: number; cutoff: number; hold: number; tradable: boolean },
+): Promise<AcceptRow[]> {
+  const sorted = [...moves].sort((a, b) => a.item_id - b.item_id);
+  const column = <K extends keyof ItemMove>(key: K) => sorted.map((m) => m[key]);
+  const { now, cutoff, hold, tradable } = options;
+  const { rows } = await sql<{ kind: AcceptRow['kind']; trade_id: string; user_id_from: string; user_id_to: string }>`
+    select kind, trade_id, user_id_from, user_id_to from trade_accept(
+      ${trade.trade_id}, ${trade.user_id_from}, ${trade.user_id_to}, ${now}, ${cutoff}, ${hold}, ${tradable},
+      ${column('item_id')}::bigint[], ${column('giver')}::bigint[], ${column('receiver')}::bigint[],
+      ${column('expected')}::text[], ${column('data')}::text[])`.execute(executor);
+  return rows.map((row) => ({
+    kind: row.kind,
+    trade_id: Number(row.trade_id),
+    user_id_from: Number(row.user_id_from),
+    user_id_to: Number(row.user_id_to),
+  }));
+}
+
+/**
+ * PostgreSQL: records a new trade in one statement (the function trade_create of migration 011)
+ * when everything checked before still holds: the sender has fewer than `maxOpen` open trades,
+ * the receiver's settings are `settings`, every item is its owner's, owned, tradable and free.
+ * Undefined, nothing written, when something changed.
+ */
+export async function createInOneStatement(
+  executor: Executor,
+  trade: { fromId: number; toId: number; items: { item_id: number; side: number; owner: number }[] },
+  options: { now: number; cutoff: number; maxOpen: number; settings: TradePrivacy },
+): Promise<number | undefined> {
+  const items = [...trade.items].sort((a, b) => a.item_id - b.item_id);
+  const { now, cutoff, maxOpen, settings } = options;
+  const { rows } = await sql<{ trade_id: string | null }>`
+    select trade_create(${trade.fromId}, ${trade.toId}, ${now}, ${cutoff}, ${maxOpen},
+      ${TRADE_PRIVACY_COLUMNS.map((column) => settings[column])}::integer[],
+      ${items.map((i) => i.item_id)}::bigint[], ${items.map((i) => i.side)}::integer[], ${items.map((i) => i.owner)}::bigint[]) as trade_id`.execute(
+    executor,
+  );
+  const tradeId = elementAt(rows, 0).trade_id;
+  return tradeId === null ? undefined : Number(tradeId);
 }
 
 /** Records a new trade and its items, in the caller's transaction (on PostgreSQL in one statement); answers its id. */

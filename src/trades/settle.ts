@@ -1,17 +1,19 @@
 import type { Catalog } from '../catalog/cache.js';
 import type { Executor } from '../db/connection.js';
+import { elementAt } from '../infra/elements.js';
 import { nowSeconds, type Services } from '../services.js';
 import { invalidateTradesHolding } from './invalidate.js';
-import type { InvalidatedTrade } from './queries.js';
-import { untradable } from './items.js';
+import { protoTradable, untradable } from './items.js';
 import {
-  lockInventoryCounts,
+  acceptInOneStatement,
   markAccepted,
   markInvalid,
   moveItems,
   readItems,
   tradeEntries,
   type CheckedItem,
+  type InvalidatedTrade,
+  type ItemMove,
   type TradeEntry,
 } from './queries.js';
 import { Side, expiryCutoff } from './status.js';
@@ -48,68 +50,73 @@ function dataAfterMove(data: string | null, giverId: number, receiverId: number,
   return JSON.stringify(next);
 }
 
+/** The moves of a trade's items, each carrying its data as offered and as it will be. */
+function movesOf(trade: TradeParties, entries: TradeEntry[], now: number): ItemMove[] {
+  const gift = entries.every((e) => e.side === Side.FROM);
+  return entries.map((entry) => {
+    const giver = entry.side === Side.FROM ? trade.user_id_from : trade.user_id_to;
+    const receiver = entry.side === Side.FROM ? trade.user_id_to : trade.user_id_from;
+    return { item_id: entry.item_id, giver, receiver, expected: entry.data, data: dataAfterMove(entry.data, giver, receiver, gift, now) };
+  });
+}
+
 /**
- * Accepts an open trade inside the caller's transaction: all of its items move, or none.
+ * Accepts an open trade: all of its items move, or none. `executor`: on SQLite the caller's
+ * transaction; on PostgreSQL the acceptance is one statement, its own transaction unless the
+ * caller runs it in theirs.
  *
- * Order of locks (PostgreSQL): the trade's items in id order, then both parties' inventory
- * counts, then the trades it touches (its own and every open one holding its items) in id
- * order, in the statement that moves it out of `open`; crafts and revocations take items,
- * then counts, then trades too, so all of them wait for each other instead of deadlocking.
- * The trade leaves `open` by a conditional update: of several concurrent transitions exactly
- * one changes the row. Every item is checked again under those locks: one that is no longer its
- * side's, tradable and free makes the trade invalid instead. Each move is conditional on
- * the item still being owned by the giver, and recorded in the ledger; every other open
- * trade holding a moved item becomes invalid in the same transaction. `knownEntries`: the
- * trade's items, when the caller read them with the trade (they never change).
+ * Order of locks (PostgreSQL, see migration 011): the trade's items in id order, then both
+ * parties' inventory counts, then the trades it touches (its own and every open one holding its
+ * items) in id order, in the statement that moves it out of `open`; crafts and revocations take
+ * items, then counts, then trades too, so all of them wait for each other instead of deadlocking.
+ * The trade leaves `open` by a conditional update: of several concurrent transitions exactly one
+ * changes the row. Every item is checked again under those locks: one that is no longer its
+ * side's, tradable, free and as it was offered (its per-item data) makes the trade invalid
+ * instead. Each move is conditional on the item still being owned by the giver, and recorded in
+ * the ledger; every other open trade holding a moved item becomes invalid in the same
+ * transaction. `knownEntries`: the trade's items, when the caller read them with the trade (they
+ * never change).
  */
 export async function settleTrade(
   services: Services,
-  trx: Executor,
+  executor: Executor,
   catalog: Catalog,
   trade: TradeParties,
   knownEntries?: TradeEntry[],
 ): Promise<Settlement> {
   const now = nowSeconds(services);
-  const dialect = services.db.dialect;
-  const postgres = dialect === 'postgres';
-  const entries = knownEntries ?? (await tradeEntries(trx, trade.trade_id));
-  const ids = entries.map((e) => e.item_id);
   const cutoff = expiryCutoff(services, now);
-  // SQLite runs one transaction at a time: what the items say about other open trades holds
-  // until commit. PostgreSQL finds those trades again once they are locked.
-  const items = await readItems(trx, ids, {
-    lock: 'update',
-    postgres,
-    ...(postgres ? {} : { heldElsewhere: { except: trade.trade_id, cutoff } }),
-  });
-  if (postgres) await lockInventoryCounts(trx, [trade.user_id_from, trade.user_id_to]);
-  if (!(await markAccepted(trx, dialect, trade.trade_id, ids, now, cutoff))) return { kind: 'closed' };
-
-  const byId = new Map<number, CheckedItem>(items.map((item) => [item.item_id, item]));
-  const giverOf = (side: number) => (side === Side.FROM ? trade.user_id_from : trade.user_id_to);
-  if (entries.some((e) => untradable(catalog, byId.get(e.item_id), giverOf(e.side), now) !== undefined)) {
-    await markInvalid(trx, trade.trade_id);
-    return { kind: 'invalid' };
+  const hold = services.config.trades.hold;
+  const entries = knownEntries ?? (await tradeEntries(executor, trade.trade_id));
+  const moves = movesOf(trade, entries, now);
+  if (services.db.dialect === 'postgres') {
+    const tradable = entries.every((e) => protoTradable(catalog, e.item_proto_id));
+    const rows = await acceptInOneStatement(executor, trade, moves, { now, cutoff, hold, tradable });
+    const outcome = elementAt(rows, 0).kind;
+    if (outcome === 'closed' || outcome === 'invalid') return { kind: outcome };
+    const invalidated = rows
+      .filter((row) => row.kind === 'invalidated')
+      .map(({ trade_id, user_id_from, user_id_to }) => ({ trade_id, user_id_from, user_id_to }));
+    return { kind: 'accepted', invalidated: invalidated.sort((a, b) => a.trade_id - b.trade_id) };
   }
 
-  const gift = entries.every((e) => e.side === Side.FROM);
-  const hold = services.config.trades.hold;
-  const moves = entries.map((entry) => {
-    const item = byId.get(entry.item_id)!;
-    const giver = giverOf(entry.side);
-    const receiver = entry.side === Side.FROM ? trade.user_id_to : trade.user_id_from;
-    return {
-      item_id: entry.item_id,
-      giver,
-      receiver,
-      ts_can_trade: hold > 0 ? now + hold : item.ts_can_trade,
-      data: dataAfterMove(item.data, giver, receiver, gift, now),
-    };
-  });
+  // SQLite runs one transaction at a time: what the items say about other open trades holds until commit.
+  const ids = entries.map((e) => e.item_id);
+  const items = await readItems(executor, ids, { lock: false, postgres: false, heldElsewhere: { except: trade.trade_id, cutoff } });
+  if (!(await markAccepted(executor, trade.trade_id, now, cutoff))) return { kind: 'closed' };
+  const byId = new Map<number, CheckedItem>(items.map((item) => [item.item_id, item]));
+  const unavailable = (move: ItemMove) => {
+    const item = byId.get(move.item_id);
+    return untradable(catalog, item, move.giver, now) !== undefined || item?.data !== move.expected;
+  };
+  if (moves.some(unavailable)) {
+    await markInvalid(executor, trade.trade_id);
+    return { kind: 'invalid' };
+  }
   // Only a writer that skipped the locks (another process on one SQLite file) gets here.
-  if ((await moveItems(trx, dialect, trade.trade_id, moves, now)) !== moves.length)
+  if ((await moveItems(executor, trade.trade_id, moves, now, hold)) !== moves.length)
     throw new Error(`an item changed during trade ${trade.trade_id}`);
-  const held = postgres || items.some((item) => item.held);
-  const invalidated = held ? await invalidateTradesHolding(services, trx, ids, { except: trade.trade_id }) : [];
+  const held = items.some((item) => item.held);
+  const invalidated = held ? await invalidateTradesHolding(services, executor, ids, { except: trade.trade_id }) : [];
   return { kind: 'accepted', invalidated };
 }
