@@ -291,7 +291,11 @@ export interface InvalidatedTrade {
 /**
  * The open trades made after `cutoff` that hold any of the items (at most IDS_PER_STATEMENT of
  * them), other than `except`, in id order; on PostgreSQL locked in that order until the
- * transaction ends.
+ * transaction ends. They are found from the items' entries in trade_items and then by id: the
+ * status is compared as `status + 0`, which no index serves, so that the index of open trades
+ * (trades_open_by_age) is never read for it. On PostgreSQL that index keeps an entry for every
+ * trade that left `open` until the table is vacuumed, and a busy server would read thousands of
+ * them on every craft, opening, revocation and acceptance.
  */
 export function openTradesHolding(
   db: QueryCreator<Tables>,
@@ -303,7 +307,7 @@ export function openTradesHolding(
   let query = db
     .selectFrom('trades')
     .select(['trade_id', 'user_id_from', 'user_id_to'])
-    .where('status', '=', TradeStatus.OPEN)
+    .where(sql<number>`trades.status + 0`, '=', TradeStatus.OPEN)
     .where('create_time', '>', cutoff)
     .where('trade_id', 'in', (eb) =>
       eb
