@@ -95,6 +95,11 @@ end
 redis.call('PUBLISH', KEYS[2], ARGV[1] .. string.format('%d', seq) .. ARGV[2])
 return tostring(seq)`;
 
+/** SEQUENCED_PUBLISH as a command of the publisher's connection, sent by its hash once Redis has the script. */
+interface SequencedPublishCommand {
+  busPublishSequenced(seqKey: string, channel: string, head: string, rest: string, floor: number): Promise<string>;
+}
+
 /** Where receivers of a confirmed message confirm it (the message's id), and the mark that tells such messages apart. */
 const CONFIRM_CHANNEL = '$confirmed';
 const CONFIRMED_MARK = 'C';
@@ -113,6 +118,7 @@ export class RedisBus implements Bus {
   /** Counts losses of the subscribed connection, so an answer from before one renews nothing. */
   private connection = 0;
   private renewal: NodeJS.Timeout | undefined;
+  private readonly sequenced: SequencedPublishCommand;
 
   constructor(
     private readonly publisher: Redis,
@@ -120,6 +126,8 @@ export class RedisBus implements Bus {
     private readonly prefix = 'gp:bus:',
   ) {
     this.local.setMaxListeners(0);
+    publisher.defineCommand('busPublishSequenced', { numberOfKeys: 2, lua: SEQUENCED_PUBLISH });
+    this.sequenced = publisher as unknown as SequencedPublishCommand;
     subscriber.on('message', (channel: string, raw: string) => {
       if (!channel.startsWith(prefix)) return;
       const name = channel.slice(prefix.length);
@@ -175,9 +183,7 @@ export class RedisBus implements Bus {
   async publishSequenced<M extends { seq: number }>(channel: Channel<M>, message: Omit<M, 'seq'>): Promise<number> {
     const rest = JSON.stringify(message).slice(1);
     if (rest === '}') throw new Error('a sequenced message needs at least one field');
-    const seq = await this.publisher.eval(
-      SEQUENCED_PUBLISH,
-      2,
+    const seq = await this.sequenced.busPublishSequenced(
       `${this.prefix}seq:${channel.name}`,
       this.prefix + channel.name,
       '{"seq":',
