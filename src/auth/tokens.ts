@@ -73,13 +73,6 @@ export interface TokenResolverOptions {
  * announcement waits until every process has confirmed it or has stopped trusting its cache.
  */
 export class TokenResolver {
-  /**
-   * The hashes of the tokens whose sessions this process holds, by token: a token sent again
-   * is found without hashing it again. Only tokens that resolved are kept, and a token whose
-   * session has ended is dropped when next sent.
-   */
-  private readonly hashes = new Map<string, string>();
-
   constructor(private readonly options: TokenResolverOptions) {}
 
   /** The caller for a token, or null when it is unknown, expired, revoked or bound to another address. */
@@ -99,23 +92,19 @@ export class TokenResolver {
    */
   resolveCached(token: string, ip: string): ResolvedSession | null | undefined {
     if (token.length < 16 || token.length > 200) return null;
-    const known = this.hashes.get(token);
-    const hash = known ?? sha256(token);
+    const hash = sha256(token);
     const session = this.options.cache?.get(hash);
-    return session === undefined ? undefined : this.checked(token, hash, session, ip, known === undefined);
+    return session === undefined ? undefined : this.checked(hash, session, ip);
   }
 
   /** As `resolveSession` for a token `resolveCached` did not find: its session read from the database. */
   async resolveStored(token: string, ip: string): Promise<ResolvedSession | null> {
     if (token.length < 16 || token.length > 200) return null;
-    const hash = this.hashes.get(token) ?? sha256(token);
+    const hash = sha256(token);
     const cache = this.options.cache;
     const fill = cache?.startFill();
     const row = await sessionByAccessHash(this.options.db.kysely, hash);
-    if (!row || row.revoked_at !== null) {
-      this.hashes.delete(token);
-      return null;
-    }
+    if (!row || row.revoked_at !== null) return null;
     const session: CachedSession = {
       caller: { userId: row.user_id, isBot: row.is_bot === 1, sessionId: row.session_id, familyId: row.family_id },
       ip: row.ip,
@@ -123,30 +112,21 @@ export class TokenResolver {
       lastUsed: row.last_used ?? row.created_at,
     };
     // Not kept when a revocation arrived while the row was read: it may concern it.
-    const kept = cache !== undefined && fill !== undefined && cache.mayStore(fill);
-    if (kept) cache.store(fill, hash, session);
-    return this.checked(token, hash, session, ip, kept);
+    if (cache && fill !== undefined) cache.store(fill, hash, session);
+    return this.checked(hash, session, ip);
   }
 
-  /**
-   * The session found for a token, unless it has expired or is bound to another address;
-   * `remember`: keep the token's hash (its session is in the cache).
-   */
-  private checked(token: string, hash: string, session: CachedSession, ip: string, remember: boolean): ResolvedSession | null {
+  /** The session found for a token, unless it has expired or is bound to another address. */
+  private checked(hash: string, session: CachedSession, ip: string): ResolvedSession | null {
     const now = this.options.clock.now();
     const cache = this.options.cache;
     if (session.expiresAt !== 0 && session.expiresAt <= now) {
       cache?.invalidate([hash]);
-      this.hashes.delete(token);
       return null;
     }
     const bound = session.ip !== null && (session.caller.isBot || this.options.bindToIp);
     // Stored addresses are normalized; the request's needs it only when the spellings differ.
     if (bound && session.ip !== ip && session.ip !== requestAddress(ip)) return null;
-    if (remember) {
-      if (this.hashes.size >= MAX_SESSIONS) this.hashes.clear();
-      this.hashes.set(token, hash);
-    }
     this.noteUse(session, now);
     return { caller: session.caller, expiresAt: session.expiresAt };
   }
