@@ -82,9 +82,8 @@ class SeriesHistogram {
     const { bounds } = this;
     const kept = series;
     return (seconds) => {
-      let i = 0;
-      while (i < bounds.length && !(seconds <= elementAt(bounds, i))) i++;
-      if (i < bounds.length) kept.buckets[i] = elementAt(kept.buckets, i) + 1;
+      const i = bounds.findIndex((bound) => seconds <= bound);
+      if (i !== -1) kept.buckets[i] = elementAt(kept.buckets, i) + 1;
       kept.sum += seconds;
       kept.count++;
     };

@@ -57,6 +57,19 @@ function checkSides(trade: NewTrade): void {
   if (thingsFrom.some((id) => thingsTo.includes(id))) throw badParam('thing_ids_to', 'lists an item that is also offered');
 }
 
+/** Every item of a new trade, with its side and the user it must belong to. */
+function itemSides({
+  fromId,
+  toId,
+  thingsFrom,
+  thingsTo,
+}: NewTrade): { item_id: number; side: (typeof Side)[keyof typeof Side]; owner: number }[] {
+  return [
+    ...thingsFrom.map((item_id) => ({ item_id, side: Side.FROM, owner: fromId })),
+    ...thingsTo.map((item_id) => ({ item_id, side: Side.TO, owner: toId })),
+  ];
+}
+
 /**
  * Whether a new trade may be made, from what was read for it: the receiver's settings must
  * admit it (701, 101), the sender must be under their creations a minute (counted here unless
@@ -98,8 +111,9 @@ async function createWithoutTransaction(
   trade: NewTrade,
   context: { relation: number; catalog: Catalog; now: number; cutoff: number },
 ): Promise<{ tradeId?: number; counted: boolean }> {
-  const { fromId, toId, thingsFrom, thingsTo } = trade;
-  const itemIds = [...thingsFrom, ...thingsTo];
+  const { fromId, toId, thingsTo } = trade;
+  const items = itemSides(trade);
+  const itemIds = items.map((item) => item.item_id);
   const reads = await readForCreation(
     services.db.kysely,
     { fromId, toId, itemIds, cutoff: context.cutoff },
@@ -107,10 +121,6 @@ async function createWithoutTransaction(
   );
   if (thingsTo.length === 0 && reads.privacy?.trades_income_gifts_autoaccept === 1) return { counted: false };
   await admitCreation(services, trade, reads, { ...context, counted: false });
-  const items = [
-    ...thingsFrom.map((item_id) => ({ item_id, side: Side.FROM, owner: fromId })),
-    ...thingsTo.map((item_id) => ({ item_id, side: Side.TO, owner: toId })),
-  ];
   const tradeId = await createInOneStatement(
     services.db.kysely,
     { fromId, toId, items },
@@ -126,7 +136,7 @@ async function createWithoutTransaction(
  */
 export async function createTrade(services: Services, trade: NewTrade): Promise<{ tradeId: number; completed: boolean }> {
   checkSides(trade);
-  const { fromId, toId, thingsFrom, thingsTo } = trade;
+  const { fromId, toId, thingsTo } = trade;
   if (fromId === toId) throw badParam('user_id', 'you cannot trade with yourself');
   const gift = thingsTo.length === 0;
   const relation = await relationForTrade(services, fromId, toId);
@@ -150,19 +160,19 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
     // waits, and then finds this trade to invalidate. A gift accepted at once moves them here, and
     // whether it is accepted at once is in the receiver's settings, read with them: a gift takes
     // them for update from the start.
-    const itemIds = [...thingsFrom, ...thingsTo];
+    const sides = itemSides(trade);
+    const itemIds = sides.map((item) => item.item_id);
     const reads = await readForCreation(trx, { fromId, toId, itemIds, cutoff }, { lock: gift ? 'update' : 'share', postgres });
     const admission = await admitCreation(services, trade, reads, { relation, catalog, now, cutoff, counted });
     const byId = new Map(reads.items.map((item) => [item.item_id, item]));
-    const sides = [...thingsFrom.map((id) => ({ id, side: Side.FROM })), ...thingsTo.map((id) => ({ id, side: Side.TO }))];
     const tradeId = await insertTrade(
       trx,
       services.db.dialect,
       { user_id_from: fromId, user_id_to: toId, status: TradeStatus.OPEN, create_time: now, reaction_time: null },
-      sides.map(({ id, side }) => {
-        const item = byId.get(id)!;
+      sides.map(({ item_id, side }) => {
+        const item = byId.get(item_id)!;
         return {
-          item_id: id,
+          item_id,
           side,
           user_id: item.user_id,
           item_proto_id: item.item_proto_id,

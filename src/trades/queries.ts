@@ -337,7 +337,7 @@ export async function closeInvalidated(trx: Executor, trades: readonly Invalidat
 export interface CheckedItem extends OwnedRow {
   state: string;
   equipped: unknown;
-  /** With `heldElsewhere`: whether another open trade holds it. */
+  /** Read to settle a trade: whether another open trade holds it. */
   held?: unknown;
 }
 
@@ -354,31 +354,32 @@ const CHECKED_SELECT = sql`item_id, user_id, item_proto_id, ts_owned, ts_can_tra
 
 type ItemLock = 'update' | 'share' | false;
 
-/** The row lock a read of items takes: on PostgreSQL only. */
+/**
+ * The row lock a read of items takes, on PostgreSQL only, in id order (writers of overlapping
+ * items wait, never deadlock): `update` for a writer that moves them, `share` for one that only
+ * needs them to stay where they are until it commits.
+ */
 function lockClause(options: { lock: ItemLock; postgres: boolean }) {
   if (!options.postgres || !options.lock) return sql``;
   return options.lock === 'update' ? sql` for update` : sql` for share`;
 }
 
 /**
- * The items by id, in ascending id. With `lock`, on PostgreSQL their rows stay locked until
- * the transaction ends, taken in id order (writers of overlapping items wait, never
- * deadlock): `update` for a writer that moves them, `share` for one that only needs them to
- * stay where they are until it commits. With `heldElsewhere`, each says whether another open
- * trade holds it. The reads of trades run on every creation and acceptance: they are written
- * as SQL text, which costs a fraction of building them with the query builder.
+ * SQLite: the items of a trade being accepted, by id in ascending id, each saying whether an
+ * open trade made after `cutoff` other than `except` holds it too. The reads of trades run on
+ * every creation and acceptance: they are written as SQL text, which costs a fraction of
+ * building them with the query builder.
  */
-export async function readItems(
+export async function readItemsToSettle(
   executor: Executor,
   ids: readonly number[],
-  options: { lock: ItemLock; postgres: boolean; heldElsewhere?: { except: number; cutoff: number } },
+  others: { except: number; cutoff: number },
 ): Promise<CheckedItem[]> {
   if (ids.length === 0) return [];
-  const held = options.heldElsewhere;
   const { rows } = await sql<CheckedItem>`
-    select ${CHECKED_SELECT}${held ? sql`, ${heldElsewhere(held.except, held.cutoff)} as held` : sql``}
+    select ${CHECKED_SELECT}, ${heldElsewhere(others.except, others.cutoff)} as held
     from items where item_id in (${sql.join([...ids])})
-    order by item_id${lockClause(options)}`.execute(executor);
+    order by item_id`.execute(executor);
   return rows;
 }
 
@@ -392,9 +393,9 @@ export interface CreationReads {
 }
 
 /**
- * What a new trade from `fromId` to `toId` is checked against (see readItems for the items and
- * `lock`): in one statement whenever any of the items exists, the sender's open trades made after
- * `cutoff` and the receiver's settings riding along with every item row.
+ * What a new trade from `fromId` to `toId` is checked against, the items by id in ascending id
+ * (`lock`: see lockClause): in one statement whenever any of the items exists, the sender's open
+ * trades made after `cutoff` and the receiver's settings riding along with every item row.
  */
 export async function readForCreation(
   executor: Executor,

@@ -9,7 +9,7 @@ import {
   markAccepted,
   markInvalid,
   moveItems,
-  readItems,
+  readItemsToSettle,
   tradeEntries,
   type CheckedItem,
   type InvalidatedTrade,
@@ -102,7 +102,7 @@ export async function settleTrade(
 
   // SQLite runs one transaction at a time: what the items say about other open trades holds until commit.
   const ids = entries.map((e) => e.item_id);
-  const items = await readItems(executor, ids, { lock: false, postgres: false, heldElsewhere: { except: trade.trade_id, cutoff } });
+  const items = await readItemsToSettle(executor, ids, { except: trade.trade_id, cutoff });
   if (!(await markAccepted(executor, trade.trade_id, now, cutoff))) return { kind: 'closed' };
   const byId = new Map<number, CheckedItem>(items.map((item) => [item.item_id, item]));
   const unavailable = (move: ItemMove) => {

@@ -21,10 +21,10 @@ import type { DialectName } from '../connection.js';
  * trade_accept locks both parties' rows of inventory_counts (created when missing) in user order
  * before anything moves: the triggers that keep the counts change them with every item that
  * moves, in no particular order, and two trades between the same users the other way round
- * would otherwise lock them crosswise. It answers `closed` when the trade was no longer open, `invalid` (and the trade is
- * made invalid) when an item is no longer its side's, tradable and as offered (`expected` data)
- * or `tradable` is false, else `accepted` and one `invalidated` row per other open trade that
- * held a moved item. Each move is recorded in trade_moves.
+ * would otherwise lock them crosswise. It answers `closed` when the trade was no longer open,
+ * `invalid` (and the trade is made invalid) when an item is no longer its side's, tradable and as
+ * offered (`expected` data) or `tradable` is false, else `accepted` and one `invalidated` row per
+ * other open trade that held a moved item. Each move is recorded in trade_moves.
  */
 export function tradeFunctionsMigration(dialect: DialectName) {
   return {
