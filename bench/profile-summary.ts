@@ -3,9 +3,13 @@
  * bench/.cache/profiles/): the functions with the most self time, and the project's own
  * functions with the most total time (self + callees).
  *
- *   npx tsx bench/profile-summary.ts bench/.cache/profiles/sqlite/<file>.cpuprofile [top]
+ *   npx tsx bench/profile-summary.ts bench/.cache/profiles/sqlite/<file>.cpuprofile [top] [--last SECONDS]
+ *
+ * `--last SECONDS`: only the profile's last seconds (the run's final scenario, say the
+ * default-against-quiet row, where the server has served every scenario before it).
  */
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 
 interface Node {
   id: number;
@@ -18,9 +22,10 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const [file, topArg] = process.argv.slice(2);
+const { values, positionals } = parseArgs({ options: { last: { type: 'string' } }, allowPositionals: true });
+const [file, topArg] = positionals;
 if (!file) {
-  console.error('usage: tsx bench/profile-summary.ts FILE.cpuprofile [top]');
+  console.error('usage: tsx bench/profile-summary.ts FILE.cpuprofile [top] [--last SECONDS]');
   process.exit(2);
 }
 const top = Number(topArg ?? 25);
@@ -29,8 +34,15 @@ const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
+const elapsed = profile.timeDeltas.reduce((a, b) => a + b, 0);
+const from = values.last === undefined ? 0 : elapsed - Number(values.last) * 1e6;
 const selfTime = new Map<number, number>();
-profile.samples.forEach((id, i) => selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+let at = 0;
+profile.samples.forEach((id, i) => {
+  const delta = profile.timeDeltas[i] ?? 0;
+  at += delta;
+  if (at >= from) selfTime.set(id, (selfTime.get(id) ?? 0) + delta);
+});
 const total = [...selfTime.values()].reduce((a, b) => a + b, 0);
 
 const label = (n: Node) => {
@@ -57,8 +69,11 @@ for (const [id, t] of selfTime) {
   }
 }
 
-const pct = (t: number) => `${((t / total) * 100).toFixed(1).padStart(5)}%`;
-console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled\n\nself time:`);
+const idle = selfByLabel.get('(idle)') ?? 0;
+const busy = total - idle;
+selfByLabel.delete('(idle)');
+const pct = (t: number) => `${((t / busy) * 100).toFixed(1).padStart(5)}%`;
+console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy\n\nself time (share of the busy time):`);
 for (const [l, t] of [...selfByLabel].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(t)}  ${l}`);
 console.log('\ntotal time, project code:');
 for (const [l, t] of [...totalByLabel]

@@ -179,6 +179,39 @@ test('cached rows expire after 30 seconds and are not used while Redis is unreac
   assert.equal(cache.get(1), undefined);
 });
 
+test('expired profiles leave memory: a store forgets them, and so does the sweep, oldest first up to the first still servable', () => {
+  let now = 0;
+  const cache = new ProfileCache({ now: () => now, usable: () => true });
+  cache.storeProfiles(cache.startFill(), [profileWith({ user_id: 1, domain: 'one' }), profileWith({ user_id: 2 })]);
+  now = 20;
+  cache.storeProfiles(cache.startFill(), [profileWith({ user_id: 3 })]);
+  now = 30;
+  cache.storeProfiles(cache.startFill(), [profileWith({ user_id: 4 })]);
+  assert.equal(cache.size, 2);
+  assert.equal(cache.getByDomain('one'), undefined);
+  now = 49;
+  cache.forgetExpired();
+  assert.equal(cache.size, 2);
+  now = 50;
+  cache.forgetExpired();
+  assert.deepEqual([cache.size, cache.get(4)?.user_id], [1, 4]);
+});
+
+test('a server forgets the profiles it can no longer serve, without being asked for them again', async () => {
+  const server = await start({ world: { users: Array.from({ length: 5 }, (_, i) => ({ user_id: i + 1, nick: `Player ${i + 1}` })) } });
+  try {
+    const cache = server.services.users.profiles;
+    if (cache === undefined) return; // PostgreSQL without Redis keeps no profiles
+    for (const id of [1, 2, 3, 4]) await profile(server, id);
+    assert.equal(cache.size, 4);
+    server.clock.advance(30);
+    assert.equal((await profile(server, 5)).nick, 'Player 5');
+    assert.equal(cache.size, 1);
+  } finally {
+    await server.close();
+  }
+});
+
 test('with Redis, a relation changed on another process shows in friendship once announced', { skip: missing.redis }, async () => {
   const first = await start({ redis: true });
   try {

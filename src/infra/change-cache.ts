@@ -101,12 +101,26 @@ export class ChangeCache<K, V> {
   private put(fill: number, key: K, value: V, loadedAt: number): void {
     if (!this.mayStore(fill)) return;
     this.forget(key);
+    this.forgetExpired();
     if (this.entries.size >= this.limits.maxEntries) this.forgetOldest();
     const weight = this.limits.weigh?.(value) ?? 0;
     this.entries.set(key, { value, loadedAt, weight });
     this.weight += weight;
     const { maxWeight } = this.limits;
     if (maxWeight !== undefined) while (this.weight > maxWeight && this.forgetOldest());
+  }
+
+  /**
+   * Forgets the entries past their lifetime, from the one stored longest ago until one that is
+   * not: an entry that can no longer be served keeps no memory (and no work for the garbage
+   * collector), whether or not its key is asked for again.
+   */
+  forgetExpired(): void {
+    const oldestServable = this.conditions.now() - this.limits.lifetime;
+    for (const [key, entry] of this.entries) {
+      if (entry.loadedAt > oldestServable) return;
+      this.forget(key);
+    }
   }
 
   /** Forgets the entry stored longest ago; false when there is none. */
@@ -192,6 +206,9 @@ export function forgetUsersOn(
   });
 }
 
+/** How often an attached cache forgets its expired entries when nothing is stored in it. */
+const EXPIRED_SWEEP_MS = 10_000;
+
 /** A cache wired to the bus (undefined where announcements may not reach this process), and what detaches it. */
 export interface AttachedCache<C> {
   cache: C | undefined;
@@ -221,9 +238,13 @@ export async function attachCache<C extends ChangeCache<any, any>>(
   await bus.ready(listeners.map((l) => l.channel));
   const unsubscribers = listeners.map((l) => l.subscribe(bus));
   const unwatch = core.metrics.watchCache(definition.name, () => cache);
+  // A server that goes quiet lets its expired entries go too.
+  const sweeper = setInterval(() => cache.forgetExpired(), EXPIRED_SWEEP_MS);
+  sweeper.unref();
   return {
     cache,
     detach() {
+      clearInterval(sweeper);
       unwatch();
       for (const unsubscribe of unsubscribers) unsubscribe();
       cache.clear();
