@@ -755,7 +755,7 @@ async function runOn(kind: DbKind): Promise<string> {
         target: { kind: 'ofQuiet', min: 0.95 },
       };
       const m = await measureScenario(scenario, freshServer, baseline, load, quietServer);
-      m.note = `the server that had run every scenario above answered the same requests at ${fmt(afterAll.rps)}/s, ${cpu(afterAllCpu)} of CPU a request`;
+      m.note = `the server that had run every scenario above answered the same requests at ${fmt(afterAll.rps)}/s, ${cpu(afterAllCpu)} of CPU a request${afterAll.failed ? ` (${afterAll.failed} not code 0: ${afterAll.failedSample})` : ''}`;
       rows.push(m);
       log(
         m.skipped

@@ -100,7 +100,9 @@ export function buildScenarios({ roles, sessions, viewers }: ScenarioSetup): Sce
   const { users, protos } = roles.scale;
   const sessionsOf = (userId: number) => sessions.get(userId)!;
   const viewerSessions = viewers.flatMap(sessionsOf);
-  const viewer = () => random.pick(viewerSessions);
+  // Sessions in turn, so that each carries the same share of the load and none meets its limit.
+  let viewed = 0;
+  const viewer = () => viewerSessions[viewed++ % viewerSessions.length]!;
   const anonymous = () => benchAddress(200, random.int(1, ANONYMOUS_ADDRESSES));
   const many = (n: number, make: () => LoadRequest) => Array.from({ length: n }, make);
   const ids = (n: number, max: number) => random.distinct(n, 1, max).join(',');
@@ -304,8 +306,8 @@ export function signinRequests(roles: WorldRoles, count: number): LoadRequest[] 
 export function usersGetRequests(setup: ScenarioSetup, stream: string): LoadRequest[] {
   const random = new Random(`${setup.roles.seed}/${stream}`);
   const viewerSessions = setup.viewers.flatMap((userId) => setup.sessions.get(userId)!);
-  return Array.from({ length: 4000 }, () =>
-    authGet('users.get', { user_id: random.int(1, setup.roles.scale.users) }, random.pick(viewerSessions)),
+  return Array.from({ length: 4000 }, (_, i) =>
+    authGet('users.get', { user_id: random.int(1, setup.roles.scale.users) }, viewerSessions[i % viewerSessions.length]!),
   );
 }
 

@@ -63,6 +63,39 @@ describe('general request limits', () => {
     }
   });
 
+  for (const sending of ['one after another', 'all at once'] as const) {
+    test(
+      `several processes on one Redis share a limit of 400 counted by leases, requests sent ${sending}: never more than 400 admitted, at most 3 fewer per process`,
+      { skip: missing.redis },
+      async () => {
+        // A limit of 400 is taken from Redis 4 units at a time (a hundredth).
+        const config = { rateLimitPerIp: { max: 400, windowSeconds: 60 } };
+        const first = await startTestServer({ redis: true, config });
+        const second = await startTestServer({ redis: true, config, location: first.location });
+        try {
+          const ip = someAddress();
+          const send = (i: number) => (i % 2 === 0 ? first : second).call('gchat.get', {}, { ip });
+          const answers: Answer[] = [];
+          if (sending === 'one after another') for (let i = 0; i < 440; i++) answers.push(await send(i));
+          else answers.push(...(await Promise.all(Array.from({ length: 440 }, (_, i) => send(i)))));
+          for (const answer of answers) if (answer.body.code !== 0) assertLimited(answer);
+          // What a process still holds of its last lease is admitted after: the total stays within the limit.
+          for (const server of [first, second])
+            for (let i = 0; i < 10; i++) {
+              const answer = await server.call('gchat.get', {}, { ip });
+              answers.push(answer);
+              if (answer.body.code !== 0) break;
+            }
+          const admitted = answers.filter((answer) => answer.body.code === 0).length;
+          assert.ok(admitted <= 400 && admitted >= 394, `${admitted} admitted`);
+        } finally {
+          await second.close();
+          await first.close();
+        }
+      },
+    );
+  }
+
   for (const store of ['in process', 'in Redis'] as const) {
     test(
       `per token, kept ${store}: a busy token is limited while its address still has room`,

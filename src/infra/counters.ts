@@ -34,9 +34,11 @@ export interface CounterStore {
    */
   take(key: string, windowSeconds: number, max: number, by?: number): Promise<Take>;
   /**
-   * Counts one against each limit in turn, in one atomic step (one round trip to Redis), and
-   * stops at the first one past its max: the limits after it are not counted. Answers that
-   * one's hit, undefined when every limit had room.
+   * Counts one against each limit in turn, each atomically, and stops at the first one past its
+   * max: the limits after it are not counted. Answers that one's hit, undefined when every limit
+   * had room. Meant for the request limits: with Redis, limits of 200 and more are counted by
+   * leases (see RedisCounterStore), so a refusal may come up to a hundredth of the limit early
+   * per process, never late.
    */
   hitLimits(limits: readonly Limit[]): Promise<Hit | undefined>;
   /** Reads the counter without changing it. */
@@ -198,31 +200,62 @@ end
 return {1, count, ttl}
 `;
 
-const HIT_LIMITS_SCRIPT = `
-for i = 1, #KEYS do
-  local window = tonumber(ARGV[2 * i - 1])
-  local count = redis.call('INCR', KEYS[i])
-  local ttl = redis.call('PTTL', KEYS[i])
-  if ttl < 0 then
-    redis.call('PEXPIRE', KEYS[i], window)
-    ttl = window
-  end
-  if count > tonumber(ARGV[2 * i]) then
-    return {count, ttl}
-  end
+/**
+ * Counts ARGV[3] units at once when they all fit under the max ARGV[2] (a lease the process
+ * spends without asking again), else one; answers the units counted, the count and the
+ * milliseconds the window has left.
+ */
+const LEASE_SCRIPT = `
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+local lease = tonumber(ARGV[3])
+local units = 1
+if lease > 1 and current + lease <= tonumber(ARGV[2]) then units = lease end
+local count = redis.call('INCRBY', KEYS[1], units)
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
 end
-return {0, 0}
+return {units, count, ttl}
 `;
+
+/**
+ * Units of a request limit a process takes from Redis at once and spends request by request: a
+ * hundredth of the limit (none below 200), at most MAX_LEASE. Every unit was counted in Redis
+ * within the limit before it is spent, so the processes together never admit more than the
+ * limit; a process that stops sending before the window ends leaves its lease's rest unused.
+ */
+const LEASE_SHARE = 100;
+const MAX_LEASE = 64;
+/** Leases kept at most; past it, those whose window has ended go, then all. */
+const MAX_LEASES = 50_000;
+
+const leaseSize = (max: number): number => Math.min(MAX_LEASE, Math.floor(max / LEASE_SHARE));
+
+interface Lease {
+  /** Units left to spend. */
+  left: number;
+  /** ms (Date.now, as Redis counts), when the window ends. */
+  endsAt: number;
+}
 
 /** The scripts, as commands of the connection: sent by their SHA1 (EVALSHA), the text only when Redis has not seen it yet. */
 interface CounterCommands {
   counterTake(key: string, by: number, windowMs: number, max: number): Promise<[number, number, number]>;
   counterHit(key: string, by: number, windowMs: number): Promise<[number, number]>;
-  counterHitLimits(keyCount: number, ...keysThenArgs: (string | number)[]): Promise<[number, number]>;
+  counterLease(key: string, windowMs: number, max: number, lease: number): Promise<[number, number, number]>;
 }
 
+/**
+ * Counters in Redis, shared by every process. The request limits (`hitLimits`) are counted by
+ * leases (LEASE_SHARE): a request costs a round trip to Redis only every few requests of its
+ * address or token.
+ */
 export class RedisCounterStore implements CounterStore {
   private readonly commands: CounterCommands;
+  private readonly leases = new Map<string, Lease>();
+  /** Keys whose lease is being asked for. */
+  private readonly leasing = new Set<string>();
 
   constructor(
     private readonly redis: Redis,
@@ -230,7 +263,7 @@ export class RedisCounterStore implements CounterStore {
   ) {
     redis.defineCommand('counterTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
     redis.defineCommand('counterHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
-    redis.defineCommand('counterHitLimits', { lua: HIT_LIMITS_SCRIPT });
+    redis.defineCommand('counterLease', { numberOfKeys: 1, lua: LEASE_SCRIPT });
     this.commands = redis as unknown as CounterCommands;
   }
 
@@ -245,11 +278,57 @@ export class RedisCounterStore implements CounterStore {
   }
 
   async hitLimits(limits: readonly Limit[]): Promise<Hit | undefined> {
-    const keysThenArgs: (string | number)[] = [];
-    for (const limit of limits) keysThenArgs.push(this.prefix + limit.key);
-    for (const limit of limits) keysThenArgs.push(limit.windowSeconds * 1000, limit.max);
-    const [count, ttl] = await this.commands.counterHitLimits(limits.length, ...keysThenArgs);
-    return count === 0 ? undefined : { count, resetIn: Math.max(1, Math.ceil(ttl / 1000)) };
+    for (const limit of limits) {
+      const over = await this.hitLeased(limit);
+      if (over) return over;
+    }
+    return undefined;
+  }
+
+  /** Counts one against the limit, from this process's lease when it holds one; the hit when past its max. */
+  private async hitLeased({ key, windowSeconds, max }: Limit): Promise<Hit | undefined> {
+    if (this.spend(key)) return undefined;
+    // One lease of a key is asked for at a time; the requests that meanwhile find none count one each.
+    const leasing = !this.leasing.has(key);
+    if (leasing) this.leasing.add(key);
+    let answer: [number, number, number];
+    try {
+      answer = await this.commands.counterLease(this.prefix + key, windowSeconds * 1000, max, leasing ? leaseSize(max) : 1);
+    } finally {
+      if (leasing) this.leasing.delete(key);
+    }
+    const [units, count, ttl] = answer;
+    // Units this process leased while this request asked are spent before it is refused.
+    if (count > max) return this.spend(key) ? undefined : { count, resetIn: Math.max(1, Math.ceil(ttl / 1000)) };
+    if (units > 1) this.keepLease(key, units - 1, Date.now() + ttl);
+    return undefined;
+  }
+
+  /** Spends a unit of the key's lease; false when none is left in the current window. */
+  private spend(key: string): boolean {
+    const lease = this.leases.get(key);
+    if (lease === undefined || lease.left < 1) return false;
+    if (lease.endsAt <= Date.now()) {
+      this.leases.delete(key);
+      return false;
+    }
+    lease.left--;
+    return true;
+  }
+
+  /** Adds units to the key's lease (what was left of an earlier window is gone). */
+  private keepLease(key: string, units: number, endsAt: number): void {
+    const held = this.leases.get(key);
+    if (held !== undefined && held.endsAt > Date.now()) {
+      held.left += units;
+      return;
+    }
+    if (held === undefined && this.leases.size >= MAX_LEASES) {
+      const now = Date.now();
+      for (const [other, lease] of this.leases) if (lease.endsAt <= now) this.leases.delete(other);
+      if (this.leases.size >= MAX_LEASES) this.leases.clear();
+    }
+    this.leases.set(key, { left: units, endsAt });
   }
 
   async peek(key: string): Promise<Hit> {
@@ -263,6 +342,7 @@ export class RedisCounterStore implements CounterStore {
   }
 
   async reset(key: string): Promise<void> {
+    this.leases.delete(key);
     await this.redis.del(this.prefix + key);
   }
 
