@@ -85,7 +85,8 @@ export class ChangeCache<K, V> {
 
   /** Stores a value read since `fill` began, unless something was invalidated meanwhile. */
   store(fill: number, key: K, value: V): void {
-    this.put(fill, key, value, this.conditions.now());
+    const now = this.conditions.now();
+    this.put(fill, key, value, now, now);
   }
 
   /**
@@ -95,13 +96,13 @@ export class ChangeCache<K, V> {
   update(fill: number, key: K, change: (cached: V | undefined) => V): void {
     const now = this.conditions.now();
     const cached = this.get(key);
-    this.put(fill, key, change(cached), cached === undefined ? now : this.entries.get(key)!.loadedAt);
+    this.put(fill, key, change(cached), cached === undefined ? now : this.entries.get(key)!.loadedAt, now);
   }
 
-  private put(fill: number, key: K, value: V, loadedAt: number): void {
+  private put(fill: number, key: K, value: V, loadedAt: number, now: number): void {
     if (!this.mayStore(fill)) return;
     this.forget(key);
-    this.forgetExpired();
+    this.forgetExpired(now);
     if (this.entries.size >= this.limits.maxEntries) this.forgetOldest();
     const weight = this.limits.weigh?.(value) ?? 0;
     this.entries.set(key, { value, loadedAt, weight });
@@ -115,8 +116,8 @@ export class ChangeCache<K, V> {
    * not: an entry that can no longer be served keeps no memory (and no work for the garbage
    * collector), whether or not its key is asked for again.
    */
-  forgetExpired(): void {
-    const oldestServable = this.conditions.now() - this.limits.lifetime;
+  forgetExpired(now = this.conditions.now()): void {
+    const oldestServable = now - this.limits.lifetime;
     for (const [key, entry] of this.entries) {
       if (entry.loadedAt > oldestServable) return;
       this.forget(key);

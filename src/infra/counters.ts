@@ -61,9 +61,12 @@ interface CounterWindow {
   endsAt: number;
 }
 
+/** Whole seconds in `ms`, at least 1: when a window ends, as a hit tells it. */
+const wholeSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
+
 /** Whole seconds until the window ends, at least 1. */
 function secondsLeft(window: CounterWindow, now: number): number {
-  return Math.max(1, Math.ceil((window.endsAt - now) / 1000));
+  return wholeSeconds(window.endsAt - now);
 }
 
 export class MemoryCounterStore implements CounterStore {
@@ -269,12 +272,12 @@ export class RedisCounterStore implements CounterStore {
 
   async take(key: string, windowSeconds: number, max: number, by = 1): Promise<Take> {
     const [taken, count, ttl] = await this.commands.counterTake(this.prefix + key, by, windowSeconds * 1000, max);
-    return { taken: taken === 1, count, resetIn: Math.max(1, Math.ceil((ttl < 0 ? windowSeconds * 1000 : ttl) / 1000)) };
+    return { taken: taken === 1, count, resetIn: wholeSeconds(ttl < 0 ? windowSeconds * 1000 : ttl) };
   }
 
   async hit(key: string, windowSeconds: number, by = 1): Promise<Hit> {
     const [count, ttl] = await this.commands.counterHit(this.prefix + key, by, windowSeconds * 1000);
-    return { count, resetIn: Math.max(1, Math.ceil(ttl / 1000)) };
+    return { count, resetIn: wholeSeconds(ttl) };
   }
 
   async hitLimits(limits: readonly Limit[]): Promise<Hit | undefined> {
@@ -299,7 +302,7 @@ export class RedisCounterStore implements CounterStore {
     }
     const [units, count, ttl] = answer;
     // Units this process leased while this request asked are spent before it is refused.
-    if (count > max) return this.spend(key) ? undefined : { count, resetIn: Math.max(1, Math.ceil(ttl / 1000)) };
+    if (count > max) return this.spend(key) ? undefined : { count, resetIn: wholeSeconds(ttl) };
     if (units > 1) this.keepLease(key, units - 1, Date.now() + ttl);
     return undefined;
   }
@@ -334,7 +337,7 @@ export class RedisCounterStore implements CounterStore {
   async peek(key: string): Promise<Hit> {
     const [value, ttl] = await Promise.all([this.redis.get(this.prefix + key), this.redis.pttl(this.prefix + key)]);
     if (value === null || ttl < 0) return { count: 0, resetIn: 0 };
-    return { count: Number(value), resetIn: Math.max(1, Math.ceil(ttl / 1000)) };
+    return { count: Number(value), resetIn: wholeSeconds(ttl) };
   }
 
   async exchange(key: string, value: string, windowSeconds: number): Promise<string | null> {
