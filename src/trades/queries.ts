@@ -6,6 +6,12 @@ import { elementAt } from '../infra/elements.js';
 import { OWNED } from '../inventory/queries.js';
 import { TradeStatus } from './status.js';
 
+/**
+ * The open status as a literal, as the index of open trades (trades_open_by_age) names it:
+ * compared with a bound value, SQLite would compile the statement again on every run.
+ */
+const OPEN = sql.lit(TradeStatus.OPEN);
+
 /** Ids per statement: keeps each well under PostgreSQL's parameter limit. */
 export const IDS_PER_STATEMENT = 1000;
 
@@ -77,7 +83,7 @@ export function tradeEntries(executor: Executor, tradeId: number): Promise<Trade
 export async function markAccepted(trx: Executor, tradeId: number, now: number, cutoff: number): Promise<boolean> {
   const opened = await sql`
     update trades set status = ${TradeStatus.ACCEPTED}, reaction_time = ${now}
-    where trade_id = ${tradeId} and status = ${TradeStatus.OPEN} and create_time > ${cutoff}`.execute(trx);
+    where trade_id = ${tradeId} and status = ${OPEN} and create_time > ${cutoff}`.execute(trx);
   return opened.numAffectedRows === 1n;
 }
 
@@ -222,7 +228,7 @@ export function openOutgoing(executor: Executor, fromId: number, cutoff: number)
     .selectFrom('trades')
     .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('create_time').as('oldest')])
     .where('user_id_from', '=', fromId)
-    .where('status', '=', TradeStatus.OPEN)
+    .where('status', '=', OPEN)
     .where('create_time', '>', cutoff)
     .executeTakeFirstOrThrow();
 }
@@ -243,7 +249,7 @@ export async function markEnded(
     .updateTable('trades')
     .set({ status, reaction_time: now })
     .where('trade_id', '=', tradeId)
-    .where('status', '=', TradeStatus.OPEN)
+    .where('status', '=', OPEN)
     .where('create_time', '>', cutoff)
     .executeTakeFirst();
   return closed.numUpdatedRows === 1n;
@@ -255,15 +261,17 @@ export function tradePrivacy(executor: Executor, userId: number) {
 }
 
 /**
- * Up to `limit` open trades made at or before `cutoff`, in id order. On PostgreSQL they stay
- * locked until the transaction ends, and trades locked by another transaction are skipped.
+ * Up to `limit` open trades made at or before `cutoff`, oldest first (a walk of the index of
+ * open trades, however many trades have ended). On PostgreSQL they stay locked until the
+ * transaction ends, and trades locked by another transaction are skipped.
  */
 export async function expiredOpenTrades(executor: Executor, dialect: DialectName, cutoff: number, limit: number): Promise<number[]> {
   let select = executor
     .selectFrom('trades')
     .select('trade_id')
-    .where('status', '=', TradeStatus.OPEN)
+    .where('status', '=', OPEN)
     .where('create_time', '<=', cutoff)
+    .orderBy('create_time')
     .orderBy('trade_id')
     .limit(limit);
   if (dialect === 'postgres') select = select.forUpdate().skipLocked();
@@ -276,7 +284,7 @@ export function markExpired(executor: Executor, tradeIds: number[], ttl: number)
     .updateTable('trades')
     .set({ status: TradeStatus.EXPIRED, reaction_time: sql<number>`create_time + ${ttl}` })
     .where('trade_id', 'in', tradeIds)
-    .where('status', '=', TradeStatus.OPEN)
+    .where('status', '=', OPEN)
     .returning(['trade_id', 'user_id_from', 'user_id_to'])
     .execute();
 }
@@ -307,7 +315,7 @@ export function openTradesHolding(
   let query = db
     .selectFrom('trades')
     .select(['trade_id', 'user_id_from', 'user_id_to'])
-    .where(sql<number>`trades.status + 0`, '=', TradeStatus.OPEN)
+    .where(sql<number>`trades.status + 0`, '=', OPEN)
     .where('create_time', '>', cutoff)
     .where('trade_id', 'in', (eb) =>
       eb
@@ -329,7 +337,7 @@ export async function closeInvalidated(trx: Executor, trades: readonly Invalidat
       .updateTable('trades')
       .set({ status: TradeStatus.INVALID, reaction_time: now })
       .where('trade_id', 'in', ids.slice(i, i + IDS_PER_STATEMENT))
-      .where('status', '=', TradeStatus.OPEN)
+      .where('status', '=', OPEN)
       .execute();
 }
 
@@ -348,7 +356,7 @@ const IS_EQUIPPED = sql`exists (select equipped.item_id from equipped where equi
 const heldElsewhere = (except: number, cutoff: number) =>
   sql`exists (select trade_items.trade_id from trade_items inner join trades on trades.trade_id = trade_items.trade_id
     where trade_items.item_id = items.item_id and trade_items.trade_id <> ${except}
-      and trades.status = ${TradeStatus.OPEN} and trades.create_time > ${cutoff})`;
+      and trades.status = ${OPEN} and trades.create_time > ${cutoff})`;
 
 const CHECKED_SELECT = sql`item_id, user_id, item_proto_id, ts_owned, ts_can_trade, data, state, ${IS_EQUIPPED} as equipped`;
 
@@ -403,7 +411,7 @@ export async function readForCreation(
   options: { lock: ItemLock; postgres: boolean },
 ): Promise<CreationReads> {
   const { fromId, toId, cutoff } = trade;
-  const openTrades = sql`from trades where trades.user_id_from = ${fromId} and trades.status = ${TradeStatus.OPEN} and trades.create_time > ${cutoff}`;
+  const openTrades = sql`from trades where trades.user_id_from = ${fromId} and trades.status = ${OPEN} and trades.create_time > ${cutoff}`;
   const settings = sql.join(
     TRADE_PRIVACY_COLUMNS.map(
       (column) => sql`(select users.${sql.ref(column)} from users where users.user_id = ${toId}) as ${sql.ref(column)}`,
@@ -481,9 +489,9 @@ export interface TradeListQuery {
 
 /** Open at `cutoff`: status 0 and not yet expired. */
 const isOpen = (cutoff: number) => (eb: ExpressionBuilder<Tables, 'trades'>) =>
-  eb.and([eb('status', '=', TradeStatus.OPEN), eb('create_time', '>', cutoff)]);
+  eb.and([eb('status', '=', OPEN), eb('create_time', '>', cutoff)]);
 const isClosed = (cutoff: number) => (eb: ExpressionBuilder<Tables, 'trades'>) =>
-  eb.or([eb('status', '<>', TradeStatus.OPEN), eb('create_time', '<=', cutoff)]);
+  eb.or([eb('status', '<>', OPEN), eb('create_time', '<=', cutoff)]);
 
 function listCondition({ kind, userId, cutoff, partnerId }: TradeListQuery) {
   return (eb: ExpressionBuilder<Tables, 'trades'>) => {
