@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/connection.js';
+import { openDatabase, type Database, databaseOptions } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createdKeyNotice } from './db/secret-key.js';
 import { systemClock, type Clock } from './infra/clock.js';
@@ -131,8 +131,7 @@ export async function createServer(
 /** Opens the database (unless one is given) and brings it to the latest schema; on failure nothing stays open. */
 async function openMigratedDatabase(config: Config, options: CreateServerOptions): Promise<{ db: Database; ownsDb: boolean }> {
   const ownsDb = !options.db;
-  const db =
-    options.db ?? (await openDatabase(config.databaseUrl, { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey }));
+  const db = options.db ?? (await openDatabase(config.databaseUrl, databaseOptions(config)));
   try {
     await migrateToLatest(db);
   } catch (error) {

@@ -5,6 +5,8 @@ export interface Config {
   /** `sqlite:<path>` or `postgres://...` */
   databaseUrl: string;
   redisUrl?: string;
+  /** PostgreSQL: keep the statements each connection runs prepared (off behind a pooler that cannot keep them). */
+  preparedStatements: boolean;
   /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
   redisPrefix: string;
   adminKey?: string;
@@ -150,6 +152,7 @@ export function defaultConfig(): Config {
     host: '127.0.0.1',
     port: 8080,
     databaseUrl: 'sqlite:./data/game-platform.db',
+    preparedStatements: true,
     redisPrefix: 'gp:',
     trustProxy: false,
     rateLimit: true,

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Services } from '../services.js';
 import { createServer } from '../app.js';
-import { openDatabase, describeDatabaseUrl, type Database } from '../db/connection.js';
+import { openDatabase, describeDatabaseUrl, type Database, databaseOptions } from '../db/connection.js';
 import { describeSecretKeySource } from '../db/secret-key.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { importWorldIfEmpty, isEmptyWorld, WorldError } from '../world/import.js';
@@ -111,7 +111,7 @@ export async function serve(config: Config): Promise<number> {
 
 /** Opens and migrates the database and imports the world file into an empty one; answers the exit code when that fails. */
 async function prepareDatabase(config: Config): Promise<{ db: Database; world: unknown; imported: boolean } | number> {
-  const db = await openDatabase(config.databaseUrl, { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey });
+  const db = await openDatabase(config.databaseUrl, databaseOptions(config));
   let world: unknown;
   let imported = false;
   try {

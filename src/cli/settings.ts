@@ -250,6 +250,17 @@ export const SERVER_SETTINGS: Setting[] = [
     into: field('databaseUrl'),
   }),
   row({
+    flag: 'no-prepared-statements',
+    env: 'PREPARED_STATEMENTS',
+    envValue: 'off',
+    description:
+      'PostgreSQL: send every statement to be parsed and planned anew, instead of keeping them prepared on each connection ' +
+      '(for a connection pooler in transaction mode that cannot keep prepared statements)',
+    shownDefault: 'kept prepared',
+    read: offSwitch,
+    into: field('preparedStatements'),
+  }),
+  row({
     flag: 'secret-key',
     env: 'SECRET_KEY',
     value: 'KEY',

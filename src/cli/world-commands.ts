@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Config } from '../config.js';
-import { openDatabase, describeDatabaseUrl, type Database } from '../db/connection.js';
+import { openDatabase, describeDatabaseUrl, type Database, databaseOptions } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { importWorld, WorldError, type ImportSummary } from '../world/import.js';
 import { exportWorld } from '../world/export.js';
@@ -11,7 +11,7 @@ import { createdKeyNotice } from '../db/secret-key.js';
 
 /** Opens the configured database with its secret key; says so when the key file was made now. */
 async function openConfigured(config: Config): Promise<Database> {
-  const db = await openDatabase(config.databaseUrl, { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey });
+  const db = await openDatabase(config.databaseUrl, databaseOptions(config));
   const notice = createdKeyNotice(db.secretKeySource);
   if (notice) console.error(notice);
   return db;

@@ -8,6 +8,8 @@ import { CurrentSchemaPostgresDialect } from './schema-introspector.js';
 import { WRITER_CHECKPOINT_PAGES, startCheckpointer } from './checkpointer.js';
 import { secretKeyFor, type SecretKeySource } from './secret-key.js';
 import { SecretBox, parseSecretKey } from '../infra/secret-box.js';
+import type { Config } from '../config.js';
+import { keepStatementsPrepared } from './prepared-statements.js';
 
 const previousBox = (text: string | undefined) =>
   text === undefined ? undefined : new SecretBox(parseSecretKey(text, 'PREVIOUS_SECRET_KEY'));
@@ -65,6 +67,13 @@ export interface OpenOptions {
   secretKey?: string;
   /** The key the secrets were sealed with until now: the migration seals them again with the secret key. */
   previousSecretKey?: string;
+  /** PostgreSQL: each connection keeps the statements it runs prepared (see keepStatementsPrepared); default on. */
+  preparedStatements?: boolean;
+}
+
+/** The options of the database the settings name. */
+export function databaseOptions(config: Pick<Config, 'secretKey' | 'previousSecretKey' | 'preparedStatements'>): OpenOptions {
+  return { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey, preparedStatements: config.preparedStatements };
 }
 
 // 64-bit integers (ids, timestamps) as JS numbers: every value we store is below 2^53.
@@ -201,6 +210,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     max: options.poolSize ?? 10,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
+  if (options.preparedStatements !== false) pool.on('connect', keepStatementsPrepared);
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on next use.
   });
