@@ -7,7 +7,7 @@ import { createdKeyNotice } from './db/secret-key.js';
 import { systemClock, type Clock } from './infra/clock.js';
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './infra/counters.js';
 import { LocalBus, RedisBus, type Bus } from './infra/bus.js';
-import { connectRedis, subscriberConnection } from './infra/redis.js';
+import { connectRedis } from './infra/redis.js';
 import { TokenResolver, attachSessionCache } from './auth/tokens.js';
 import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
@@ -147,7 +147,7 @@ function connectBus(config: Config, clock: Clock) {
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   // The bus listens on a connection of its own: a subscribed Redis connection serves nothing else.
   // Named, so that an operator (or a test) finds it in CLIENT LIST.
-  const redisSubscriber = redis && subscriberConnection(redis, `${config.redisPrefix.replace(/[^\w:.-]/g, '_')}bus`);
+  const redisSubscriber = redis?.duplicate({ connectionName: `${config.redisPrefix.replace(/[^\w:.-]/g, '_')}bus` });
   let bus: Bus;
   let counters: CounterStore;
   if (redis && redisSubscriber) {

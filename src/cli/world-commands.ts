@@ -5,7 +5,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { importWorld, WorldError, type ImportSummary } from '../world/import.js';
 import { exportWorld } from '../world/export.js';
 import { RedisBus } from '../infra/bus.js';
-import { connectRedis, subscriberConnection } from '../infra/redis.js';
+import { connectRedis } from '../infra/redis.js';
 import { announceWorldImported } from '../world/announce.js';
 import { createdKeyNotice } from '../db/secret-key.js';
 
@@ -60,7 +60,7 @@ export async function migrateCommand(config: Config): Promise<number> {
 /** Tells running servers (through Redis) to reload and to forget the sessions an import ended. */
 async function announceImport(config: Config, summary: ImportSummary): Promise<void> {
   const publisher = connectRedis(config.redisUrl!);
-  const bus = new RedisBus(publisher, subscriberConnection(publisher), `${config.redisPrefix}bus:`);
+  const bus = new RedisBus(publisher, publisher.duplicate(), `${config.redisPrefix}bus:`);
   try {
     await announceWorldImported(bus, summary);
   } finally {
