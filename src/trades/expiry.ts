@@ -20,7 +20,7 @@ export async function sweepExpiredTrades(services: Services): Promise<number> {
   for (;;) {
     const batch = await services.db.kysely.transaction().execute(async (trx) => {
       // Trades being settled right now are left to the next sweep (they may not expire under it).
-      const ids = await expiredOpenTrades(trx, services.db.dialect, cutoff, SWEEP_BATCH);
+      const ids = (await expiredOpenTrades(trx, services.db.dialect, cutoff, SWEEP_BATCH).execute()).map((row) => row.trade_id);
       if (ids.length === 0) return { seen: 0, expired: [] };
       const expired = await markExpired(trx, ids, ttl);
       return { seen: ids.length, expired };

@@ -265,8 +265,8 @@ export function tradePrivacy(executor: Executor, userId: number) {
  * open trades, however many trades have ended). On PostgreSQL they stay locked until the
  * transaction ends, and trades locked by another transaction are skipped.
  */
-export async function expiredOpenTrades(executor: Executor, dialect: DialectName, cutoff: number, limit: number): Promise<number[]> {
-  let select = executor
+export function expiredOpenTrades(db: QueryCreator<Tables>, dialect: DialectName, cutoff: number, limit: number) {
+  const select = db
     .selectFrom('trades')
     .select('trade_id')
     .where('status', '=', OPEN)
@@ -274,8 +274,7 @@ export async function expiredOpenTrades(executor: Executor, dialect: DialectName
     .orderBy('create_time')
     .orderBy('trade_id')
     .limit(limit);
-  if (dialect === 'postgres') select = select.forUpdate().skipLocked();
-  return (await select.execute()).map((r) => r.trade_id);
+  return dialect === 'postgres' ? select.forUpdate().skipLocked() : select;
 }
 
 /** The trades among `tradeIds` still open become expired, their reaction time `ttl` after they were made; answers them. */
