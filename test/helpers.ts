@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { createServer, loggerOptions } from '../src/app.js';
 import { defaultConfig, type Config } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/connection.js';
-import { Migrator, sql } from 'kysely';
+import { Migrator, sql, type CompiledQuery } from 'kysely';
 import { SCHEMA_CHANGE_LOCK, dropPostgresSchema, migrateToLatest, migrationsFor } from '../src/db/migrate.js';
 import { ManualClock } from '../src/infra/clock.js';
 import { importWorld } from '../src/world/import.js';
@@ -233,4 +233,11 @@ export function heard(server: TestServer, channel: Channel<unknown>, match: (mes
 /** Resolves once the bus proves itself current (see Bus.isCurrent): from then on a server keeps resolved tokens in memory. */
 export async function busCurrent(bus: { isCurrent(): boolean }): Promise<void> {
   while (!bus.isCurrent()) await new Promise((r) => setTimeout(r, 10));
+}
+
+/** The database's plan of a query, as text: EXPLAIN QUERY PLAN on SQLite, EXPLAIN on PostgreSQL. */
+export async function queryPlan(server: TestServer, query: CompiledQuery): Promise<string> {
+  const prefix = DB_KIND === 'postgres' ? 'explain (format text) ' : 'explain query plan ';
+  const { rows } = await server.db.kysely.executeQuery<Record<string, string>>({ ...query, sql: prefix + query.sql });
+  return rows.map((row) => Object.values(row).join(' ')).join('\n');
 }

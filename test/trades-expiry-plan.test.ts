@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { DB_KIND, startTestServer, type TestServer } from './helpers.js';
+import { DB_KIND, queryPlan, startTestServer, type TestServer } from './helpers.js';
 import { catalogWorld, user } from './item-fixtures.js';
 import { expiredOpenTrades } from '../src/trades/queries.js';
 import type { World } from '../src/world/schema.js';
@@ -33,9 +33,6 @@ test('the open trades past their time are read from the index of open trades, ol
     (await query.execute()).map((t) => t.trade_id),
     [600, 1200, 1800, 2400, 3000],
   );
-  const compiled = query.compile();
-  const prefix = DB_KIND === 'postgres' ? 'explain (format text) ' : 'explain query plan ';
-  const { rows } = await server.db.kysely.executeQuery<Record<string, string>>({ ...compiled, sql: prefix + compiled.sql });
-  const plan = rows.map((row) => Object.values(row).join(' ')).join('\n');
+  const plan = await queryPlan(server, query.compile());
   assert.match(plan, /trades_open_by_age/, plan);
 });

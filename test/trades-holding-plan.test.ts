@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql, type CompiledQuery } from 'kysely';
-import { DB_KIND, startTestServer, type TestServer } from './helpers.js';
+import { sql } from 'kysely';
+import { DB_KIND, queryPlan, startTestServer, type TestServer } from './helpers.js';
 import { catalogWorld, user } from './item-fixtures.js';
 import { openTradesHolding } from '../src/trades/queries.js';
 import type { World } from '../src/world/schema.js';
@@ -33,12 +33,6 @@ before(async () => {
 });
 after(() => server.close());
 
-async function planOf(query: CompiledQuery): Promise<string> {
-  const prefix = DB_KIND === 'postgres' ? 'explain (format text) ' : 'explain query plan ';
-  const { rows } = await server.db.kysely.executeQuery<Record<string, string>>({ ...query, sql: prefix + query.sql });
-  return rows.map((row) => Object.values(row).join(' ')).join('\n');
-}
-
 test('the open trades holding some items are found from trade_items and by id, not through the index of open trades', async () => {
   const query = openTradesHolding(server.db.kysely, DB_KIND, [100, 101, 102], 1_900_000_000);
   const found = await query.execute();
@@ -46,7 +40,7 @@ test('the open trades holding some items are found from trade_items and by id, n
     found.map((t) => t.trade_id),
     [1, 2],
   );
-  const plan = await planOf(query.compile());
+  const plan = await queryPlan(server, query.compile());
   assert.ok(!plan.includes('trades_open_by_age'), plan);
   assert.match(plan, /trade_items_by_item/, plan);
 });
