@@ -14,6 +14,7 @@ import { tradesMigration } from './migrations/008_trades.js';
 import { userSearchMigration } from './migrations/009_user_search.js';
 import { secretKeyCheckMigration } from './migrations/010_secret_key_check.js';
 import { tradeFunctionsMigration } from './migrations/011_trade_functions.js';
+import { tradeFunctionPlansMigration } from './migrations/012_trade_function_plans.js';
 import { sealStoredSecrets } from './sealed-secrets.js';
 
 /**
@@ -36,6 +37,7 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '009_user_search': userSearchMigration(db.dialect),
     '010_secret_key_check': secretKeyCheckMigration(),
     '011_trade_functions': tradeFunctionsMigration(db.dialect),
+    '012_trade_function_plans': tradeFunctionPlansMigration(db.dialect),
   };
 }
 

@@ -1,0 +1,125 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { DB_KIND, processDatabaseEnv, startTestServer, type TestServer } from './helpers.js';
+import { catalogWorld, user } from './item-fixtures.js';
+import type { Tables } from '../src/db/tables.js';
+import { acceptInOneStatement, createInOneStatement, tradePrivacy, type ItemMove, type TradePrivacy } from '../src/trades/queries.js';
+import { Side } from '../src/trades/status.js';
+import type { World } from '../src/world/schema.js';
+
+/*
+ * PostgreSQL runs a trade's creation and acceptance as functions (migrations 011 and 012) that
+ * keep the plans of their statements for the life of a connection. A kept plan is made once,
+ * from the statistics of that moment: here the tables are nearly empty, as on a new server,
+ * and every plan must still find its rows through an index, never by reading a whole table.
+ * auto_explain reports the plan of every statement the functions run, as it ran.
+ */
+
+const postgresOnly = { skip: DB_KIND !== 'postgres' && 'PostgreSQL only: SQLite runs a trade as statements of its own, tested elsewhere' };
+
+const ROUNDS = 8;
+const NOW = 100_000;
+const CUTOFF = NOW - 3600;
+const world: World = {
+  ...catalogWorld,
+  users: [user(1), user(2)],
+  items: [
+    ...Array.from({ length: ROUNDS }, (_, i) => ({ item_id: 10 + i, user_id: 1, item_proto_id: 101, ts_owned: 1000 + i })),
+    ...Array.from({ length: 2 * ROUNDS }, (_, i) => ({ item_id: 40 + i, user_id: 2, item_proto_id: 102, ts_owned: 2000 + i })),
+  ],
+};
+
+let server: TestServer;
+let pool: pg.Pool;
+let db: Kysely<Tables>;
+let settings: TradePrivacy;
+const plans: string[] = [];
+
+before(async () => {
+  if (DB_KIND !== 'postgres') return;
+  server = await startTestServer({ world });
+  // One connection, so that auto_explain, loaded into it, sees every call.
+  pool = new pg.Pool({ connectionString: processDatabaseEnv(server.location).DATABASE_URL, max: 1 });
+  pool.on('connect', (client) => client.on('notice', (notice) => plans.push(notice.message ?? '')));
+  db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  settings = (await tradePrivacy(db, 2))!;
+  await sql`load 'auto_explain'`.execute(db);
+  for (const setting of ['log_min_duration = 0', 'log_nested_statements = on', 'log_level = notice'])
+    await sql.raw(`set auto_explain.${setting}`).execute(db);
+});
+after(async () => {
+  await db?.destroy();
+  await server?.close();
+});
+
+/** Offers `give` (user 1's) for `take` (user 2's); answers the new trade's id. */
+async function offer(give: number, take: number): Promise<number> {
+  const tradeId = await createInOneStatement(
+    db,
+    {
+      fromId: 1,
+      toId: 2,
+      items: [
+        { item_id: give, side: Side.FROM, owner: 1 },
+        { item_id: take, side: Side.TO, owner: 2 },
+      ],
+    },
+    { now: NOW, cutoff: CUTOFF, maxOpen: 100, settings },
+  );
+  assert.ok(tradeId !== undefined, `the offer of ${give} for ${take} was recorded`);
+  return tradeId;
+}
+
+test(
+  'the trade functions keep plans that read every table through an index, made while the tables were nearly empty',
+  postgresOnly,
+  async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const give = 10 + round;
+      // Two offers share the item given: accepting the first makes the second invalid.
+      const accepted = await offer(give, 40 + 2 * round);
+      const displaced = await offer(give, 41 + 2 * round);
+      const moves: ItemMove[] = [
+        { item_id: give, giver: 1, receiver: 2, expected: null, data: '{"previous_owners_user_ids":[1]}' },
+        { item_id: 40 + 2 * round, giver: 2, receiver: 1, expected: null, data: '{"previous_owners_user_ids":[2]}' },
+      ];
+      const rows = await acceptInOneStatement(db, { trade_id: accepted, user_id_from: 1, user_id_to: 2 }, moves, {
+        now: NOW,
+        cutoff: CUTOFF,
+        hold: 0,
+        tradable: true,
+      });
+      assert.deepEqual(rows, [
+        { kind: 'accepted', trade_id: accepted, user_id_from: 1, user_id_to: 2 },
+        { kind: 'invalidated', trade_id: displaced, user_id_from: 1, user_id_to: 2 },
+      ]);
+    }
+    const reported = plans.slice();
+    await sql`set auto_explain.log_min_duration = -1`.execute(db);
+    const owners = await db
+      .selectFrom('items')
+      .select(['item_id', 'user_id'])
+      .where('item_id', '<', 40 + 2 * ROUNDS)
+      .orderBy('item_id')
+      .execute();
+    assert.deepEqual(
+      owners.map((item) => [item.item_id, item.user_id]),
+      [
+        ...Array.from({ length: ROUNDS }, (_, i) => [10 + i, 2]),
+        ...Array.from({ length: 2 * ROUNDS }, (_, i) => [40 + i, i % 2 === 0 ? 1 : 2]),
+      ],
+    );
+
+    const nested = reported.filter((plan) => !/Query Text: select (trade_create|kind)/.test(plan));
+    const statements = new Set(nested.map((plan) => /Query Text: ([^\n]*)/.exec(plan)?.[1]));
+    assert.ok(statements.size >= 10, `auto_explain reported the functions' statements (${statements.size})`);
+    const wholeTableReads = nested.filter((plan) => /Seq Scan on (?!m\b|u\b)/.test(plan));
+    assert.deepEqual(wholeTableReads, [], 'no statement of the trade functions reads a whole table');
+    // A plan made for one call would name that call's values; a kept one names the parameters.
+    const acceptance = nested.filter((plan) => plan.includes('update trades set status = 1'));
+    assert.equal(acceptance.length, ROUNDS);
+    for (const plan of acceptance) assert.match(plan, /trade_id = \$1\b/, plan);
+  },
+);
