@@ -15,7 +15,7 @@
 import { parseArgs } from 'node:util';
 import { fork, spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createServer as createNetServer } from 'node:net';
-import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, release, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -817,6 +817,17 @@ async function runOn(kind: DbKind): Promise<string> {
   return report;
 }
 
+/** `base`.md, or after the day's earlier complete runs `base`-N.md, N one more than the highest kept (a missing one is not filled in). */
+function nextResultName(dir: string, base: string): string {
+  let highest = 0;
+  for (const name of readdirSync(dir)) {
+    if (name === `${base}.md`) highest = Math.max(highest, 1);
+    const numbered = name.startsWith(`${base}-`) ? /^(\d+)\.md$/.exec(name.slice(base.length + 1)) : null;
+    if (numbered) highest = Math.max(highest, Number(numbered[1]));
+  }
+  return highest === 0 ? `${base}.md` : `${base}-${highest + 1}.md`;
+}
+
 async function main(): Promise<void> {
   mkdirSync(CACHE_DIR, { recursive: true });
   const date = new Date().toISOString().slice(0, 10);
@@ -829,8 +840,7 @@ async function main(): Promise<void> {
     const name = `${kind}${redisFor(kind) ? '-redis' : ''}`;
     // A later complete run of the same day is kept beside the earlier one (-2, -3...).
     const base = `${date}-${name}${quick ? '-quick' : ''}${only ? '-partial' : ''}`;
-    let file = join(dir, `${base}.md`);
-    for (let n = 2; !partial && existsSync(file); n++) file = join(dir, `${base}-${n}.md`);
+    const file = join(dir, partial ? `${base}.md` : nextResultName(dir, base));
     writeFileSync(file, `# Benchmark ${date}, ${name}${quick ? ' (quick)' : ''}\n\n${text}`);
     console.log(`\n${text}\nwritten to ${file}`);
   }
