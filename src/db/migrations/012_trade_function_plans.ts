@@ -2,24 +2,125 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../connection.js';
 
 /**
- * PostgreSQL: the trade functions of migration 011 keep the plans of their statements for the
- * life of a connection instead of planning each statement on every call. Planning took more of
- * PostgreSQL's time than running: for a trade offered and accepted, one item for one, the two
- * calls took about 2.2 ms of its CPU planning anew and 1.3 ms with kept plans.
+ * PostgreSQL: the trade functions of migration 011, with the same locks, checks and answers, keep
+ * the plans of their statements for the life of a connection instead of planning every statement
+ * on every call. Planning took more of PostgreSQL's time than running: for a trade offered and
+ * accepted, one item for one, the two calls took about 2.2 ms of its CPU planning every time and
+ * 1.3 ms with kept plans.
  *
- * A kept plan is made once, without the values of any call, from the statistics of that moment
- * (a new database's tables are empty): sequential scans are ruled out inside both functions, so
- * a plan made while a table was small reads it through its indexes however large it grows.
- * Every statement of the functions finds its rows by key.
+ * A kept plan is made once, without the values of any call, from the table sizes of that moment
+ * (on a new server, nearly empty tables), and must stay right however large the tables grow.
+ * So every statement names the rows it reads by key, and nothing lets a plan read a table or an
+ * index whole:
+ * - sequential scans are ruled out inside both functions;
+ * - every read of items is bounded by `item_id = any(p_item_ids)` besides its join with the
+ *   arrays, so that any index scan of items is by those keys;
+ * - the item's state and the trade's status are compared with variables, not literals: the
+ *   partial indexes (owned items by time and class, open trades by age) have literal conditions,
+ *   and a plan made without values cannot use them, so it cannot walk one of them whole (for the
+ *   index of open trades, with its dead entries, see migration 011).
  */
 export function tradeFunctionPlansMigration(dialect: DialectName) {
   return {
     async up(db: Kysely<any>): Promise<void> {
       if (dialect !== 'postgres') return;
-      for (const name of ['trade_create', 'trade_accept']) {
-        await sql`alter function ${sql.id(name)} set plan_cache_mode = force_generic_plan`.execute(db);
-        await sql`alter function ${sql.id(name)} set enable_seqscan = off`.execute(db);
-      }
+      await sql`
+        create or replace function trade_create(
+          p_from bigint, p_to bigint, p_now bigint, p_cutoff bigint, p_max_open bigint, p_settings integer[],
+          p_item_ids bigint[], p_sides integer[], p_owners bigint[]
+        ) returns bigint language plpgsql
+        set plan_cache_mode = force_generic_plan set enable_seqscan = off as $$
+        #variable_conflict use_column
+        declare
+          v_owned constant text := 'owned';
+          v_open constant integer := 0;
+          v_trade_id bigint;
+        begin
+          perform 1 from users where user_id = p_from for update;
+          if (select count(*) from trades where user_id_from = p_from and status = v_open and create_time > p_cutoff) >= p_max_open then
+            return null;
+          end if;
+          if (select array[trades_income, trades_income_from_friends, trades_income_gifts, trades_income_gifts_autoaccept]
+              from users where user_id = p_to) is distinct from p_settings then
+            return null;
+          end if;
+          if (select count(*) from (
+                select 1 from items i join unnest(p_item_ids, p_owners) as m (item_id, owner) on i.item_id = m.item_id
+                where i.item_id = any(p_item_ids) and i.user_id = m.owner and i.state = v_owned and i.ts_can_trade <> -1 and i.ts_can_trade <= p_now
+                  and not exists (select 1 from equipped e where e.item_id = i.item_id)
+                order by i.item_id for share of i) checked) <> cardinality(p_item_ids) then
+            return null;
+          end if;
+          insert into trades (user_id_from, user_id_to, status, create_time, reaction_time)
+            values (p_from, p_to, 0, p_now, null) returning trade_id into v_trade_id;
+          insert into trade_items (trade_id, item_id, side, user_id, item_proto_id, ts_owned, ts_can_trade, data)
+            select v_trade_id, i.item_id, m.side, i.user_id, i.item_proto_id, i.ts_owned, i.ts_can_trade, i.data
+            from items i join unnest(p_item_ids, p_sides) as m (item_id, side) on i.item_id = m.item_id
+            where i.item_id = any(p_item_ids);
+          return v_trade_id;
+        end $$`.execute(db);
+
+      await sql`
+        create or replace function trade_accept(
+          p_trade_id bigint, p_from bigint, p_to bigint, p_now bigint, p_cutoff bigint, p_hold bigint, p_tradable boolean,
+          p_item_ids bigint[], p_givers bigint[], p_receivers bigint[], p_expected text[], p_data text[]
+        ) returns table (kind text, trade_id bigint, user_id_from bigint, user_id_to bigint) language plpgsql
+        set plan_cache_mode = force_generic_plan set enable_seqscan = off as $$
+        #variable_conflict use_column
+        declare
+          v_owned constant text := 'owned';
+          v_open constant integer := 0;
+          v_moved bigint;
+          v_holding bigint[];
+        begin
+          perform 1 from items where item_id = any(p_item_ids) order by item_id for update;
+          select coalesce(array_agg(ti.trade_id), '{}') into v_holding from trade_items ti
+            where ti.item_id = any(p_item_ids) and ti.trade_id <> p_trade_id;
+          insert into inventory_counts (user_id, owned, stock)
+            select u, 0, 0 from unnest(array[least(p_from, p_to), greatest(p_from, p_to)]) as u order by u
+            on conflict (user_id) do update set owned = inventory_counts.owned;
+          update trades set status = 1, reaction_time = p_now
+            where trade_id = p_trade_id and status = v_open and create_time > p_cutoff
+              and trade_id in (
+                select t.trade_id from trades t
+                where t.trade_id = any(v_holding || p_trade_id) and (t.trade_id = p_trade_id or t.status = v_open)
+                order by t.trade_id for update);
+          if not found then
+            return query select 'closed'::text, p_trade_id, p_from, p_to;
+            return;
+          end if;
+          if not p_tradable or (
+              select count(*) from items i join unnest(p_item_ids, p_givers, p_expected) as m (item_id, giver, expected) on i.item_id = m.item_id
+              where i.item_id = any(p_item_ids) and i.user_id = m.giver and i.state = v_owned and i.ts_can_trade <> -1 and i.ts_can_trade <= p_now
+                and i.data is not distinct from m.expected
+                and not exists (select 1 from equipped e where e.item_id = i.item_id)) <> cardinality(p_item_ids) then
+            update trades set status = 4 where trade_id = p_trade_id;
+            return query select 'invalid'::text, p_trade_id, p_from, p_to;
+            return;
+          end if;
+          with moved as (
+            update items set user_id = m.receiver, ts_owned = p_now, data = m.data,
+              ts_can_trade = case when p_hold > 0 then p_now + p_hold else items.ts_can_trade end
+            from unnest(p_item_ids, p_givers, p_receivers, p_data) as m (item_id, giver, receiver, data)
+            where items.item_id = any(p_item_ids) and items.item_id = m.item_id and items.user_id = m.giver
+              and items.state = v_owned
+            returning items.item_id, m.giver, m.receiver
+          )
+          insert into trade_moves (trade_id, item_id, from_user_id, to_user_id, ts)
+            select p_trade_id, item_id, giver, receiver, p_now from moved order by item_id;
+          get diagnostics v_moved = row_count;
+          if v_moved <> cardinality(p_item_ids) then
+            raise exception 'an item changed during trade %', p_trade_id;
+          end if;
+          return query select 'accepted'::text, p_trade_id, p_from, p_to;
+          return query
+            with invalidated as (
+              update trades set status = 4, reaction_time = p_now
+              where trade_id = any(v_holding) and status = v_open and create_time > p_cutoff
+              returning trade_id, user_id_from, user_id_to
+            )
+            select 'invalidated'::text, trade_id, user_id_from, user_id_to from invalidated;
+        end $$`.execute(db);
     },
   };
 }
