@@ -17,7 +17,9 @@ const LEASE_RENEW_MS = 500;
  * Publish/subscribe between the server processes of one deployment: chat fan-out, token
  * revocation, cache invalidation. Without Redis it only reaches this process.
  * A publisher also receives its own messages, exactly once, so handlers are the single
- * place where an event takes effect.
+ * place where an event takes effect. `publish` sends its message as it is called: every process
+ * receives it before any message, on any channel, that this process publishes after the call,
+ * whether or not the publisher waited for it.
  */
 export interface Bus {
   publish<M>(channel: Channel<M>, message: M): Promise<void>;

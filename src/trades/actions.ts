@@ -7,7 +7,7 @@ import { nowSeconds, type Services } from '../services.js';
 import { admissionFrom, relationForTrade, requireAdmitted, type Admission } from './admission.js';
 import { announceClosed, announceInvalidated, announceOffered } from './announce.js';
 import { checkSide } from './items.js';
-import { settleTrade, type Settlement } from './settle.js';
+import { settleTrade, type Settlement, type TradeParties } from './settle.js';
 import {
   createInOneStatement,
   insertTrade,
@@ -187,11 +187,33 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
     return { tradeId, settled };
   });
   const { settled } = outcome;
-  const completed = settled?.kind === 'accepted';
-  if (completed) await announceInventoriesChanged(services, [fromId, toId]);
-  await announceOffered(services, { trade_id: outcome.tradeId, user_id_from: fromId, user_id_to: toId }, completed);
-  if (completed) await announceInvalidated(services, settled.invalidated);
-  return { tradeId: outcome.tradeId, completed };
+  const offered = { trade_id: outcome.tradeId, user_id_from: fromId, user_id_to: toId };
+  if (settled?.kind !== 'accepted') {
+    await announceOffered(services, offered, false);
+    return { tradeId: outcome.tradeId, completed: false };
+  }
+  await announceMoved(services, offered, () => announceOffered(services, offered, true), settled.invalidated);
+  return { tradeId: outcome.tradeId, completed: true };
+}
+
+/**
+ * What a trade whose items moved announces: the parties' inventories changed, then `tell` (the
+ * events of the trade itself), then the trades it made invalid. Sent together, without waiting
+ * for one before the next: a message published reaches every process before those published
+ * after it (see Bus), so no process hears of the trade before it forgets the inventories as
+ * they were.
+ */
+function announceMoved(
+  services: Services,
+  trade: TradeParties,
+  tell: () => Promise<void>,
+  invalidated: readonly TradeParties[],
+): Promise<unknown> {
+  return Promise.all([
+    announceInventoriesChanged(services, [trade.user_id_from, trade.user_id_to]),
+    tell(),
+    announceInvalidated(services, invalidated),
+  ]);
 }
 
 /** The receiver accepts: see settleTrade. 802 when no longer open, 603 when an item is no longer available. */
@@ -210,9 +232,7 @@ export async function acceptTrade(services: Services, userId: number, tradeId: n
     await announceInvalidated(services, [trade]);
     throw tradeInvalid();
   }
-  await announceInventoriesChanged(services, [trade.user_id_from, trade.user_id_to]);
-  await announceClosed(services, [trade], TradeStatus.ACCEPTED);
-  await announceInvalidated(services, settled.invalidated);
+  await announceMoved(services, trade, () => announceClosed(services, [trade], TradeStatus.ACCEPTED), settled.invalidated);
 }
 
 /**
