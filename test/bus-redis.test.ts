@@ -54,3 +54,35 @@ test('the bus stops believing itself current when its connection drops, and says
     assert.deepEqual(await handled, { id: 9 });
   }),
 );
+
+test(
+  'messages one process publishes without waiting reach another in the order they were published, across channels',
+  { skip: missing.redis },
+  async () => {
+    const EVENTS = defineChannel<{ seq: number; id: number }>('thing.events');
+    const prefix = `gp:bus_${randomBytes(6).toString('hex')}:`;
+    const connections = Array.from({ length: 2 }, () => connectRedis(REDIS_URL));
+    const [sending, receiving] = connections.map((publisher) => new RedisBus(publisher, publisher.duplicate(), prefix));
+    try {
+      const heard: string[] = [];
+      const ROUNDS = 200;
+      const all = new Promise<void>((resolve) => {
+        const note = (entry: string) => {
+          heard.push(entry);
+          if (heard.length === 2 * ROUNDS) resolve();
+        };
+        receiving!.subscribe(THING_CHANGED, (message) => note(`changed ${message.id}`));
+        receiving!.subscribe(EVENTS, (message) => note(`event ${message.id}`));
+      });
+      await receiving!.ready([THING_CHANGED, EVENTS]);
+      const sent: Promise<unknown>[] = [];
+      for (let id = 0; id < ROUNDS; id++) sent.push(sending!.publish(THING_CHANGED, { id }), sending!.publishSequenced(EVENTS, { id }));
+      await Promise.all(sent);
+      await all;
+      assert.deepEqual(heard, Array.from({ length: ROUNDS }, (_, id) => [`changed ${id}`, `event ${id}`]).flat());
+    } finally {
+      for (const bus of [sending, receiving]) await bus!.close();
+      for (const connection of connections) connection.disconnect();
+    }
+  },
+);
