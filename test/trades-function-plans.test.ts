@@ -33,7 +33,6 @@ const world: World = {
 };
 
 let server: TestServer;
-let pool: pg.Pool;
 let db: Kysely<Tables>;
 let settings: TradePrivacy;
 const plans: string[] = [];
@@ -42,7 +41,7 @@ before(async () => {
   if (DB_KIND !== 'postgres') return;
   server = await startTestServer({ world });
   // One connection, so that auto_explain, loaded into it, sees every call.
-  pool = new pg.Pool({ connectionString: processDatabaseEnv(server.location).DATABASE_URL, max: 1 });
+  const pool = new pg.Pool({ connectionString: processDatabaseEnv(server.location).DATABASE_URL, max: 1 });
   pool.on('connect', (client) => client.on('notice', (notice) => plans.push(notice.message ?? '')));
   db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   settings = (await tradePrivacy(db, 2))!;
