@@ -14,7 +14,8 @@ import type { DialectName } from '../connection.js';
  *
  * Both plan their statements on every call (plan_cache_mode), with the values of that call: a plan
  * kept from the first calls, made while the trade tables were small, would scan them whole once
- * they have grown (migration 012 has them keep their plans, with sequential scans ruled out).
+ * they have grown. Migration 012 replaces both with functions that keep their plans and read
+ * every row by key.
  * The other trades holding the items are read from trade_items first, and then found by id: the
  * index of open trades holds a dead entry for every trade that left `open` until the table is
  * vacuumed, and a busy server would read thousands of them on each acceptance.
