@@ -5,12 +5,12 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { DB_KIND, processDatabaseEnv, startTestServer, type TestServer } from './helpers.js';
 import { catalogWorld, user } from './item-fixtures.js';
 import type { Tables } from '../src/db/tables.js';
-import { acceptInOneStatement, createInOneStatement, tradePrivacy, type ItemMove, type TradePrivacy } from '../src/trades/queries.js';
+import { acceptInOneStatement, createInOneStatement, type ItemMove } from '../src/trades/queries.js';
 import { Side } from '../src/trades/status.js';
 import type { World } from '../src/world/schema.js';
 
 /*
- * PostgreSQL runs a trade's creation and acceptance as functions (migrations 011 and 012) that
+ * PostgreSQL runs a trade's creation and acceptance as functions (migrations 011 to 013) that
  * keep the plans of their statements for the life of a connection. A kept plan is made once,
  * from the table sizes of that moment: here the tables are nearly empty, as on a new server, and
  * every plan must still find its rows by key through an index, never by reading a table or an
@@ -34,7 +34,6 @@ const world: World = {
 
 let server: TestServer;
 let db: Kysely<Tables>;
-let settings: TradePrivacy;
 const plans: string[] = [];
 
 before(async () => {
@@ -44,10 +43,9 @@ before(async () => {
   const pool = new pg.Pool({ connectionString: processDatabaseEnv(server.location).DATABASE_URL, max: 1 });
   pool.on('connect', (client) => client.on('notice', (notice) => plans.push(notice.message ?? '')));
   db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  settings = (await tradePrivacy(db, 2))!;
   // Statistics of small tables, as autovacuum gathers them on a young server: with them a whole
   // table costs less to read than an index.
-  await sql`analyze users, items, equipped, inventory_counts, trades, trade_items, trade_moves`.execute(db);
+  await sql`analyze users, items, item_protos, equipped, inventory_counts, trades, trade_items, trade_moves`.execute(db);
   await sql`load 'auto_explain'`.execute(db);
   for (const setting of ['log_min_duration = 0', 'log_nested_statements = on', 'log_level = notice'])
     await sql.raw(`set auto_explain.${setting}`).execute(db);
@@ -91,7 +89,7 @@ async function offer(give: number, take: number): Promise<number> {
         { item_id: take, side: Side.TO, owner: 2 },
       ],
     },
-    { now: NOW, cutoff: CUTOFF, maxOpen: 100, settings },
+    { now: NOW, cutoff: CUTOFF, maxOpen: 100, since: NOW - 60, maxRecent: 100, friend: false },
   );
   assert.ok(tradeId !== undefined, `the offer of ${give} for ${take} was recorded`);
   return tradeId;

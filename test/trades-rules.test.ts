@@ -113,7 +113,7 @@ describe('the hold on received items', () => {
 });
 
 describe('limits', () => {
-  test('at most 3 open offers at once and 5 creations a minute: both answer 7 with retry_after', async () => {
+  test('at most 3 open offers at once and 5 offers made a minute: both answer 7 with retry_after; a refused offer does not count', async () => {
     server.clock.advance(60);
     const open = [await offer(1, 3, '12'), await offer(1, 3, '13'), await offer(1, 3, '14')];
     const full = await server.call('trades.create', { user_id: 3, thing_ids_from: '15' }, as(1));
@@ -121,14 +121,20 @@ describe('limits', () => {
     assert.equal(full.status, 429);
     assert.deepEqual(full.body.data, { retry_after: TTL });
     await voidOk('trades.revoke', { trade_id: open[0] }, as(1));
+    await callFails(server, 'trades.create', { user_id: 3, thing_ids_from: '40' }, 603, as(1));
     open[0] = await offer(1, 3, '15');
-    // Five creations this minute (one refused by the cap counts too): the sixth waits.
     await voidOk('trades.revoke', { trade_id: open[1] }, as(1));
-    const rate = await server.call('trades.create', { user_id: 3, thing_ids_from: '16' }, as(1));
-    assert.equal(rate.body.code, 7);
-    assert.ok(rate.body.data?.retry_after >= 1 && rate.body.data.retry_after <= 60, JSON.stringify(rate.body));
-    server.clock.advance(60);
+    server.clock.advance(10);
     open[1] = await offer(1, 3, '16');
+    await voidOk('trades.revoke', { trade_id: open[2] }, as(1));
+    // Five offers made in the last minute, four of them 10 s ago: the sixth waits until those leave the window.
+    const rate = await server.call('trades.create', { user_id: 3, thing_ids_from: '17' }, as(1));
+    assert.equal(rate.status, 429);
+    assert.deepEqual(rate.body, { code: 7, description: rate.body.description, data: { retry_after: 50 } });
+    server.clock.advance(49);
+    await callFails(server, 'trades.create', { user_id: 3, thing_ids_from: '17' }, 7, as(1));
+    server.clock.advance(1);
+    open[2] = await offer(1, 3, '17');
     for (const tradeId of open) await voidOk('trades.cancel', { trade_id: tradeId }, as(3));
   });
 });

@@ -549,7 +549,7 @@ export const SERVER_SETTINGS: Setting[] = [
     flag: 'trade-create-rate',
     env: 'TRADE_CREATE_RATE',
     value: 'N',
-    description: 'trades a user may offer per minute (more answers 7)',
+    description: 'trades a user may offer in any 60 seconds; a refused offer does not count (more answers 7)',
     read: integer(1, 1_000_000),
     into: field('trades', 'createsPerMinute'),
   }),

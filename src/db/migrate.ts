@@ -15,6 +15,7 @@ import { userSearchMigration } from './migrations/009_user_search.js';
 import { secretKeyCheckMigration } from './migrations/010_secret_key_check.js';
 import { tradeFunctionsMigration } from './migrations/011_trade_functions.js';
 import { tradeFunctionPlansMigration } from './migrations/012_trade_function_plans.js';
+import { tradeCreationWindowMigration } from './migrations/013_trade_creation_window.js';
 import { sealStoredSecrets } from './sealed-secrets.js';
 
 /**
@@ -38,6 +39,7 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '010_secret_key_check': secretKeyCheckMigration(),
     '011_trade_functions': tradeFunctionsMigration(db.dialect),
     '012_trade_function_plans': tradeFunctionPlansMigration(db.dialect),
+    '013_trade_creation_window': tradeCreationWindowMigration(db.dialect),
   };
 }
 

@@ -2,6 +2,7 @@ import { ApiError, Code, badParam, rateLimited } from '../api/errors.js';
 import { getCatalog, type Catalog } from '../catalog/cache.js';
 import { dialectAdapter } from '../db/dialect.js';
 import type { Executor } from '../db/connection.js';
+import { Friendship } from '../friends/relations.js';
 import { announceInventoriesChanged } from '../inventory/answer-cache.js';
 import { nowSeconds, type Services } from '../services.js';
 import { admissionFrom, relationForTrade, requireAdmitted, type Admission } from './admission.js';
@@ -70,63 +71,33 @@ function itemSides({
   ];
 }
 
+/** The window of a sender's creations a minute, in seconds. */
+const CREATION_WINDOW = 60;
+
 /**
  * Whether a new trade may be made, from what was read for it: the receiver's settings must
- * admit it (701, 101), the sender must be under their creations a minute (counted here unless
- * `counted`) and their open trades (7), and every item must be its side's, owned, tradable and
- * not equipped (603). Answers what the receiver's settings admit.
+ * admit it (701, 101), the sender must be under their creations a minute (the trades they made
+ * in the last CREATION_WINDOW seconds) and their open trades (7), and every item must be its
+ * side's, owned, tradable and not equipped (603). Answers what the receiver's settings admit.
  */
-async function admitCreation(
+function admitCreation(
   services: Services,
   trade: NewTrade,
   reads: CreationReads,
-  context: { relation: number; catalog: Catalog; now: number; cutoff: number; counted: boolean },
-): Promise<Admission> {
+  context: { relation: number; catalog: Catalog; now: number; cutoff: number },
+): Admission {
   const { fromId, toId, thingsFrom, thingsTo } = trade;
   const { relation, catalog, now, cutoff } = context;
   const limits = services.config.trades;
   const admission = admissionFrom(relation, reads.privacy);
   requireAdmitted(admission, thingsTo.length === 0);
-  // Only an admitted offer counts towards the sender's creations a minute.
-  if (!context.counted) {
-    const hit = await services.counters.hit(`trades:create:${fromId}`, 60);
-    if (hit.count > limits.createsPerMinute) throw rateLimited(hit.resetIn);
-  }
-  const { open, items } = reads;
+  const { recent, open, items } = reads;
+  if (recent.n >= limits.createsPerMinute) throw rateLimited(Math.max(1, Number(recent.oldest) + CREATION_WINDOW - now));
   if (open.n >= limits.maxOpenOutgoing) throw rateLimited(Math.max(1, Number(open.oldest) - cutoff));
   const byId = new Map(items.map((item) => [item.item_id, item]));
   checkSide(catalog, byId, thingsFrom, fromId, now, 'thing_ids_from');
   checkSide(catalog, byId, thingsTo, toId, now, 'thing_ids_to');
   return admission;
-}
-
-/**
- * PostgreSQL: offers a trade that does not complete at once in two statements, reading what it
- * is checked against and then recording it while all of that still holds (createInOneStatement).
- * Answers the new trade's id; `counted` when it could not be recorded that way (something
- * changed in between, or a gift completes at once) but its creation was counted.
- */
-async function createWithoutTransaction(
-  services: Services,
-  trade: NewTrade,
-  context: { relation: number; catalog: Catalog; now: number; cutoff: number },
-): Promise<{ tradeId?: number; counted: boolean }> {
-  const { fromId, toId, thingsTo } = trade;
-  const items = itemSides(trade);
-  const itemIds = items.map((item) => item.item_id);
-  const reads = await readForCreation(
-    services.db.kysely,
-    { fromId, toId, itemIds, cutoff: context.cutoff },
-    { lock: false, postgres: true },
-  );
-  if (thingsTo.length === 0 && reads.privacy?.trades_income_gifts_autoaccept === 1) return { counted: false };
-  await admitCreation(services, trade, reads, { ...context, counted: false });
-  const tradeId = await createInOneStatement(
-    services.db.kysely,
-    { fromId, toId, items },
-    { now: context.now, cutoff: context.cutoff, maxOpen: services.config.trades.maxOpenOutgoing, settings: reads.privacy! },
-  );
-  return { tradeId, counted: true };
 }
 
 /**
@@ -143,18 +114,23 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
   const catalog = await getCatalog(services);
   const now = nowSeconds(services);
   const cutoff = expiryCutoff(services, now);
+  const since = now - CREATION_WINDOW;
   const postgres = services.db.dialect === 'postgres';
-  let counted = false;
   if (postgres) {
-    const quick = await createWithoutTransaction(services, trade, { relation, catalog, now, cutoff });
-    if (quick.tradeId !== undefined) {
-      await announceOffered(services, { trade_id: quick.tradeId, user_id_from: fromId, user_id_to: toId }, false);
-      return { tradeId: quick.tradeId, completed: false };
+    // One call that records the offer when nothing refuses it; else the transaction below answers why.
+    const limits = services.config.trades;
+    const tradeId = await createInOneStatement(
+      services.db.kysely,
+      { fromId, toId, items: itemSides(trade) },
+      { now, cutoff, maxOpen: limits.maxOpenOutgoing, since, maxRecent: limits.createsPerMinute, friend: relation === Friendship.FRIENDS },
+    );
+    if (tradeId !== undefined) {
+      await announceOffered(services, { trade_id: tradeId, user_id_from: fromId, user_id_to: toId }, false);
+      return { tradeId, completed: false };
     }
-    counted = quick.counted;
   }
   const outcome = await services.db.kysely.transaction().execute(async (trx) => {
-    // The sender's row serialises their creations: the open-trade limit holds under concurrency.
+    // The sender's row serialises their creations: the limits of open trades and creations a minute hold under concurrency.
     await dialectAdapter.lockUsers(trx, services.db.dialect, [fromId]);
     // The items stay where they are until this trade is committed: whoever moves one meanwhile
     // waits, and then finds this trade to invalidate. A gift accepted at once moves them here, and
@@ -162,8 +138,8 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
     // them for update from the start.
     const sides = itemSides(trade);
     const itemIds = sides.map((item) => item.item_id);
-    const reads = await readForCreation(trx, { fromId, toId, itemIds, cutoff }, { lock: gift ? 'update' : 'share', postgres });
-    const admission = await admitCreation(services, trade, reads, { relation, catalog, now, cutoff, counted });
+    const reads = await readForCreation(trx, { fromId, toId, itemIds, cutoff, since }, { lock: gift ? 'update' : 'share', postgres });
+    const admission = admitCreation(services, trade, reads, { relation, catalog, now, cutoff });
     const byId = new Map(reads.items.map((item) => [item.item_id, item]));
     const tradeId = await insertTrade(
       trx,

@@ -158,21 +158,21 @@ export async function acceptInOneStatement(
 }
 
 /**
- * PostgreSQL: records a new trade in one statement (the function trade_create of migration 011)
- * when everything checked before still holds: the sender has fewer than `maxOpen` open trades,
- * the receiver's settings are `settings`, every item is its owner's, owned, tradable and free.
- * Undefined, nothing written, when something changed.
+ * PostgreSQL: records a new trade in one statement (the function trade_create of migration 013),
+ * when nothing refuses it: the sender has made fewer than `maxRecent` trades after `since` and
+ * has fewer than `maxOpen` open, the receiver's settings admit it from a sender who is (or is
+ * not) a `friend`, and every item is its owner's, owned, tradable and free. Undefined, nothing
+ * written, when anything refuses it, and for a gift the receiver accepts at once.
  */
 export async function createInOneStatement(
   executor: Executor,
   trade: { fromId: number; toId: number; items: { item_id: number; side: number; owner: number }[] },
-  options: { now: number; cutoff: number; maxOpen: number; settings: TradePrivacy },
+  options: { now: number; cutoff: number; maxOpen: number; since: number; maxRecent: number; friend: boolean },
 ): Promise<number | undefined> {
   const items = [...trade.items].sort((a, b) => a.item_id - b.item_id);
-  const { now, cutoff, maxOpen, settings } = options;
+  const { now, cutoff, maxOpen, since, maxRecent, friend } = options;
   const { rows } = await sql<{ trade_id: string | null }>`
-    select trade_create(${trade.fromId}, ${trade.toId}, ${now}, ${cutoff}, ${maxOpen},
-      ${TRADE_PRIVACY_COLUMNS.map((column) => settings[column])}::integer[],
+    select trade_create(${trade.fromId}, ${trade.toId}, ${now}, ${cutoff}, ${maxOpen}, ${since}, ${maxRecent}, ${friend},
       ${items.map((i) => i.item_id)}::bigint[], ${items.map((i) => i.side)}::integer[], ${items.map((i) => i.owner)}::bigint[]) as trade_id`.execute(
     executor,
   );
@@ -220,17 +220,6 @@ export function tradeById(executor: Executor, tradeId: number): Promise<TradeRec
 export async function tradeStatus(executor: Executor, tradeId: number): Promise<number | undefined> {
   const row = await executor.selectFrom('trades').select('status').where('trade_id', '=', tradeId).executeTakeFirst();
   return row?.status;
-}
-
-/** How many trades a sender has open (made after `cutoff`), and when the oldest of them was made. */
-export function openOutgoing(executor: Executor, fromId: number, cutoff: number) {
-  return executor
-    .selectFrom('trades')
-    .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('create_time').as('oldest')])
-    .where('user_id_from', '=', fromId)
-    .where('status', '=', OPEN)
-    .where('create_time', '>', cutoff)
-    .executeTakeFirstOrThrow();
 }
 
 /**
@@ -390,51 +379,62 @@ export async function readItemsToSettle(
   return rows;
 }
 
+/** A count of the sender's trades, and when the oldest of them was made. */
+export interface SentTrades {
+  n: number;
+  oldest: number | null;
+}
+
 /** What a new trade is checked against. */
 export interface CreationReads {
   items: CheckedItem[];
-  /** The sender's open trades: how many, and when the oldest was made. */
-  open: { n: number; oldest: number | null };
+  /** The sender's trades still open. */
+  open: SentTrades;
+  /** The sender's trades made in the window of creations a minute. */
+  recent: SentTrades;
   /** The receiver's trade settings; undefined when there is no such user. */
   privacy: TradePrivacy | undefined;
 }
 
+type CreationRow = Partial<CheckedItem> &
+  Record<`${'open' | 'recent'}_${'n' | 'oldest'}`, number | string | null> &
+  Record<(typeof TRADE_PRIVACY_COLUMNS)[number], number | null>;
+
+const sentTrades = (n: number | string | null, oldest: number | string | null): SentTrades => ({
+  n: Number(n),
+  oldest: oldest === null ? null : Number(oldest),
+});
+
 /**
- * What a new trade from `fromId` to `toId` is checked against, the items by id in ascending id
- * (`lock`: see lockClause): in one statement whenever any of the items exists, the sender's open
- * trades made after `cutoff` and the receiver's settings riding along with every item row.
+ * What a new trade from `fromId` to `toId` is checked against, in one statement, the items by id
+ * in ascending id (`lock`: see lockClause): the sender's open trades (made after `cutoff`) and
+ * trades made after `since`, and the receiver's settings, ride along with every item row (or
+ * make the only row when none of the items exists).
  */
 export async function readForCreation(
   executor: Executor,
-  trade: { fromId: number; toId: number; itemIds: readonly number[]; cutoff: number },
+  trade: { fromId: number; toId: number; itemIds: readonly number[]; cutoff: number; since: number },
   options: { lock: ItemLock; postgres: boolean },
 ): Promise<CreationReads> {
-  const { fromId, toId, cutoff } = trade;
-  const openTrades = sql`from trades where trades.user_id_from = ${fromId} and trades.status = ${OPEN} and trades.create_time > ${cutoff}`;
-  const settings = sql.join(
-    TRADE_PRIVACY_COLUMNS.map(
+  const { fromId, toId, cutoff, since } = trade;
+  const open = sql`from trades where trades.user_id_from = ${fromId} and trades.status = ${OPEN} and trades.create_time > ${cutoff}`;
+  const recent = sql`from trades where trades.user_id_from = ${fromId} and trades.create_time > ${since}`;
+  const alongside = sql.join([
+    sql`(select count(*) ${open}) as open_n`,
+    sql`(select min(trades.create_time) ${open}) as open_oldest`,
+    sql`(select count(*) ${recent}) as recent_n`,
+    sql`(select min(trades.create_time) ${recent}) as recent_oldest`,
+    ...TRADE_PRIVACY_COLUMNS.map(
       (column) => sql`(select users.${sql.ref(column)} from users where users.user_id = ${toId}) as ${sql.ref(column)}`,
     ),
-  );
-  const { rows } = await sql<
-    CheckedItem & { open_n: number | string; open_oldest: number | string | null } & Record<
-        (typeof TRADE_PRIVACY_COLUMNS)[number],
-        number | null
-      >
-  >`
-    select ${CHECKED_SELECT},
-      (select count(*) ${openTrades}) as open_n,
-      (select min(trades.create_time) ${openTrades}) as open_oldest,
-      ${settings}
+  ]);
+  let { rows } = await sql<CreationRow>`
+    select ${CHECKED_SELECT}, ${alongside}
     from items where item_id in (${sql.join([...trade.itemIds])})
     order by item_id${lockClause(options)}`.execute(executor);
-  const first = rows[0];
-  if (first === undefined) {
-    // None of the items exists: the trade is refused, after the checks that come first.
-    const open = await openOutgoing(executor, fromId, cutoff);
-    const privacy = await tradePrivacy(executor, toId);
-    return { items: [], open: { n: Number(open.n), oldest: open.oldest === null ? null : Number(open.oldest) }, privacy };
-  }
+  // None of the items exists: the trade is refused, after the checks that come first.
+  if (rows.length === 0) ({ rows } = await sql<CreationRow>`select ${alongside}`.execute(executor));
+  const first = elementAt(rows, 0);
   const privacy =
     first.trades_income === null
       ? undefined
@@ -444,7 +444,12 @@ export async function readForCreation(
           trades_income_gifts: Number(first.trades_income_gifts),
           trades_income_gifts_autoaccept: Number(first.trades_income_gifts_autoaccept),
         };
-  return { items: rows, open: { n: Number(first.open_n), oldest: first.open_oldest === null ? null : Number(first.open_oldest) }, privacy };
+  return {
+    items: first.item_id === undefined ? [] : (rows as CheckedItem[]),
+    open: sentTrades(first.open_n, first.open_oldest),
+    recent: sentTrades(first.recent_n, first.recent_oldest),
+    privacy,
+  };
 }
 
 /**
