@@ -103,6 +103,12 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
     // used once count only while they last (not the health checks sent once they ran out).
     const paired = job.requests.some((r) => r.follow);
     let counted = 0;
+    // When every request was used before the time was up, the rate is taken up to the last answer counted.
+    let lastCountedAt = 0;
+    const count = () => {
+      counted++;
+      lastCountedAt = Date.now();
+    };
     const check = (body: string) => {
       if (!body.startsWith('{"code":0') && !body.startsWith('{"status"')) {
         failed++;
@@ -135,7 +141,7 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
             onResponse: (_status: number, body: string, context: Context) => {
               if (job.checkCodes) check(body);
               context.answer = body;
-              if (job.once && !paired && context.first) counted++;
+              if (job.once && !paired && context.first) count();
             },
           }
         : {}),
@@ -148,7 +154,7 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
       onResponse: (_status: number, body: string, context: Context) => {
         if (!context.first) return;
         if (job.checkCodes) check(body);
-        counted++;
+        count();
       },
     };
     const instance = autocannon(
@@ -156,13 +162,16 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
         url: job.url,
         connections: job.connections,
         duration: job.durationSeconds,
+        // autocannon honours stop() at its next sample: soon after the requests used once run out.
+        ...(job.once ? { sampleInt: 100 } : {}),
         timeout: 30,
         requests: paired ? [first, second] : [first],
       },
       (error, result) => {
         if (error) return reject(error);
         const sorted = latencies.slice(0, recorded).sort();
-        const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
+        const end = exhausted && lastCountedAt > 0 ? lastCountedAt : result.finish.getTime();
+        const seconds = (end - result.start.getTime()) / 1000;
         const requests = paired || job.once ? counted : recorded;
         resolve({
           requests,
