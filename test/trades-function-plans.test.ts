@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { DB_KIND, processDatabaseEnv, startTestServer, type TestServer } from './helpers.js';
 import { catalogWorld, user } from './item-fixtures.js';
 import type { Tables } from '../src/db/tables.js';
-import { acceptInOneStatement, createInOneStatement, type ItemMove } from '../src/trades/queries.js';
+import { acceptInOneStatement, createInOneStatement } from '../src/trades/queries.js';
 import { Side } from '../src/trades/status.js';
 import type { World } from '../src/world/schema.js';
 
@@ -101,16 +101,7 @@ test('the trade functions keep plans that read every row by key, made while the 
     // Two offers share the item given: accepting the first makes the second invalid.
     const accepted = await offer(give, 40 + 2 * round);
     const displaced = await offer(give, 41 + 2 * round);
-    const moves: ItemMove[] = [
-      { item_id: give, giver: 1, receiver: 2, expected: null, data: '{"previous_owners_user_ids":[1]}' },
-      { item_id: 40 + 2 * round, giver: 2, receiver: 1, expected: null, data: '{"previous_owners_user_ids":[2]}' },
-    ];
-    const rows = await acceptInOneStatement(db, { trade_id: accepted, user_id_from: 1, user_id_to: 2 }, moves, {
-      now: NOW,
-      cutoff: CUTOFF,
-      hold: 0,
-      tradable: true,
-    });
+    const rows = await acceptInOneStatement(db, accepted, 2, { now: NOW, cutoff: CUTOFF, hold: 0 });
     assert.deepEqual(rows, [
       { kind: 'accepted', trade_id: accepted, user_id_from: 1, user_id_to: 2 },
       { kind: 'invalidated', trade_id: displaced, user_id_from: 1, user_id_to: 2 },
@@ -120,15 +111,16 @@ test('the trade functions keep plans that read every row by key, made while the 
   await sql`set auto_explain.log_min_duration = -1`.execute(db);
   const owners = await db
     .selectFrom('items')
-    .select(['item_id', 'user_id'])
+    .select(['item_id', 'user_id', 'data'])
     .where('item_id', '<', 40 + 2 * ROUNDS)
     .orderBy('item_id')
     .execute();
+  const provenance = (giver: number) => ({ previous_owners_user_ids: [giver] });
   assert.deepEqual(
-    owners.map((item) => [item.item_id, item.user_id]),
+    owners.map((item) => [item.item_id, item.user_id, item.data === null ? null : JSON.parse(item.data)]),
     [
-      ...Array.from({ length: ROUNDS }, (_, i) => [10 + i, 2]),
-      ...Array.from({ length: 2 * ROUNDS }, (_, i) => [40 + i, i % 2 === 0 ? 1 : 2]),
+      ...Array.from({ length: ROUNDS }, (_, i) => [10 + i, 2, provenance(1)]),
+      ...Array.from({ length: 2 * ROUNDS }, (_, i) => (i % 2 === 0 ? [40 + i, 1, provenance(2)] : [40 + i, 2, null])),
     ],
   );
 

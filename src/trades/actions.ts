@@ -8,7 +8,7 @@ import { nowSeconds, type Services } from '../services.js';
 import { admissionFrom, relationForTrade, requireAdmitted, type Admission } from './admission.js';
 import { announceClosed, announceInvalidated, announceOffered } from './announce.js';
 import { checkSide } from './items.js';
-import { settleTrade, type Settlement, type TradeParties } from './settle.js';
+import { settleAsCaller, settleTrade, type Settlement, type TradeParties } from './settle.js';
 import {
   createInOneStatement,
   insertTrade,
@@ -192,17 +192,30 @@ function announceMoved(
   ]);
 }
 
-/** The receiver accepts: see settleTrade. 802 when no longer open, 603 when an item is no longer available. */
+const senderCannotAccept = () => new ApiError(Code.FORBIDDEN, 'only the receiver may accept a trade');
+
+/**
+ * The receiver accepts: see settleTrade (on PostgreSQL settleAsCaller, which reads the trade
+ * itself). 801 when there is no such trade of the caller's, 4 for its sender, 802 when no longer
+ * open, 603 when an item is no longer available.
+ */
 export async function acceptTrade(services: Services, userId: number, tradeId: number): Promise<void> {
-  const found = await tradeWithEntries(services.db.kysely, tradeId);
-  if (!found || (found.trade.user_id_from !== userId && found.trade.user_id_to !== userId)) throw noSuchTrade();
-  const { trade, entries } = found;
-  if (trade.user_id_to !== userId) throw new ApiError(Code.FORBIDDEN, 'only the receiver may accept a trade');
-  const catalog = await getCatalog(services);
-  const settle = (executor: Executor) => settleTrade(services, executor, catalog, trade, entries);
-  // On PostgreSQL the acceptance is one statement, a transaction of its own.
-  const settled: Settlement =
-    services.db.dialect === 'postgres' ? await settle(services.db.kysely) : await services.db.kysely.transaction().execute(settle);
+  let trade: TradeParties;
+  let settled: Settlement;
+  if (services.db.dialect === 'postgres') {
+    const outcome = await settleAsCaller(services, services.db.kysely, tradeId, userId);
+    if (outcome.kind === 'none') throw noSuchTrade();
+    if (outcome.kind === 'forbidden') throw senderCannotAccept();
+    ({ trade } = outcome);
+    settled = outcome;
+  } else {
+    const found = await tradeWithEntries(services.db.kysely, tradeId);
+    if (!found || (found.trade.user_id_from !== userId && found.trade.user_id_to !== userId)) throw noSuchTrade();
+    if (found.trade.user_id_to !== userId) throw senderCannotAccept();
+    const catalog = await getCatalog(services);
+    trade = found.trade;
+    settled = await services.db.kysely.transaction().execute((trx) => settleTrade(services, trx, catalog, found.trade, found.entries));
+  }
   if (settled.kind === 'closed') throw await closedError(services, tradeId);
   if (settled.kind === 'invalid') {
     await announceInvalidated(services, [trade]);

@@ -124,31 +124,29 @@ export async function moveItems(trx: Executor, tradeId: number, moves: ItemMove[
 
 /** What trade_accept answered: the trade's outcome, then the other trades it made invalid. */
 export interface AcceptRow {
-  kind: 'accepted' | 'invalid' | 'closed' | 'invalidated';
+  /** `none`: no such trade of the caller's; `forbidden`: the caller is its sender. */
+  kind: 'accepted' | 'invalid' | 'closed' | 'invalidated' | 'none' | 'forbidden';
   trade_id: number;
   user_id_from: number;
   user_id_to: number;
 }
 
 /**
- * PostgreSQL: accepts a trade in one statement (the function trade_accept of migration 011,
- * which describes its locks and answers). `tradable`: whether every item's prototype may change
- * hands.
+ * PostgreSQL: `callerId` accepts a trade in one statement (the function trade_accept of
+ * migration 013; migration 011 describes its locks and answers), which reads the trade and its
+ * items itself.
  */
 export async function acceptInOneStatement(
   executor: Executor,
-  trade: Pick<TradeRecord, 'trade_id' | 'user_id_from' | 'user_id_to'>,
-  moves: ItemMove[],
-  options: { now: number; cutoff: number; hold: number; tradable: boolean },
+  tradeId: number,
+  callerId: number,
+  options: { now: number; cutoff: number; hold: number },
 ): Promise<AcceptRow[]> {
-  const sorted = [...moves].sort((a, b) => a.item_id - b.item_id);
-  const column = <K extends keyof ItemMove>(key: K) => sorted.map((m) => m[key]);
-  const { now, cutoff, hold, tradable } = options;
-  const { rows } = await sql<{ kind: AcceptRow['kind']; trade_id: string; user_id_from: string; user_id_to: string }>`
-    select kind, trade_id, user_id_from, user_id_to from trade_accept(
-      ${trade.trade_id}, ${trade.user_id_from}, ${trade.user_id_to}, ${now}, ${cutoff}, ${hold}, ${tradable},
-      ${column('item_id')}::bigint[], ${column('giver')}::bigint[], ${column('receiver')}::bigint[],
-      ${column('expected')}::text[], ${column('data')}::text[])`.execute(executor);
+  const { now, cutoff, hold } = options;
+  const { rows } = await sql<{ kind: AcceptRow['kind']; trade_id: string; user_id_from: string | null; user_id_to: string | null }>`
+    select kind, trade_id, user_id_from, user_id_to from trade_accept(${tradeId}, ${callerId}, ${now}, ${cutoff}, ${hold})`.execute(
+    executor,
+  );
   return rows.map((row) => ({
     kind: row.kind,
     trade_id: Number(row.trade_id),

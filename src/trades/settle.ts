@@ -3,7 +3,7 @@ import type { Executor } from '../db/connection.js';
 import { elementAt } from '../infra/elements.js';
 import { nowSeconds, type Services } from '../services.js';
 import { invalidateTradesHolding } from './invalidate.js';
-import { protoTradable, untradable } from './items.js';
+import { untradable } from './items.js';
 import {
   acceptInOneStatement,
   markAccepted,
@@ -33,7 +33,7 @@ export type Settlement =
   | { kind: 'closed' };
 
 /** An item's `data` after it changed hands: the giver joins its earlier owners; a gift says so, anything else clears it. */
-function dataAfterMove(data: string | null, giverId: number, receiverId: number, gift: boolean, now: number): string {
+export function dataAfterMove(data: string | null, giverId: number, receiverId: number, gift: boolean, now: number): string {
   let parsed: Record<string, unknown> = {};
   if (data !== null) {
     try {
@@ -62,8 +62,8 @@ function movesOf(trade: TradeParties, entries: TradeEntry[], now: number): ItemM
 
 /**
  * Accepts an open trade: all of its items move, or none. `executor`: on SQLite the caller's
- * transaction; on PostgreSQL the acceptance is one statement, its own transaction unless the
- * caller runs it in theirs.
+ * transaction; on PostgreSQL the acceptance is one statement (settleAsCaller), its own
+ * transaction unless the caller runs it in theirs.
  *
  * Order of locks (PostgreSQL, see migration 011): the trade's items in id order, then both
  * parties' inventory counts, then the trades it touches (its own and every open one holding its
@@ -74,8 +74,8 @@ function movesOf(trade: TradeParties, entries: TradeEntry[], now: number): ItemM
  * side's, tradable, free and as it was offered (its per-item data) makes the trade invalid
  * instead. Each move is conditional on the item still being owned by the giver, and recorded in
  * the ledger; every other open trade holding a moved item becomes invalid in the same
- * transaction. `knownEntries`: the trade's items, when the caller read them with the trade (they
- * never change).
+ * transaction. `knownEntries` (SQLite): the trade's items, when the caller read them with the
+ * trade (they never change).
  */
 export async function settleTrade(
   services: Services,
@@ -84,22 +84,16 @@ export async function settleTrade(
   trade: TradeParties,
   knownEntries?: TradeEntry[],
 ): Promise<Settlement> {
+  if (services.db.dialect === 'postgres') {
+    const settled = await settleAsCaller(services, executor, trade.trade_id, trade.user_id_to);
+    if (settled.kind === 'none' || settled.kind === 'forbidden') throw new Error(`trade ${trade.trade_id} has changed parties`);
+    return settled;
+  }
   const now = nowSeconds(services);
   const cutoff = expiryCutoff(services, now);
   const hold = services.config.trades.hold;
   const entries = knownEntries ?? (await tradeEntries(executor, trade.trade_id));
   const moves = movesOf(trade, entries, now);
-  if (services.db.dialect === 'postgres') {
-    const tradable = entries.every((e) => protoTradable(catalog, e.item_proto_id));
-    const rows = await acceptInOneStatement(executor, trade, moves, { now, cutoff, hold, tradable });
-    const outcome = elementAt(rows, 0).kind;
-    if (outcome === 'closed' || outcome === 'invalid') return { kind: outcome };
-    const invalidated = rows
-      .filter((row) => row.kind === 'invalidated')
-      .map(({ trade_id, user_id_from, user_id_to }) => ({ trade_id, user_id_from, user_id_to }));
-    return { kind: 'accepted', invalidated: invalidated.sort((a, b) => a.trade_id - b.trade_id) };
-  }
-
   // SQLite runs one transaction at a time: what the items say about other open trades holds until commit.
   const ids = entries.map((e) => e.item_id);
   const items = await readItemsToSettle(executor, ids, { except: trade.trade_id, cutoff });
@@ -119,4 +113,30 @@ export async function settleTrade(
   const held = items.some((item) => item.held);
   const invalidated = held ? await invalidateTradesHolding(services, executor, ids, { except: trade.trade_id }) : [];
   return { kind: 'accepted', invalidated };
+}
+
+/** A settlement found by the trade's id alone: with the trade's parties, or why the caller may not settle it. */
+export type CallerSettlement =
+  | (Settlement & { trade: TradeParties })
+  /** No such trade of the caller's. */
+  | { kind: 'none' }
+  /** The caller is the trade's sender. */
+  | { kind: 'forbidden' };
+
+/**
+ * PostgreSQL: `callerId` accepts the trade `tradeId` as settleTrade does, in one statement that
+ * also reads the trade and its items (the function trade_accept).
+ */
+export async function settleAsCaller(services: Services, executor: Executor, tradeId: number, callerId: number): Promise<CallerSettlement> {
+  const now = nowSeconds(services);
+  const options = { now, cutoff: expiryCutoff(services, now), hold: services.config.trades.hold };
+  const rows = await acceptInOneStatement(executor, tradeId, callerId, options);
+  const first = elementAt(rows, 0);
+  if (first.kind === 'none' || first.kind === 'forbidden') return { kind: first.kind };
+  const trade = { trade_id: first.trade_id, user_id_from: first.user_id_from, user_id_to: first.user_id_to };
+  if (first.kind === 'closed' || first.kind === 'invalid') return { kind: first.kind, trade };
+  const invalidated = rows
+    .filter((row) => row.kind === 'invalidated')
+    .map(({ trade_id, user_id_from, user_id_to }) => ({ trade_id, user_id_from, user_id_to }));
+  return { kind: 'accepted', invalidated: invalidated.sort((a, b) => a.trade_id - b.trade_id), trade };
 }
