@@ -130,7 +130,8 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
     }
   }
   const outcome = await services.db.kysely.transaction().execute(async (trx) => {
-    // The sender's row serialises their creations: the limits of open trades and creations a minute hold under concurrency.
+    // The sender's row serialises their creations: the limits of open trades and of creations a
+    // minute hold under concurrency.
     await dialectAdapter.lockUsers(trx, services.db.dialect, [fromId]);
     // The items stay where they are until this trade is committed: whoever moves one meanwhile
     // waits, and then finds this trade to invalidate. A gift accepted at once moves them here, and
