@@ -30,3 +30,16 @@ export async function startProcesses(options: StartOptions): Promise<Processes> 
     },
   };
 }
+
+/** A caller of the API as a user (`tokenOf`), each request sent to the next process in turn; answers the parsed body. */
+export function callsInTurn(processes: Processes, tokenOf: (userId: number) => string | undefined) {
+  let sent = 0;
+  return async (userId: number, method: string, params: Record<string, unknown>): Promise<any> => {
+    const response = await fetch(`${processes.urls[sent++ % 2]}/api/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokenOf(userId)}` },
+      body: JSON.stringify(params),
+    });
+    return response.json();
+  };
+}

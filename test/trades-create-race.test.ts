@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogWorld, tokenFor, user } from './item-fixtures.js';
-import { startProcesses, type Processes } from './race-support.js';
+import { callsInTurn, startProcesses, type Processes } from './race-support.js';
 import type { World } from '../src/world/schema.js';
 import { missing } from './components.js';
 
@@ -24,7 +24,7 @@ const world: World = {
 
 let processes: Processes;
 const tokens = new Map<number, string>();
-let sent = 0;
+let call: ReturnType<typeof callsInTurn>;
 
 before(async () => {
   if (missing.redis) return;
@@ -33,19 +33,11 @@ before(async () => {
     config: { rateLimit: false, trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: MAX_OPEN, createsPerMinute: 100_000 } },
   });
   for (const id of [1, 2, 3]) tokens.set(id, await tokenFor(processes.servers[0], id));
+  call = callsInTurn(processes, (id) => tokens.get(id));
 });
 after(async () => {
   await processes?.close();
 });
-
-async function call(userId: number, method: string, params: Record<string, unknown>): Promise<any> {
-  const response = await fetch(`${processes.urls[sent++ % 2]}/api/${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.get(userId)}` },
-    body: JSON.stringify(params),
-  });
-  return response.json();
-}
 
 const db = () => processes.servers[0].db.kysely;
 const codes = (answers: { code: number }[]) => answers.map((a) => a.code).sort((a, b) => a - b);

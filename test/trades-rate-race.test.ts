@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogWorld, tokenFor, user } from './item-fixtures.js';
-import { CLUSTERED, startProcesses, type Processes } from './race-support.js';
+import { CLUSTERED, callsInTurn, startProcesses, type Processes } from './race-support.js';
 import type { World } from '../src/world/schema.js';
 import { missing } from './components.js';
 
@@ -25,7 +25,7 @@ const world: World = {
 
 let processes: Processes;
 const tokens = new Map<number, string>();
-let sent = 0;
+let call: ReturnType<typeof callsInTurn>;
 
 before(async () => {
   if (CLUSTERED && missing.redis) return;
@@ -35,20 +35,12 @@ before(async () => {
     config: { rateLimit: false, trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: PER_MINUTE } },
   });
   for (const id of [1, 2, 3]) tokens.set(id, await tokenFor(processes.servers[0], id));
+  call = callsInTurn(processes, (id) => tokens.get(id));
   assert.equal((await call(3, 'privacy.update', { trades_income_gifts_autoaccept: 1 })).code, 0);
 });
 after(async () => {
   await processes?.close();
 });
-
-async function call(userId: number, method: string, params: Record<string, unknown>): Promise<any> {
-  const response = await fetch(`${processes.urls[sent++ % 2]}/api/${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.get(userId)}` },
-    body: JSON.stringify(params),
-  });
-  return response.json();
-}
 
 describe('offers a minute under concurrency', { skip: CLUSTERED && missing.redis }, () => {
   test(`${ROUNDS} minutes of ${BURST} concurrent offers and gifts from one sender: exactly ${PER_MINUTE} are made each minute, the others answer 7`, async () => {
