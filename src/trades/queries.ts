@@ -404,10 +404,10 @@ const sentTrades = (n: number | string | null, oldest: number | string | null): 
 });
 
 /**
- * What a new trade from `fromId` to `toId` is checked against, in one statement, the items by id
- * in ascending id (`lock`: see lockClause): the sender's open trades (made after `cutoff`) and
- * trades made after `since`, and the receiver's settings, ride along with every item row (or
- * make the only row when none of the items exists).
+ * What a new trade from `fromId` to `toId` is checked against, the items by id in ascending id
+ * (`lock`: see lockClause): the sender's open trades (made after `cutoff`) and trades made after
+ * `since`, and the receiver's settings, ride along with every item row, in one statement (a
+ * second makes the only row when none of the items exists).
  */
 export async function readForCreation(
   executor: Executor,
