@@ -111,7 +111,7 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
   if (fromId === toId) throw badParam('user_id', 'you cannot trade with yourself');
   const gift = thingsTo.length === 0;
   const relation = await relationForTrade(services, fromId, toId);
-  const catalog = await getCatalog(services);
+  const sides = itemSides(trade);
   const now = nowSeconds(services);
   const cutoff = expiryCutoff(services, now);
   const since = now - CREATION_WINDOW;
@@ -121,7 +121,7 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
     const limits = services.config.trades;
     const tradeId = await createInOneStatement(
       services.db.kysely,
-      { fromId, toId, items: itemSides(trade) },
+      { fromId, toId, items: sides },
       { now, cutoff, maxOpen: limits.maxOpenOutgoing, since, maxRecent: limits.createsPerMinute, friend: relation === Friendship.FRIENDS },
     );
     if (tradeId !== undefined) {
@@ -129,6 +129,7 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
       return { tradeId, completed: false };
     }
   }
+  const catalog = await getCatalog(services);
   const outcome = await services.db.kysely.transaction().execute(async (trx) => {
     // The sender's row serialises their creations: the limits of open trades and of creations a
     // minute hold under concurrency.
@@ -137,7 +138,6 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
     // waits, and then finds this trade to invalidate. A gift accepted at once moves them here, and
     // whether it is accepted at once is in the receiver's settings, read with them: a gift takes
     // them for update from the start.
-    const sides = itemSides(trade);
     const itemIds = sides.map((item) => item.item_id);
     const reads = await readForCreation(trx, { fromId, toId, itemIds, cutoff, since }, { lock: gift ? 'update' : 'share', postgres });
     const admission = admitCreation(services, trade, reads, { relation, catalog, now, cutoff });

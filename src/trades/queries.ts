@@ -37,11 +37,10 @@ export interface TradeRecord {
   reaction_time: number | null;
 }
 
-/** An item of a trade, its side, and its prototype and per-item data as they were when the trade was made. */
+/** An item of a trade, its side, and its per-item data as it was when the trade was made. */
 export interface TradeEntry {
   item_id: number;
   side: number;
-  item_proto_id: number;
   data: string | null;
 }
 
@@ -52,7 +51,7 @@ export async function tradeWithEntries(
 ): Promise<{ trade: TradeRecord; entries: TradeEntry[] } | undefined> {
   const { rows } = await sql<TradeRecord & { [K in keyof TradeEntry]: TradeEntry[K] | null }>`
     select trades.trade_id, trades.user_id_from, trades.user_id_to, trades.status, trades.create_time, trades.reaction_time,
-      trade_items.item_id, trade_items.side, trade_items.item_proto_id, trade_items.data
+      trade_items.item_id, trade_items.side, trade_items.data
     from trades left join trade_items on trade_items.trade_id = trades.trade_id
     where trades.trade_id = ${tradeId}
     order by trade_items.item_id`.execute(executor);
@@ -60,8 +59,7 @@ export async function tradeWithEntries(
   if (first === undefined) return undefined;
   const { trade_id, user_id_from, user_id_to, status, create_time, reaction_time } = first;
   const entries: TradeEntry[] = [];
-  for (const { item_id, side, item_proto_id, data } of rows)
-    if (item_id !== null && side !== null && item_proto_id !== null) entries.push({ item_id, side, item_proto_id, data });
+  for (const { item_id, side, data } of rows) if (item_id !== null && side !== null) entries.push({ item_id, side, data });
   return { trade: { trade_id, user_id_from, user_id_to, status, create_time, reaction_time }, entries };
 }
 
@@ -69,7 +67,7 @@ export async function tradeWithEntries(
 export function tradeEntries(executor: Executor, tradeId: number): Promise<TradeEntry[]> {
   return executor
     .selectFrom('trade_items')
-    .select(['item_id', 'side', 'item_proto_id', 'data'])
+    .select(['item_id', 'side', 'data'])
     .where('trade_id', '=', tradeId)
     .orderBy('item_id')
     .execute();
