@@ -12,6 +12,12 @@ import type { World, WorldItem, WorldItemProto, WorldUser, WorldChatMessage } fr
 /** 2026-01-01T00:00:00Z: every time in the demo world is counted back from here. */
 export const DEMO_NOW = 1_767_225_600;
 const DAY = 86_400;
+/**
+ * 2030-01-01T00:00:00Z: when Alice's trade-locked card becomes tradable. Unlike the world's
+ * other times it is not counted back from DEMO_NOW: it must still lie ahead of the servers
+ * that load the demo.
+ */
+const LOCKED_UNTIL = 1_893_456_000;
 const CDN = 'https://cdn.example.com/game-platform';
 
 /** mulberry32: a small deterministic generator, so the file is the same every run. */
@@ -538,7 +544,7 @@ function makeItems(random: ReturnType<typeof seeded>, users: WorldUser[], protos
   const alice = 1;
   for (const m of MONOPOLIES) give(alice, PROTO.card(m.id, 0, 0), 800, m.id <= 2 ? { equip: { game: 'classic', slot: 'cards' } } : {});
   for (let n = 0; n < 14; n++) give(alice, PROTO.card(1 + (n % 8), n % 3, 1), 60 - n);
-  give(alice, PROTO.card(3, 1, 1), 1, { ts_can_trade: DEMO_NOW + 7 * DAY });
+  give(alice, PROTO.card(3, 1, 1), 1, { ts_can_trade: LOCKED_UNTIL });
   for (let n = 0; n < 11; n++) give(alice, PROTO.dice(2, n % 3), 40 - n);
   for (let n = 0; n < 10; n++) give(alice, PROTO.taunt(1, n % 3), 30 - n);
   give(alice, PROTO.card(1, 0, 3), 20, { equip: { game: 'classic', slot: 'cards' } });

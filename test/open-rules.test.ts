@@ -206,7 +206,13 @@ describe('inventory.open', () => {
       [...friendBefore, ...data.items.map((i: any) => i.item_id)].sort((a, b) => a - b),
     );
     const inventory = await callOk(server, 'inventory.get', { add_legacy: 0 }, { token: friendToken });
-    for (const item of data.items) assert.ok(inventory.items.some((i: any) => i.item_id === item.item_id));
+    const now = Math.floor(server.clock.now() / 1000);
+    // Each item says it was a present, as a gift received in a trade does; in the opener's answer too.
+    for (const item of data.items) {
+      const held = inventory.items.find((i: any) => i.item_id === item.item_id);
+      assert.deepEqual(held.gift, { from_user_id: 1, to_user_id: FRIEND, ts: now });
+      assert.deepEqual(item.gift, held.gift);
+    }
     const last = (await chat()).at(-1);
     assert.deepEqual(
       { ...last, msg_id: '', ts: 0 },

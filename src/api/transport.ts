@@ -78,7 +78,8 @@ function registerBodyParsers(app: FastifyInstance): void {
     done(null, parsed);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    done(null, { ...parseQueryString(body as string) });
+    // No cap on the number of keys (querystring's default of 1,000 would drop the rest unseen): the body limit bounds them.
+    done(null, { ...parseQueryString(body as string, '&', '=', { maxKeys: 0 }) });
   });
 }
 

@@ -79,7 +79,9 @@ function idList(text: string | null): number[] | undefined {
 
 function readUses(value: unknown): Uses | undefined {
   if (isUint(value)) return { left: value, origin: value };
-  if (!isObject(value) || !isUint(value.left)) return undefined;
+  if (!isObject(value)) return undefined;
+  // `{origin}` alone (a prototype's uses, as world files give them): every use is left.
+  if (!isUint(value.left)) return isUint(value.origin) ? { left: value.origin, origin: value.origin } : undefined;
   return isUint(value.origin) ? { left: value.left, origin: value.origin } : { left: value.left };
 }
 

@@ -3,13 +3,18 @@ import type { Services } from '../services.js';
 import { isFriend, readInventoryPrivacy } from './queries.js';
 
 /**
- * Applies the owner's inventory privacy: `everyone`; `friends` (the owner's friends only);
- * `nobody`. The owner may always read their own inventory. Anyone else refused: 701.
+ * Whether the owner's inventory privacy lets the viewer read it: `everyone`; `friends` (the
+ * owner's friends only); `nobody`. The owner may always read their own inventory.
  */
-export async function checkInventoryPrivacy(services: Services, ownerId: number, viewerId: number | undefined): Promise<void> {
-  if (viewerId === ownerId) return;
+export async function mayReadInventory(services: Services, ownerId: number, viewerId: number | undefined): Promise<boolean> {
+  if (viewerId === ownerId) return true;
   const privacy = await readInventoryPrivacy(services.db.kysely, ownerId);
-  if (privacy === 'everyone') return;
-  if (privacy === 'friends' && viewerId !== undefined && (await isFriend(services.db.kysely, ownerId, viewerId))) return;
-  throw new ApiError(Code.PRIVACY, 'the privacy settings of the user do not allow reading this inventory');
+  if (privacy === 'everyone') return true;
+  return privacy === 'friends' && viewerId !== undefined && (await isFriend(services.db.kysely, ownerId, viewerId));
+}
+
+/** Applies the owner's inventory privacy (see mayReadInventory): anyone it refuses, 701. */
+export async function checkInventoryPrivacy(services: Services, ownerId: number, viewerId: number | undefined): Promise<void> {
+  if (!(await mayReadInventory(services, ownerId, viewerId)))
+    throw new ApiError(Code.PRIVACY, 'the privacy settings of the user do not allow reading this inventory');
 }

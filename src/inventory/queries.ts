@@ -435,11 +435,22 @@ export interface ReceivedItem {
   quality_id: number;
 }
 
-/** Inserts an opening's items, owned and tradable; answers them as owned-item rows, in the order the database returns them. */
-export async function insertReceivedItems(executor: Executor, owner: number, items: ReceivedItem[], now: number): Promise<OwnedRow[]> {
-  const values = items.map((item) => sql`(${owner}, ${item.item_proto_id}, ${item.type}, ${item.quality_id}, ${now}, 0, ${OWNED})`);
+/**
+ * Inserts an opening's items, owned and tradable, each with the per-item `data` given (a gift's
+ * provenance); answers them as owned-item rows, in the order the database returns them.
+ */
+export async function insertReceivedItems(
+  executor: Executor,
+  owner: number,
+  items: ReceivedItem[],
+  now: number,
+  data: string | null = null,
+): Promise<OwnedRow[]> {
+  const values = items.map(
+    (item) => sql`(${owner}, ${item.item_proto_id}, ${item.type}, ${item.quality_id}, ${now}, 0, ${OWNED}, ${data})`,
+  );
   const { rows } = await sql<OwnedRow>`
-    insert into items (user_id, item_proto_id, type, quality_id, ts_owned, ts_can_trade, state) values ${sql.join(values)}
+    insert into items (user_id, item_proto_id, type, quality_id, ts_owned, ts_can_trade, state, data) values ${sql.join(values)}
     returning item_id, user_id, item_proto_id, ts_owned, ts_can_trade, data`.execute(executor);
   return rows;
 }

@@ -1,7 +1,7 @@
 import { SerializedData } from '../api/method.js';
 import { getCatalog } from '../catalog/cache.js';
 import { ownedItemJson } from '../catalog/serialize.js';
-import { profileTextsInOrder } from '../friends/lists.js';
+import { loadProfilesByKey, profileTexts, shownProfile } from '../users/profiles.js';
 import { nowSeconds, type Services } from '../services.js';
 import { Side, TradeStatus, expiryCutoff, shownStatus } from './status.js';
 import { countTradeList, itemsOfTrades, tradeListPage, type TradeListKind, type TradeRecord } from './queries.js';
@@ -48,7 +48,12 @@ export async function tradeListJson(
         : [trade.user_id_from === viewerId ? trade.user_id_to : trade.user_id_from];
     for (const id of shown) if (!partners.includes(id)) partners.push(id);
   }
-  const users = `[${(await profileTextsInOrder(services, partners, 'full', viewerId)).join(',')}]`;
+  // Players see a globally blocked partner as users.get shows them; the admin API (no viewer) sees the profile.
+  const { ofIds } = await loadProfilesByKey(services, partners);
+  const shown = ofIds
+    .filter((profile) => profile !== undefined)
+    .map((profile) => (viewerId === undefined ? profile : shownProfile(profile)));
+  const users = `[${(await profileTexts(services, shown, 'full', viewerId)).join(',')}]`;
   const ttl = services.config.trades.ttl;
   const tradeTexts = trades.map((trade) => {
     const status = shownStatus(trade, cutoff);

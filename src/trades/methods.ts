@@ -2,6 +2,7 @@ import { SerializedData, defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { getCatalog } from '../catalog/cache.js';
+import { mayReadInventory } from '../inventory/privacy.js';
 import { ownedItemJson } from '../catalog/serialize.js';
 import { MAX_LIST_COUNT } from '../friends/lists.js';
 import { requireUser } from '../users/profiles.js';
@@ -18,6 +19,16 @@ const paging = {
   count: P.uint({ default: 20, tooMany: MAX_LIST_COUNT, description: `trades to return; at most ${MAX_LIST_COUNT}` }),
 };
 const side = (description: string) => P.optional(P.uintSet({ tooMany: MAX_SIDE_ITEMS, description }));
+
+/** One side's items, named under either of its names; both names with different items answer 2. */
+function sideOf(things: number[] | undefined, items: number[] | undefined, alias: string): number[] {
+  if (things !== undefined && items !== undefined) {
+    const named = new Set(things);
+    if (items.length !== named.size || items.some((id) => !named.has(id)))
+      throw badParam(alias, `names other items than ${alias.replace('item_', 'thing_')}: give the side under one name`);
+  }
+  return things ?? items ?? [];
+}
 
 const party = { 801: 'no such trade, or you take no part in it', 802: 'the trade is no longer open' };
 const itemErrors = { 603: 'an item of the trade is no longer available: the trade is now invalid (4)' };
@@ -78,8 +89,8 @@ export const tradeMethods: AnyMethod[] = [
       user_id: P.idOrDomain({ description: 'id or domain of the partner' }),
       thing_ids_from: side('your items offered'),
       thing_ids_to: side("the partner's items asked for"),
-      item_ids_from: side('thing_ids_from under its newer name'),
-      item_ids_to: side('thing_ids_to under its newer name'),
+      item_ids_from: side('thing_ids_from under its newer name (given with it, the same items, else code 2)'),
+      item_ids_to: side('thing_ids_to under its newer name (given with it, the same items, else code 2)'),
     }),
     result: TradeId,
     errors: {
@@ -90,8 +101,8 @@ export const tradeMethods: AnyMethod[] = [
     },
     handler: async ({ services, caller }, params) => {
       const toId = await requireUser(services, params.user_id, { active: true });
-      const thingsFrom = params.thing_ids_from ?? params.item_ids_from ?? [];
-      const thingsTo = params.thing_ids_to ?? params.item_ids_to ?? [];
+      const thingsFrom = sideOf(params.thing_ids_from, params.item_ids_from, 'item_ids_from');
+      const thingsTo = sideOf(params.thing_ids_to, params.item_ids_to, 'item_ids_to');
       const { tradeId } = await createTrade(services, { fromId: caller.userId, toId, thingsFrom, thingsTo });
       return { trade_id: tradeId };
     },
@@ -163,7 +174,8 @@ export const tradeMethods: AnyMethod[] = [
     summary: 'The items you and a partner could trade now',
     description:
       'Answers `{ "code": 0, "result": { "items": [ { "list": [yours] }, { "list": [theirs] } ] } }` (under `result`, as the execute.* methods answer): ' +
-      'owned items, not equipped, tradable now, newest first, in the legacy form. When the partner accepts only gifts from you, their list is empty.',
+      "owned items, not equipped, tradable now, newest first, in the legacy form. The partner's list is empty when they accept only gifts from you, " +
+      'and when their inventory privacy hides their inventory from you (inventory.get would answer 701); it never shows their stock-class items.',
     auth: 'required',
     resultKey: 'result',
     params: P.object({ user_id: P.idOrDomain({ description: 'id or domain of the partner' }) }),
@@ -181,7 +193,7 @@ export const tradeMethods: AnyMethod[] = [
       const catalog = await getCatalog(services);
       const now = nowSeconds(services);
       const listOf = async (userId: number) => {
-        const rows = await tradableItemsOf(services.db.kysely, userId, now);
+        const rows = await tradableItemsOf(services.db.kysely, userId, now, { stock: userId === caller.userId });
         const texts: string[] = [];
         for (const row of rows) {
           const proto = catalog.protos.get(row.item_proto_id);
@@ -189,7 +201,8 @@ export const tradeMethods: AnyMethod[] = [
         }
         return `{"list":[${texts.join(',')}]}`;
       };
-      const [mine, theirs] = await Promise.all([listOf(caller.userId), admission.trades ? listOf(partnerId) : '{"list":[]}']);
+      const shown = admission.trades && (await mayReadInventory(services, partnerId, caller.userId));
+      const [mine, theirs] = await Promise.all([listOf(caller.userId), shown ? listOf(partnerId) : '{"list":[]}']);
       return new SerializedData(`{"items":[${mine},${theirs}]}`);
     },
   }),

@@ -451,19 +451,20 @@ export async function readForCreation(
 /**
  * A user's items that may change hands now, newest first: owned, not equipped, not
  * trade-locked (the prototype's status is checked by the caller against the catalogue).
+ * Without `stock`, stock-class items are left out, as inventory.get leaves them out for
+ * anyone but their owner.
  */
-export async function tradableItemsOf(executor: Executor, userId: number, now: number): Promise<OwnedRow[]> {
-  return executor
+export async function tradableItemsOf(executor: Executor, userId: number, now: number, { stock }: { stock: boolean }): Promise<OwnedRow[]> {
+  let query = executor
     .selectFrom('items')
     .select(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
     .where('user_id', '=', userId)
     .where('state', '=', OWNED)
     .where('ts_can_trade', '<>', -1)
     .where('ts_can_trade', '<=', now)
-    .where(sql<boolean>`not ${IS_EQUIPPED}`)
-    .orderBy('ts_owned', 'desc')
-    .orderBy('item_id', 'desc')
-    .execute();
+    .where(sql<boolean>`not ${IS_EQUIPPED}`);
+  if (!stock) query = query.where('quality_id', '>', 0);
+  return query.orderBy('ts_owned', 'desc').orderBy('item_id', 'desc').execute();
 }
 
 /** The items of these trades as they were when each was made, by trade and then item id. */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Strict, Uint } from '../api/schema-types.js';
 import { ItemLegacy } from '../catalog/schemas.js';
-import { UserFull } from '../users/schemas.js';
+import { UserFull, UserInactive } from '../users/schemas.js';
 
 export const TradeStatusValue = Type.Integer({
   minimum: 0,
@@ -29,8 +29,10 @@ export const TradeList = Type.Object(
   {
     count: Type.Integer({ minimum: 0, description: 'trades the whole list holds' }),
     trades: Type.Array(Trade),
-    users_data: Type.Array(UserFull, { description: 'the partners, full form' }),
-    user_data: Type.Array(UserFull, { description: 'the same list as users_data' }),
+    users_data: Type.Array(Type.Union([UserFull, UserInactive]), {
+      description: "the partners, full form; a globally blocked partner as users.get's placeholder (inactive: global_ban)",
+    }),
+    user_data: Type.Array(Type.Union([UserFull, UserInactive]), { description: 'the same list as users_data' }),
     collections: Ids('collection ids of the listed items'),
     qualities: Ids('class ids of the listed items'),
     thing_types: Ids('item types of the listed items'),

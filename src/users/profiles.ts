@@ -406,6 +406,16 @@ export async function loadUsers(
   return full;
 }
 
+/**
+ * A profile as lists of other users show it: the profile, or for a globally blocked account
+ * users.get's placeholder (as JSON text, which profileTexts keeps as it is).
+ */
+export function shownProfile(profile: Profile): Profile | string {
+  return isGloballyBanned(profile)
+    ? JSON.stringify(inactiveObject('global_ban', { user_id: profile.user_id, domain: profile.domain }))
+    : profile;
+}
+
 /** Whether a profile row is of a globally blocked account. */
 export function isGloballyBanned(row: Pick<ProfileRow, 'global_ban'>): boolean {
   return row.global_ban === 1;

@@ -3,7 +3,7 @@ import { SerializedList, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { authError, tooManyObjects } from '../api/errors.js';
 import { UserAny } from './schemas.js';
-import { inactiveObject, isGloballyBanned, loadProfilesByKey, profileTexts, type Profile } from './profiles.js';
+import { inactiveObject, loadProfilesByKey, profileTexts, shownProfile, type Profile } from './profiles.js';
 
 export const MAX_USERS_PER_REQUEST = 50;
 
@@ -60,11 +60,7 @@ export const usersGet = defineMethod({
         if (shownIds.has(profile.user_id)) continue;
         shownIds.add(profile.user_id);
       }
-      if (isGloballyBanned(profile)) {
-        shown.push(JSON.stringify(inactiveObject('global_ban', { user_id: profile.user_id, domain: profile.domain })));
-        continue;
-      }
-      shown.push(profile);
+      shown.push(shownProfile(profile));
     }
     return new SerializedList(await profileTexts(services, shown, form, caller?.userId));
   },
