@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import { CONFIRM_PASSWORD_LIMIT } from '../src/accounts/confirm-password.js';
+import { EMAIL_CHANGE_LIMITS } from '../src/accounts/credentials.js';
 import { NICK_CHANGE_LIMIT } from '../src/accounts/profile.js';
 import { startTestServer, type TestServer } from './helpers.js';
 import { ALICE, ALICE_BOT, BOB, CAPTCHA_ALWAYS, PASSWORD, authWorld, probe, sessionOf, signin } from './auth-fixtures.js';
@@ -292,5 +293,51 @@ describe("managing one's own account", () => {
       left.map((s: any) => s.current),
       [1],
     );
+  });
+});
+
+describe('account.updateEmail limits', () => {
+  let server: TestServer;
+  let mail: MailCatcher;
+  before(async () => {
+    mail = await MailCatcher.start();
+    server = await startTestServer({ world: await authWorld(), config: mailConfig(mail) });
+  });
+  after(async () => {
+    await server.close();
+    await mail.close();
+  });
+
+  const change = async (token: string, email: string) =>
+    (await server.call('account.updateEmail', { email, password: PASSWORD }, { token })).body;
+
+  test('one account: five requests an hour, whatever they answer; then 7 until the hour is over', async () => {
+    const { access_token: token } = await sessionOf(server, ALICE.email);
+    const codes: number[] = [];
+    for (const email of ['one@probe.example', BOB.email, 'two@probe.example', 'careful@example.com', 'three@probe.example'])
+      codes.push((await change(token, email)).code);
+    assert.deepEqual(codes, [0, 1601, 0, 1601, 0]);
+    const refused = await change(token, 'four@probe.example');
+    assert.equal(refused.code, 7);
+    assert.equal(refused.data.retry_after, EMAIL_CHANGE_LIMITS.windowSeconds);
+    assert.equal(mail.to('four@probe.example').length, 0);
+    // Taken or not, the answer no longer tells.
+    assert.equal((await change(token, BOB.email)).code, 7);
+    server.clock.advance(EMAIL_CHANGE_LIMITS.windowSeconds);
+    assert.equal((await change(token, 'four@probe.example')).code, 0);
+  });
+
+  test('one address: three confirmations an hour, from any accounts', async () => {
+    server.clock.advance(EMAIL_CHANGE_LIMITS.windowSeconds);
+    const alice = (await sessionOf(server, ALICE.email)).access_token;
+    const bob = (await sessionOf(server, BOB.email)).access_token;
+    const target = 'target@victim.example';
+    const codes = [await change(alice, target), await change(bob, target), await change(alice, target), await change(bob, target)];
+    assert.deepEqual(
+      codes.map((answer) => answer.code),
+      [0, 0, 0, 7],
+    );
+    for (let i = 0; i < 3; i++) await mail.next(target);
+    assert.equal(mail.to(target).length, 3);
   });
 });

@@ -41,7 +41,11 @@ describe('auth.refresh with a reuse grace period', () => {
     const first = await sessionOf(server, ALICE.email);
     const second = (await refresh(first.refresh_token)).body.data;
     server.clock.advance(GRACE - 1);
-    assert.equal((await refresh(first.refresh_token)).body.code, 1);
+    const reuse = (await refresh(first.refresh_token)).body;
+    assert.equal(reuse.code, 1);
+    // Its description says so, not that the sign-in ended.
+    assert.match(reuse.description!, /the sign-in is kept/);
+    assert.doesNotMatch(reuse.description!, /revoked/);
     assert.equal(await probe(server, second.access_token), 1801);
   });
 });
@@ -81,7 +85,7 @@ describe('auth.refresh', () => {
     server.clock.advance(defaultConfig().refreshReuseGrace);
     const replay = await refresh(first.refresh_token);
     assert.equal(replay.body.code, 1);
-    assert.match(replay.body.description!, /already used/);
+    assert.match(replay.body.description!, /already used: every session of this sign-in is revoked/);
     assert.equal(await probe(server, third.access_token), 1, 'the latest access token of the family is revoked');
     assert.equal((await refresh(third.refresh_token)).body.code, 1, 'and its refresh token');
     // Other sign-ins of the same user are untouched.

@@ -3,7 +3,22 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ok } from './helpers.js';
 import { deleteMessage, setChatStatus } from '../src/chat/moderation.js';
-import { ALICE, BOB, CAROL, BOT, botToken, chat, connect, listen, say, signIn, withCluster, withServer } from './chat-support.js';
+import {
+  ALICE,
+  BOB,
+  CAROL,
+  BOT,
+  EMAIL,
+  PASSWORD,
+  botToken,
+  chat,
+  connect,
+  listen,
+  say,
+  signIn,
+  withCluster,
+  withServer,
+} from './chat-support.js';
 import { RESYNC_AFTER_MS } from '../src/chat/runtime.js';
 import { defaultConfig } from '../src/config.js';
 import { sessionFor } from './social-fixtures.js';
@@ -173,6 +188,39 @@ test('the api emit answers any method the connection token may call, with the HT
     client.socket.send('4api{"method":"users.get"}');
     assert.equal((await client.next((f) => f.event === 'api' && f.data.method === '')).data.code, 5);
     for (const c of [client, anonymous, bot]) c.close();
+  }));
+
+/** A call's answer, or a failure when the connection closes first. */
+const answeredBeforeClose = <T>(client: ExtwsClient, call: Promise<T>): Promise<T> =>
+  Promise.race([call, client.closed.then((c) => assert.fail(`closed with ${c.code} before the answer`))]);
+
+test('a call over the feed that ends its own session is answered before the connection closes with 4003', () =>
+  withServer({}, async (server) => {
+    const base = await listen(server);
+    const signed = ok(await server.call('auth.signin', { email: EMAIL[CAROL], password: PASSWORD }));
+    const client = await ExtwsClient.connect(base, { access_token: signed.access_token });
+    await client.next((f) => f.event === 'status');
+    const refreshed = await answeredBeforeClose(client, client.api('auth.refresh', { refresh_token: signed.refresh_token }));
+    assert.equal(refreshed.code, 0);
+    assert.deepEqual(await client.closed, { code: 4003, reason: 'session revoked' });
+    // The tokens the answer carried are the sign-in's from now on.
+    assert.equal(ok(await server.call('users.get', {}, { token: refreshed.data.access_token }))[0].user_id, CAROL);
+
+    const again = await ExtwsClient.connect(base, { access_token: refreshed.data.access_token });
+    assert.deepEqual(await answeredBeforeClose(again, again.api('auth.signout')), { method: 'auth.signout', code: 0 });
+    assert.deepEqual(await again.closed, { code: 4003, reason: 'session revoked' });
+  }));
+
+test('parameters nested too deeply answer 2 over the feed as over HTTP, before anything is done', () =>
+  withServer({}, async (server) => {
+    const client = await ExtwsClient.connect(await listen(server));
+    let deep: unknown = 1;
+    for (let level = 0; level < 40; level++) deep = { a: deep };
+    const answer = await client.api('users.get', { user_id: ALICE, x: deep });
+    assert.equal(answer.code, 2);
+    assert.match(answer.description!, /nested too deeply/);
+    assert.equal((await client.api('users.get', { user_id: ALICE })).code, 0);
+    client.close();
   }));
 
 test(

@@ -1,4 +1,5 @@
-import { badParam } from '../api/errors.js';
+import { badParam, rateLimited } from '../api/errors.js';
+import { sha256 } from '../infra/secrets.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { requestAddress } from '../auth/ip.js';
 import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
@@ -37,6 +38,13 @@ export async function updatePassword(
 }
 
 /**
+ * Limits of account.updateEmail, per hour: requests of one account, and requests naming one
+ * address, whatever they answer. They bound the mail an account can have sent to addresses of
+ * its choosing, and how many addresses it can learn are taken (1601), as sign-up does.
+ */
+export const EMAIL_CHANGE_LIMITS = { windowSeconds: 60 * 60, perAccount: 5, perEmail: 3 } as const;
+
+/**
  * account.updateEmail: after the password is checked, a token goes to the new address and a
  * notice to the old one; the address changes when the token comes back (account.verifyEmail).
  * Sent again for the current, unconfirmed address, it sends a new confirmation.
@@ -44,6 +52,14 @@ export async function updatePassword(
 export async function updateEmail(services: Services, request: { userId: number; email: string; password: string }): Promise<void> {
   const email = normaliseEmail(request.email);
   await confirmPassword(services, request.userId, request.password);
+  const { counters } = services;
+  const { windowSeconds } = EMAIL_CHANGE_LIMITS;
+  const [account, named] = await Promise.all([
+    counters.hit(`email-change:user:${request.userId}`, windowSeconds),
+    counters.hit(`email-change:email:${sha256(email).slice(0, 32)}`, windowSeconds),
+  ]);
+  if (account.count > EMAIL_CHANGE_LIMITS.perAccount) throw rateLimited(account.resetIn);
+  if (named.count > EMAIL_CHANGE_LIMITS.perEmail) throw rateLimited(named.resetIn);
   const { kysely } = services.db;
   const user = await getUser(kysely, request.userId, ['email', 'email_verified']);
   if (user.email === email && user.email_verified === 1) throw badParam('email', 'is already the confirmed address of the account');

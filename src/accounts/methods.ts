@@ -3,7 +3,7 @@ import { P } from '../api/params.js';
 import { Session } from '../auth/schemas.js';
 import { ACCOUNT_TOKEN_TTL } from './account-tokens.js';
 import { CONFIRM_PASSWORD_LIMIT } from './confirm-password.js';
-import { updateEmail, updatePassword, verifyEmail } from './credentials.js';
+import { EMAIL_CHANGE_LIMITS, updateEmail, updatePassword, verifyEmail } from './credentials.js';
 import { NICK_CHANGE_LIMIT, accountInfo, updateInfo } from './profile.js';
 import { RESET_ANSWER_MS, RESET_REQUEST_LIMITS, requestPasswordReset, resetPassword } from './reset.js';
 import { DOMAIN_MAX, DOMAIN_MIN, NICK_RULE, PASSWORD_MAX, PASSWORD_MIN } from './rules.js';
@@ -30,7 +30,7 @@ export const authSignup = defineMethod({
     `Password: ${PASSWORD_RULE}. Nick: ${NICK_RULE}. Domain (optional): ${DOMAIN_RULE}. A taken e-mail address answers ` +
     '1601 and creates nothing (the owner of the address is told by e-mail, at most once an hour); a taken domain 1602. ' +
     `From one address: past ${SIGNUP_LIMITS.captchaAfterAddressAttempts} sign-ups within an hour, code 8 unless \`captcha\` ` +
-    `carries a solved captcha (without a captcha verifier, 7 for a delay that doubles, as for sign-in); past ${SIGNUP_LIMITS.ceilingAddressAttempts}, code 7; ` +
+    `carries a solved captcha (without a captcha verifier, one sign-up at a time, the first at once, then one per delay that doubles, the others 7, as for sign-in); past ${SIGNUP_LIMITS.ceilingAddressAttempts}, code 7; ` +
     `past ${SIGNUP_LIMITS.ceilingEmailAttempts} attempts for one e-mail address within an hour, code 7. 1603 when the ` +
     'server does not take sign-ups (--signup closed).',
   auth: 'none',
@@ -168,7 +168,8 @@ export const accountUpdateEmail = defineMethod({
   description:
     `Sends a confirmation token (${HOURS} hours) to the new address and a notice to the old one; the address changes ` +
     'once the token comes back through account.verifyEmail. Given the current, unconfirmed address, sends a new ' +
-    `confirmation. A wrong password answers 1605; ${CONFIRM_RULE}.`,
+    `confirmation. A wrong password answers 1605; ${CONFIRM_RULE}. At most ${EMAIL_CHANGE_LIMITS.perAccount} requests of ` +
+    `one account and ${EMAIL_CHANGE_LIMITS.perEmail} naming one address per hour, whatever they answer, then code 7.`,
   auth: 'required',
   params: P.object({
     email: P.string({ maxLength: 254, description: 'the new address' }),

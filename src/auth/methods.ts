@@ -25,7 +25,8 @@ export const authSignin = defineMethod({
     'to be completed with auth.totpVerify. The e-mail is matched case-insensitively. A wrong e-mail and a wrong password ' +
     'answer the same code 1. After 5 failed sign-ins for one account within 15 minutes (10 within an hour, from all addresses ' +
     'together) or 20 from one address, a captcha is needed (code 8 until `captcha` carries a solved one); without a captcha ' +
-    'verifier, the next attempt waits instead (code 7 with `retry_after`, 30 s doubling with every further failure up to 15 minutes). ' +
+    'verifier, attempts past it are judged one at a time instead: the first at once, then one every 30 s, doubling with every ' +
+    'further failure up to 15 minutes; the others answer code 7 with `retry_after`. ' +
     'After 100 failures for one account within an hour, code 7 with `retry_after`. None of this holds back a sign-in from an ' +
     'address the account signed in from before, or with its `device_token`: those have 10 failures per 15 minutes of their own. ' +
     'Accounts marked so need a captcha on every sign-in: code 8 once the password is right. The access token is bound to the ' +
@@ -87,7 +88,9 @@ export const authRefresh = defineMethod({
   description:
     'Rotation: answers a new Session with a new refresh token; the presented refresh token and the access token issued ' +
     "with it stop working. The new access token is bound to the caller's current address. Presenting a refresh token that " +
-    'was already used revokes every session of that sign-in (theft detection) and answers 1.',
+    'was already used revokes every session of that sign-in (theft detection) and answers 1; but within --refresh-reuse-grace ' +
+    'seconds of its rotation (10 by default) and from the address the rotation was made for, it answers 1 and keeps the sign-in ' +
+    '(one client refreshing twice at once), and the description says so.',
   auth: 'none',
   params: P.object({
     refresh_token: P.string({ ...TOKEN_PARAM, description: 'refresh_token of the latest Session; each one works once' }),

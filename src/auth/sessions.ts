@@ -38,6 +38,9 @@ export interface SessionData {
 const USER_AGENT_MAX = 256;
 
 const REUSED_REFRESH_TOKEN = 'the refresh token was already used: every session of this sign-in is revoked, sign in again';
+/** A rotated refresh token presented again by the client that rotated it, within the grace period. */
+const REFRESHED_MOMENTS_AGO =
+  'the refresh token was already used moments ago from this address: the sign-in is kept, use the session that refresh answered';
 const INVALID_REFRESH_TOKEN = 'the refresh token is unknown, expired or revoked';
 
 /**
@@ -163,7 +166,8 @@ async function reused(services: Services, familyId: string, refreshedAt: number,
     const latest = await latestFamilyAddress(services.db.kysely, familyId);
     racingItself = latest?.ip === requestAddress(ip);
   }
-  if (!racingItself) await revokeFamily(services, familyId);
+  if (racingItself) throw authError(REFRESHED_MOMENTS_AGO);
+  await revokeFamily(services, familyId);
   throw authError(REUSED_REFRESH_TOKEN);
 }
 

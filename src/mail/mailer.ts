@@ -116,12 +116,14 @@ class SmtpMailer implements Mailer {
 
 /** Without SMTP: every message, token included, goes to the log. For development only. */
 class LogMailer implements Mailer {
-  readonly destination = 'nowhere: no SMTP server is configured (--smtp-url), each message is written to the log (development only)';
+  readonly destination =
+    'nowhere: no SMTP server is configured (--smtp-url), each message is written to the log at warn level (development only)';
 
   constructor(private readonly log: FastifyBaseLogger) {}
 
   send(message: MailMessage): void {
-    this.log.info({ mail: message }, 'mail not sent (no SMTP server configured): message written here instead');
+    // At warn, as the message was not delivered: a quieter log level must not lose it unseen.
+    this.log.warn({ mail: message }, 'mail not sent (no SMTP server configured): message written here instead');
   }
 
   async drained(): Promise<void> {}

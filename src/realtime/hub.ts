@@ -74,6 +74,10 @@ export interface Connection {
   held?: NumberedEvent[];
   /** The number of users online the connection was last told (its `status` frames); undefined until its first frames are out. */
   online?: number;
+  /** A `4api` call is being answered: a session that ends meanwhile (the call may end it) closes the connection after the answer. */
+  calling?: boolean;
+  /** Why the session ended while a call was being answered. */
+  endedWhileCalling?: SessionEnd;
 }
 
 /** A number shown in a signed-in connection's `auth` frame (`counters`), per user. */
@@ -308,10 +312,27 @@ export class RealtimeHub {
     connection.expiry.unref();
   }
 
-  /** Closes a signed-in connection whose session ended. */
+  /**
+   * Closes a signed-in connection whose session ended: at once, or while a `4api` call is being
+   * answered, once its answer is out (a refresh or a password change over the feed ends the
+   * session and answers with the new one). It receives no event meanwhile.
+   */
   private end(connection: Connection, why: SessionEnd): void {
     this.remove(connection);
-    connection.socket.close(CloseCode.SESSION_REVOKED, END_REASONS[why]);
+    if (connection.calling) connection.endedWhileCalling = why;
+    else connection.socket.close(CloseCode.SESSION_REVOKED, END_REASONS[why]);
+  }
+
+  /** Runs a `4api` call of the connection and sends its answer; closes the connection after it if its session ended meanwhile. */
+  async answerCall(connection: Connection, answer: () => Promise<string>): Promise<void> {
+    connection.calling = true;
+    try {
+      this.send(connection, await answer());
+    } finally {
+      connection.calling = false;
+      const why = connection.endedWhileCalling;
+      if (why !== undefined) connection.socket.close(CloseCode.SESSION_REVOKED, END_REASONS[why]);
+    }
   }
 
   /** Sends text to one connection, cutting it when its queue would pass the bound. False when not sent. */

@@ -5,6 +5,7 @@ import type { WebSocket } from 'ws';
 import type { ResolvedSession } from '../auth/tokens.js';
 import type { Services } from '../services.js';
 import { ApiError, Code } from '../api/errors.js';
+import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
 import { resultJson, type MethodDispatcher } from '../api/dispatch.js';
 import { loadUsers } from '../users/profiles.js';
 import { CloseCode, framesFor, type Connection, type FeedFormat } from './hub.js';
@@ -92,17 +93,21 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
       if (frame.kind === 'ping') hub.send(connection, PONG);
       else if (frame.kind === 'event' && frame.event === 'api') {
         // Calls run one after another, each answered before the next starts.
-        calls = calls.then(() => answerApi(frame.data)).catch((err) => request.log.error({ err }, 'realtime api call failed'));
+        calls = calls
+          .then(() => hub.answerCall(connection, () => answerApi(frame.data)))
+          .catch((err) => request.log.error({ err }, 'realtime api call failed'));
       }
     });
     socket.on('pong', () => (connection.alive = true));
 
-    const answerApi = async (data: unknown): Promise<void> => {
+    const answerApi = async (data: unknown): Promise<string> => {
       const [name, params] = Array.isArray(data) ? data : [];
       const method = typeof name === 'string' ? name : '';
       const raw = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
       let answer: string;
       try {
+        // As an HTTP request's JSON body: refused before anything is done with it.
+        if (nestedDeeperThan(raw)) throw new ApiError(Code.BAD_PARAM, `the parameters ${TOO_DEEP}`);
         const { answer: data, charge } = await dispatcher.invoke({
           name: method,
           raw,
@@ -124,7 +129,7 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
           ...(apiError.data !== undefined ? { data: apiError.data } : {}),
         });
       }
-      hub.send(connection, eventFrame('api', answer));
+      return eventFrame('api', answer);
     };
 
     // A session that ends while its token is being resolved may not be seen ended by the resolution.
