@@ -58,6 +58,16 @@ export async function callOk(
   return data;
 }
 
+/** Calls a method that answers `{ code: 0 }` alone on success, and asserts that it did. */
+export async function callVoid(
+  server: TestServer,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: Parameters<TestServer['call']>[2] = {},
+): Promise<void> {
+  assert.deepEqual((await server.call(method, params, options)).body, { code: 0 }, method);
+}
+
 /** Calls a method and asserts it failed with the given code. */
 export async function callFails(
   server: TestServer,

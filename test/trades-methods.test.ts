@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers.js';
-import { callFails, callOk, catalogWorld, tokenFor, user } from './item-fixtures.js';
+import { callFails, callOk, callVoid, catalogWorld, tokenFor, user } from './item-fixtures.js';
 import { craftItems } from '../src/inventory/craft.js';
 import { revokeItem } from '../src/inventory/grants.js';
 import type { World } from '../src/world/schema.js';
@@ -65,16 +65,11 @@ before(async () => {
     [6, { trades_income: 0, trades_income_gifts: 0 }],
     [7, { trades_income_gifts_autoaccept: 1 }],
   ];
-  for (const [id, values] of settings) await voidOk('privacy.update', values, { token: tokens.get(id) });
+  for (const [id, values] of settings) await callVoid(server, 'privacy.update', values, { token: tokens.get(id) });
 });
 after(async () => {
   await server.close();
 });
-
-/** Calls a method that answers `{ code: 0 }` alone on success. */
-async function voidOk(method: string, params: Record<string, unknown>, options: Parameters<TestServer['call']>[2]): Promise<void> {
-  assert.deepEqual((await server.call(method, params, options)).body, { code: 0 }, method);
-}
 
 const as = (id: number) => ({ token: tokens.get(id) });
 
@@ -163,8 +158,8 @@ describe('trades.create', () => {
     // 4 takes trades from a friend; gifts from anyone (trades_income_gifts), like 5.
     const fromFriend = await callOk(server, 'trades.create', { user_id: 4, thing_ids_from: '20' }, as(2));
     const gift = await callOk(server, 'trades.create', { user_id: 5, thing_ids_from: '17' }, as(1));
-    await voidOk('trades.cancel', { trade_id: fromFriend.trade_id }, as(2));
-    await voidOk('trades.cancel', { trade_id: gift.trade_id }, as(1));
+    await callVoid(server, 'trades.cancel', { trade_id: fromFriend.trade_id }, as(2));
+    await callVoid(server, 'trades.cancel', { trade_id: gift.trade_id }, as(1));
     assert.deepEqual([(await owner(20)).user_id, (await owner(17)).user_id], [2, 1]);
   });
 
@@ -303,7 +298,7 @@ describe('a trade from offer to acceptance', () => {
     ]);
     // Back again: the earlier owners accumulate.
     const back = await callOk(server, 'trades.create', { user_id: 1, thing_ids_from: '10' }, as(2));
-    await voidOk('trades.accept', { trade_id: back.trade_id }, as(1));
+    await callVoid(server, 'trades.accept', { trade_id: back.trade_id }, as(1));
     assert.deepEqual((await things(1)).get(10).previous_owners_user_ids, [1, 2]);
   });
 
@@ -340,7 +335,7 @@ describe('a trade from offer to acceptance', () => {
     await callFails(server, 'trades.getOutbound', { count: 51 }, 6, as(1));
     const zero = await callOk(server, 'trades.getIncome', { count: 0 }, as(2));
     assert.deepEqual([zero.count, zero.trades], [3, []]);
-    for (const trade_id of ids) await voidOk('trades.revoke', { trade_id }, as(1));
+    for (const trade_id of ids) await callVoid(server, 'trades.revoke', { trade_id }, as(1));
   });
 });
 
@@ -349,7 +344,7 @@ describe('an item that moves or ends invalidates every open trade holding it', (
     const first = await callOk(server, 'trades.create', { user_id: 2, thing_ids_from: '16' }, as(1));
     const second = await callOk(server, 'trades.create', { user_id: 7, thing_ids_from: '16', thing_ids_to: '18' }, as(1));
     const unrelated = await callOk(server, 'trades.create', { user_id: 2, thing_ids_from: '17' }, as(1));
-    await voidOk('trades.accept', { trade_id: first.trade_id }, as(2));
+    await callVoid(server, 'trades.accept', { trade_id: first.trade_id }, as(2));
     await callFails(server, 'trades.accept', { trade_id: second.trade_id }, 603, as(7));
     const shown = await callOk(server, 'trades.getById', { trade_id: second.trade_id }, as(7));
     assert.deepEqual([shown.trades[0].status, shown.trades[0].reaction_time], [4, now + 60]);
@@ -358,7 +353,7 @@ describe('an item that moves or ends invalidates every open trade holding it', (
       (await callOk(server, 'trades.getOutbound', {}, as(1))).trades.map((t: any) => t.trade_id),
       [unrelated.trade_id],
     );
-    await voidOk('trades.revoke', { trade_id: unrelated.trade_id }, as(1));
+    await callVoid(server, 'trades.revoke', { trade_id: unrelated.trade_id }, as(1));
   });
 
   test('a craft and an admin revocation invalidate the open trades of their items', async () => {
@@ -384,7 +379,7 @@ describe('an item that moves or ends invalidates every open trade holding it', (
       [untouched.trade_id],
     );
     await callFails(server, 'trades.accept', { trade_id: crafted.trade_id }, 603, as(2));
-    await voidOk('trades.cancel', { trade_id: untouched.trade_id }, as(2));
+    await callVoid(server, 'trades.cancel', { trade_id: untouched.trade_id }, as(2));
   });
 
   test('an item whose per-item data changed since it was offered is not the item offered: accepting answers 603', async () => {
@@ -434,9 +429,9 @@ describe('bots', () => {
     await callFails(server, 'trades.historyWith', { user_id: 2 }, 4, { token: bot });
     assert.deepEqual((await server.call('trades.cancel', { trade_id }, { token: bot })).body, { code: 0 });
     const back = await callOk(server, 'trades.create', { user_id: 8, thing_ids_to: '80' }, as(2));
-    await voidOk('trades.decline', { trade_id: back.trade_id }, { token: bot });
+    await callVoid(server, 'trades.decline', { trade_id: back.trade_id }, { token: bot });
     const gift = await callOk(server, 'trades.create', { user_id: 8, thing_ids_from: '22' }, as(2));
-    await voidOk('trades.accept', { trade_id: gift.trade_id }, { token: bot });
+    await callVoid(server, 'trades.accept', { trade_id: gift.trade_id }, { token: bot });
     assert.equal((await owner(22)).user_id, 8);
   });
 });

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers.js';
-import { callFails, callOk, catalogWorld, tokenFor, user } from './item-fixtures.js';
+import { callFails, callOk, callVoid, catalogWorld, tokenFor, user } from './item-fixtures.js';
 import { sweepExpiredTrades } from '../src/trades/expiry.js';
 import { exportWorld } from '../src/world/export.js';
 import { importWorld } from '../src/world/import.js';
@@ -49,10 +49,6 @@ const offer = async (from: number, to: number, give: string, take?: string) =>
   (await callOk(server, 'trades.create', { user_id: to, thing_ids_from: give, ...(take ? { thing_ids_to: take } : {}) }, as(from)))
     .trade_id as number;
 
-async function voidOk(method: string, params: Record<string, unknown>, options: Parameters<TestServer['call']>[2]): Promise<void> {
-  assert.deepEqual((await server.call(method, params, options)).body, { code: 0 }, method);
-}
-
 describe('expiry', () => {
   test('an open trade expires after the TTL: lists drop it, history shows 5 at create_time + TTL, accept answers 802; the sweep writes it', async () => {
     const tradeId = await offer(1, 2, '10');
@@ -85,7 +81,7 @@ describe('expiry', () => {
 describe('the hold on received items', () => {
   test('received items cannot be offered or crafted until the hold ends', async () => {
     const tradeId = await offer(1, 2, '11', '41');
-    await voidOk('trades.accept', { trade_id: tradeId }, as(2));
+    await callVoid(server, 'trades.accept', { trade_id: tradeId }, as(2));
     const at = nowSeconds();
     const held = await server.db.kysely
       .selectFrom('items')
@@ -108,7 +104,7 @@ describe('the hold on received items', () => {
     );
     server.clock.advance(HOLD);
     const back = await offer(2, 1, '11');
-    await voidOk('trades.revoke', { trade_id: back }, as(2));
+    await callVoid(server, 'trades.revoke', { trade_id: back }, as(2));
   });
 });
 
@@ -120,13 +116,13 @@ describe('limits', () => {
     assert.equal(full.body.code, 7);
     assert.equal(full.status, 429);
     assert.deepEqual(full.body.data, { retry_after: TTL });
-    await voidOk('trades.revoke', { trade_id: open[0] }, as(1));
+    await callVoid(server, 'trades.revoke', { trade_id: open[0] }, as(1));
     await callFails(server, 'trades.create', { user_id: 3, thing_ids_from: '40' }, 603, as(1));
     open[0] = await offer(1, 3, '15');
-    await voidOk('trades.revoke', { trade_id: open[1] }, as(1));
+    await callVoid(server, 'trades.revoke', { trade_id: open[1] }, as(1));
     server.clock.advance(10);
     open[1] = await offer(1, 3, '16');
-    await voidOk('trades.revoke', { trade_id: open[2] }, as(1));
+    await callVoid(server, 'trades.revoke', { trade_id: open[2] }, as(1));
     // Five offers made in the last minute, four of them 10 s ago: the sixth waits until those leave the window.
     const rate = await server.call('trades.create', { user_id: 3, thing_ids_from: '17' }, as(1));
     assert.equal(rate.status, 429);
@@ -135,7 +131,7 @@ describe('limits', () => {
     await callFails(server, 'trades.create', { user_id: 3, thing_ids_from: '17' }, 7, as(1));
     server.clock.advance(1);
     open[2] = await offer(1, 3, '17');
-    for (const tradeId of open) await voidOk('trades.cancel', { trade_id: tradeId }, as(3));
+    for (const tradeId of open) await callVoid(server, 'trades.cancel', { trade_id: tradeId }, as(3));
   });
 });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers.js';
 import { admin } from './admin-support.js';
 import { ADMIN_KEY } from './admin-support.js';
-import { callFails, callOk, catalogWorld, tokenFor, user } from './item-fixtures.js';
+import { callFails, callOk, callVoid, catalogWorld, tokenFor, user } from './item-fixtures.js';
 import type { World } from '../src/world/schema.js';
 
 /*
@@ -57,11 +57,6 @@ after(async () => {
 
 const as = (id: number) => ({ token: tokens.get(id) });
 
-/** Calls a method that answers `{ code: 0 }` alone on success. */
-async function voidOk(method: string, params: Record<string, unknown>, options: Parameters<TestServer['call']>[2]): Promise<void> {
-  assert.deepEqual((await server.call(method, params, options)).body, { code: 0 }, method);
-}
-
 /** The item ids of prepareTrade's two lists, as `viewer` asks about `partner`. */
 async function prepared(viewer: number, partner: number): Promise<[number[], number[]]> {
   const answer = await server.call('execute.prepareTrade', { user_id: partner }, as(viewer));
@@ -85,9 +80,9 @@ describe('execute.prepareTrade and inventory privacy', () => {
   });
 
   test('a hidden inventory that is opened to everyone shows up at once', async () => {
-    await voidOk('privacy.update', { inventory: 'everyone' }, as(3));
+    await callVoid(server, 'privacy.update', { inventory: 'everyone' }, as(3));
     assert.deepEqual((await prepared(1, 3))[1], [30]);
-    await voidOk('privacy.update', { inventory: 'friends' }, as(3));
+    await callVoid(server, 'privacy.update', { inventory: 'friends' }, as(3));
     assert.deepEqual((await prepared(1, 3))[1], []);
   });
 });
@@ -109,7 +104,7 @@ describe('trade lists', () => {
       after.trades.map((t: { trade_id: number }) => t.trade_id),
       [trade_id],
     );
-    await voidOk('trades.revoke', { trade_id }, as(1));
+    await callVoid(server, 'trades.revoke', { trade_id }, as(1));
     assert.deepEqual((await callOk(server, 'trades.history', {}, as(1))).users_data, [placeholder]);
   });
 });
