@@ -218,7 +218,11 @@ test('parameters nested too deeply answer 2 over the feed as over HTTP, before a
     for (let level = 0; level < 40; level++) deep = { a: deep };
     const answer = await client.api('users.get', { user_id: ALICE, x: deep });
     assert.equal(answer.code, 2);
-    assert.match(answer.description!, /nested too deeply/);
+    assert.match(answer.description!, /^the parameters object is nested too deeply/);
+    // Parameters that are not an object answer 2 too, as an HTTP body that is not one does.
+    client.socket.send('4api["users.get",[{"user_id":1}]]');
+    const notObject = await client.next((f) => f.event === 'api' && f.data.code === 2 && /must be an object/.test(f.data.description));
+    assert.deepEqual(notObject.data, { method: 'users.get', code: 2, description: 'the parameters must be an object' });
     assert.equal((await client.api('users.get', { user_id: ALICE })).code, 0);
     client.close();
   }));

@@ -38,9 +38,10 @@ export async function updatePassword(
 }
 
 /**
- * Limits of account.updateEmail, per hour: requests of one account, and requests naming one
- * address, whatever they answer. They bound the mail an account can have sent to addresses of
- * its choosing, and how many addresses it can learn are taken (1601), as sign-up does.
+ * Limits of account.updateEmail, per hour: requests of one account, whatever they answer, and
+ * requests naming one address that the account's limit let through. They bound the mail an
+ * account can have sent to addresses of its choosing, and how many addresses it can learn are
+ * taken (1601), as sign-up does. An account past its own limit uses up no address's.
  */
 export const EMAIL_CHANGE_LIMITS = { windowSeconds: 60 * 60, perAccount: 5, perEmail: 3 } as const;
 
@@ -54,12 +55,10 @@ export async function updateEmail(services: Services, request: { userId: number;
   await confirmPassword(services, request.userId, request.password);
   const { counters } = services;
   const { windowSeconds } = EMAIL_CHANGE_LIMITS;
-  const [account, named] = await Promise.all([
-    counters.hit(`email-change:user:${request.userId}`, windowSeconds),
-    counters.hit(`email-change:email:${sha256(email).slice(0, 32)}`, windowSeconds),
-  ]);
+  const account = await counters.hit(`email-change:user:${request.userId}`, windowSeconds);
   if (account.count > EMAIL_CHANGE_LIMITS.perAccount) throw rateLimited(account.resetIn);
-  if (named.count > EMAIL_CHANGE_LIMITS.perEmail) throw rateLimited(named.resetIn);
+  const named = await counters.take(`email-change:email:${sha256(email).slice(0, 32)}`, windowSeconds, EMAIL_CHANGE_LIMITS.perEmail);
+  if (!named.taken) throw rateLimited(named.resetIn);
   const { kysely } = services.db;
   const user = await getUser(kysely, request.userId, ['email', 'email_verified']);
   if (user.email === email && user.email_verified === 1) throw badParam('email', 'is already the confirmed address of the account');

@@ -169,7 +169,7 @@ export const accountUpdateEmail = defineMethod({
     `Sends a confirmation token (${HOURS} hours) to the new address and a notice to the old one; the address changes ` +
     'once the token comes back through account.verifyEmail. Given the current, unconfirmed address, sends a new ' +
     `confirmation. A wrong password answers 1605; ${CONFIRM_RULE}. At most ${EMAIL_CHANGE_LIMITS.perAccount} requests of ` +
-    `one account and ${EMAIL_CHANGE_LIMITS.perEmail} naming one address per hour, whatever they answer, then code 7.`,
+    `one account per hour, whatever they answer, and ${EMAIL_CHANGE_LIMITS.perEmail} naming one address, then code 7.`,
   auth: 'required',
   params: P.object({
     email: P.string({ maxLength: 254, description: 'the new address' }),

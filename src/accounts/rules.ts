@@ -71,8 +71,10 @@ export function checkNewPassword(password: string, name = 'password'): void {
   const length = lengthOf(password);
   if (length < PASSWORD_MIN) throw badParam(name, `must be at least ${PASSWORD_MIN} characters`);
   if (length > PASSWORD_MAX) throw badParam(name, `must be at most ${PASSWORD_MAX} characters`);
-  // Hashed as UTF-8, where every lone surrogate becomes U+FFFD: such passwords would all be one.
-  if (/\p{Cs}/u.test(password)) throw badParam(name, 'must be valid Unicode text (it holds a lone surrogate)');
+  // Hashed as UTF-8, where every lone surrogate becomes U+FFFD, as every byte of invalid UTF-8
+  // in a request already has: such passwords would all be one.
+  if (/[\p{Cs}\uFFFD]/u.test(password))
+    throw badParam(name, 'must be valid Unicode text (it holds a lone surrogate or a replacement character)');
   if (COMMON_PASSWORDS.has(password.toLowerCase()))
     throw badParam(name, `is one of the ${COMMON_PASSWORDS_REFUSED.toLocaleString('en')} most common passwords: choose another`);
 }

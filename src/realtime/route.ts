@@ -103,11 +103,13 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
     const answerApi = async (data: unknown): Promise<string> => {
       const [name, params] = Array.isArray(data) ? data : [];
       const method = typeof name === 'string' ? name : '';
-      const raw = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+      const isObject = params !== null && typeof params === 'object' && !Array.isArray(params);
+      const raw = isObject ? (params as Record<string, unknown>) : {};
       let answer: string;
       try {
         // As an HTTP request's JSON body: refused before anything is done with it.
-        if (nestedDeeperThan(raw)) throw new ApiError(Code.BAD_PARAM, `the parameters ${TOO_DEEP}`);
+        if (!isObject && params !== undefined && params !== null) throw new ApiError(Code.BAD_PARAM, 'the parameters must be an object');
+        if (nestedDeeperThan(raw)) throw new ApiError(Code.BAD_PARAM, `the parameters object ${TOO_DEEP}`);
         const { answer: data, charge } = await dispatcher.invoke({
           name: method,
           raw,
