@@ -1,5 +1,5 @@
 import { badParam, rateLimited } from '../api/errors.js';
-import { sha256 } from '../infra/secrets.js';
+import { emailKey } from '../infra/address-keys.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { requestAddress } from '../auth/ip.js';
 import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
@@ -57,7 +57,7 @@ export async function updateEmail(services: Services, request: { userId: number;
   const { windowSeconds } = EMAIL_CHANGE_LIMITS;
   const account = await counters.hit(`email-change:user:${request.userId}`, windowSeconds);
   if (account.count > EMAIL_CHANGE_LIMITS.perAccount) throw rateLimited(account.resetIn);
-  const named = await counters.take(`email-change:email:${sha256(email).slice(0, 32)}`, windowSeconds, EMAIL_CHANGE_LIMITS.perEmail);
+  const named = await counters.take(`email-change:email:${emailKey(email)}`, windowSeconds, EMAIL_CHANGE_LIMITS.perEmail);
   if (!named.taken) throw rateLimited(named.resetIn);
   const { kysely } = services.db;
   const user = await getUser(kysely, request.userId, ['email', 'email_verified']);

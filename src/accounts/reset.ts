@@ -3,7 +3,7 @@ import { rateLimited } from '../api/errors.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { requestAddress } from '../auth/ip.js';
 import { admitSecondFactorCheck, readSecondFactor, spendSecondFactor } from '../auth/second-factor.js';
-import { sha256 } from '../infra/secrets.js';
+import { emailKey } from '../infra/address-keys.js';
 import { nowSeconds, type Services } from '../services.js';
 import { badAccountToken, findAccountToken, issueAccountToken, useAccountToken } from './account-tokens.js';
 import { endAllSessionsIn } from '../auth/queries.js';
@@ -32,7 +32,7 @@ export async function requestPasswordReset(services: Services, request: { email:
   const { windowSeconds } = RESET_REQUEST_LIMITS;
   const [address, named] = await Promise.all([
     counters.hit(`reset:ip:${requestAddress(request.ip)}`, windowSeconds),
-    counters.hit(`reset:email:${sha256(email).slice(0, 32)}`, windowSeconds),
+    counters.hit(`reset:email:${emailKey(email)}`, windowSeconds),
   ]);
   if (address.count > RESET_REQUEST_LIMITS.perAddress) throw rateLimited(address.resetIn);
   if (named.count > RESET_REQUEST_LIMITS.perEmail) throw rateLimited(named.resetIn);

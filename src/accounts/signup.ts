@@ -1,7 +1,7 @@
 import { ApiError, Code } from '../api/errors.js';
 import { requestAddress } from '../auth/ip.js';
 import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
-import { sha256 } from '../infra/secrets.js';
+import { emailKey } from '../infra/address-keys.js';
 import { nowSeconds, type Services } from '../services.js';
 import { announceUsersChanged } from '../users/profile-cache.js';
 import { nickColumns } from '../users/search-keys.js';
@@ -74,7 +74,7 @@ export async function signUp(services: Services, request: SignupRequest): Promis
 }
 
 async function refuseTakenAddress(services: Services, email: string): Promise<never> {
-  const notice = await services.counters.hit(`signup:told:${sha256(email).slice(0, 32)}`, TAKEN_NOTICE_EVERY);
+  const notice = await services.counters.hit(`signup:told:${emailKey(email)}`, TAKEN_NOTICE_EVERY);
   if (notice.count === 1) services.mail.send(addressTakenMessage(email));
   throw emailTaken();
 }

@@ -1,5 +1,5 @@
 import { ApiError, Code, rateLimited } from '../api/errors.js';
-import { sha256 } from '../infra/secrets.js';
+import { emailKey } from '../infra/address-keys.js';
 import type { Services } from '../services.js';
 import { captchaSolved } from './captcha.js';
 
@@ -164,7 +164,7 @@ async function waitFor(services: Services, budget: Budget): Promise<number> {
  */
 export async function admitSignup(services: Services, attempt: { email: string; ip: string; captcha?: string }): Promise<void> {
   const window = SIGNUP_LIMITS.windowSeconds;
-  const named = await services.counters.hit(`signup:email:${sha256(attempt.email).slice(0, 32)}`, window);
+  const named = await services.counters.hit(`signup:email:${emailKey(attempt.email)}`, window);
   if (named.count > SIGNUP_LIMITS.ceilingEmailAttempts) throw rateLimited(named.resetIn);
   const admitted = await admitAttempt(services, {
     budgets: [{ key: `signup:ip:${attempt.ip}`, free: SIGNUP_LIMITS.captchaAfterAddressAttempts, windowSeconds: window }],

@@ -3,8 +3,7 @@ import type { Services } from '../services.js';
 import { SIGNIN_LIMITS, admitAttempt, type Budget, type DefenceRequest } from './defence.js';
 import { requestAddress } from './ip.js';
 import { knownSource, rememberSource } from './known-sources.js';
-import { sha256 } from '../infra/secrets.js';
-import { addressKey } from '../infra/address-keys.js';
+import { addressKey, emailKey } from '../infra/address-keys.js';
 import { captchaSolved } from './captcha.js';
 import { needsRehash } from './passwords.js';
 import type { Executor } from '../db/connection.js';
@@ -32,8 +31,7 @@ export type SigninOutcome = SessionData | { totp_session_token: string };
  * an address or device the account signed in from before, a budget of that source's own.
  */
 export function signinDefence(email: string, ip: string, known: string | null, addressSlots?: number): Omit<DefenceRequest, 'captcha'> {
-  // E-mail addresses stay out of counter names (Redis keys are visible to operators).
-  const account = sha256(email).slice(0, 32);
+  const account = emailKey(email);
   const window = SIGNIN_LIMITS.windowSeconds;
   const trusted: Budget | undefined = known
     ? { key: `auth:fail:known:${account}:${known}`, free: SIGNIN_LIMITS.knownSourceFailures, windowSeconds: window }

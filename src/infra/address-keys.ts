@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { sha256 } from './secrets.js';
 
 /**
  * Counter names for per-address tables (request limits, sign-in failures, admin-key
@@ -40,4 +41,9 @@ function fnv1a(text: string): number {
     hash = Math.imul(hash, 0x01000193);
   }
   return hash >>> 0;
+}
+
+/** An e-mail address as counter names hold it: a hash, as counter names are seen by operators (Redis keys). */
+export function emailKey(email: string): string {
+  return sha256(email).slice(0, 32);
 }

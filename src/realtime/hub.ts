@@ -27,6 +27,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The reason of the 4003 close, by why the session ended. */
 const END_REASONS: Record<SessionEnd, string> = { revoked: 'session revoked', expired: 'session expired' };
 
+/** Closes a connection whose session ended, saying why. */
+const closeEnded = (connection: Connection, why: SessionEnd): void => connection.socket.close(CloseCode.SESSION_REVOKED, END_REASONS[why]);
+
 /** How long the online count of `status` frames is kept, ms. */
 const ONLINE_COUNT_TTL_MS = 10_000;
 
@@ -320,7 +323,7 @@ export class RealtimeHub {
   private end(connection: Connection, why: SessionEnd): void {
     this.remove(connection);
     if (connection.calling) connection.endedWhileCalling = why;
-    else connection.socket.close(CloseCode.SESSION_REVOKED, END_REASONS[why]);
+    else closeEnded(connection, why);
   }
 
   /** Runs a `4api` call of the connection and sends its answer; closes the connection after it if its session ended meanwhile. */
@@ -330,8 +333,7 @@ export class RealtimeHub {
       this.send(connection, await answer());
     } finally {
       connection.calling = false;
-      const why = connection.endedWhileCalling;
-      if (why !== undefined) connection.socket.close(CloseCode.SESSION_REVOKED, END_REASONS[why]);
+      if (connection.endedWhileCalling !== undefined) closeEnded(connection, connection.endedWhileCalling);
     }
   }
 

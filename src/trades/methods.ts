@@ -20,12 +20,12 @@ const paging = {
 };
 const side = (description: string) => P.optional(P.uintSet({ tooMany: MAX_SIDE_ITEMS, description }));
 
-/** One side's items, named under either of its names; both names with different items answer 2. */
-function sideOf(things: number[] | undefined, items: number[] | undefined, alias: string): number[] {
+/** One side's items, given as `things` (its name) or `items` (its alias) or both; both naming different items answer 2. */
+function sideOf(things: number[] | undefined, items: number[] | undefined, names: { name: string; alias: string }): number[] {
   if (things !== undefined && items !== undefined) {
     const named = new Set(things);
     if (items.length !== named.size || items.some((id) => !named.has(id)))
-      throw badParam(alias, `names other items than ${alias.replace('item_', 'thing_')}: give the side under one name`);
+      throw badParam(names.alias, `names other items than ${names.name}: give the side under one name`);
   }
   return things ?? items ?? [];
 }
@@ -101,8 +101,8 @@ export const tradeMethods: AnyMethod[] = [
     },
     handler: async ({ services, caller }, params) => {
       const toId = await requireUser(services, params.user_id, { active: true });
-      const thingsFrom = sideOf(params.thing_ids_from, params.item_ids_from, 'item_ids_from');
-      const thingsTo = sideOf(params.thing_ids_to, params.item_ids_to, 'item_ids_to');
+      const thingsFrom = sideOf(params.thing_ids_from, params.item_ids_from, { name: 'thing_ids_from', alias: 'item_ids_from' });
+      const thingsTo = sideOf(params.thing_ids_to, params.item_ids_to, { name: 'thing_ids_to', alias: 'item_ids_to' });
       const { tradeId } = await createTrade(services, { fromId: caller.userId, toId, thingsFrom, thingsTo });
       return { trade_id: tradeId };
     },
@@ -201,9 +201,10 @@ export const tradeMethods: AnyMethod[] = [
         }
         return `{"list":[${texts.join(',')}]}`;
       };
-      const shown = admission.trades && (await mayReadInventory(services, partnerId, caller.userId));
-      const [mine, theirs] = await Promise.all([listOf(caller.userId), shown ? listOf(partnerId) : '{"list":[]}']);
-      return new SerializedData(`{"items":[${mine},${theirs}]}`);
+      const theirs = async () =>
+        admission.trades && (await mayReadInventory(services, partnerId, caller.userId)) ? listOf(partnerId) : '{"list":[]}';
+      const [mineList, theirList] = await Promise.all([listOf(caller.userId), theirs()]);
+      return new SerializedData(`{"items":[${mineList},${theirList}]}`);
     },
   }),
 ];

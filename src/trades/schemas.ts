@@ -25,14 +25,17 @@ export const Trade = Type.Object(
 
 const Ids = (description: string) => Type.Array(Uint, { description });
 
+/** A partner in a trade list: the full form, or for a globally blocked partner users.get's placeholder (inactive: global_ban). */
+const Partner = Type.Union([UserFull, UserInactive]);
+
 export const TradeList = Type.Object(
   {
     count: Type.Integer({ minimum: 0, description: 'trades the whole list holds' }),
     trades: Type.Array(Trade),
-    users_data: Type.Array(Type.Union([UserFull, UserInactive]), {
+    users_data: Type.Array(Partner, {
       description: "the partners, full form; a globally blocked partner as users.get's placeholder (inactive: global_ban)",
     }),
-    user_data: Type.Array(Type.Union([UserFull, UserInactive]), { description: 'the same list as users_data' }),
+    user_data: Type.Array(Partner, { description: 'the same list as users_data' }),
     collections: Ids('collection ids of the listed items'),
     qualities: Ids('class ids of the listed items'),
     thing_types: Ids('item types of the listed items'),
