@@ -1,6 +1,7 @@
-import { sql, type ExpressionBuilder, type QueryCreator, type RawBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type QueryCreator } from 'kysely';
 import type { OwnedRow } from '../catalog/serialize.js';
 import type { DialectName, Executor } from '../db/connection.js';
+import { Statement, type Placeholders } from '../db/statements.js';
 import type { Tables, TradeItemsTable } from '../db/tables.js';
 import { elementAt } from '../infra/elements.js';
 import { OWNED } from '../inventory/queries.js';
@@ -44,17 +45,22 @@ export interface TradeEntry {
   data: string | null;
 }
 
+/** A trade and its items in ascending item id, in one statement. */
+const TRADE_WITH_ENTRIES = new Statement<{ tradeId: number }, TradeRecord & { [K in keyof TradeEntry]: TradeEntry[K] | null }>(
+  ({ tradeId }) => sql`
+    select trades.trade_id, trades.user_id_from, trades.user_id_to, trades.status, trades.create_time, trades.reaction_time,
+      trade_items.item_id, trade_items.side, trade_items.data
+    from trades left join trade_items on trade_items.trade_id = trades.trade_id
+    where trades.trade_id = ${tradeId}
+    order by trade_items.item_id`,
+);
+
 /** A trade and its items in ascending item id, in one statement; undefined when there is no such trade. */
 export async function tradeWithEntries(
   executor: Executor,
   tradeId: number,
 ): Promise<{ trade: TradeRecord; entries: TradeEntry[] } | undefined> {
-  const { rows } = await sql<TradeRecord & { [K in keyof TradeEntry]: TradeEntry[K] | null }>`
-    select trades.trade_id, trades.user_id_from, trades.user_id_to, trades.status, trades.create_time, trades.reaction_time,
-      trade_items.item_id, trade_items.side, trade_items.data
-    from trades left join trade_items on trade_items.trade_id = trades.trade_id
-    where trades.trade_id = ${tradeId}
-    order by trade_items.item_id`.execute(executor);
+  const { rows } = await TRADE_WITH_ENTRIES.run(executor, { tradeId });
   const first = rows[0];
   if (first === undefined) return undefined;
   const { trade_id, user_id_from, user_id_to, status, create_time, reaction_time } = first;
@@ -73,15 +79,19 @@ export function tradeEntries(executor: Executor, tradeId: number): Promise<Trade
     .execute();
 }
 
+const MARK_ACCEPTED = new Statement<{ tradeId: number; now: number; cutoff: number }>(
+  ({ tradeId, now, cutoff }) => sql`
+    update trades set status = ${TradeStatus.ACCEPTED}, reaction_time = ${now}
+    where trade_id = ${tradeId} and status = ${OPEN} and create_time > ${cutoff}`,
+);
+
 /**
  * SQLite: moves an open trade to accepted, when it is still open and not expired: a conditional
  * update, so of concurrent transitions exactly one changes the row. False when it was no longer
  * open.
  */
 export async function markAccepted(trx: Executor, tradeId: number, now: number, cutoff: number): Promise<boolean> {
-  const opened = await sql`
-    update trades set status = ${TradeStatus.ACCEPTED}, reaction_time = ${now}
-    where trade_id = ${tradeId} and status = ${OPEN} and create_time > ${cutoff}`.execute(trx);
+  const opened = await MARK_ACCEPTED.run(trx, { tradeId, now, cutoff });
   return opened.numAffectedRows === 1n;
 }
 
@@ -100,23 +110,40 @@ export interface ItemMove {
   data: string;
 }
 
-/** An item's trade lock after it moved: `hold` seconds from `now`, or as it was when there is no hold. */
-const tradeLockAfterMove = (now: number, hold: number) => (hold > 0 ? sql`${now + hold}` : sql`items.ts_can_trade`);
+type MoveValues = { moves: [item_id: number, giver: number, receiver: number, data: string][]; now: number; canTrade: number };
+
+/** The items' update of moveItems: their trade lock `canTrade`, or (without a hold) as it was. */
+const moveUpdate = (hold: boolean) =>
+  new Statement<MoveValues>(
+    ({ moves, now, canTrade }) => sql`
+      with m (item_id, giver, receiver, data) as (values ${sql.join(moves.map((move) => sql`(${sql.join(move)})`))})
+      update items set user_id = m.receiver, ts_owned = ${now}, ts_can_trade = ${hold ? sql`${canTrade}` : sql`items.ts_can_trade`},
+        data = m.data
+      from m where items.item_id = m.item_id and items.user_id = m.giver and items.state = ${OWNED}`,
+  );
+const MOVE_ITEMS = { held: moveUpdate(true), free: moveUpdate(false) };
+
+const RECORD_MOVES = new Statement<{ tradeId: number; moves: [item_id: number, giver: number, receiver: number][]; now: number }>(
+  ({ tradeId, moves, now }) => sql`insert into trade_moves (trade_id, item_id, from_user_id, to_user_id, ts)
+    values ${sql.join(moves.map((move) => sql`(${tradeId}, ${sql.join(move)}, ${now})`))}`,
+);
 
 /**
  * SQLite: moves the items, each only when still owned by its giver, and records each move in
- * the ledger (in ascending item id), in the caller's transaction. Answers how many items moved.
+ * the ledger (in ascending item id), in the caller's transaction. An item's trade lock becomes
+ * `hold` seconds from `now`, or stays as it was when there is no hold. Answers how many items
+ * moved.
  */
 export async function moveItems(trx: Executor, tradeId: number, moves: ItemMove[], now: number, hold: number): Promise<number> {
   if (moves.length === 0) return 0;
   const sorted = [...moves].sort((a, b) => a.item_id - b.item_id);
-  const values = sql.join(sorted.map((m) => sql`(${m.item_id}, ${m.giver}, ${m.receiver}, ${m.data})`));
-  const updated = await sql`
-    with m (item_id, giver, receiver, data) as (values ${values})
-    update items set user_id = m.receiver, ts_owned = ${now}, ts_can_trade = ${tradeLockAfterMove(now, hold)}, data = m.data
-    from m where items.item_id = m.item_id and items.user_id = m.giver and items.state = ${OWNED}`.execute(trx);
-  await sql`insert into trade_moves (trade_id, item_id, from_user_id, to_user_id, ts)
-    values ${sql.join(sorted.map((m) => sql`(${tradeId}, ${m.item_id}, ${m.giver}, ${m.receiver}, ${now})`))}`.execute(trx);
+  const update = hold > 0 ? MOVE_ITEMS.held : MOVE_ITEMS.free;
+  const updated = await update.run(trx, {
+    moves: sorted.map((m) => [m.item_id, m.giver, m.receiver, m.data]),
+    now,
+    canTrade: now + hold,
+  });
+  await RECORD_MOVES.run(trx, { tradeId, moves: sorted.map((m) => [m.item_id, m.giver, m.receiver]), now });
   return Number(updated.numAffectedRows ?? 0);
 }
 
@@ -129,6 +156,14 @@ export interface AcceptRow {
   user_id_to: number;
 }
 
+const ACCEPT_IN_ONE_STATEMENT = new Statement<
+  { tradeId: number; callerId: number; now: number; cutoff: number; hold: number },
+  { kind: AcceptRow['kind']; trade_id: string; user_id_from: string | null; user_id_to: string | null }
+>(
+  ({ tradeId, callerId, now, cutoff, hold }) => sql`
+    select kind, trade_id, user_id_from, user_id_to from trade_accept(${tradeId}, ${callerId}, ${now}, ${cutoff}, ${hold})`,
+);
+
 /**
  * PostgreSQL: `callerId` accepts a trade in one statement (the function trade_accept of
  * migration 013; migration 011 describes its locks and answers), which reads the trade and its
@@ -140,11 +175,7 @@ export async function acceptInOneStatement(
   callerId: number,
   options: { now: number; cutoff: number; hold: number },
 ): Promise<AcceptRow[]> {
-  const { now, cutoff, hold } = options;
-  const { rows } = await sql<{ kind: AcceptRow['kind']; trade_id: string; user_id_from: string | null; user_id_to: string | null }>`
-    select kind, trade_id, user_id_from, user_id_to from trade_accept(${tradeId}, ${callerId}, ${now}, ${cutoff}, ${hold})`.execute(
-    executor,
-  );
+  const { rows } = await ACCEPT_IN_ONE_STATEMENT.run(executor, { tradeId, callerId, ...options });
   return rows.map((row) => ({
     kind: row.kind,
     trade_id: Number(row.trade_id),
@@ -152,6 +183,27 @@ export async function acceptInOneStatement(
     user_id_to: Number(row.user_id_to),
   }));
 }
+
+const CREATE_IN_ONE_STATEMENT = new Statement<
+  {
+    fromId: number;
+    toId: number;
+    now: number;
+    cutoff: number;
+    maxOpen: number;
+    since: number;
+    maxRecent: number;
+    friend: boolean;
+    itemIds: number[];
+    sides: number[];
+    owners: number[];
+  },
+  { trade_id: string | null }
+>(
+  (v) => sql`
+    select trade_create(${v.fromId}, ${v.toId}, ${v.now}, ${v.cutoff}, ${v.maxOpen}, ${v.since}, ${v.maxRecent}, ${v.friend},
+      ${v.itemIds}::bigint[], ${v.sides}::integer[], ${v.owners}::bigint[]) as trade_id`,
+);
 
 /**
  * PostgreSQL: records a new trade in one statement (the function trade_create of migration 013),
@@ -166,44 +218,70 @@ export async function createInOneStatement(
   options: { now: number; cutoff: number; maxOpen: number; since: number; maxRecent: number; friend: boolean },
 ): Promise<number | undefined> {
   const items = [...trade.items].sort((a, b) => a.item_id - b.item_id);
-  const { now, cutoff, maxOpen, since, maxRecent, friend } = options;
-  const { rows } = await sql<{ trade_id: string | null }>`
-    select trade_create(${trade.fromId}, ${trade.toId}, ${now}, ${cutoff}, ${maxOpen}, ${since}, ${maxRecent}, ${friend},
-      ${items.map((i) => i.item_id)}::bigint[], ${items.map((i) => i.side)}::integer[], ${items.map((i) => i.owner)}::bigint[]) as trade_id`.execute(
-    executor,
-  );
+  const { rows } = await CREATE_IN_ONE_STATEMENT.run(executor, {
+    fromId: trade.fromId,
+    toId: trade.toId,
+    ...options,
+    itemIds: items.map((i) => i.item_id),
+    sides: items.map((i) => i.side),
+    owners: items.map((i) => i.owner),
+  });
   const tradeId = elementAt(rows, 0).trade_id;
   return tradeId === null ? undefined : Number(tradeId);
 }
+
+type TradeItemValues = [
+  item_id: number,
+  side: number,
+  user_id: number,
+  item_proto_id: number,
+  ts_owned: number,
+  ts_can_trade: number,
+  data: string | null,
+][];
+type NewTradeValues = Pick<TradeRecord, 'user_id_from' | 'user_id_to' | 'status' | 'create_time' | 'reaction_time'>;
+
+const tradeRecord = (t: Placeholders<NewTradeValues>) => sql<{
+  trade_id: number | string;
+}>`insert into trades (user_id_from, user_id_to, status, create_time, reaction_time)
+    values (${t.user_id_from}, ${t.user_id_to}, ${t.status}, ${t.create_time}, ${t.reaction_time})
+    returning trade_id`;
+const tradeItemRows = (tradeId: unknown, items: Placeholders<{ items: TradeItemValues }>['items']) =>
+  sql`insert into trade_items (trade_id, item_id, side, user_id, item_proto_id, ts_owned, ts_can_trade, data)
+    values ${sql.join(items.map((item) => sql`(${tradeId}, ${sql.join(item)})`))}`;
+
+const INSERT_TRADE = new Statement<NewTradeValues, { trade_id: number | string }>(tradeRecord);
+const INSERT_TRADE_ITEMS = new Statement<{ tradeId: number; items: TradeItemValues }>(({ tradeId, items }) =>
+  tradeItemRows(tradeId, items),
+);
+/** PostgreSQL: the trade and its items in one statement. */
+const INSERT_TRADE_WITH_ITEMS = new Statement<NewTradeValues & { items: TradeItemValues }, { trade_id: number | string }>(
+  (values) => sql`
+    with created as (${tradeRecord(values)})
+    ${tradeItemRows(sql`(select trade_id from created)`, values.items)}
+    returning trade_id`,
+);
 
 /** Records a new trade and its items, in the caller's transaction (on PostgreSQL in one statement); answers its id. */
 export async function insertTrade(
   trx: Executor,
   dialect: DialectName,
-  trade: Pick<TradeRecord, 'user_id_from' | 'user_id_to' | 'status' | 'create_time' | 'reaction_time'>,
+  trade: NewTradeValues,
   items: Omit<TradeItemsTable, 'trade_id'>[],
 ): Promise<number> {
-  const record = sql`insert into trades (user_id_from, user_id_to, status, create_time, reaction_time)
-    values (${trade.user_id_from}, ${trade.user_id_to}, ${trade.status}, ${trade.create_time}, ${trade.reaction_time})
-    returning trade_id`;
-  const itemValues = (tradeId: RawBuilder<unknown>) =>
-    sql.join(
-      items.map(
-        (item) =>
-          sql`(${tradeId}, ${item.item_id}, ${item.side}, ${item.user_id}, ${item.item_proto_id}, ${item.ts_owned}, ${item.ts_can_trade}, ${item.data})`,
-      ),
-    );
-  const insertItems = sql`insert into trade_items (trade_id, item_id, side, user_id, item_proto_id, ts_owned, ts_can_trade, data) values`;
-  if (dialect === 'postgres' && items.length > 0) {
-    const { rows } = await sql<{ trade_id: number | string }>`
-      with created as (${record})
-      ${insertItems} ${itemValues(sql`(select trade_id from created)`)}
-      returning trade_id`.execute(trx);
-    return Number(elementAt(rows, 0).trade_id);
-  }
-  const { rows } = await sql<{ trade_id: number | string }>`${record}`.execute(trx);
-  const tradeId = Number(elementAt(rows, 0).trade_id);
-  if (items.length > 0) await sql`${insertItems} ${itemValues(sql`${tradeId}`)}`.execute(trx);
+  const rows: TradeItemValues = items.map((item) => [
+    item.item_id,
+    item.side,
+    item.user_id,
+    item.item_proto_id,
+    item.ts_owned,
+    item.ts_can_trade,
+    item.data,
+  ]);
+  if (dialect === 'postgres' && rows.length > 0)
+    return Number(elementAt((await INSERT_TRADE_WITH_ITEMS.run(trx, { ...trade, items: rows })).rows, 0).trade_id);
+  const tradeId = Number(elementAt((await INSERT_TRADE.run(trx, trade)).rows, 0).trade_id);
+  if (rows.length > 0) await INSERT_TRADE_ITEMS.run(trx, { tradeId, items: rows });
   return tradeId;
 }
 
@@ -337,7 +415,7 @@ export interface CheckedItem extends OwnedRow {
 const IS_EQUIPPED = sql`exists (select equipped.item_id from equipped where equipped.item_id = items.item_id)`;
 
 /** Whether an open trade made after `cutoff`, other than `except`, holds the item. */
-const heldElsewhere = (except: number, cutoff: number) =>
+const heldElsewhere = (except: unknown, cutoff: unknown) =>
   sql`exists (select trade_items.trade_id from trade_items inner join trades on trades.trade_id = trade_items.trade_id
     where trade_items.item_id = items.item_id and trade_items.trade_id <> ${except}
       and trades.status = ${OPEN} and trades.create_time > ${cutoff})`;
@@ -351,16 +429,24 @@ type ItemLock = 'update' | 'share' | false;
  * items wait, never deadlock): `update` for a writer that moves them, `share` for one that only
  * needs them to stay where they are until it commits.
  */
-function lockClause(options: { lock: ItemLock; postgres: boolean }) {
-  if (!options.postgres || !options.lock) return sql``;
-  return options.lock === 'update' ? sql` for update` : sql` for share`;
+function lockClause(lock: ItemLock) {
+  if (!lock) return sql``;
+  return lock === 'update' ? sql` for update` : sql` for share`;
 }
+
+/** The lock a statement's text says (none on SQLite, which takes no row locks). */
+const lockFor = (options: { lock: ItemLock; postgres: boolean }): ItemLock => (options.postgres ? options.lock : false);
+
+const ITEMS_TO_SETTLE = new Statement<{ ids: number[]; except: number; cutoff: number }, CheckedItem>(
+  ({ ids, except, cutoff }) => sql`
+    select ${CHECKED_SELECT}, ${heldElsewhere(except, cutoff)} as held
+    from items where item_id in (${sql.join(ids)})
+    order by item_id`,
+);
 
 /**
  * SQLite: the items of a trade being accepted, by id in ascending id, each saying whether an
- * open trade made after `cutoff` other than `except` holds it too. The reads of trades run on
- * every creation and acceptance: they are written as SQL text, which costs a fraction of
- * building them with the query builder.
+ * open trade made after `cutoff` other than `except` holds it too.
  */
 export async function readItemsToSettle(
   executor: Executor,
@@ -368,11 +454,7 @@ export async function readItemsToSettle(
   others: { except: number; cutoff: number },
 ): Promise<CheckedItem[]> {
   if (ids.length === 0) return [];
-  const { rows } = await sql<CheckedItem>`
-    select ${CHECKED_SELECT}, ${heldElsewhere(others.except, others.cutoff)} as held
-    from items where item_id in (${sql.join([...ids])})
-    order by item_id`.execute(executor);
-  return rows;
+  return (await ITEMS_TO_SETTLE.run(executor, { ids: [...ids], ...others })).rows;
 }
 
 /** A count of the sender's trades, and when the oldest of them was made. */
@@ -401,21 +483,13 @@ const sentTrades = (n: number | string | null, oldest: number | string | null): 
   oldest: oldest === null ? null : Number(oldest),
 });
 
-/**
- * What a new trade from `fromId` to `toId` is checked against, the items by id in ascending id
- * (`lock`: see lockClause): the sender's open trades (made after `cutoff`) and trades made after
- * `since`, and the receiver's settings, ride along with every item row, in one statement (a
- * second makes the only row when none of the items exists).
- */
-export async function readForCreation(
-  executor: Executor,
-  trade: { fromId: number; toId: number; itemIds: readonly number[]; cutoff: number; since: number },
-  options: { lock: ItemLock; postgres: boolean },
-): Promise<CreationReads> {
-  const { fromId, toId, cutoff, since } = trade;
+type CreationValues = { fromId: number; toId: number; cutoff: number; since: number };
+
+/** The sender's open and recent trades and the receiver's settings, as columns (see readForCreation). */
+function creationColumns({ fromId, toId, cutoff, since }: Placeholders<CreationValues>) {
   const open = sql`from trades where trades.user_id_from = ${fromId} and trades.status = ${OPEN} and trades.create_time > ${cutoff}`;
   const recent = sql`from trades where trades.user_id_from = ${fromId} and trades.create_time > ${since}`;
-  const alongside = sql.join([
+  return sql.join([
     sql`(select count(*) ${open}) as open_n`,
     sql`(select min(trades.create_time) ${open}) as open_oldest`,
     sql`(select count(*) ${recent}) as recent_n`,
@@ -424,12 +498,35 @@ export async function readForCreation(
       (column) => sql`(select users.${sql.ref(column)} from users where users.user_id = ${toId}) as ${sql.ref(column)}`,
     ),
   ]);
-  let { rows } = await sql<CreationRow>`
-    select ${CHECKED_SELECT}, ${alongside}
-    from items where item_id in (${sql.join([...trade.itemIds])})
-    order by item_id${lockClause(options)}`.execute(executor);
+}
+
+const itemsForCreation = (lock: ItemLock) =>
+  new Statement<CreationValues & { itemIds: number[] }, CreationRow>(
+    (values) => sql`
+      select ${CHECKED_SELECT}, ${creationColumns(values)}
+      from items where item_id in (${sql.join(values.itemIds)})
+      order by item_id${lockClause(lock)}`,
+  );
+const ITEMS_FOR_CREATION = { update: itemsForCreation('update'), share: itemsForCreation('share'), none: itemsForCreation(false) };
+/** The only row when none of the items exists. */
+const CREATION_WITHOUT_ITEMS = new Statement<CreationValues, CreationRow>((values) => sql`select ${creationColumns(values)}`);
+
+/**
+ * What a new trade from `fromId` to `toId` is checked against, the items by id in ascending id
+ * (`lock`: see lockClause): the sender's open trades (made after `cutoff`) and trades made after
+ * `since`, and the receiver's settings, ride along with every item row, in one statement (a
+ * second makes the only row when none of the items exists).
+ */
+export async function readForCreation(
+  executor: Executor,
+  trade: CreationValues & { itemIds: readonly number[] },
+  options: { lock: ItemLock; postgres: boolean },
+): Promise<CreationReads> {
+  const { fromId, toId, cutoff, since } = trade;
+  const values = { fromId, toId, cutoff, since };
+  let { rows } = await ITEMS_FOR_CREATION[lockFor(options) || 'none'].run(executor, { ...values, itemIds: [...trade.itemIds] });
   // None of the items exists: the trade is refused, after the checks that come first.
-  if (rows.length === 0) ({ rows } = await sql<CreationRow>`select ${alongside}`.execute(executor));
+  if (rows.length === 0) ({ rows } = await CREATION_WITHOUT_ITEMS.run(executor, values));
   const first = elementAt(rows, 0);
   const privacy =
     first.trades_income === null
