@@ -56,6 +56,45 @@ describe('nested parameters and the audit log', () => {
     assert.equal(log.entries[0].params.user_id, 2);
   });
 
+  test('secrets nested in parameters are redacted from the audit entry as top-level ones are', async () => {
+    const nestedOnly = await server.call(
+      'admin.createUser',
+      { user: { email: 'n@example.com', password: 'NESTED-SECRET-pw-1', nick: 'n' } },
+      admin,
+    );
+    assert.equal(nestedOnly.body.code, 2);
+    const both = await server.call(
+      'admin.createUser',
+      {
+        email: 'm@example.com',
+        password: 'TOP-LEVEL-SECRET-pw-2',
+        nick: 'm',
+        profile: [
+          { Totp_Secret: 'NESTED-SECRET-3', links: [{ 'access%5Ftoken': 'NESTED-SECRET-4', promocode: 'NESTED-SECRET-5', kept: 'shown' }] },
+        ],
+      },
+      admin,
+    );
+    assert.equal(both.body.code, 0);
+    const log = (await server.call('admin.auditLog', { action: 'admin.createUser' }, admin)).body.data;
+    assert.deepEqual(
+      log.entries.map((e: any) => [e.result_code, e.params]),
+      [
+        [
+          0,
+          {
+            email: 'm@example.com',
+            password: '[redacted]',
+            nick: 'm',
+            profile: [{ Totp_Secret: '[redacted]', links: [{ 'access%5Ftoken': '[redacted]', promocode: '[redacted]', kept: 'shown' }] }],
+          },
+        ],
+        [2, { user: { email: 'n@example.com', password: '[redacted]', nick: 'n' } }],
+      ],
+    );
+    assert.doesNotMatch(JSON.stringify(log), /SECRET-(pw-)?\d/);
+  });
+
   test('every method refuses a JSON body nested too deeply with code 2', async () => {
     for (const method of ['gchat.get', 'users.get', 'auth.signin', 'admin.getUser']) {
       const answer = await callWithExtra(method, { user_ids: '1' }, nested(MAX_PARAM_DEPTH));
@@ -160,7 +199,7 @@ async function acceptEveryEntry(db: Database): Promise<void> {
   }
 }
 
-const SECRET = /password|secret|token|captcha|admin_key/i;
+const SECRET = /password|secret|token|captcha|admin_key|^(code|promocode)$/i;
 
 /**
  * One call of every admin method, in an order where each finds what it acts on (the user to

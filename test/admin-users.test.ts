@@ -239,6 +239,15 @@ test('admin.muteUser mutes until a time or for a duration, visible in users.get 
 
     fails(await adminCall(server, 'muteUser', { user_id: 3 }), 2);
     fails(await adminCall(server, 'muteUser', { user_id: 3, duration: 5, muted_until: now }), 2);
+
+    // A mute ends by the end of the year 9999: later ends would not survive a world file.
+    const latest = 253_402_300_799;
+    assert.equal((await admin(server, 'muteUser', { user_id: 3, muted_until: latest })).user.muted_until, latest);
+    fails(await adminCall(server, 'muteUser', { user_id: 3, muted_until: latest + 1 }), 2);
+    const tooLong = fails(await adminCall(server, 'muteUser', { user_id: 3, duration: latest - now + 1 }), 2);
+    assert.equal(tooLong.description, 'parameter duration: the mute would end after the year 9999');
+    fails(await adminCall(server, 'muteUser', { user_id: 3, duration: Number.MAX_SAFE_INTEGER }), 2);
+    assert.equal((await admin(server, 'getUser', { user_id: 3 })).user.muted_until, latest);
   }));
 
 test('admin.setPrivacy decides who may read an inventory', () =>

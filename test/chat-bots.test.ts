@@ -1,8 +1,27 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setChatStatus } from '../src/chat/moderation.js';
-import type { TestServer } from './helpers.js';
-import { ALICE, BOB, BOT, CAROL, OTHER_BOT, botToken, chat, connect, fails, say, send, signIn, withServer } from './chat-support.js';
+import { ok, type TestServer } from './helpers.js';
+import {
+  ALICE,
+  BOB,
+  BOT,
+  CAROL,
+  MODERATOR,
+  MUTED,
+  OTHER_BOT,
+  botToken,
+  call,
+  chat,
+  chatWorld,
+  connect,
+  fails,
+  say,
+  send,
+  signIn,
+  withServer,
+  type FeedClient,
+} from './chat-support.js';
 
 async function helperBot(server: TestServer): Promise<string> {
   return botToken(server, await signIn(server, ALICE), BOT);
@@ -89,6 +108,54 @@ test("a bot's message that mentions users without is_public goes only to them, l
     const nobody = await say(server, bot, 'hello @999');
     await anonymous.added(nobody);
     for (const feed of [bobFeed, carolFeed, anonymous]) feed.close();
+  }));
+
+test("a bot's message for mentioned users skips those with a block either way with the bot or its owner; 107 when nobody is left", async () =>
+  withServer({ world: await chatWorld({ blocks: [{ user_id: BOT, blocked_user_id: CAROL }] }) }, async (server) => {
+    const [alice, bob, carol, moderator, muted] = await Promise.all([ALICE, BOB, CAROL, MODERATOR, MUTED].map((id) => signIn(server, id)));
+    const bot = await botToken(server, alice, BOT);
+    const [bobFeed, carolFeed, moderatorFeed, mutedFeed] = await Promise.all(
+      [bob, carol, moderator, muted].map((token) => connect(server, { token })),
+    );
+    // Bob blocked the bot, the bot blocked Carol (world), the moderator blocked the bot's owner.
+    ok(await call(server, 'blacklist.add', { user_id: BOT }, { token: bob }));
+    ok(await call(server, 'blacklist.add', { user_id: ALICE }, { token: moderator }));
+
+    const reached = await say(server, bot, '@2 @3 @4 @5 your move');
+    const frame = await mutedFeed.added(reached);
+    assert.deepEqual(frame.data.message.user_ids_mentioned, [BOB, CAROL, MODERATOR, MUTED]);
+
+    // The owner blocked the last one: nobody is left.
+    ok(await call(server, 'blacklist.add', { user_id: MUTED }, { token: alice }));
+    const nobody = {
+      code: 107,
+      description: 'every user the message mentions has blocked this bot or its owner, or is blocked by them',
+    };
+    for (const text of ['@2 @3 @4 @5 your move again', '@2 only you']) assert.deepEqual((await send(server, bot, text)).body, nobody);
+    // Unknown users do not count as mentioned.
+    assert.deepEqual((await send(server, bot, '@5 and @999')).body, nobody);
+    // A public message still reaches everyone.
+    const open = await say(server, bot, '@2 @5 the game is over', { is_public: 1 });
+
+    ok(await call(server, 'blacklist.remove', { user_id: BOT }, { token: bob }));
+    const again = await say(server, bot, '@2 @5 unblocked');
+    await bobFeed.added(again);
+    const last = await say(server, alice, 'last marker');
+    const botMessagesSeen: [FeedClient, string[]][] = [
+      [bobFeed, [open, again]],
+      [carolFeed, [open]],
+      [moderatorFeed, [open]],
+      [mutedFeed, [reached, open]],
+    ];
+    for (const [feed, seen] of botMessagesSeen) {
+      await feed.added(last);
+      const fromBot = feed.frames.filter((f) => f.event === 'gchat.add' && f.data.message.user_id === BOT);
+      assert.deepEqual(
+        fromBot.map((f) => f.data.message.msg_id),
+        seen,
+      );
+    }
+    for (const feed of [bobFeed, carolFeed, moderatorFeed, mutedFeed]) feed.close();
   }));
 
 test('bots follow the chat modes, and a bot command starting with ! is pushed to everyone, not kept, but counted', () =>

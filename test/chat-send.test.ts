@@ -57,6 +57,61 @@ test('gchat.send needs a valid token and a message of 1 to 500 characters once t
     ok(await call(server, 'gchat.send', { message: 'from a query' }, { token: alice, http: 'GET' }));
   }));
 
+test('a message holding a lone surrogate answers 2 and is neither kept nor pushed', () =>
+  withServer({}, async (server) => {
+    const alice = await signIn(server, ALICE);
+    const feed = await connect(server);
+    const refused = { code: 2, description: 'parameter message: must be valid Unicode text (it holds a lone surrogate)' };
+    for (const message of ['\udc00abc\ud83d', 'half an emoji \ud83d', '\ude00\ud83d reversed'])
+      assert.deepEqual((await send(server, alice, message)).body, refused, JSON.stringify(message));
+
+    const whole = await say(server, alice, 'a whole one \ud83d\ude00');
+    await feed.added(whole);
+    assert.deepEqual(
+      feed.frames.filter((f) => f.event === 'gchat.add').map((f) => f.data.message.text),
+      ['a whole one 😀'],
+    );
+    assert.deepEqual(
+      (await chat(server)).messages.map((m: any) => [m.msg_id, m.text]),
+      [[whole, 'a whole one 😀']],
+    );
+    feed.close();
+  }));
+
+test('a message needs a visible character and no control characters but line breaks, nor bidirectional controls', () =>
+  withServer({}, async (server) => {
+    const alice = await signIn(server, ALICE);
+    const invisible = { code: 2, description: 'parameter message: must contain a visible character' };
+    const control = {
+      code: 2,
+      description: 'parameter message: must not contain control characters (line breaks aside) or bidirectional controls',
+    };
+    const refused: [string, object][] = [
+      ['\u200b\u200b\u200b', invisible],
+      ['\u2800', invisible],
+      ['\u3164', invisible],
+      ['\u115f \u1160\uffa0', invisible],
+      ['\u200d\u2060\u00ad\u200e', invisible],
+      ['\u200b\n\u200b', invisible],
+      ['\u001b[31mred', control],
+      ['ding\u0007', control],
+      ['tab\tseparated', control],
+      ['\u202eexe.txt', control],
+      ['\u202aembedded\u202c', control],
+      ['\u2066isolated\u2069', control],
+    ];
+    for (const [message, body] of refused) assert.deepEqual((await send(server, alice, message)).body, body, JSON.stringify(message));
+    assert.deepEqual((await chat(server)).messages, []);
+
+    const accepted = ['👨‍👩‍👧', '❤️', 'two\nlines', 'old\r\nline break', 'zero\u200bwidth space', '\u2800 braille ⠿', 'שלום \u200f!'];
+    const ids = [];
+    for (const text of accepted) ids.push(await say(server, alice, text));
+    assert.deepEqual(
+      (await chat(server)).messages.map((m: any) => [m.msg_id, m.text]),
+      ids.map((id, i) => [id, accepted[i]]),
+    );
+  }));
+
 test('mentions: @<user_id> of existing users, once each, in order of appearance', () =>
   withServer({}, async (server) => {
     const alice = await signIn(server, ALICE);
@@ -175,6 +230,41 @@ test('slow mode allows one message per user per interval (7 with retry_after); m
     await setChatStatus(server.services, { slowmode: false, emoteonly: false });
     await say(server, alice, 'a');
     await say(server, alice, 'b');
+  }));
+
+test('slow mode lowered: a message passes once the new interval has passed since the last one', () =>
+  withServer({}, async (server) => {
+    const alice = await signIn(server, ALICE);
+    await setChatStatus(server.services, { slowmode: true, slowmode_interval: 60 });
+    await say(server, alice, 'first');
+    server.clock.advance(5);
+    await setChatStatus(server.services, { slowmode_interval: 10 });
+    server.clock.advance(5);
+    await say(server, alice, 'ten seconds after the first');
+
+    const refused = await send(server, alice, 'too soon');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers['retry-after'], '10');
+    assert.deepEqual(refused.body, { code: 7, description: 'slow mode: one message per 10 seconds', data: { retry_after: 10 } });
+    server.clock.advance(10);
+    await say(server, alice, 'ten seconds later');
+  }));
+
+test('slow mode switched off, given a shorter interval and switched on: the new interval counts', () =>
+  withServer({}, async (server) => {
+    const alice = await signIn(server, ALICE);
+    await setChatStatus(server.services, { slowmode: true, slowmode_interval: 60 });
+    await say(server, alice, 'first');
+    await setChatStatus(server.services, { slowmode: false });
+    await setChatStatus(server.services, { slowmode_interval: 20 });
+    await setChatStatus(server.services, { slowmode: true });
+    server.clock.advance(20);
+    await say(server, alice, 'twenty seconds later');
+    assert.deepEqual((await send(server, alice, 'too soon')).body, {
+      code: 7,
+      description: 'slow mode: one message per 20 seconds',
+      data: { retry_after: 20 },
+    });
   }));
 
 test('slow mode holds under concurrent sends: exactly one of many passes', () =>

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -151,6 +152,24 @@ describe('the game-platform command', () => {
     assert.equal(unreachable.code, 1);
     assert.match(unreachable.stderr, /^game-platform: .*ECONNREFUSED/);
     assert.equal(unreachable.stderr.includes('hunter2-secret'), false);
+  });
+
+  test('serve names what it cannot open: the metrics listener, the TLS files', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const metrics = await run(['serve', '--port', '0', '--metrics-host', '127.0.0.1', '--metrics-port', String(port)], databaseEnv);
+      assert.equal(metrics.code, 1);
+      assert.match(metrics.stderr, new RegExp(`^cannot listen for metrics on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`, 'm'));
+    } finally {
+      taken.close();
+    }
+    const notPem = join(dir, 'not-a-certificate.pem');
+    writeFileSync(notPem, 'not a certificate\n');
+    const tls = await run(['serve', '--port', '0', '--tls-cert', notPem, '--tls-key', notPem], databaseEnv);
+    assert.equal(tls.code, 1);
+    assert.ok(tls.stderr.includes(`the TLS certificate ${notPem} and key ${notPem} are not a PEM certificate and its key`), tls.stderr);
   });
 
   test('migrate, import, export and a bad import that changes nothing', async () => {

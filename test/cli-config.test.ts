@@ -126,6 +126,9 @@ test('a bad value is refused naming the flag or variable it came from', () => {
     [['--port', 'http'], {}, /--port/],
     [[], { PORT: '70000' }, /PORT/],
     [[], { DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+    // An unset variable in `sqlite:$DB` would otherwise be a database in memory, lost at exit.
+    [['--database', 'sqlite:'], {}, /--database.*not empty/],
+    [[], { DATABASE_URL: 'sqlite:' }, /DATABASE_URL/],
     [['--redis', 'localhost:6379'], {}, /--redis/],
     [[], { TRUST_PROXY: 'perhaps' }, /TRUST_PROXY/],
     [[], { RATE_LIMIT: 'sometimes' }, /RATE_LIMIT/],

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
@@ -77,5 +78,23 @@ test('without the demo world, GET / lists no accounts', async () => {
     assert.doesNotMatch(page.body, /Demo accounts|someone@example\.com/);
   } finally {
     await server.close();
+  }
+});
+
+test("GET / lists the accounts of no world file but the shipped demo world's, even those with plain passwords", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gp-front-'));
+  const file = join(dir, 'prod.json');
+  const world: World = {
+    users: [{ user_id: 1, nick: 'Root', email: 'root-operator@corp.example', password: 'a-real-password-1', superadmin: 1 }],
+  };
+  writeFileSync(file, JSON.stringify(world));
+  const server = await startTestServer({ world, config: { world: file } });
+  try {
+    const page = await server.app.inject({ method: 'GET', url: '/' });
+    assert.equal(page.statusCode, 200);
+    assert.doesNotMatch(page.body, /Demo accounts|root-operator/);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

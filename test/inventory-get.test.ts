@@ -22,6 +22,7 @@ const world: World = {
     user(6, { inventory_privacy: 'everyone' }),
     user(7, { bot_owner: 1 }),
     user(8, { domain: 'henry' }),
+    user(9, { domain: 'ivan', global_ban: 1 }),
   ],
   friends: [
     [1, 2],
@@ -52,6 +53,7 @@ const world: World = {
     { item_id: 61, user_id: 6, item_proto_id: 101, ts_owned: 100 },
     { item_id: 80, user_id: 8, item_proto_id: 502, ts_owned: 200, ts_can_trade: -1, data: { ts_can_sell: 99 } },
     { item_id: 81, user_id: 8, item_proto_id: 502, ts_owned: 100, ts_can_trade: -1, data: { ts_can_sell: 99 } },
+    { item_id: 90, user_id: 9, item_proto_id: 101, ts_owned: 100 },
   ],
 };
 
@@ -78,6 +80,12 @@ describe('inventory.get', () => {
     await callFails(server, 'inventory.get', { user_id: 999 }, 101);
     await callFails(server, 'inventory.get', { user_id: 'nobody-here' }, 101);
     await callFails(server, 'inventory.get', { user_id: 999 }, 101, { token: tokens[1] });
+    // A globally blocked account is shown to no one, as friends.get shows it.
+    for (const key of [9, 'ivan']) {
+      const refused = await callFails(server, 'inventory.get', { user_id: key, add_user: 1 }, 101, { token: tokens[1] });
+      assert.equal(refused.body.description, `parameter user_id: user ${key} does not exist`);
+      await callFails(server, 'inventory.get', { user_id: key }, 101);
+    }
     await callFails(server, 'inventory.get', { user_id: 0 }, 2);
     await callFails(server, 'inventory.get', { order: 'price' }, 2, { token: tokens[1] });
     await callFails(server, 'inventory.get', { add_equipped: 'list' }, 2, { token: tokens[1] });

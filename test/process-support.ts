@@ -33,6 +33,19 @@ export function serve(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   });
 }
 
+/** A command of the program as a separate process, the way an operator runs it; resolves once it has exited. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    env: { ...process.env, REDIS_URL: '', WORLD: '', ADMIN_KEY: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
 /** Stops the processes and waits until each has exited. */
 export async function stopAll(servers: ServerProcess[]): Promise<void> {
   for (const server of servers) server.child.kill('SIGTERM');

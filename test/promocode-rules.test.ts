@@ -152,19 +152,46 @@ describe('wallet.promocodeActivate', () => {
 
   test('world files carry codes both ways', async () => {
     const exported = await exportWorld(server.db);
+    // Each code carries its creation time, its count of uses and who redeemed it.
+    const listed = new Map((await admin('listPromocodes', { count: 100 })).data.promocodes.map((p: any) => [p.code, p]));
+    const stored = await server.db.kysely.selectFrom('promocode_uses').selectAll().orderBy('ts').orderBy('user_id').execute();
+    const usage = (code: string) => {
+      const { created_at, uses } = listed.get(code) as { created_at: number; uses: number };
+      const used_by = stored
+        .filter((u) => u.code === code)
+        .map((u) => ({ user_id: u.user_id, ts: u.ts, item_ids: JSON.parse(u.item_ids) }));
+      return { created_at, uses, ...(used_by.length > 0 ? { used_by } : {}) };
+    };
     assert.deepEqual(exported.promocodes, [
-      { code: 'FROM-THE-WORLD', item_proto_ids: [701] },
-      { code: 'OLD-WORLD', item_proto_ids: [701], disabled: 1 },
-      { code: 'PATIENCE', item_proto_ids: [601] },
-      { code: 'SOON-GONE', item_proto_ids: [101], ts_expires: exported.promocodes!.find((p) => p.code === 'SOON-GONE')!.ts_expires },
-      { code: 'SWITCHED-OFF', item_proto_ids: [101], disabled: 1 },
+      { code: 'FROM-THE-WORLD', item_proto_ids: [701], ...usage('FROM-THE-WORLD') },
+      { code: 'OLD-WORLD', item_proto_ids: [701], disabled: 1, ...usage('OLD-WORLD') },
+      { code: 'PATIENCE', item_proto_ids: [601], ...usage('PATIENCE') },
+      {
+        code: 'SOON-GONE',
+        item_proto_ids: [101],
+        ts_expires: exported.promocodes!.find((p) => p.code === 'SOON-GONE')!.ts_expires,
+        ...usage('SOON-GONE'),
+      },
+      { code: 'SWITCHED-OFF', item_proto_ids: [101], disabled: 1, ...usage('SWITCHED-OFF') },
       {
         code: 'WELCOME-2026',
         item_proto_ids: [101, 601],
         max_uses: 2,
         ts_expires: exported.promocodes!.find((p) => p.code === 'WELCOME-2026')!.ts_expires,
+        ...usage('WELCOME-2026'),
       },
     ]);
+    assert.deepEqual(
+      exported.promocodes!.map((p) => [p.code, p.uses, (p.used_by ?? []).length]),
+      [
+        ['FROM-THE-WORLD', 1, 1],
+        ['OLD-WORLD', 0, 0],
+        ['PATIENCE', 2, 2],
+        ['SOON-GONE', 0, 0],
+        ['SWITCHED-OFF', 0, 0],
+        ['WELCOME-2026', 2, 2],
+      ],
+    );
     const other = await startTestServer();
     try {
       await importWorld(other.db, JSON.parse(JSON.stringify(exported)), { mode: 'replace', now: now() });

@@ -30,6 +30,20 @@ import { missing } from './components.js';
 const withinASecond = <T>(promise: Promise<T>, what: string): Promise<T> =>
   Promise.race([promise, sleep(1000).then(() => assert.fail(`${what} did not arrive within a second`))]);
 
+test('the auth frame counts the friend requests friends.getRequests lists: none from a globally blocked account', () =>
+  withServer({}, async (server) => {
+    const base = await listen(server);
+    const alice = await signIn(server, ALICE);
+    await server.call('friends.add', { user_id: ALICE }, { token: await signIn(server, BOB) });
+    await server.call('friends.add', { user_id: ALICE }, { token: await signIn(server, CAROL) });
+    await server.db.kysely.updateTable('users').set({ global_ban: 1 }).where('user_id', '=', CAROL).execute();
+    assert.equal(ok(await server.call('friends.getRequests', {}, { token: alice })).count, 1);
+    const client = await ExtwsClient.connect(base, { access_token: alice });
+    const auth = await client.next((f) => f.event === 'auth');
+    assert.deepEqual(auth.data.counters, { friends_requests: 1, trades_new: 0 });
+    client.close();
+  }));
+
 test('a signed-in client gets the open frame, then auth with its profile and counters, then status; then every chat change as events', () =>
   withServer({}, async (server) => {
     const base = await listen(server);

@@ -10,7 +10,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { importWorld } from '../src/world/import.js';
 import { ConfigError, SERVER_SETTINGS, loadConfig, parseArgsOptions } from '../src/cli/settings.js';
 import { newDatabaseLocation } from './helpers.js';
-import { PASSWORD, json, transportWorld, wire } from './transport-support.js';
+import { PASSWORD, json, transportWorld, wire, type WireAnswer } from './transport-support.js';
 
 interface Line {
   level: number;
@@ -35,7 +35,7 @@ async function withLoggedServer(settings: Partial<Config>, run: (base: string, l
     },
   });
   const config: Config = { ...defaultConfig(), databaseUrl: location.url, ...settings };
-  const { app } = await createServer(config, { db, logger: { ...(loggerOptions('info', false) as object), stream } });
+  const { app } = await createServer(config, { db, logger: { ...(loggerOptions(config.logLevel, false) as object), stream } });
   try {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
@@ -89,6 +89,62 @@ test('--access-log logs one line per request with its request id; secrets in the
       assert.equal(line.res?.statusCode, 200);
     }
     assert.equal(JSON.stringify(lines).includes('s3cr3t-t0ken'), false);
+  });
+});
+
+const ADMIN_KEY = 'request-log-admin-key';
+const URL_PASSWORD = 'URL-PASSWORD-in-clear-1';
+const URL_TOTP_SECRET = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
+/** A world file with a plain password and a TOTP secret, as a query parameter's value. */
+const worldInUrl = encodeURIComponent(
+  JSON.stringify({ users: [{ user_id: 90, email: 'url@example.com', password: URL_PASSWORD, totp_secret: URL_TOTP_SECRET, nick: 'Url' }] }),
+);
+const asAdmin = { headers: { 'x-admin-key': ADMIN_KEY } };
+
+test('at debug level with --access-log, world files and promo codes in the URL are not logged, however their names are spelled', async () => {
+  await withLoggedServer({ logLevel: 'debug', accessLog: 1, slowRequestMs: 60_000, adminKey: ADMIN_KEY }, async (base, lines) => {
+    const urls = [
+      `/api/admin.importWorld?world=${worldInUrl}`,
+      `/api/admin.importWorld?wor%6Cd=${worldInUrl}`,
+      '/api/wallet.promocodeActivate?promocode=PROMO-in-clear-7',
+    ];
+    const answers: WireAnswer[] = [];
+    for (const url of urls) answers.push(await wire(`${base}${url}`, asAdmin));
+    assert.deepEqual(
+      answers.map((a) => a.body.code),
+      [0, 0, 1],
+    );
+    for (const [i, logged] of [
+      '/api/admin.importWorld?world=[redacted]',
+      '/api/admin.importWorld?wor%6Cd=[redacted]',
+      '/api/wallet.promocodeActivate?promocode=[redacted]',
+    ].entries()) {
+      const ofRequest = lines.filter((l) => l.reqId === answers[i].headers.get('x-request-id'));
+      assert.deepEqual(
+        ofRequest.map((l) => [l.msg, l.req?.url]),
+        [
+          ['incoming request', logged],
+          ['request completed', logged],
+        ],
+      );
+    }
+    const text = JSON.stringify(lines);
+    for (const secret of [URL_PASSWORD, URL_TOTP_SECRET, 'PROMO-in-clear-7']) assert.equal(text.includes(secret), false, secret);
+  });
+});
+
+test('a slow request at info level is logged without the world file in its URL', async () => {
+  // An import hashes the plain password with argon2: tens of milliseconds, always slow here.
+  await withLoggedServer({ slowRequestMs: 5, adminKey: ADMIN_KEY }, async (base, lines) => {
+    const answer = await wire(`${base}/api/admin.importWorld?world=${worldInUrl}`, asAdmin);
+    assert.equal(answer.body.code, 0);
+    const slow = requestLines(lines).filter((l) => l.reqId === answer.headers.get('x-request-id'));
+    assert.deepEqual(
+      slow.map((l) => [l.msg, l.level, l.req]),
+      [['slow request', 40, { method: 'GET', url: '/api/admin.importWorld?world=[redacted]', ip: '127.0.0.1' }]],
+    );
+    const text = JSON.stringify(lines);
+    for (const secret of [URL_PASSWORD, URL_TOTP_SECRET]) assert.equal(text.includes(secret), false, secret);
   });
 });
 

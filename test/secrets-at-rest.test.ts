@@ -2,7 +2,19 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createDecipheriv } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -428,6 +440,51 @@ test('backups and exports are 0600; a restore needs the key of the backup and sa
       assert.equal(await signInWithTotp(copy, TOTP_USER.email, TOTP_SECRET), TOTP_USER.user_id);
     } finally {
       await copy.close();
+    }
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('world files are written 0600 by export and admin export whatever was left before; a directory is refused and nothing is left', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gp-export-mode-'));
+  const server = await startTestServer({ world: await authWorld(), config: { adminKey: ADMIN_KEY } });
+  try {
+    await server.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = server.app.server.address() as AddressInfo;
+    const commands: [string[], NodeJS.ProcessEnv][] = [
+      [['export'], processDatabaseEnv(server.location)],
+      [['admin', 'export'], { ADMIN_URL: `http://127.0.0.1:${port}`, ADMIN_KEY }],
+    ];
+    for (const [command, env] of commands) {
+      for (const leftOver of [false, true]) {
+        const file = join(dir, `${command.join('-')}${leftOver ? '-over-leftovers' : ''}`);
+        if (leftOver)
+          // As an earlier version, or someone else sharing the directory, may have left them: readable by all.
+          for (const earlier of [file, `${file}.partial`]) {
+            writeFileSync(earlier, 'left over');
+            chmodSync(earlier, 0o644);
+          }
+        const run = await cli([...command, file], env);
+        assert.equal(run.code, 0, run.output);
+        assert.equal(mode(file), '600', file);
+        assert.equal(existsSync(`${file}.partial`), false, file);
+        const world = JSON.parse(readFileSync(file, 'utf8')) as { users: { user_id: number; totp_secret?: string }[] };
+        assert.equal(world.users.find((u) => u.user_id === TOTP_USER.user_id)!.totp_secret, TOTP_SECRET, file);
+      }
+
+      const target = join(dir, 'a-directory');
+      mkdirSync(target, { recursive: true });
+      const before = readdirSync(dir).sort();
+      const refused = await cli([...command, target], env);
+      assert.equal(refused.code, 2, refused.output);
+      assert.equal(
+        refused.output.split('\n')[0],
+        `game-platform ${command.join(' ')}: ${target} is a directory: give the name of the file to write`,
+      );
+      assert.deepEqual(readdirSync(dir).sort(), before);
+      assert.deepEqual(readdirSync(target), []);
     }
   } finally {
     await server.close();

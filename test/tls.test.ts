@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import { DB_KIND, newDatabaseLocation, processDatabaseEnv, startTestServer } from './helpers.js';
 import { openDatabase } from '../src/db/connection.js';
 import { missing } from './components.js';
+import { MailCatcher, mailConfig, tokenIn } from './mail-support.js';
 
 const root = join(import.meta.dirname, '..');
 
@@ -75,6 +76,32 @@ function presented(port: number, ca: string): Promise<PeerCertificate> {
     socket.on('error', reject);
   });
 }
+
+test('with TLS and no --public-url, links in e-mail use https', { skip: missing.openssl }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gp-tls-'));
+  const certificate = makeCertificate(dir, 'mail');
+  const mail = await MailCatcher.start();
+  const server = await startTestServer({
+    config: {
+      ...mailConfig(mail),
+      host: '127.0.0.1',
+      port: 8443,
+      accounts: { signup: 'open' },
+      tls: { certFile: certificate.certFile, keyFile: certificate.keyFile },
+    },
+  });
+  try {
+    const answer = await server.call('auth.signup', { email: 'tls@example.com', password: 'a long enough secret', nick: 'Tls' });
+    assert.equal(answer.body.code, 0, JSON.stringify(answer.body));
+    const message = await mail.next('tls@example.com');
+    const link = `https://127.0.0.1:8443/api/account.verifyEmail?token=${tokenIn(message)}`;
+    assert.ok(message.text.includes(link), message.text);
+  } finally {
+    await server.close();
+    await mail.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test('--tls-cert and --tls-key serve HTTPS and WSS to a client that verifies the certificate', { skip: missing.openssl }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gp-tls-'));

@@ -153,6 +153,11 @@ describe('transport over HTTP', () => {
     assert.equal(me(await wire(`${base}/api/users.get`, json({ access_token: token }))), 1);
     assert.equal(me(await wire(`${base}/api/users.get`, form({ access_token: token }))), 1);
     assert.equal(me(await wire(`${base}/api/users.get`, { headers: { authorization: `Bearer ${token}` } })), 1);
+    // The scheme's name is case-insensitive (RFC 9110).
+    for (const scheme of ['bearer', 'BEARER', 'bEaReR'])
+      assert.equal(me(await wire(`${base}/api/users.get`, { headers: { authorization: `${scheme} ${token}` } })), 1, scheme);
+    assert.equal((await wire(`${base}/api/users.get`, { headers: { authorization: `Basic ${token}` } })).body.code, 1);
+    assert.equal((await wire(`${base}/api/users.get`, { headers: { authorization: `Bearer${token}` } })).body.code, 1);
 
     // Without a token there is no current user; a wrong token on a method that takes one is 1.
     assert.equal((await wire(`${base}/api/users.get`)).body.code, 1);

@@ -87,6 +87,11 @@ test('a query under 2 characters (after trimming), missing or over 100 answers 2
   fails(await search({}), 2);
   fails(await search({ query: 'a'.repeat(101) }), 2);
   assert.deepEqual(await found('a'.repeat(100)), []);
+  // Characters, not UTF-16 units: 100 emoji are 200 units.
+  assert.deepEqual(await found('😀'.repeat(100)), []);
+  const tooLong = await search({ query: '😀'.repeat(101) });
+  fails(tooLong, 2);
+  assert.equal(tooLong.body.description, 'parameter query: must be at most 100 characters');
 });
 
 test('anyone may search: no token, a user token, a bot token; an invalid token answers 1', async () => {

@@ -1,10 +1,10 @@
 import type { MailMessage } from '../mail/mailer.js';
 import type { Services } from '../services.js';
 
-/** Where players reach the server: --public-url, else the address it listens on. */
+/** Where players reach the server: --public-url, else the address it listens on (over HTTPS when it serves TLS). */
 export function publicUrl(services: Services): string {
   const { config } = services;
-  return config.accounts.publicUrl ?? `http://${config.host}:${config.port}`;
+  return config.accounts.publicUrl ?? `${config.tls?.certFile ? 'https' : 'http'}://${config.host}:${config.port}`;
 }
 
 const HOURS_VALID = 24;

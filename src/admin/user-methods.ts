@@ -99,6 +99,9 @@ function profileOf(params: Omit<ProfileChanges, 'rank' | 'gender'> & { gender?: 
   };
 }
 
+/** The latest end of a mute, 9999-12-31T23:59:59Z: a later end means nothing more, and world files could not hold it. */
+const LATEST_MUTE_END = 253_402_300_799;
+
 export const userMethods: AnyMethod[] = [
   defineMethod({
     auth: 'admin',
@@ -244,11 +247,12 @@ export const userMethods: AnyMethod[] = [
     name: 'admin.muteUser',
     summary: 'Forbid an account to write to the chat until a time',
     description:
-      'Give muted_until (Unix time, seconds) or duration (seconds from now). muted_until = 0 lifts the mute. gchat.send answers 104 with data.muted_until while muted.',
+      'Give muted_until (Unix time, seconds) or duration (seconds from now); a mute ends by the end of the year 9999 at the latest. ' +
+      'muted_until = 0 lifts the mute. gchat.send answers 104 with data.muted_until while muted.',
     params: P.object({
       user_id: userParam,
-      muted_until: P.optional(P.uint({ description: 'Unix time, seconds; 0 lifts the mute' })),
-      duration: P.optional(P.uint({ minimum: 1, description: 'seconds from now' })),
+      muted_until: P.optional(P.uint({ maximum: LATEST_MUTE_END, description: 'Unix time, seconds; 0 lifts the mute' })),
+      duration: P.optional(P.uint({ minimum: 1, maximum: LATEST_MUTE_END, description: 'seconds from now' })),
     }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
@@ -257,6 +261,7 @@ export const userMethods: AnyMethod[] = [
         throw badParam('muted_until', 'give either muted_until or duration');
       const userId = await requireUser(services, params.user_id);
       const until = params.duration !== undefined ? nowSeconds(services) + params.duration : params.muted_until!;
+      if (until > LATEST_MUTE_END) throw badParam('duration', 'the mute would end after the year 9999');
       return { user: accountObject(await setAccountState(services, userId, { muted_until: until === 0 ? null : until }, inTransaction)) };
     },
   }),

@@ -3,10 +3,11 @@ import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Executor, InTransaction } from '../db/connection.js';
 import { insertAuditEntry } from '../admin/queries.js';
+import { isSecretName } from '../infra/redact.js';
 import { ApiError, Code } from './errors.js';
+import { MAX_PARAM_DEPTH } from './depth.js';
 
-/** Parameters never written to the audit log, whatever method they are sent to. */
-const SECRET_PARAM = /password|secret|token|captcha|admin_key/i;
+const REDACTED = '[redacted]';
 const MAX_LOGGED_STRING = 2000;
 
 /** An authorised admin call as its audit entry records it. */
@@ -40,6 +41,16 @@ function summariseWorld(text: unknown): unknown {
   return { bytes: Buffer.byteLength(text), sections };
 }
 
+/** `value` with the value of every secret-named key in it replaced, `depth` levels of objects and arrays down. */
+function withoutSecrets(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_PARAM_DEPTH) return '[omitted]';
+  if (Array.isArray(value)) return value.map((element) => withoutSecrets(element, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([name, inner]) => [name, isSecretName(name) ? REDACTED : withoutSecrets(inner, depth + 1)]),
+  );
+}
+
 function shorten(value: unknown): unknown {
   if (typeof value === 'string') return value.length > MAX_LOGGED_STRING ? `${value.slice(0, MAX_LOGGED_STRING)}...` : value;
   if (value === null || typeof value !== 'object') return value;
@@ -48,16 +59,16 @@ function shorten(value: unknown): unknown {
 }
 
 /**
- * The parameters of an admin call as the audit log keeps them: secrets are replaced by a
- * marker (so the log shows that, say, a password was set, never the password), a world
- * file by a summary of its size and sections, and long values are cut short.
+ * The parameters of an admin call as the audit log keeps them: secrets, at any depth, are
+ * replaced by a marker (so the log shows that, say, a password was set, never the password),
+ * a world file by a summary of its size and sections, and long values are cut short.
  */
 export function auditParams(raw: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(raw)) {
-    if (SECRET_PARAM.test(name)) out[name] = '[redacted]';
-    else if (name === 'world') out[name] = summariseWorld(value);
-    else out[name] = shorten(value);
+    if (name === 'world') out[name] = summariseWorld(value);
+    else if (isSecretName(name)) out[name] = REDACTED;
+    else out[name] = shorten(withoutSecrets(value, 1));
   }
   return out;
 }

@@ -2,6 +2,7 @@ import { parse as parseQueryString } from 'node:querystring';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
+import { bearerCredentials } from './bearer.js';
 import { ApiError, Code, httpStatusFor } from './errors.js';
 import { SerializedData, SerializedList, StreamedData, type AnyMethod } from './method.js';
 import { MethodDispatcher } from './dispatch.js';
@@ -20,12 +21,7 @@ export interface Envelope {
 function tokenOf(request: FastifyRequest, raw: Record<string, unknown>): string | undefined {
   const param = raw.access_token;
   if (typeof param === 'string' && param !== '') return param;
-  const header = request.headers.authorization;
-  if (typeof header === 'string' && header.startsWith('Bearer ')) {
-    const token = header.slice(7).trim();
-    if (token !== '') return token;
-  }
-  return undefined;
+  return bearerCredentials(request.headers.authorization);
 }
 
 function mergedParams(request: FastifyRequest): Record<string, unknown> {

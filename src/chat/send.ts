@@ -1,4 +1,5 @@
 import { ApiError, Code, authError, badParam } from '../api/errors.js';
+import { Friendship, friendshipValues, isBlock } from '../friends/relations.js';
 import { sha256 } from '../infra/secrets.js';
 import type { CounterStore } from '../infra/counters.js';
 import { loadProfiles, profileObject, type Profile } from '../users/profiles.js';
@@ -12,6 +13,11 @@ import type { TextMessage } from './schemas.js';
 
 export const MAX_MESSAGE_LENGTH = 500;
 const BOT_WINDOW_SECONDS = 3600;
+
+/** Control characters other than line breaks, and the bidirectional embedding, override and isolate controls. */
+const CONTROL = /(?![\n\r])\p{Cc}|[\u202A-\u202E\u2066-\u2069]/u;
+/** What shows nothing on its own: format characters, spaces and line breaks, blank letters (braille blank, Hangul fillers). */
+const BLANK = /[\p{Cf}\p{Z}\s\u2800\u3164\u115F\u1160\uFFA0]/gu;
 
 export type RestrictionType = 'DISABLED' | 'STRICT' | 'EMOTES_ONLY' | 'BOT_LIMITATIONS';
 
@@ -44,12 +50,15 @@ async function take(
   return { undo };
 }
 
-/** The message without surrounding spaces; refused when empty or too long. */
+/** The message without surrounding spaces; refused when empty, too long, invisible, or holding control characters or lone surrogates. */
 function checkedText(rawText: string): string {
+  if (/\p{Cs}/u.test(rawText)) throw badParam('message', 'must be valid Unicode text (it holds a lone surrogate)');
   const text = rawText.trim();
   const length = [...text].length;
   if (length < 1 || length > MAX_MESSAGE_LENGTH)
     throw badParam('message', `must be 1 to ${MAX_MESSAGE_LENGTH} characters once surrounding spaces are removed`);
+  if (CONTROL.test(text)) throw badParam('message', 'must not contain control characters (line breaks aside) or bidirectional controls');
+  if (text.replace(BLANK, '') === '') throw badParam('message', 'must contain a visible character');
   return text;
 }
 
@@ -69,7 +78,7 @@ async function checkedAuthor(services: Services, userId: number, text: string) {
   // Emote-only mode binds moderators too (they may switch it off); only closed and slow mode spare them.
   if (settings.emoteonly && !isOnlyEmoticons(text, services.chat.emoticons))
     throw restricted('EMOTES_ONLY', 'the chat is in emote-only mode: only emoticon codes such as :smile: may be written');
-  return { moderator, isBot: author.bot_owner_id !== null, nowMs };
+  return { moderator, ownerId: author.bot_owner_id, nowMs };
 }
 
 /** Counts the message against slow mode and the bot limits; each use counted is added to `taken`, so a refusal can give it back. */
@@ -87,7 +96,8 @@ async function takeSendingLimits(
     taken.push(
       await take(
         counters,
-        `chat:slowmode:${userId}`,
+        // A window opened under another interval must not decide the wait under this one.
+        `chat:slowmode:${userId}:${interval}`,
         interval,
         1,
         (resetIn) => new ApiError(Code.RATE_LIMIT, `slow mode: one message per ${interval} seconds`, { retry_after: resetIn }),
@@ -109,16 +119,28 @@ async function takeSendingLimits(
   }
 }
 
+/**
+ * Who gets a bot's message for the users it mentions: those with no block, either way, between
+ * them and the bot or its owner (a bot acts for its owner); 107 when that is nobody.
+ */
+async function unblockedAudience(services: Services, senderIds: number[], mentioned: number[]): Promise<number[]> {
+  const relations = await Promise.all(senderIds.map((id) => friendshipValues(services, id, mentioned)));
+  const audience = mentioned.filter((id) => relations.every((values) => !isBlock(values.get(id) ?? Friendship.NONE)));
+  if (audience.length === 0)
+    throw new ApiError(Code.BLOCKED_BY_USER, 'every user the message mentions has blocked this bot or its owner, or is blocked by them');
+  return audience;
+}
+
 /** Stores the message unless `kept` is false, and hands it to every process's history and subscribers; answers the stored form. */
 async function deliverMessage(
   services: Services,
   userId: number,
   text: string,
   nowMs: number,
-  delivery: { mentioned: number[]; rows: Map<number, Profile>; isPublic: boolean; kept: boolean },
+  delivery: { mentioned: number[]; rows: Map<number, Profile>; audience: number[] | null; kept: boolean },
 ): Promise<TextMessage> {
   const runtime = services.chat;
-  const { mentioned, rows, isPublic, kept } = delivery;
+  const { mentioned, rows, audience, kept } = delivery;
   const users = [...new Set([userId, ...mentioned])]
     .sort((a, b) => a - b)
     .flatMap((id) => {
@@ -141,7 +163,7 @@ async function deliverMessage(
       message,
       users,
       item_protos: [],
-      audience: isPublic ? null : mentioned,
+      audience,
     });
 
   let message: TextMessage;
@@ -163,18 +185,20 @@ async function deliverMessage(
  */
 export async function sendMessage(services: Services, userId: number, rawText: string, isPublicFlag: boolean): Promise<string> {
   const text = checkedText(rawText);
-  const { moderator, isBot, nowMs } = await checkedAuthor(services, userId, text);
+  const { moderator, ownerId, nowMs } = await checkedAuthor(services, userId, text);
+  const isBot = ownerId !== null;
 
   const candidates = mentionedIds(text);
   const rows = await loadProfiles(services, [userId, ...candidates]);
   const mentioned = candidates.filter((id) => rows.has(id));
   const isPublic = !isBot || isPublicFlag || mentioned.length === 0;
+  const audience = isPublic ? null : await unblockedAudience(services, [userId, ownerId], mentioned);
   const kept = isPublic && !text.startsWith('!');
 
   const taken: Taken[] = [];
   try {
     await takeSendingLimits(services, userId, text, { moderator, isBot, isPublic }, taken);
-    const message = await deliverMessage(services, userId, text, nowMs, { mentioned, rows, isPublic, kept });
+    const message = await deliverMessage(services, userId, text, nowMs, { mentioned, rows, audience, kept });
     return message.msg_id;
   } catch (err) {
     await Promise.all(taken.map((t) => t.undo())).catch(() => undefined);

@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { OptionalKind, type TSchema } from '@sinclair/typebox';
 import type { AnyMethod } from '../api/method.js';
 import { adminMethods } from '../admin/index.js';
+import { isDirectory, writeWorldFile } from './world-commands.js';
 
 /**
  * `game-platform admin <command>`: the admin API of a running server from the command line.
@@ -61,12 +62,16 @@ function buildCommands(): Command[] {
     {
       name: 'export',
       method: methodNamed('admin.exportWorld'),
-      positional: { label: 'FILE', required: false, help: 'where to write the world; standard output when absent' },
+      positional: { label: 'FILE', required: false, help: 'where to write the world (0600); standard output when absent' },
+      fromPositional: (file) => {
+        if (isDirectory(file)) throw new UsageError(`${file} is a directory: give the name of the file to write`);
+        return {};
+      },
       output: (data, file) => {
         const world = (data as { world: unknown }).world;
         const text = `${JSON.stringify(world, null, 2)}\n`;
         if (file === undefined) return world;
-        writeFileSync(file, text);
+        writeWorldFile(file, text);
         return { file, bytes: Buffer.byteLength(text) };
       },
     },

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { isShippedDemoWorld } from '../world/demo.js';
 import v8 from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
@@ -10,6 +10,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { importWorldIfEmpty, isEmptyWorld, WorldError } from '../world/import.js';
 import { readWorldFile } from './world-commands.js';
 import { publicUrl } from '../accounts/messages.js';
+import { MetricsListenerError } from '../operations/metrics-endpoint.js';
 import { reloadTls, tlsFilesOf } from '../operations/tls.js';
 
 /**
@@ -30,18 +31,6 @@ function limitHeapGrowth(): void {
 const SHUTDOWN_GRACE_MS = 25_000;
 /** A repeated signal within this time is the same request to stop. */
 const REPEAT_SIGNAL_MS = 2_000;
-
-/** The demo world shipped with the server, found from src/cli and dist/cli alike. */
-const SHIPPED_DEMO_WORLD = new URL('../../worlds/demo.json', import.meta.url);
-
-/** Whether a world file is the shipped demo world, byte for byte: the only one whose passwords are public (the README's). */
-export function isShippedDemoWorld(path: string): boolean {
-  try {
-    return readFileSync(path).equals(readFileSync(SHIPPED_DEMO_WORLD));
-  } catch {
-    return false;
-  }
-}
 
 interface DemoAccount {
   email: string;
@@ -101,7 +90,9 @@ export async function serve(config: Config): Promise<number> {
     stop.detach();
     await app.close();
     await db.close();
-    console.error(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+    console.error(
+      error instanceof MetricsListenerError ? error.message : `cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`,
+    );
     return 1;
   }
 

@@ -246,7 +246,7 @@ export const SERVER_SETTINGS: Setting[] = [
     env: 'DATABASE_URL',
     value: 'URL',
     description: '`sqlite:<path>` or `postgres://user:password@host:port/name`',
-    read: matching(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, 'use sqlite:<path> or postgres://...'),
+    read: matching(/^(sqlite:.|postgres:\/\/|postgresql:\/\/)/, 'use sqlite:<path> (a path, not empty) or postgres://...'),
     into: field('databaseUrl'),
   }),
   row({

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { Config } from '../config.js';
 import { openDatabase, describeDatabaseUrl, type Database, databaseOptions } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
@@ -29,6 +29,29 @@ export function readWorldFile(path: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     throw new WorldError(`world file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Whether `path` names a directory (a world file cannot be written there). */
+export function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+/**
+ * Writes a world file: it holds password hashes and TOTP secrets in clear, so it is for its
+ * owner's eyes only (0600), and it is written beside the target and renamed, so a failed write
+ * never leaves half a file.
+ */
+export function writeWorldFile(file: string, text: string): void {
+  const partial = `${file}.partial`;
+  // Made anew: a leftover keeps its mode and owner, whoever made it.
+  rmSync(partial, { force: true });
+  try {
+    writeFileSync(partial, text, { mode: 0o600, flag: 'wx' });
+    renameSync(partial, file);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
   }
 }
 
@@ -87,8 +110,12 @@ export async function importCommand(config: Config, file: string | undefined, mo
       `imported ${file} (${chosenMode}): ${summary.users} users, ${summary.item_protos} item prototypes, ` +
         `${summary.items} items, ${summary.friendships} friendships, ${summary.messages} chat messages`,
     );
-    if (!config.redisUrl && summary.endedSessionsOf.length > 0)
-      console.log('note: sessions were ended; restart running servers (or import with --redis) so they stop accepting them');
+    if (!config.redisUrl && summary.wrote)
+      console.log(
+        'note: servers running on this database keep serving what they read before the import' +
+          (summary.endedSessionsOf.length > 0 ? ' and accepting the sessions it ended' : '') +
+          ': restart them (or run them with Redis and import with --redis) to see it',
+      );
     return 0;
   } catch (error) {
     if (error instanceof WorldError) {
@@ -100,17 +127,18 @@ export async function importCommand(config: Config, file: string | undefined, mo
 }
 
 export async function exportCommand(config: Config, file: string | undefined): Promise<number> {
+  const toFile = file !== undefined && file !== '' && file !== '-';
+  if (toFile && isDirectory(file)) {
+    console.error(`game-platform export: ${file} is a directory: give the name of the file to write`);
+    return 2;
+  }
   const world = await withDatabase(config, (db) => exportWorld(db));
   const text = `${JSON.stringify(world, null, 2)}\n`;
-  if (!file || file === '-') {
+  if (!toFile) {
     process.stdout.write(text);
     return 0;
   }
-  // Written beside the target and renamed, so a failed export never leaves half a file. It
-  // holds password hashes and TOTP secrets in clear: for its owner's eyes only.
-  const partial = `${file}.partial`;
-  writeFileSync(partial, text, { mode: 0o600 });
-  renameSync(partial, file);
+  writeWorldFile(file, text);
   console.error(`exported the world to ${file}`);
   return 0;
 }

@@ -64,13 +64,17 @@ export async function friendsPage(db: Database, userId: number, window: PageWind
   return { total, ids: page.map((r) => r.friend_id) };
 }
 
-/** A page of the friend requests a user received from accounts not globally blocked, newest first. */
-export async function incomingRequestsPage(db: Database, userId: number, window: PageWindow): Promise<IdPage> {
-  const base = db.kysely
+/** The friend requests a user received from accounts not globally blocked (which take no part in the social graph). */
+const incomingRequests = (db: Database, userId: number) =>
+  db.kysely
     .selectFrom('friend_requests as r')
     .innerJoin('users as u', 'u.user_id', 'r.from_user_id')
     .where('r.to_user_id', '=', userId)
     .where('u.global_ban', '=', NOT_BANNED);
+
+/** A page of the friend requests a user received from accounts not globally blocked, newest first. */
+export async function incomingRequestsPage(db: Database, userId: number, window: PageWindow): Promise<IdPage> {
+  const base = incomingRequests(db, userId);
   const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const total = Number(n);
   if (outside(total, window)) return { total, ids: [] };
@@ -84,12 +88,10 @@ export async function incomingRequestsPage(db: Database, userId: number, window:
   return { total, ids: page.map((r) => r.from_user_id) };
 }
 
-/** How many friend requests wait for a user's answer (from anyone). */
+/** How many friend requests wait for a user's answer, as friends.getRequests counts them. */
 export async function incomingRequestCount(db: Database, userId: number): Promise<number> {
-  const row = await db.kysely
-    .selectFrom('friend_requests')
+  const row = await incomingRequests(db, userId)
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('to_user_id', '=', userId)
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }

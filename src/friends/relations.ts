@@ -14,6 +14,10 @@ export const Friendship = {
   BOTH_BLOCKED: 6,
 } as const;
 
+/** Whether a relation is a block, either way. */
+export const isBlock = (relation: number): boolean =>
+  relation === Friendship.VIEWER_BLOCKED_THEM || relation === Friendship.THEY_BLOCKED_VIEWER || relation === Friendship.BOTH_BLOCKED;
+
 function relationsFrom(rows: { id: number; kind: number }[], friendsByAge: number[] = []): ViewerRelations {
   const relations: ViewerRelations = { kinds: new Map(), blocked: new Set(), blockedBy: new Set(), friendsByAge };
   for (const { id, kind } of rows) {

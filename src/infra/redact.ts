@@ -1,15 +1,9 @@
-/** Query parameters whose values never reach the log, by their decoded, lower-case names. */
-const SECRET_NAMES = new Set([
-  'access_token',
-  'refresh_token',
-  'password',
-  'code',
-  'totp_session_token',
-  'captcha',
-  'device_token',
-  'admin_key',
-]);
-const SECRET_PATTERN = /password|secret|token/;
+/**
+ * Parameters whose values never reach the log or the audit log, by their decoded, lower-case
+ * names. A world file carries passwords and TOTP secrets; a promo code is good to whoever holds it.
+ */
+const SECRET_NAMES = new Set(['code', 'world', 'promocode']);
+const SECRET_PATTERN = /password|secret|token|captcha|admin_key/;
 
 /** Decodings of a name tried before it counts as unreadable: `pass%2577ord` is `password` decoded twice. */
 const MAX_DECODINGS = 4;
@@ -27,6 +21,12 @@ function decodedName(raw: string): string {
   return name.trim().toLowerCase();
 }
 
+/** Whether a parameter named `raw` (`pass%77ord` is `password`) holds a secret. */
+export function isSecretName(raw: string): boolean {
+  const name = decodedName(raw);
+  return SECRET_NAMES.has(name) || SECRET_PATTERN.test(name);
+}
+
 /**
  * A request URL as logged: the value of every parameter whose name, once decoded
  * (`pass%77ord` is `password`), is a secret's is replaced, whatever its spelling.
@@ -40,8 +40,7 @@ export function redactUrl(url: string): string {
     .map((pair) => {
       const equals = pair.indexOf('=');
       const name = equals === -1 ? pair : pair.slice(0, equals);
-      const decoded = decodedName(name);
-      if (equals === -1 || !(SECRET_NAMES.has(decoded) || SECRET_PATTERN.test(decoded))) return pair;
+      if (equals === -1 || !isSecretName(name)) return pair;
       return `${name}=[redacted]`;
     });
   return `${url.slice(0, start)}?${query.join('&')}`;

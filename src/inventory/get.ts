@@ -153,7 +153,7 @@ export const inventoryGet = defineMethod({
     shrink: P.bit({ default: 0, description: 'merge identical items into one listing every merged id in item_ids' }),
   }),
   result: InventoryResult,
-  errors: { 101: 'user does not exist', 701: 'the privacy settings of the user forbid the request' },
+  errors: { 101: 'user does not exist or is globally blocked', 701: 'the privacy settings of the user forbid the request' },
   answerBytes: inventoryAnswerBytes,
   handler: async ({ services, caller }, params) => {
     const viewerId = caller?.userId;
@@ -164,7 +164,8 @@ export const inventoryGet = defineMethod({
     } else if (params.user_id === viewerId) {
       ownerId = viewerId;
     } else {
-      ownerId = await requireUser(services, params.user_id);
+      // A globally blocked account is shown to no one, as friends.get and users.get show it.
+      ownerId = await requireUser(services, params.user_id, { active: true });
       await checkInventoryPrivacy(services, ownerId, viewerId);
     }
     const own = ownerId === viewerId;

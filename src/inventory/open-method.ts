@@ -10,7 +10,10 @@ export const inventoryOpen = defineMethod({
   summary: 'Open a case with its key, or a gift set',
   description:
     'A case consumes itself and its key and gives one item drawn from its drop list: each entry with the published chance, its weight over the sum of the weights, drawn with cryptographic randomness. ' +
-    'A gift set consumes itself and gives every item of its list; opened for a friend (user_id_receiver), the friend receives them. ' +
+    'A gift set consumes itself and gives every item of its list; opened for a friend (user_id_receiver), the friend receives them, ' +
+    'marked as a gift, when their trade settings accept gifts from the caller. ' +
+    'What an opening gives keeps the trade lock of what it consumed: the latest `ts_can_trade` of the case and key, or never tradable ' +
+    'when either is; a trade-locked gift set opens only for its owner. ' +
     'All or nothing, and exactly once: of concurrent opens of one item one succeeds and the others answer 603. ' +
     'With request_id, a repeated request (a retry after a lost answer) answers the first result again and opens nothing more. ' +
     'Every opening is recorded with the odds it used, and announced in the chat (message type 2, or 3 for a friend) from the class the server sets.',
@@ -30,8 +33,9 @@ export const inventoryOpen = defineMethod({
   }),
   result: OpenResult,
   errors: {
-    101: 'user_id_receiver does not exist',
-    603: 'an item is not yours or no longer owned, or the key does not open this case',
+    101: 'user_id_receiver does not exist or is globally blocked',
+    603: 'an item is not yours or no longer owned, the key does not open this case, or a gift set for a friend is trade-locked',
+    701: "the friend's trade settings refuse gifts from the caller",
     624: 'the item cannot be opened (neither a case nor a gift set)',
   },
   handler: async ({ services, caller }, params) => {

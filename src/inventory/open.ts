@@ -1,6 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import { ApiError, Code, badParam } from '../api/errors.js';
-import type { Executor } from '../db/connection.js';
+import type { DialectName, Executor } from '../db/connection.js';
 import { nowSeconds, type Services } from '../services.js';
 import { getCatalog, type Catalog, type ProtoEntry } from '../catalog/cache.js';
 import { CASE_TYPE, GIFT_SET_TYPE, ownedItemJson, type DropWeight, type OwnedRow } from '../catalog/serialize.js';
@@ -11,6 +11,10 @@ import { invalidateTradesHolding } from '../trades/invalidate.js';
 import type { InvalidatedTrade } from '../trades/queries.js';
 import type { DomainEvents } from '../operations/metrics.js';
 import { announceInvalidated } from '../trades/announce.js';
+import { admissionFrom, requireAdmitted } from '../trades/admission.js';
+import { tradePrivacy } from '../trades/queries.js';
+import { Friendship } from '../friends/relations.js';
+import { requireUser } from '../users/profiles.js';
 import {
   consumeOwnedItems,
   insertReceivedItems,
@@ -19,7 +23,6 @@ import {
   readOpeningInputs,
   recordDraw,
   unequipItems,
-  userExists,
   type OpeningInput,
 } from './queries.js';
 
@@ -38,8 +41,20 @@ export interface Opened {
   itemsJson: string;
 }
 
-const notYours = (description = 'the item is not in your inventory') => new ApiError(Code.CRAFT_ITEM_UNUSABLE, description);
+const unusable = (description: string) => new ApiError(Code.CRAFT_ITEM_UNUSABLE, description);
+const notYours = (description = 'the item is not in your inventory') => unusable(description);
 const wrongKey = () => notYours('the key is not in your inventory or does not open this case');
+
+/**
+ * The trade lock of what an opening gives: the strictest of the items it consumes (one never
+ * tradable makes it never tradable), none once every lock has ended. Opening a locked case
+ * cannot make its value tradable sooner.
+ */
+function carriedLock(inputs: readonly OpeningInput[], now: number): number {
+  if (inputs.some((input) => input.ts_can_trade === -1)) return -1;
+  const until = Math.max(0, ...inputs.map((input) => input.ts_can_trade));
+  return until > now ? until : 0;
+}
 
 /**
  * One entry of a case's published drop list, drawn with `crypto` randomness in proportion to
@@ -64,15 +79,18 @@ interface Plan {
   container: ProtoEntry;
   key?: OpeningInput;
   received: ProtoEntry[];
+  /** The received items' trade lock (carriedLock). */
+  tsCanTrade: number;
   odds: DropWeight[];
 }
 
 /**
  * Checks the item and key and decides what is received: 603 when an item is not the caller's
- * owned item or the key is not the case's; 624 when the item is neither a case nor a gift
- * set (or has nothing inside); 2 when a case needs a key and none was sent.
+ * owned item or the key is not the case's, or a gift set for someone else is trade-locked; 624
+ * when the item is neither a case nor a gift set (or has nothing inside); 2 when a case needs a
+ * key and none was sent.
  */
-function plan(catalog: Catalog, request: OpenRequest, rows: OpeningInput[]): Plan {
+function plan(catalog: Catalog, request: OpenRequest, rows: OpeningInput[], now: number): Plan {
   const owned = (id: number | undefined) => rows.find((r) => r.item_id === id && r.user_id === request.userId && r.state === 'owned');
   const item = owned(request.itemId);
   if (!item) throw notYours();
@@ -91,9 +109,24 @@ function plan(catalog: Catalog, request: OpenRequest, rows: OpeningInput[]): Pla
   } else if (request.keyItemId !== undefined) {
     throw badParam('key_item_id', 'this item opens without a key');
   }
-  if (!isCase) return { container, received: contents as ProtoEntry[], odds: [...drops] };
+  const tsCanTrade = carriedLock(key ? [item, key] : [item], now);
+  if (!isCase) {
+    // Given to someone else, a gift set's items change hands as a trade's would.
+    if (request.receiverId !== undefined && tsCanTrade !== 0)
+      throw unusable('the gift set is trade-locked: it may be opened only for yourself until its lock ends');
+    return { container, received: contents as ProtoEntry[], tsCanTrade, odds: [...drops] };
+  }
   const drawn = drawEntry(drops);
-  return { container, key, received: [catalog.protos.get(drawn.item_proto_id)!], odds: [...drops] };
+  return { container, key, received: [catalog.protos.get(drawn.item_proto_id)!], tsCanTrade, odds: [...drops] };
+}
+
+/**
+ * A gift set opened for `receiverId`: 2 unless they are the caller's friend, read under a lock
+ * that keeps the friendship until the opening commits; 701 when their settings refuse gifts.
+ */
+async function requireGiftReceiver(trx: Executor, dialect: DialectName, userId: number, receiverId: number): Promise<void> {
+  if (!(await isFriend(trx, userId, receiverId, dialect))) throw badParam('user_id_receiver', 'a gift set may be opened only for a friend');
+  requireAdmitted(admissionFrom(Friendship.FRIENDS, await tradePrivacy(trx, receiverId)), true);
 }
 
 /** A retry's stored answer: the first opening with this caller and request id. */
@@ -122,12 +155,8 @@ export async function openItem(services: Services, request: OpenRequest): Promis
     if (stored) return stored;
   }
   const receiverId = request.receiverId === userId ? undefined : request.receiverId;
-  if (receiverId !== undefined) {
-    if (!(await isFriend(k, userId, receiverId))) {
-      if (!(await userExists(k, receiverId))) throw new ApiError(Code.USER_NOT_FOUND, 'user does not exist');
-      throw badParam('user_id_receiver', 'a gift set may be opened only for a friend');
-    }
-  }
+  // A globally blocked account takes no part in the social graph, as with trades.
+  if (receiverId !== undefined) await requireUser(services, receiverId, { parameter: 'user_id_receiver', active: true });
   const catalog = await getCatalog(services);
   const now = nowSeconds(services);
   const ids = [
@@ -141,7 +170,8 @@ export async function openItem(services: Services, request: OpenRequest): Promis
   let opened: Opened & { kind: DomainEvents['opening']; invalidated: InvalidatedTrade[] };
   try {
     opened = await k.transaction().execute(async (trx) => {
-      const chosen = plan(catalog, { ...request, receiverId }, await readOpeningInputs(trx, dialect, ids));
+      if (receiverId !== undefined) await requireGiftReceiver(trx, dialect, userId, receiverId);
+      const chosen = plan(catalog, { ...request, receiverId }, await readOpeningInputs(trx, dialect, ids), now);
       const consumed = [request.itemId, ...(chosen.key ? [chosen.key.item_id] : [])];
       const kind = chosen.container.type === CASE_TYPE ? 'case' : 'gift';
       const updated = await consumeOwnedItems(trx, dialect, userId, consumed, now);
@@ -153,7 +183,7 @@ export async function openItem(services: Services, request: OpenRequest): Promis
       const received = chosen.received.map((proto) => ({ item_proto_id: proto.id, type: proto.type, quality_id: proto.qualityId }));
       // A gift set opened for a friend marks its items as a trade's gift does.
       const gift = receiverId === undefined ? null : JSON.stringify({ gift: { from_user_id: userId, to_user_id: receiverId, ts: now } });
-      const rows: OwnedRow[] = await insertReceivedItems(trx, owner, received, now, gift);
+      const rows: OwnedRow[] = await insertReceivedItems(trx, owner, received, { now, tsCanTrade: chosen.tsCanTrade, data: gift });
       rows.sort((a, b) => a.item_id - b.item_id);
       const protoOf = new Map(chosen.received.map((p) => [p.id, p]));
       const itemsJson = `[${rows.map((row) => ownedItemJson(protoOf.get(row.item_proto_id)!, row, false)).join(',')}]`;

@@ -330,15 +330,14 @@ export async function userExists(executor: Executor, userId: number): Promise<bo
   return user !== undefined;
 }
 
-/** Whether `friendId` is among the user's friends. */
-export async function isFriend(executor: Executor, userId: number, friendId: number): Promise<boolean> {
-  const friendship = await executor
-    .selectFrom('friendships')
-    .select('friend_id')
-    .where('user_id', '=', userId)
-    .where('friend_id', '=', friendId)
-    .executeTakeFirst();
-  return friendship !== undefined;
+/**
+ * Whether `friendId` is among the user's friends. With `lock` (in a transaction, on PostgreSQL),
+ * the friendship cannot end before the transaction does.
+ */
+export async function isFriend(executor: Executor, userId: number, friendId: number, lock?: DialectName): Promise<boolean> {
+  let query = executor.selectFrom('friendships').select('friend_id').where('user_id', '=', userId).where('friend_id', '=', friendId);
+  if (lock === 'postgres') query = query.forShare();
+  return (await query.executeTakeFirst()) !== undefined;
 }
 
 /** Who may read the user's inventory; undefined when the user does not exist. */
@@ -403,13 +402,16 @@ export interface OpeningInput {
   user_id: number;
   item_proto_id: number;
   state: string;
+  ts_can_trade: number;
 }
 
 /** The items by id, in ascending id; on PostgreSQL locked until the transaction ends. */
 export async function readOpeningInputs(executor: Executor, dialect: DialectName, ids: number[]): Promise<OpeningInput[]> {
   const lock = dialect === 'postgres' ? sql` for update` : sql``;
   const { rows } = await sql<OpeningInput>`
-    select item_id, user_id, item_proto_id, state from items where item_id in (${sql.join(ids)}) order by item_id${lock}`.execute(executor);
+    select item_id, user_id, item_proto_id, state, ts_can_trade from items where item_id in (${sql.join(ids)}) order by item_id${lock}`.execute(
+    executor,
+  );
   return rows;
 }
 
@@ -436,18 +438,19 @@ export interface ReceivedItem {
 }
 
 /**
- * Inserts an opening's items, owned and tradable, each with the per-item `data` given (a gift's
- * provenance); answers them as owned-item rows, in the order the database returns them.
+ * Inserts an opening's items, owned, with the trade lock `tsCanTrade` and the per-item `data`
+ * given (a gift's provenance); answers them as owned-item rows, in the order the database
+ * returns them.
  */
 export async function insertReceivedItems(
   executor: Executor,
   owner: number,
   items: ReceivedItem[],
-  now: number,
-  data: string | null = null,
+  received: { now: number; tsCanTrade: number; data: string | null },
 ): Promise<OwnedRow[]> {
+  const { now, tsCanTrade, data } = received;
   const values = items.map(
-    (item) => sql`(${owner}, ${item.item_proto_id}, ${item.type}, ${item.quality_id}, ${now}, 0, ${OWNED}, ${data})`,
+    (item) => sql`(${owner}, ${item.item_proto_id}, ${item.type}, ${item.quality_id}, ${now}, ${tsCanTrade}, ${OWNED}, ${data})`,
   );
   const { rows } = await sql<OwnedRow>`
     insert into items (user_id, item_proto_id, type, quality_id, ts_owned, ts_can_trade, state, data) values ${sql.join(values)}

@@ -1,5 +1,5 @@
-import { closeSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, existsSync, openSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describeDatabaseUrl } from '../db/connection.js';
 import { keyFileOf, readKeyFile } from '../db/secret-key.js';
@@ -31,17 +31,81 @@ function sqlitePath(url: string): string {
 }
 
 /** Checks a SQLite file: whole (integrity check) and a database of this server (migrated). */
-function checkDatabaseFile(path: string): { users: number; items: number } {
+function checkDatabaseFile(path: string, shown = path): { users: number; items: number } {
   const db = new SQLite(path, { readonly: true, fileMustExist: true });
   try {
     const integrity = db.pragma('integrity_check', { simple: true });
-    if (integrity !== 'ok') throw new BackupError(`${path} is damaged: ${String(integrity)}`);
+    if (integrity !== 'ok') throw new BackupError(`${shown} is damaged: ${String(integrity)}`);
     const migrated = db.prepare("select count(*) as n from sqlite_master where type = 'table' and name = 'kysely_migration'").get() as {
       n: number;
     };
-    if (migrated.n === 0) throw new BackupError(`${path} is not a game-platform database`);
+    if (migrated.n === 0) throw new BackupError(`${shown} is not a game-platform database`);
     const count = (table: string) => (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
     return { users: count('users'), items: count('items') };
+  } finally {
+    db.close();
+  }
+}
+
+/** `path` made absolute, with the links and `..` of its directory resolved: the file itself need not exist. */
+function canonicalPath(path: string): string {
+  const full = resolve(path);
+  try {
+    return join(realpathSync(dirname(full)), basename(full));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return full;
+    throw error;
+  }
+}
+
+/**
+ * The files a database stands on, by canonical path, with what each is. SQLite keeps its
+ * companions beside the file a link leads to; the key file is beside the name given.
+ */
+function databaseFiles(database: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const path of new Set([database, realpathSync(database)])) {
+    files.set(canonicalPath(path), 'the database itself');
+    files.set(canonicalPath(`${path}-wal`), "the database's write-ahead log");
+    files.set(canonicalPath(`${path}-shm`), "the database's shared-memory index");
+    files.set(canonicalPath(`${path}-journal`), "the database's rollback journal");
+  }
+  files.set(canonicalPath(keyFileOf(database)), "the database's secret key file");
+  return files;
+}
+
+/** Refuses, before anything is written, a backup target that would replace a file of the database, or that is a directory. */
+function checkBackupTarget(to: string, database: string): void {
+  const files = databaseFiles(database);
+  const target = files.get(canonicalPath(to));
+  if (target) throw new BackupError(`${to} is ${target}: the backup must go to a file of its own`);
+  const partial = files.get(canonicalPath(`${to}.partial`));
+  if (partial) throw new BackupError(`${to}.partial, where the backup is written first, is ${partial}: the backup must go to another file`);
+  if (!existsSync(dirname(to))) throw new BackupError(`there is no directory ${dirname(to)} for the backup`);
+  if (existsSync(to) && statSync(to).isDirectory())
+    throw new BackupError(`${to} is a directory: give the backup's file name (${join(to, basename(database))}, say)`);
+}
+
+/**
+ * Refuses while another connection has the database open: a restore would replace the file
+ * under it, and it would go on writing into the old one. Every connection to a database in
+ * write-ahead-log mode (the mode servers open it in) holds a shared lock on the file from its
+ * first read until it closes, idle or not, so the exclusive lock is refused at once (no busy
+ * wait). Refusing changes nothing.
+ */
+function checkNotInUse(database: string): void {
+  if (!existsSync(database)) return;
+  const db = new SQLite(database, { fileMustExist: true, timeout: 0 });
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+    db.exec('ROLLBACK');
+  } catch (error) {
+    if (!(error instanceof SQLite.SqliteError)) throw error;
+    if (error.code.startsWith('SQLITE_BUSY'))
+      throw new BackupError(`${database} is open in another process (a server?): stop the servers on it first, then restore`);
+    // A file that is no database: nothing serves it, and it is what a restore mends.
+    if (error.code !== 'SQLITE_NOTADB' && error.code !== 'SQLITE_CORRUPT') throw error;
   } finally {
     db.close();
   }
@@ -52,27 +116,36 @@ function checkDatabaseFile(path: string): { users: number; items: number } {
  * (write-ahead log: the copy holds a read snapshot and never blocks them). After a first
  * small step the rest is copied in one step, one snapshot: in small steps, every write by
  * another connection between two steps would start the copy over. The copy is written
- * beside `to` and renamed into place once whole, as a single file (no write-ahead log).
+ * beside `to`, checked, and renamed into place (after `beforeRename`) as a single file (no
+ * write-ahead log); on any failure it is removed.
  */
-async function copySqlite(from: string, to: string): Promise<void> {
+async function copySqlite(from: string, to: string, beforeRename?: () => void): Promise<{ users: number; items: number }> {
   const partial = `${to}.partial`;
   rmSync(partial, { force: true });
   // SQLite gives the copy (and its journal) the mode of this empty file: 0600.
   closeSync(openSync(partial, 'wx', 0o600));
-  const source = new SQLite(from, { fileMustExist: true });
   try {
-    source.pragma('busy_timeout = 5000');
-    await source.backup(partial, { progress: ({ remainingPages }) => Math.max(FIRST_STEP_PAGES, remainingPages) });
-  } finally {
-    source.close();
+    const source = new SQLite(from, { fileMustExist: true });
+    try {
+      source.pragma('busy_timeout = 5000');
+      await source.backup(partial, { progress: ({ remainingPages }) => Math.max(FIRST_STEP_PAGES, remainingPages) });
+    } finally {
+      source.close();
+    }
+    const copy = new SQLite(partial);
+    try {
+      copy.pragma('journal_mode = DELETE');
+    } finally {
+      copy.close();
+    }
+    const counts = checkDatabaseFile(partial, `the copy of ${from}`);
+    beforeRename?.();
+    renameSync(partial, to);
+    return counts;
+  } catch (error) {
+    for (const file of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(file, { force: true });
+    throw error;
   }
-  const copy = new SQLite(partial);
-  try {
-    copy.pragma('journal_mode = DELETE');
-  } finally {
-    copy.close();
-  }
-  renameSync(partial, to);
 }
 
 /**
@@ -83,10 +156,10 @@ export async function backupSqlite(databaseUrl: string, file: string): Promise<{
   const from = sqlitePath(databaseUrl);
   if (!existsSync(from)) throw new BackupError(`no database at ${from}`);
   const to = resolve(file);
-  if (to === from) throw new BackupError('the backup must go to another file than the database');
-  await copySqlite(from, to);
+  checkBackupTarget(to, from);
+  const counts = await copySqlite(from, to);
   const keyFile = keyFileOf(from);
-  return { ...checkDatabaseFile(to), ...(existsSync(keyFile) ? { keyFile } : {}) };
+  return { ...counts, ...(existsSync(keyFile) ? { keyFile } : {}) };
 }
 
 /** The key check row of a database file, when it has one (databases made before secrets were sealed have none). */
@@ -144,7 +217,8 @@ function checkRestoreKey(backup: string, database: string, configuredKey: string
 
 /**
  * `game-platform restore FILE`: the database becomes the backup. The backup is checked first;
- * servers on the database must be stopped (they would keep what they hold in memory).
+ * it is refused while servers have the database open (checked again just before the database
+ * is replaced, as the copy takes a while).
  */
 export async function restoreSqlite(
   databaseUrl: string,
@@ -154,10 +228,14 @@ export async function restoreSqlite(
   const to = sqlitePath(databaseUrl);
   const from = resolve(file);
   if (!existsSync(from)) throw new BackupError(`no backup at ${from}`);
-  if (to === from) throw new BackupError('the backup is the database itself');
+  if (canonicalPath(from) === canonicalPath(to)) throw new BackupError('the backup is the database itself');
+  if (canonicalPath(from) === canonicalPath(`${to}.partial`))
+    throw new BackupError(`the copy of the backup is written to ${to}.partial first: give the backup another name`);
   checkDatabaseFile(from);
   checkRestoreKey(from, to, secretKey);
-  for (const leftover of [`${to}-wal`, `${to}-shm`]) rmSync(leftover, { force: true });
-  await copySqlite(from, to);
-  return checkDatabaseFile(to);
+  checkNotInUse(to);
+  return copySqlite(from, to, () => {
+    checkNotInUse(to);
+    for (const leftover of [`${to}-wal`, `${to}-shm`, `${to}-journal`]) rmSync(leftover, { force: true });
+  });
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { registeredEmails } from '../accounts/queries.js';
 import type { Services } from '../services.js';
+import { isShippedDemoWorld } from '../world/demo.js';
 
 /** The package's version: src/operations and dist/operations are both two levels below its root. */
 function packageVersion(): string {
@@ -10,9 +11,12 @@ function packageVersion(): string {
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** E-mails of the accounts a world file gives a plain password (its demo accounts); none without a file. */
+/**
+ * E-mails of the accounts the shipped demo world gives a plain password; none for any other
+ * world file, whose accounts are no one's to advertise.
+ */
 function demoEmails(worldFile: string | undefined): string[] {
-  if (!worldFile) return [];
+  if (!worldFile || !isShippedDemoWorld(worldFile)) return [];
   try {
     const world = JSON.parse(readFileSync(worldFile, 'utf8')) as { users?: { email?: unknown; password?: unknown }[] };
     return (world.users ?? []).filter((u) => typeof u.email === 'string' && typeof u.password === 'string').map((u) => u.email as string);

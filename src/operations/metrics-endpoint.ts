@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import { checkAdminKey } from '../api/admin-key.js';
+import { bearerCredentials } from '../api/bearer.js';
 import { ApiError, Code } from '../api/errors.js';
 import type { Metrics } from './metrics.js';
 
@@ -9,8 +10,14 @@ import type { Metrics } from './metrics.js';
 function presentedKey(request: FastifyRequest): string | string[] | undefined {
   const header = request.headers['x-admin-key'];
   if (header !== undefined) return header;
-  const authorization = request.headers.authorization;
-  return typeof authorization === 'string' && authorization.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
+  return bearerCredentials(request.headers.authorization);
+}
+
+/** The metrics listener could not open (its address is taken, or its host unknown). */
+export class MetricsListenerError extends Error {
+  constructor(address: string, cause: Error) {
+    super(`cannot listen for metrics on ${address}: ${cause.message}`, { cause });
+  }
 }
 
 /**
@@ -56,9 +63,10 @@ export function registerMetricsEndpoints(
       'onReady',
       () =>
         new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
+          const refused = (error: Error) => reject(new MetricsListenerError(`${metricsHost}:${metricsPort}`, error));
+          server.once('error', refused);
           server.listen(metricsPort, metricsHost, () => {
-            server.off('error', reject);
+            server.off('error', refused);
             resolve();
           });
         }),

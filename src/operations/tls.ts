@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Server as TlsServer } from 'node:tls';
+import { createSecureContext, type Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 
 export interface TlsFiles {
@@ -16,7 +16,7 @@ export function tlsFilesOf(tls: { certFile?: string; keyFile?: string } | undefi
   return { certFile: tls.certFile, keyFile: tls.keyFile };
 }
 
-/** The certificate and key as read from their files (throws with the file's name when unreadable). */
+/** The certificate and key as read from their files (throws naming the files when unreadable or not a matching PEM pair). */
 export function readTlsFiles(files: TlsFiles): { cert: Buffer; key: Buffer } {
   const read = (path: string, what: string) => {
     try {
@@ -25,7 +25,16 @@ export function readTlsFiles(files: TlsFiles): { cert: Buffer; key: Buffer } {
       throw new Error(`cannot read the TLS ${what} ${path}: ${(error as Error).message}`, { cause: error });
     }
   };
-  return { cert: read(files.certFile, 'certificate'), key: read(files.keyFile, 'key') };
+  const pair = { cert: read(files.certFile, 'certificate'), key: read(files.keyFile, 'key') };
+  try {
+    createSecureContext(pair);
+  } catch (error) {
+    throw new Error(
+      `the TLS certificate ${files.certFile} and key ${files.keyFile} are not a PEM certificate and its key: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  return pair;
 }
 
 /**

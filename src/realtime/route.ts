@@ -6,6 +6,7 @@ import type { ResolvedSession } from '../auth/tokens.js';
 import type { Services } from '../services.js';
 import { ApiError, Code } from '../api/errors.js';
 import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
+import { bearerCredentials } from '../api/bearer.js';
 import { resultJson, type MethodDispatcher } from '../api/dispatch.js';
 import { loadUsers } from '../users/profiles.js';
 import { CloseCode, framesFor, type Connection, type FeedFormat } from './hub.js';
@@ -25,9 +26,7 @@ interface FeedQuery {
 function tokenOf(request: FastifyRequest<{ Querystring: FeedQuery }>): string | undefined {
   const param = request.query.access_token;
   if (typeof param === 'string' && param !== '') return param;
-  const header = request.headers.authorization;
-  if (typeof header === 'string' && header.startsWith('Bearer ') && header.slice(7).trim() !== '') return header.slice(7).trim();
-  return undefined;
+  return bearerCredentials(request.headers.authorization);
 }
 
 function topicsOf(subs: unknown): Set<string> {

@@ -1,6 +1,6 @@
 import { ApiError, Code } from '../api/errors.js';
 import type { Services } from '../services.js';
-import { Friendship, friendshipValues } from '../friends/relations.js';
+import { Friendship, friendshipValues, isBlock } from '../friends/relations.js';
 import { tradePrivacy, type TradePrivacy } from './queries.js';
 
 /** What a receiver's settings let a sender offer them. */
@@ -14,8 +14,7 @@ export interface Admission {
 /** How `fromId` relates to `toId` (see friendshipValues); 107 when either has blocked the other. */
 export async function relationForTrade(services: Services, fromId: number, toId: number): Promise<number> {
   const relation = (await friendshipValues(services, fromId, [toId])).get(toId) ?? Friendship.NONE;
-  if (relation === Friendship.VIEWER_BLOCKED_THEM || relation === Friendship.THEY_BLOCKED_VIEWER || relation === Friendship.BOTH_BLOCKED)
-    throw new ApiError(Code.BLOCKED_BY_USER, 'one of you has blocked the other');
+  if (isBlock(relation)) throw new ApiError(Code.BLOCKED_BY_USER, 'one of you has blocked the other');
   return relation;
 }
 

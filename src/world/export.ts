@@ -40,7 +40,8 @@ export function itemProtoEntry(p: Selectable<ItemProtosTable>): WorldItemProto {
 type StoredWorld = Awaited<ReturnType<typeof readStoredWorld>>;
 type Row<K extends keyof StoredWorld> = NonNullable<StoredWorld[K]> extends (infer R)[] ? R : NonNullable<StoredWorld[K]>;
 
-function userEntry(db: Database, u: Row<'users'>) {
+function userEntry(db: Database, u: Row<'users'>, recoveryCodeHashes: string[]) {
+  const hasTotp = u.totp_secret !== null;
   return compact({
     user_id: u.user_id,
     email: nn(u.email),
@@ -69,6 +70,15 @@ function userEntry(db: Database, u: Row<'users'>) {
     bot_owner: nn(u.bot_owner_id),
     online: flag(u.always_online),
     created_at: u.created_at,
+    email_verified: u.email_verified,
+    trades_income: u.trades_income,
+    trades_income_from_friends: u.trades_income_from_friends,
+    trades_income_gifts: u.trades_income_gifts,
+    trades_income_gifts_autoaccept: u.trades_income_gifts_autoaccept,
+    last_seen: u.last_seen,
+    totp_last_step: nn(u.totp_last_step),
+    // Codes left over from a secret since removed could never be asked for.
+    recovery_code_hashes: hasTotp && recoveryCodeHashes.length > 0 ? recoveryCodeHashes : undefined,
   });
 }
 
@@ -88,13 +98,17 @@ function itemEntry(i: Row<'items'>, e: Row<'equipped'> | undefined) {
   });
 }
 
-function promocodeEntry(p: Row<'promocodes'>) {
+function promocodeEntry(p: Row<'promocodes'>, uses: Row<'promocodeUses'>[]) {
   return compact({
     code: p.code,
     item_proto_ids: JSON.parse(p.item_proto_ids) as number[],
     max_uses: nn(p.max_uses),
     ts_expires: nn(p.ts_expires),
     disabled: flag(p.disabled),
+    created_at: p.created_at,
+    uses: p.uses,
+    used_by:
+      uses.length > 0 ? uses.map((u) => ({ user_id: u.user_id, ts: u.ts, item_ids: JSON.parse(u.item_ids) as number[] })) : undefined,
   });
 }
 
@@ -138,7 +152,10 @@ function messageEntry(m: Row<'messages'>) {
   });
 }
 
-/** Writes the current world in the import format (passwords as hashes, owned items only, every trade and its moves). */
+/**
+ * Writes the current world in the import format (passwords and recovery codes as hashes, owned
+ * items only, every trade and its moves, every promo code with its uses and who redeemed it).
+ */
 export async function exportWorld(db: Database): Promise<World> {
   // One snapshot of every table: on PostgreSQL a repeatable-read transaction on one
   // connection, on SQLite one read transaction, so writes committing meanwhile are all in or all out.
@@ -151,19 +168,24 @@ export async function exportWorld(db: Database): Promise<World> {
   for (const entry of stored.tradeItems)
     (tradeItemsOf.get(entry.trade_id) ?? tradeItemsOf.set(entry.trade_id, []).get(entry.trade_id)!).push(entry);
   const equipByItem = new Map(stored.equipped.map((e) => [e.item_id, e]));
+  const usesOf = new Map<string, Row<'promocodeUses'>[]>();
+  for (const use of stored.promocodeUses) (usesOf.get(use.code) ?? usesOf.set(use.code, []).get(use.code)!).push(use);
   const chatState = stored.chatState;
+  const recoveryCodesOf = new Map<number, string[]>();
+  for (const { user_id, code_hash } of stored.recoveryCodes)
+    (recoveryCodesOf.get(user_id) ?? recoveryCodesOf.set(user_id, []).get(user_id)!).push(code_hash);
 
   return {
     collections: stored.collections.map((c) => ({ collection_id: c.collection_id, title: c.title })),
     qualities: stored.qualities.map((q) => ({ quality_id: q.quality_id, title: q.title, coeff_rent: q.coeff_rent })),
     item_types: stored.itemTypes.map((t) => ({ type: t.type, title: t.title })),
     item_protos: stored.protos.map(itemProtoEntry),
-    users: stored.users.map((u) => userEntry(db, u)) as World['users'],
+    users: stored.users.map((u) => userEntry(db, u, recoveryCodesOf.get(u.user_id) ?? [])) as World['users'],
     items: stored.items.map((i) => itemEntry(i, equipByItem.get(i.item_id))) as World['items'],
     friends: stored.friendships.map((f) => ({ user_id: f.user_id, friend_id: f.friend_id, since: f.since })),
     friend_requests: stored.requests.map((r) => ({ from: r.from_user_id, to: r.to_user_id, ts: r.ts })),
     blocks: stored.blocks.map((b) => ({ user_id: b.user_id, blocked_user_id: b.blocked_user_id, ts: b.ts })),
-    promocodes: stored.promocodes.map(promocodeEntry),
+    promocodes: stored.promocodes.map((p) => promocodeEntry(p, usesOf.get(p.code) ?? [])),
     trades: stored.trades.map((t) => tradeEntry(t, tradeItemsOf.get(t.trade_id) ?? [])),
     trade_moves: stored.moves.map((m) => ({
       trade_id: m.trade_id,

@@ -8,12 +8,14 @@ import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
 import { nickColumns } from '../users/search-keys.js';
-import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, World, type WorldUser } from './schema.js';
+import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, MAX_WORLD_COPIES, World, type WorldPromocode, type WorldUser } from './schema.js';
 import { invalidateTradesHoldingAt } from '../trades/invalidate.js';
 import type { InvalidatedTrade } from '../trades/queries.js';
 import {
   advanceSequences,
   deleteItemsAndEquipment,
+  deletePromocodeUses,
+  deleteRecoveryCodes,
   deleteTradeContents,
   emptyWorldTables,
   hasUsersOrProtos,
@@ -21,10 +23,14 @@ import {
   insertItems,
   lockWorldImport,
   protoClasses,
+  raiseTotpLastStep,
   revokeSessionsOf,
   setChatState,
+  storedBots,
+  storedBotsOf,
   storedCollectionIds,
   storedProtoIds,
+  storedTotpSecrets,
   storedUserIds,
   usersWith,
   usersWithOpenSessions,
@@ -63,6 +69,8 @@ export interface ImportSummary {
   endedSessionsOf: number[];
   /** Open trades made invalid by items the file replaced: a running server tells their receivers. */
   invalidatedTrades: InvalidatedTrade[];
+  /** Whether the import wrote to the database (a replace always does, a merge when the file has entries): running servers hold what was there before. */
+  wrote: boolean;
 }
 
 const bit = (v: boolean | 0 | 1 | undefined) => (v === true || v === 1 ? 1 : 0);
@@ -151,12 +159,17 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
   unique(world.promocodes, (p) => p.code.toUpperCase(), 'promocodes', 'code');
   const user = (id: number, where: string) => users.has(id) || outside.users.has(id) || outside.users.set(id, where);
   const proto = (id: number, where: string) => protos.has(id) || outside.item_protos.has(id) || outside.item_protos.set(id, where);
+  const fileUsers = new Map((world.users ?? []).map((u) => [u.user_id, u]));
   (world.users ?? []).forEach((u, i) => {
     if (u.bot_owner !== undefined) {
       user(u.bot_owner, `users[${i}].bot_owner`);
+      const owner = fileUsers.get(u.bot_owner);
       if (u.bot_owner === u.user_id) problems.push(`users[${i}].bot_owner: a bot cannot own itself`);
+      else if (owner?.bot_owner !== undefined) problems.push(ownerIsABot(i, u.bot_owner, owner.bot_owner));
     }
     if (u.password !== undefined && u.password_hash !== undefined) problems.push(`users[${i}]: give password or password_hash, not both`);
+    if (u.recovery_code_hashes !== undefined && u.recovery_code_hashes.length > 0 && u.totp_secret === undefined)
+      problems.push(`users[${i}].recovery_code_hashes: recovery codes need a totp_secret`);
   });
   (world.item_protos ?? []).forEach((p, i) => {
     const where = `item_protos[${i}]`;
@@ -172,6 +185,11 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
     proto(item.item_proto_id, `items[${i}].item_proto_id`);
     if (item.item_id !== undefined && (item.copies ?? 1) > 1) problems.push(`items[${i}]: item_id and copies > 1 exclude each other`);
   });
+  const copies = (world.items ?? []).reduce((sum, item) => sum + (item.copies ?? 0), 0);
+  if (copies > MAX_WORLD_COPIES)
+    problems.push(
+      `items: their copies add up to ${copies}, more than the ${MAX_WORLD_COPIES} one file may make (list more items one by one)`,
+    );
   const friendPairs = new Set<string>();
   (world.friends ?? []).forEach((f, i) => {
     const [a, b] = Array.isArray(f) ? f : [f.user_id, f.friend_id];
@@ -244,7 +262,15 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
     for (const id of [m.case_item_proto_id, m.drop_item_proto_id, m.item_proto_id, ...(m.item_proto_ids ?? [])])
       if (id !== undefined) proto(id, where);
   });
-  (world.promocodes ?? []).forEach((p, i) => p.item_proto_ids.forEach((id, j) => proto(id, `promocodes[${i}].item_proto_ids[${j}]`)));
+  (world.promocodes ?? []).forEach((p, i) => {
+    const where = `promocodes[${i}]`;
+    p.item_proto_ids.forEach((id, j) => proto(id, `${where}.item_proto_ids[${j}]`));
+    unique(p.used_by, (u) => u.user_id, `${where}.used_by`, 'user_id');
+    (p.used_by ?? []).forEach((u, j) => user(u.user_id, `${where}.used_by[${j}].user_id`));
+    const redemptions = p.used_by?.length ?? 0;
+    if (p.uses !== undefined && p.uses < redemptions)
+      problems.push(`${where}.uses: ${p.uses} is fewer than the ${redemptions} redemptions in used_by`);
+  });
   return { problems, outside };
 }
 
@@ -265,6 +291,32 @@ async function checkOutsideReferences(trx: Executor, outside: OutsideReferences)
   for (const id of protos) problems.push(`${outside.item_protos.get(id)}: unknown item_proto_id ${id}`);
   const collections = await missing([...outside.collections.keys()], (ids) => storedCollectionIds(trx, ids));
   for (const id of collections) problems.push(`${outside.collections.get(id)}: unknown collection ${id}`);
+  return problems;
+}
+
+const ownerIsABot = (index: number, owner: number, ownersOwner: number) =>
+  `users[${index}].bot_owner: user ${owner} is a bot (of user ${ownersOwner}); a bot cannot own bots`;
+
+/** In a merge, a bot of the file must not be owned by a stored bot, nor own stored bots the file leaves as they are. */
+async function checkStoredBots(trx: Executor, users: WorldUser[]): Promise<string[]> {
+  const problems: string[] = [];
+  const inFile = new Set(users.map((u) => u.user_id));
+  const owners = [...new Set(users.flatMap((u) => (u.bot_owner !== undefined && !inFile.has(u.bot_owner) ? [u.bot_owner] : [])))];
+  const ownerIsBot = new Map<number, number>();
+  for (let i = 0; i < owners.length; i += 1000)
+    for (const bot of await storedBots(trx, owners.slice(i, i + 1000))) ownerIsBot.set(bot.user_id, bot.bot_owner_id);
+  const bots = users.filter((u) => u.bot_owner !== undefined).map((u) => u.user_id);
+  const storedBotOf = new Map<number, number>();
+  for (let i = 0; i < bots.length; i += 1000)
+    for (const bot of await storedBotsOf(trx, bots.slice(i, i + 1000)))
+      if (!inFile.has(bot.user_id) && !storedBotOf.has(bot.bot_owner_id)) storedBotOf.set(bot.bot_owner_id, bot.user_id);
+  users.forEach((u, i) => {
+    if (u.bot_owner === undefined) return;
+    const ownersOwner = ownerIsBot.get(u.bot_owner);
+    if (ownersOwner !== undefined) problems.push(ownerIsABot(i, u.bot_owner, ownersOwner));
+    const ownBot = storedBotOf.get(u.user_id);
+    if (ownBot !== undefined) problems.push(`users[${i}].bot_owner: user ${u.user_id} owns the bot ${ownBot}; a bot cannot own bots`);
+  });
   return problems;
 }
 
@@ -368,7 +420,11 @@ async function prepareStoredWorld(
     for (const userId of await usersWithOpenSessions(trx)) endedSessionsOf.add(userId);
     await emptyWorldTables(trx);
   } else {
-    const problems = [...(await checkOutsideReferences(trx, outside)), ...(await checkUserConflicts(trx, users))];
+    const problems = [
+      ...(await checkOutsideReferences(trx, outside)),
+      ...(await checkUserConflicts(trx, users)),
+      ...(await checkStoredBots(trx, users)),
+    ];
     if (problems.length > 0) throw invalid(problems);
   }
 }
@@ -427,23 +483,53 @@ async function importCatalogue(trx: Executor, world: World): Promise<void> {
   );
 }
 
+/** User columns a merge keeps from the stored user when the entry leaves them out, with their defaults. */
+const KEPT_USER_COLUMNS = {
+  email_verified: 0,
+  trades_income: 1,
+  trades_income_from_friends: 0,
+  trades_income_gifts: 1,
+  trades_income_gifts_autoaccept: 0,
+  last_seen: 0,
+} as const;
+type KeptUserColumn = keyof typeof KEPT_USER_COLUMNS;
+const keptUserColumns = Object.keys(KEPT_USER_COLUMNS) as KeptUserColumn[];
+
+/** In a merge, the users whose stored recovery codes go: those given anew, and those of a secret the entry changes or removes. */
+async function recoveryCodesReplaced(trx: Executor, db: Database, users: WorldUser[]): Promise<number[]> {
+  const unchanged = users.filter((u) => u.recovery_code_hashes === undefined && u.totp_secret !== undefined);
+  const stored = new Map<number, string>();
+  const ids = unchanged.map((u) => u.user_id);
+  for (let i = 0; i < ids.length; i += 1000)
+    for (const row of await storedTotpSecrets(trx, ids.slice(i, i + 1000))) stored.set(row.user_id, db.secrets.open(row.totp_secret));
+  return users.filter((u) => u.recovery_code_hashes !== undefined || u.totp_secret !== stored.get(u.user_id)).map((u) => u.user_id);
+}
+
 async function importUsers(
   trx: Executor,
   db: Database,
   users: WorldUser[],
   passwordHashes: (string | null)[],
-  now: number,
+  options: { now: number; replace: boolean },
   endedSessionsOf: Set<number>,
 ): Promise<void> {
-  await insertBatched(
-    trx,
-    'users',
-    users.map((u, i) => ({
+  const { now, replace } = options;
+  if (!replace) {
+    const cleared = await recoveryCodesReplaced(trx, db, users);
+    for (let i = 0; i < cleared.length; i += 1000) await deleteRecoveryCodes(trx, cleared.slice(i, i + 1000));
+  }
+  // On a merge, a stored user keeps the columns its entry leaves out: one statement per set of them.
+  const byKept = new Map<string, { keep: string[]; rows: Record<string, unknown>[] }>();
+  users.forEach((u, i) => {
+    // A merge never lowers the last step used (raised below), so no code is accepted twice.
+    const keep = replace ? [] : [...keptUserColumns.filter((c) => u[c] === undefined), 'totp_last_step'];
+    const group = byKept.get(keep.join()) ?? byKept.set(keep.join(), { keep, rows: [] }).get(keep.join())!;
+    group.rows.push({
       user_id: u.user_id,
       email: u.email?.toLowerCase() ?? null,
       password_hash: passwordHashes[i],
       totp_secret: u.totp_secret === undefined ? null : db.secrets.seal(u.totp_secret),
-      totp_last_step: null,
+      totp_last_step: u.totp_last_step ?? null,
       domain: u.domain ?? null,
       ...nickColumns(u.nick),
       nicks_old: JSON.stringify(u.nicks_old ?? []),
@@ -467,8 +553,17 @@ async function importUsers(
       bot_owner_id: u.bot_owner ?? null,
       always_online: bit(u.online),
       created_at: u.created_at ?? now,
-    })),
-    upsert(['user_id']),
+      ...Object.fromEntries(
+        keptUserColumns.map((c) => [c, u[c] === undefined ? KEPT_USER_COLUMNS[c] : c === 'last_seen' ? u.last_seen : bit(u[c])]),
+      ),
+    });
+  });
+  for (const { keep, rows } of byKept.values()) await insertBatched(trx, 'users', rows, { keys: ['user_id'], keep });
+  if (!replace) for (const u of users) if (u.totp_last_step !== undefined) await raiseTotpLastStep(trx, u.user_id, u.totp_last_step);
+  await insertBatched(
+    trx,
+    'recovery_codes',
+    users.flatMap((u) => (u.recovery_code_hashes ?? []).map((code_hash) => ({ user_id: u.user_id, code_hash, used_at: null }))),
   );
   // Banned users lose every session they had.
   const banned = users.filter((u) => bit(u.global_ban) === 1).map((u) => u.user_id);
@@ -607,20 +702,42 @@ async function importRelations(trx: Executor, world: World, now: number): Promis
   );
 }
 
+const givesUses = (p: WorldPromocode) => p.uses !== undefined || p.used_by !== undefined;
+
+/** Codes, each replacing a stored one with its text; their uses and redemptions where the entry gives them. */
 async function importPromocodes(trx: Executor, world: World, now: number): Promise<void> {
-  // A code's uses stay when a merge replaces its definition.
-  await insertBatched(
-    trx,
-    'promocodes',
-    (world.promocodes ?? []).map((p) => ({
+  const codes = world.promocodes ?? [];
+  // On a merge, a stored code keeps the columns its entry leaves out: one statement per set of them.
+  const byKept = new Map<string, { keep: string[]; rows: Record<string, unknown>[] }>();
+  for (const p of codes) {
+    const keep = [...(p.created_at === undefined ? ['created_at'] : []), ...(givesUses(p) ? [] : ['uses'])];
+    const group = byKept.get(keep.join()) ?? byKept.set(keep.join(), { keep, rows: [] }).get(keep.join())!;
+    group.rows.push({
       code: p.code.toUpperCase(),
       item_proto_ids: JSON.stringify(p.item_proto_ids),
       max_uses: p.max_uses ?? null,
       ts_expires: p.ts_expires ?? null,
       disabled: bit(p.disabled),
-      created_at: now,
-    })),
-    { keys: ['code'] },
+      created_at: p.created_at ?? now,
+      uses: p.uses ?? p.used_by?.length ?? 0,
+    });
+  }
+  for (const { keep, rows } of byKept.values()) await insertBatched(trx, 'promocodes', rows, { keys: ['code'], keep });
+
+  const described = codes.filter(givesUses);
+  const replaced = described.map((p) => p.code.toUpperCase());
+  for (let i = 0; i < replaced.length; i += 1000) await deletePromocodeUses(trx, replaced.slice(i, i + 1000));
+  await insertBatched(
+    trx,
+    'promocode_uses',
+    described.flatMap((p) =>
+      (p.used_by ?? []).map((u) => ({
+        code: p.code.toUpperCase(),
+        user_id: u.user_id,
+        ts: u.ts ?? now,
+        item_ids: JSON.stringify(u.item_ids ?? []),
+      })),
+    ),
   );
 }
 
@@ -705,7 +822,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       }
       await prepareStoredWorld(trx, replace, outside, users, endedSessionsOf);
       await importCatalogue(trx, world);
-      await importUsers(trx, db, users, passwordHashes, now, endedSessionsOf);
+      await importUsers(trx, db, users, passwordHashes, { now, replace }, endedSessionsOf);
       ({ written: itemCount, invalidatedTrades } = await importItems(trx, db, world, now, replace));
       await importRelations(trx, world, now);
       await importPromocodes(trx, world, now);
@@ -725,7 +842,14 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
     promocodes: (world.promocodes ?? []).length,
     endedSessionsOf: [...endedSessionsOf].sort((a, b) => a - b),
     invalidatedTrades,
+    wrote: replace || hasEntries(world),
   };
+}
+
+/** Whether a file gives anything to write. */
+function hasEntries(world: World): boolean {
+  const { $schema: _schema, gchat, ...sections } = world;
+  return Object.values(sections).some((list) => list.length > 0) || gchat?.status !== undefined || (gchat?.messages ?? []).length > 0;
 }
 
 /** Imports a world in one transaction: a bad file changes nothing. */

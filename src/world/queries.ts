@@ -11,6 +11,13 @@ export async function readStoredWorld(db: Executor) {
     itemTypes: db.selectFrom('item_types').selectAll().orderBy('type').execute(),
     protos: db.selectFrom('item_protos').selectAll().orderBy('item_proto_id').execute(),
     users: db.selectFrom('users').selectAll().orderBy('user_id').execute(),
+    recoveryCodes: db
+      .selectFrom('recovery_codes')
+      .select(['user_id', 'code_hash'])
+      .where('used_at', 'is', null)
+      .orderBy('user_id')
+      .orderBy('code_hash')
+      .execute(),
     items: db.selectFrom('items').selectAll().where('state', '=', 'owned').orderBy('item_id').execute(),
     equipped: db.selectFrom('equipped').selectAll().execute(),
     friendships: db
@@ -25,6 +32,7 @@ export async function readStoredWorld(db: Executor) {
     chatState: db.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst(),
     messages: db.selectFrom('chat_messages').selectAll().where('deleted_at', 'is', null).orderBy('msg_seq').execute(),
     promocodes: db.selectFrom('promocodes').selectAll().orderBy('code').execute(),
+    promocodeUses: db.selectFrom('promocode_uses').selectAll().orderBy('code').orderBy('ts').orderBy('user_id').execute(),
     trades: db.selectFrom('trades').selectAll().orderBy('trade_id').execute(),
     tradeItems: db.selectFrom('trade_items').selectAll().orderBy('trade_id').orderBy('item_id').execute(),
     moves: db.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
@@ -37,12 +45,15 @@ async function awaitAll<T extends Record<string, Promise<unknown>>>(promises: T)
   return Object.fromEntries(entries) as { [K in keyof T]: Awaited<T[K]> };
 }
 
-/** Writes rows in batches (parameters per statement stay under every driver's limit); on a key conflict, updates the stored row or keeps it. */
+/**
+ * Writes rows in batches (parameters per statement stay under every driver's limit); on a key
+ * conflict, updates the stored row (but its `keep` columns) or keeps it.
+ */
 export async function insertBatched<T extends keyof Tables & string>(
   trx: Executor,
   table: T,
   rows: Record<string, unknown>[],
-  conflict?: { keys: string[]; ignore?: boolean },
+  conflict?: { keys: string[]; ignore?: boolean; keep?: string[] },
 ): Promise<void> {
   if (rows.length === 0) return;
   const columns = Object.keys(elementAt(rows, 0));
@@ -50,8 +61,8 @@ export async function insertBatched<T extends keyof Tables & string>(
   for (let i = 0; i < rows.length; i += batch) {
     let query = trx.insertInto(table).values(rows.slice(i, i + batch) as never);
     if (conflict) {
-      const { keys } = conflict;
-      const update = columns.filter((c) => !keys.includes(c));
+      const { keys, keep = [] } = conflict;
+      const update = columns.filter((c) => !keys.includes(c) && !keep.includes(c));
       query = query.onConflict((oc) =>
         update.length === 0 || conflict.ignore
           ? oc.columns(keys as never).doNothing()
@@ -151,10 +162,58 @@ export async function usersWith(trx: Executor, field: 'email' | 'domain', values
   return rows.map((row) => ({ user_id: row.user_id, value: row[field] as string }));
 }
 
+/** Of these users, the stored ones that are bots, with their owners. */
+export async function storedBots(trx: Executor, userIds: number[]): Promise<{ user_id: number; bot_owner_id: number }[]> {
+  const rows = await trx
+    .selectFrom('users')
+    .select(['user_id', 'bot_owner_id'])
+    .where('user_id', 'in', userIds)
+    .where('bot_owner_id', 'is not', null)
+    .execute();
+  return rows.map((r) => ({ user_id: r.user_id, bot_owner_id: r.bot_owner_id! }));
+}
+
+/** The stored bots these users own. */
+export async function storedBotsOf(trx: Executor, ownerIds: number[]): Promise<{ user_id: number; bot_owner_id: number }[]> {
+  const rows = await trx.selectFrom('users').select(['user_id', 'bot_owner_id']).where('bot_owner_id', 'in', ownerIds).execute();
+  return rows.map((r) => ({ user_id: r.user_id, bot_owner_id: r.bot_owner_id! }));
+}
+
+/** The stored TOTP secrets (sealed) of these users that have one. */
+export async function storedTotpSecrets(trx: Executor, userIds: number[]): Promise<{ user_id: number; totp_secret: string }[]> {
+  const rows = await trx
+    .selectFrom('users')
+    .select(['user_id', 'totp_secret'])
+    .where('user_id', 'in', userIds)
+    .where('totp_secret', 'is not', null)
+    .execute();
+  return rows.map((r) => ({ user_id: r.user_id, totp_secret: r.totp_secret! }));
+}
+
+/** Removes every recovery code of these users. */
+export async function deleteRecoveryCodes(trx: Executor, userIds: number[]): Promise<void> {
+  await trx.deleteFrom('recovery_codes').where('user_id', 'in', userIds).execute();
+}
+
+/** Raises a user's last used TOTP step to `step`; an equal or later stored one stays. */
+export async function raiseTotpLastStep(trx: Executor, userId: number, step: number): Promise<void> {
+  await trx
+    .updateTable('users')
+    .set({ totp_last_step: step })
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+    .execute();
+}
+
 /** Removes the items and moves of these trades. */
 export async function deleteTradeContents(trx: Executor, tradeIds: number[]): Promise<void> {
   await trx.deleteFrom('trade_items').where('trade_id', 'in', tradeIds).execute();
   await trx.deleteFrom('trade_moves').where('trade_id', 'in', tradeIds).execute();
+}
+
+/** Removes every recorded use of these codes. */
+export async function deletePromocodeUses(trx: Executor, codes: string[]): Promise<void> {
+  await trx.deleteFrom('promocode_uses').where('code', 'in', codes).execute();
 }
 
 /** The users with a session not revoked: every one, or those of `userIds`. */

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { RECOVERY_CODE_COUNT } from '../auth/second-factor.js';
 import { WorldRank } from '../users/rank.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
@@ -58,6 +59,10 @@ export const WorldItemProto = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * A user. An entry that leaves out email_verified, a trades_income setting, last_seen or
+ * totp_last_step keeps the stored user's in a merge, and has the default after a replace.
+ */
 export const WorldUser = Type.Object(
   {
     user_id: Id,
@@ -85,9 +90,32 @@ export const WorldUser = Type.Object(
     captcha: Type.Optional(Type.Literal('always')),
     inventory_privacy: Type.Optional(Type.Union([Type.Literal('everyone'), Type.Literal('friends'), Type.Literal('nobody')])),
     muted_until: Type.Optional(Uint),
+    /** A bot's owner, who cannot be a bot. */
     bot_owner: Type.Optional(Id),
     online: Type.Optional(Bit),
     created_at: Type.Optional(Uint),
+    /** The e-mail address was confirmed (default 0). */
+    email_verified: Type.Optional(Bit),
+    /** privacy.update: 1 (default) anyone may offer this user trades, 0 nobody. */
+    trades_income: Type.Optional(Bit),
+    /** 1: only friends may (default 0). */
+    trades_income_from_friends: Type.Optional(Bit),
+    /** 1 (default): gifts are accepted even where trades are not. */
+    trades_income_gifts: Type.Optional(Bit),
+    /** 1: a gift completes at once, as if accepted (default 0). */
+    trades_income_gifts_autoaccept: Type.Optional(Bit),
+    /** When the user was last seen, seconds since the epoch (default 0: never). */
+    last_seen: Type.Optional(Uint),
+    /** The last authenticator time step used: codes of it and earlier ones are refused. A merge never lowers the stored one. */
+    totp_last_step: Type.Optional(Uint),
+    /**
+     * The unused recovery codes of two-factor sign-in, as their stored SHA-256 hashes (never the
+     * codes). Given, they replace the stored ones; left out, a merge keeps the stored ones while
+     * totp_secret stays the same.
+     */
+    recovery_code_hashes: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[0-9a-f]{64}$' }), { maxItems: RECOVERY_CODE_COUNT, uniqueItems: true }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -104,6 +132,9 @@ export const WorldEquip = Type.Union([
   Type.Object({ slot: Type.Literal('badge') }, { additionalProperties: false }),
 ]);
 
+/** The most items one world file may make through `copies`; larger inventories are listed item by item. */
+export const MAX_WORLD_COPIES = 100_000;
+
 export const WorldItem = Type.Object(
   {
     item_id: Type.Optional(Id),
@@ -111,7 +142,8 @@ export const WorldItem = Type.Object(
     item_proto_id: Id,
     ts_owned: Type.Optional(Uint),
     ts_can_trade: Type.Optional(Ts),
-    copies: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    /** Several identical items; the copies of all entries of a file add up to at most MAX_WORLD_COPIES. */
+    copies: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_WORLD_COPIES })),
     equip: Type.Optional(WorldEquip),
     data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
@@ -188,6 +220,17 @@ export const WorldChatStatus = Type.Object(
   { additionalProperties: false },
 );
 
+/** One user's redemption of a promo code (a user redeems a code once). */
+export const WorldPromocodeUse = Type.Object(
+  {
+    user_id: Id,
+    ts: Type.Optional(Uint),
+    /** The items the redemption granted, as a record (they may since have moved or gone); default none. */
+    item_ids: Type.Optional(Type.Array(Id, { maxItems: 50 })),
+  },
+  { additionalProperties: false },
+);
+
 export const WorldPromocode = Type.Object(
   {
     code: Type.String({ pattern: '^[A-Za-z0-9_-]{4,64}$', description: 'kept and matched in upper case' }),
@@ -195,6 +238,16 @@ export const WorldPromocode = Type.Object(
     max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
     ts_expires: Type.Optional(Uint),
     disabled: Type.Optional(Bit),
+    /** Default: the time of the import, or in a merge the stored code's. */
+    created_at: Type.Optional(Uint),
+    /**
+     * How many times the code was redeemed: at least the entries of used_by (default their number).
+     * An entry that gives uses or used_by replaces the stored code's uses and redemptions; one that
+     * gives neither (older files) keeps them in a merge, and has none after a replace.
+     */
+    uses: Type.Optional(Uint),
+    /** Who redeemed the code, each user once: they cannot redeem it again. */
+    used_by: Type.Optional(Type.Array(WorldPromocodeUse)),
   },
   { additionalProperties: false },
 );
@@ -230,6 +283,7 @@ export type WorldItemProto = Static<typeof WorldItemProto>;
 export type WorldItem = Static<typeof WorldItem>;
 export type WorldChatMessage = Static<typeof WorldChatMessage>;
 export type WorldTrade = Static<typeof WorldTrade>;
+export type WorldPromocode = Static<typeof WorldPromocode>;
 
 /** Defaults per compatibility.md when a world gives none. */
 export const DEFAULT_QUALITIES = [
