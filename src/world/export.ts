@@ -152,6 +152,17 @@ function messageEntry(m: Row<'messages'>) {
   });
 }
 
+/** The rows by `key`, each group in the rows' order. */
+function groupedBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const row of rows) {
+    const group = groups.get(key(row));
+    if (group) group.push(row);
+    else groups.set(key(row), [row]);
+  }
+  return groups;
+}
+
 /**
  * Writes the current world in the import format (passwords and recovery codes as hashes, owned
  * items only, every trade and its moves, every promo code with its uses and who redeemed it).
@@ -164,23 +175,24 @@ export async function exportWorld(db: Database): Promise<World> {
     .setIsolationLevel('repeatable read')
     .setAccessMode('read only')
     .execute((trx) => readStoredWorld(trx));
-  const tradeItemsOf = new Map<number, Row<'tradeItems'>[]>();
-  for (const entry of stored.tradeItems)
-    (tradeItemsOf.get(entry.trade_id) ?? tradeItemsOf.set(entry.trade_id, []).get(entry.trade_id)!).push(entry);
+  const tradeItemsOf = groupedBy(stored.tradeItems, (entry) => entry.trade_id);
   const equipByItem = new Map(stored.equipped.map((e) => [e.item_id, e]));
-  const usesOf = new Map<string, Row<'promocodeUses'>[]>();
-  for (const use of stored.promocodeUses) (usesOf.get(use.code) ?? usesOf.set(use.code, []).get(use.code)!).push(use);
+  const usesOf = groupedBy(stored.promocodeUses, (use) => use.code);
   const chatState = stored.chatState;
-  const recoveryCodesOf = new Map<number, string[]>();
-  for (const { user_id, code_hash } of stored.recoveryCodes)
-    (recoveryCodesOf.get(user_id) ?? recoveryCodesOf.set(user_id, []).get(user_id)!).push(code_hash);
+  const recoveryCodesOf = groupedBy(stored.recoveryCodes, (code) => code.user_id);
 
   return {
     collections: stored.collections.map((c) => ({ collection_id: c.collection_id, title: c.title })),
     qualities: stored.qualities.map((q) => ({ quality_id: q.quality_id, title: q.title, coeff_rent: q.coeff_rent })),
     item_types: stored.itemTypes.map((t) => ({ type: t.type, title: t.title })),
     item_protos: stored.protos.map(itemProtoEntry),
-    users: stored.users.map((u) => userEntry(db, u, recoveryCodesOf.get(u.user_id) ?? [])) as World['users'],
+    users: stored.users.map((u) =>
+      userEntry(
+        db,
+        u,
+        (recoveryCodesOf.get(u.user_id) ?? []).map((code) => code.code_hash),
+      ),
+    ) as World['users'],
     items: stored.items.map((i) => itemEntry(i, equipByItem.get(i.item_id))) as World['items'],
     friends: stored.friendships.map((f) => ({ user_id: f.user_id, friend_id: f.friend_id, since: f.since })),
     friend_requests: stored.requests.map((r) => ({ from: r.from_user_id, to: r.to_user_id, ts: r.ts })),
