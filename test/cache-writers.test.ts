@@ -40,6 +40,7 @@ const NEED_NOT: Record<string, Record<string, string>> = {
   'src/accounts/credentials.ts': { users: 'password hash, e-mail address: no cached column' },
   'src/accounts/reset.ts': { users: 'password hash, e-mail confirmation: no cached column' },
   'src/world/import.ts': {
+    users: 'importWorld; every caller announces the import (checked below)',
     items: 'importWorld; every caller announces the import (checked below)',
     sessions: 'importWorld; every caller announces the import (checked below)',
   },

@@ -139,3 +139,34 @@ describe('inventory.open: trade locks and who may receive a gift set', () => {
     await fails({ item_id: FREE_GIFTS[2], user_id_receiver: 999 }, 101);
   });
 });
+
+describe('inventory.open under --trade-hold', () => {
+  const HOLD = 3600;
+  let server: TestServer;
+  let token: string;
+  before(async () => {
+    server = await startTestServer({
+      world,
+      config: { trades: { ttl: 14 * 86400, hold: HOLD, maxOpenOutgoing: 100, createsPerMinute: 30 } },
+    });
+    token = await tokenFor(server, 1);
+  });
+  after(() => server.close());
+
+  test("a gift set opened for a friend gives items held as a trade's gift would be; opened for oneself, as its lock says", async () => {
+    const now = Math.floor(server.clock.now() / 1000);
+    const given = await callOk(server, 'inventory.open', { item_id: FREE_GIFTS[0], user_id_receiver: FRIEND }, { token });
+    assert.deepEqual(
+      given.items.map((item: { ts_can_trade?: number }) => item.ts_can_trade),
+      [now + HOLD, now + HOLD],
+    );
+    const friendToken = await tokenFor(server, FRIEND);
+    await callFails(server, 'trades.create', { user_id: 1, thing_ids_from: [given.items[0].item_id] }, 603, { token: friendToken });
+
+    const mine = await callOk(server, 'inventory.open', { item_id: FREE_GIFTS[1] }, { token });
+    assert.deepEqual(
+      mine.items.map((item: { ts_can_trade?: number }) => item.ts_can_trade),
+      [undefined, undefined],
+    );
+  });
+});

@@ -107,17 +107,19 @@ test('at debug level with --access-log, world files and promo codes in the URL a
       `/api/admin.importWorld?world=${worldInUrl}`,
       `/api/admin.importWorld?wor%6Cd=${worldInUrl}`,
       '/api/wallet.promocodeActivate?promocode=PROMO-in-clear-7',
+      '/api/wallet.promocodeActivate?promocode%5B%5D=PROMO-in-clear-8&code[0]=PROMO-in-clear-9',
     ];
     const answers: WireAnswer[] = [];
     for (const url of urls) answers.push(await wire(`${base}${url}`, asAdmin));
     assert.deepEqual(
       answers.map((a) => a.body.code),
-      [0, 0, 1],
+      [0, 0, 1, 1],
     );
     for (const [i, logged] of [
       '/api/admin.importWorld?world=[redacted]',
       '/api/admin.importWorld?wor%6Cd=[redacted]',
       '/api/wallet.promocodeActivate?promocode=[redacted]',
+      '/api/wallet.promocodeActivate?promocode%5B%5D=[redacted]&code[0]=[redacted]',
     ].entries()) {
       const ofRequest = lines.filter((l) => l.reqId === answers[i].headers.get('x-request-id'));
       assert.deepEqual(
@@ -129,7 +131,8 @@ test('at debug level with --access-log, world files and promo codes in the URL a
       );
     }
     const text = JSON.stringify(lines);
-    for (const secret of [URL_PASSWORD, URL_TOTP_SECRET, 'PROMO-in-clear-7']) assert.equal(text.includes(secret), false, secret);
+    for (const secret of [URL_PASSWORD, URL_TOTP_SECRET, 'PROMO-in-clear-7', 'PROMO-in-clear-8', 'PROMO-in-clear-9'])
+      assert.equal(text.includes(secret), false, secret);
   });
 });
 

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import SQLite from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createDecipheriv } from 'node:crypto';
@@ -485,6 +486,28 @@ test('world files are written 0600 by export and admin export whatever was left 
       );
       assert.deepEqual(readdirSync(dir).sort(), before);
       assert.deepEqual(readdirSync(target), []);
+
+      // A SQLite database and its companions are never written over, a running server's included.
+      const database = join(dir, 'victim.db');
+      const victim = new SQLite(database);
+      victim.exec('create table if not exists kept (n integer)');
+      victim.close();
+      writeFileSync(`${database}.key`, 'the key');
+      writeFileSync(`${database}-wal`, 'the log');
+      for (const [file, what] of [
+        [database, 'a SQLite database'],
+        [`${database}.key`, `the secret key file of ${database}`],
+        [`${database}-wal`, `the write-ahead log of ${database}`],
+      ]) {
+        const contents = readFileSync(file);
+        const overDatabase = await cli([...command, file], env);
+        assert.equal(overDatabase.code, 2, overDatabase.output);
+        assert.equal(
+          overDatabase.output.split('\n')[0],
+          `game-platform ${command.join(' ')}: ${file} is ${what}: the world must go to a file of its own`,
+        );
+        assert.deepEqual(readFileSync(file), contents, file);
+      }
     }
   } finally {
     await server.close();

@@ -145,7 +145,7 @@ describe('promo codes in world files', () => {
     }
   });
 
-  test('a merge gives a code the uses and redemptions of its entry, and keeps them and its creation time when the entry has none', () =>
+  test('a merge adds the redemptions of its entry and undoes none; an entry without uses keeps them and the creation time', () =>
     withAdminServer(async (server) => {
       await redeemTwoCodes(server);
       const { world } = (await admin(server, 'exportWorld')) as { world: World };
@@ -155,11 +155,15 @@ describe('promo codes in world files', () => {
       await admin(server, 'importWorld', { world: JSON.stringify(world) });
       assert.deepEqual((await admin(server, 'exportWorld')).world, world, 'merging a world into itself changes nothing');
 
-      // Carol redeems OPEN; merging the earlier file takes the code back to the file's uses.
+      // Carol redeems OPEN after the file was written; merging the file undoes no redemption.
       const carol = await signIn(server, 'carol@example.com');
       await redeemed(server, carol, 'open');
+      const current = (await admin(server, 'exportWorld')).world.promocodes as NonNullable<World['promocodes']>;
       await admin(server, 'importWorld', { world: JSON.stringify({ promocodes: world.promocodes }) });
-      assert.deepEqual((await admin(server, 'exportWorld')).world.promocodes, world.promocodes);
+      assert.deepEqual((await admin(server, 'exportWorld')).world.promocodes, current);
+      assert.equal(current.find((p) => p.code === 'OPEN')!.uses, world.promocodes!.find((p) => p.code === 'OPEN')!.uses! + 1);
+      await refused(server, carol, 'open');
+      const after = await listed(server);
 
       // Entries as older files write them: the definition changes, the uses and creation time stay.
       const ts_expires = Math.floor(server.clock.now() / 1000) + 86400;
@@ -167,9 +171,12 @@ describe('promo codes in world files', () => {
       await admin(server, 'importWorld', { world: JSON.stringify({ promocodes: definitions }) });
       assert.deepEqual(
         await listed(server),
-        before.map((p) => ({ ...p, ts_expires })),
+        after.map((p) => ({ ...p, ts_expires })),
       );
-      await stillRedeemed(server);
+      assert.deepEqual(
+        after.map(({ code, created_at }) => [code, created_at]),
+        before.map(({ code, created_at }) => [code, created_at]),
+      );
     }));
 
   test('older world files import: codes without uses are unused after a replace; used_by alone sets the count', () =>

@@ -184,6 +184,10 @@ describe('users in world files', () => {
       await admin(server, 'importWorld', { world: JSON.stringify({ users: after.users }) });
       assert.deepEqual(await exported(server), after);
       assert.equal(await totpSignIn(server, recoveryCodes[1]!), 0);
+
+      // The file still lists that code as unused: merged again, it stays used.
+      await admin(server, 'importWorld', { world: JSON.stringify({ users: after.users }) });
+      assert.equal(await totpSignIn(server, recoveryCodes[1]!), 2, 'a used recovery code is never revived');
     }));
 
   test('bad user entries are refused with the entry named, and change nothing', () =>

@@ -30,7 +30,7 @@ export const gchatSend = defineMethod({
       maxLength: 10_000,
       description:
         `1 to ${MAX_MESSAGE_LENGTH} characters once surrounding spaces are removed, at least one of them visible; ` +
-        'no control characters but line breaks, no bidirectional controls, no lone surrogates',
+        'no control characters but tabs and line breaks, no bidirectional embeddings, overrides or isolates, no lone surrogates',
     }),
     is_public: P.optional(P.bit({ description: 'bots only: show a message that mentions users to everyone (and keep it)' })),
   }),

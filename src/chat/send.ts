@@ -14,10 +14,16 @@ import type { TextMessage } from './schemas.js';
 export const MAX_MESSAGE_LENGTH = 500;
 const BOT_WINDOW_SECONDS = 3600;
 
-/** Control characters other than line breaks, and the bidirectional embedding, override and isolate controls. */
-const CONTROL = /(?![\n\r])\p{Cc}|[\u202A-\u202E\u2066-\u2069]/u;
-/** What shows nothing on its own: format characters, spaces and line breaks, blank letters (braille blank, Hangul fillers). */
-const BLANK = /[\p{Cf}\p{Z}\s\u2800\u3164\u115F\u1160\uFFA0]/gu;
+/**
+ * Control characters other than tabs and line breaks, and the bidirectional embedding, override
+ * and isolate controls (the marks LRM, RLM and ALM, which right-to-left writing needs, pass).
+ */
+const CONTROL = /(?![\t\n\r])\p{Cc}|[\u202A-\u202E\u2066-\u2069]/u;
+/**
+ * What shows nothing on its own: spaces and line breaks, characters meant to be ignored (format
+ * characters, variation selectors, Hangul fillers), marks that only combine, the braille blank.
+ */
+const BLANK = /[\p{Z}\s\p{Default_Ignorable_Code_Point}\p{Cf}\p{Mn}\p{Me}\u2800]/gu;
 
 export type RestrictionType = 'DISABLED' | 'STRICT' | 'EMOTES_ONLY' | 'BOT_LIMITATIONS';
 
@@ -57,7 +63,8 @@ function checkedText(rawText: string): string {
   const length = [...text].length;
   if (length < 1 || length > MAX_MESSAGE_LENGTH)
     throw badParam('message', `must be 1 to ${MAX_MESSAGE_LENGTH} characters once surrounding spaces are removed`);
-  if (CONTROL.test(text)) throw badParam('message', 'must not contain control characters (line breaks aside) or bidirectional controls');
+  if (CONTROL.test(text))
+    throw badParam('message', 'must not contain control characters (tabs and line breaks aside) or bidirectional overrides');
   if (text.replace(BLANK, '') === '') throw badParam('message', 'must contain a visible character');
   return text;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { OptionalKind, type TSchema } from '@sinclair/typebox';
 import type { AnyMethod } from '../api/method.js';
 import { adminMethods } from '../admin/index.js';
-import { isDirectory, writeWorldFile } from './world-commands.js';
+import { worldFileTargetProblem, writeWorldFile } from './world-commands.js';
 
 /**
  * `game-platform admin <command>`: the admin API of a running server from the command line.
@@ -64,7 +64,8 @@ function buildCommands(): Command[] {
       method: methodNamed('admin.exportWorld'),
       positional: { label: 'FILE', required: false, help: 'where to write the world (0600); standard output when absent' },
       fromPositional: (file) => {
-        if (isDirectory(file)) throw new UsageError(`${file} is a directory: give the name of the file to write`);
+        const problem = worldFileTargetProblem(file);
+        if (problem) throw new UsageError(problem);
         return {};
       },
       output: (data, file) => {

@@ -2,6 +2,7 @@ import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:
 import type { Config } from '../config.js';
 import { openDatabase, describeDatabaseUrl, type Database, databaseOptions } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { sqliteFileAt } from '../db/database-files.js';
 import { importWorld, WorldError, type ImportSummary } from '../world/import.js';
 import { exportWorld } from '../world/export.js';
 import { RedisBus } from '../infra/bus.js';
@@ -32,9 +33,16 @@ export function readWorldFile(path: string): unknown {
   }
 }
 
-/** Whether `path` names a directory (a world file cannot be written there). */
-export function isDirectory(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+/**
+ * Why a world file must not be written at `path`, or undefined: a directory, or a SQLite
+ * database or one of its files (the world written over it would ruin it, under a running
+ * server too).
+ */
+export function worldFileTargetProblem(path: string): string | undefined {
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory() === true)
+    return `${path} is a directory: give the name of the file to write`;
+  const database = sqliteFileAt(path);
+  return database === undefined ? undefined : `${path} is ${database}: the world must go to a file of its own`;
 }
 
 /**
@@ -128,8 +136,9 @@ export async function importCommand(config: Config, file: string | undefined, mo
 
 export async function exportCommand(config: Config, file: string | undefined): Promise<number> {
   const toFile = file !== undefined && file !== '' && file !== '-';
-  if (toFile && isDirectory(file)) {
-    console.error(`game-platform export: ${file} is a directory: give the name of the file to write`);
+  const problem = toFile ? worldFileTargetProblem(file) : undefined;
+  if (problem) {
+    console.error(`game-platform export: ${problem}`);
     return 2;
   }
   const world = await withDatabase(config, (db) => exportWorld(db));

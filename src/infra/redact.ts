@@ -18,7 +18,11 @@ function decodedName(raw: string): string {
   }
   // Still encoded after every decoding, or holding control characters: unreadable as well.
   if (name.includes('%') || [...name].some((c) => c.charCodeAt(0) < 0x20)) return 'password';
-  return name.trim().toLowerCase();
+  // `promocode[]` and `promocode[0]` name a list of the same parameter.
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/(\[[^\]]*\])+$/, '');
 }
 
 /** Whether a parameter named `raw` (`pass%77ord` is `password`) holds a secret. */

@@ -183,7 +183,10 @@ export async function openItem(services: Services, request: OpenRequest): Promis
       const received = chosen.received.map((proto) => ({ item_proto_id: proto.id, type: proto.type, quality_id: proto.qualityId }));
       // A gift set opened for a friend marks its items as a trade's gift does.
       const gift = receiverId === undefined ? null : JSON.stringify({ gift: { from_user_id: userId, to_user_id: receiverId, ts: now } });
-      const rows: OwnedRow[] = await insertReceivedItems(trx, owner, received, { now, tsCanTrade: chosen.tsCanTrade, data: gift });
+      // Received from someone else, the items are held as a trade's would be (--trade-hold).
+      const hold = services.config.trades.hold;
+      const tsCanTrade = receiverId !== undefined && hold > 0 ? now + hold : chosen.tsCanTrade;
+      const rows: OwnedRow[] = await insertReceivedItems(trx, owner, received, { now, tsCanTrade, data: gift });
       rows.sort((a, b) => a.item_id - b.item_id);
       const protoOf = new Map(chosen.received.map((p) => [p.id, p]));
       const itemsJson = `[${rows.map((row) => ownedItemJson(protoOf.get(row.item_proto_id)!, row, false)).join(',')}]`;

@@ -110,24 +110,6 @@ export interface ItemMove {
   data: string;
 }
 
-type MoveValues = { moves: [item_id: number, giver: number, receiver: number, data: string][]; now: number; canTrade: number };
-
-/** The items' update of moveItems: their trade lock `canTrade`, or (without a hold) as it was. */
-const moveUpdate = (hold: boolean) =>
-  new Statement<MoveValues>(
-    ({ moves, now, canTrade }) => sql`
-      with m (item_id, giver, receiver, data) as (values ${sql.join(moves.map((move) => sql`(${sql.join(move)})`))})
-      update items set user_id = m.receiver, ts_owned = ${now}, ts_can_trade = ${hold ? sql`${canTrade}` : sql`items.ts_can_trade`},
-        data = m.data
-      from m where items.item_id = m.item_id and items.user_id = m.giver and items.state = ${OWNED}`,
-  );
-const MOVE_ITEMS = { held: moveUpdate(true), free: moveUpdate(false) };
-
-const RECORD_MOVES = new Statement<{ tradeId: number; moves: [item_id: number, giver: number, receiver: number][]; now: number }>(
-  ({ tradeId, moves, now }) => sql`insert into trade_moves (trade_id, item_id, from_user_id, to_user_id, ts)
-    values ${sql.join(moves.map((move) => sql`(${tradeId}, ${sql.join(move)}, ${now})`))}`,
-);
-
 /**
  * SQLite: moves the items, each only when still owned by its giver, and records each move in
  * the ledger (in ascending item id), in the caller's transaction. An item's trade lock becomes
@@ -146,6 +128,27 @@ export async function moveItems(trx: Executor, tradeId: number, moves: ItemMove[
   await RECORD_MOVES.run(trx, { tradeId, moves: sorted.map((m) => [m.item_id, m.giver, m.receiver]), now });
   return Number(updated.numAffectedRows ?? 0);
 }
+
+type MoveValues = { moves: [item_id: number, giver: number, receiver: number, data: string][]; now: number; canTrade: number };
+
+/** Rows of values, each in parentheses, for a `values` list. */
+const valueRows = (rows: readonly (readonly unknown[])[]) => sql.join(rows.map((row) => sql`(${sql.join(row)})`));
+
+/** The items' update of moveItems: their trade lock `canTrade`, or (without a hold) as it was. */
+const moveUpdate = (hold: boolean) =>
+  new Statement<MoveValues>(({ moves, now, canTrade }) => {
+    const tradeLock = hold ? sql`${canTrade}` : sql`items.ts_can_trade`;
+    return sql`
+      with m (item_id, giver, receiver, data) as (values ${valueRows(moves)})
+      update items set user_id = m.receiver, ts_owned = ${now}, ts_can_trade = ${tradeLock}, data = m.data
+      from m where items.item_id = m.item_id and items.user_id = m.giver and items.state = ${OWNED}`;
+  });
+const MOVE_ITEMS = { held: moveUpdate(true), free: moveUpdate(false) };
+
+const RECORD_MOVES = new Statement<{ tradeId: number; moves: [item_id: number, giver: number, receiver: number][]; now: number }>(
+  ({ tradeId, moves, now }) => sql`insert into trade_moves (trade_id, item_id, from_user_id, to_user_id, ts)
+    values ${sql.join(moves.map((move) => sql`(${tradeId}, ${sql.join(move)}, ${now})`))}`,
+);
 
 /** What trade_accept answered: the trade's outcome, then the other trades it made invalid. */
 export interface AcceptRow {

@@ -14,8 +14,11 @@ import type { InvalidatedTrade } from '../trades/queries.js';
 import {
   advanceSequences,
   deleteItemsAndEquipment,
-  deletePromocodeUses,
   deleteRecoveryCodes,
+  markRecoveryCodeUsed,
+  raiseUsesToRedemptions,
+  usedRecoveryCodes,
+  type UsedRecoveryCode,
   deleteTradeContents,
   emptyWorldTables,
   hasUsersOrProtos,
@@ -514,9 +517,14 @@ async function importUsers(
   endedSessionsOf: Set<number>,
 ): Promise<void> {
   const { now, replace } = options;
+  // A used recovery code stays used, even when an older file merged in lists it as unused.
+  const used: UsedRecoveryCode[] = [];
   if (!replace) {
     const cleared = await recoveryCodesReplaced(trx, db, users);
-    for (let i = 0; i < cleared.length; i += 1000) await deleteRecoveryCodes(trx, cleared.slice(i, i + 1000));
+    for (let i = 0; i < cleared.length; i += 1000) {
+      used.push(...(await usedRecoveryCodes(trx, cleared.slice(i, i + 1000))));
+      await deleteRecoveryCodes(trx, cleared.slice(i, i + 1000));
+    }
   }
   // On a merge, a stored user keeps the columns its entry leaves out: one statement per set of them.
   const byKept = new Map<string, { keep: string[]; rows: Record<string, unknown>[] }>();
@@ -565,6 +573,7 @@ async function importUsers(
     'recovery_codes',
     users.flatMap((u) => (u.recovery_code_hashes ?? []).map((code_hash) => ({ user_id: u.user_id, code_hash, used_at: null }))),
   );
+  for (const code of used) await markRecoveryCodeUsed(trx, code);
   // Banned users lose every session they had.
   const banned = users.filter((u) => bit(u.global_ban) === 1).map((u) => u.user_id);
   if (banned.length > 0) {
@@ -724,9 +733,9 @@ async function importPromocodes(trx: Executor, world: World, now: number): Promi
   }
   for (const { keep, rows } of byKept.values()) await insertBatched(trx, 'promocodes', rows, { keys: ['code'], keep });
 
+  // A redemption is never undone, not even by an older file merged in: its user cannot redeem
+  // the code again, and the code's uses count it.
   const described = codes.filter(givesUses);
-  const replaced = described.map((p) => p.code.toUpperCase());
-  for (let i = 0; i < replaced.length; i += 1000) await deletePromocodeUses(trx, replaced.slice(i, i + 1000));
   await insertBatched(
     trx,
     'promocode_uses',
@@ -738,7 +747,10 @@ async function importPromocodes(trx: Executor, world: World, now: number): Promi
         item_ids: JSON.stringify(u.item_ids ?? []),
       })),
     ),
+    { keys: ['code', 'user_id'], ignore: true },
   );
+  const counted = described.map((p) => p.code.toUpperCase());
+  for (let i = 0; i < counted.length; i += 1000) await raiseUsesToRedemptions(trx, counted.slice(i, i + 1000));
 }
 
 async function importChat(trx: Executor, world: World, now: number, replace: boolean): Promise<void> {

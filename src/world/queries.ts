@@ -190,6 +190,34 @@ export async function storedTotpSecrets(trx: Executor, userIds: number[]): Promi
   return rows.map((r) => ({ user_id: r.user_id, totp_secret: r.totp_secret! }));
 }
 
+/** A recovery code that was used, and when. */
+export interface UsedRecoveryCode {
+  user_id: number;
+  code_hash: string;
+  used_at: number;
+}
+
+/** The recovery codes of these users that were used. */
+export async function usedRecoveryCodes(trx: Executor, userIds: number[]): Promise<UsedRecoveryCode[]> {
+  const rows = await trx
+    .selectFrom('recovery_codes')
+    .select(['user_id', 'code_hash', 'used_at'])
+    .where('user_id', 'in', userIds)
+    .where('used_at', 'is not', null)
+    .execute();
+  return rows.map((r) => ({ user_id: r.user_id, code_hash: r.code_hash, used_at: r.used_at! }));
+}
+
+/** Marks a user's recovery code used, when they have it. */
+export async function markRecoveryCodeUsed(trx: Executor, code: UsedRecoveryCode): Promise<void> {
+  await trx
+    .updateTable('recovery_codes')
+    .set({ used_at: code.used_at })
+    .where('user_id', '=', code.user_id)
+    .where('code_hash', '=', code.code_hash)
+    .execute();
+}
+
 /** Removes every recovery code of these users. */
 export async function deleteRecoveryCodes(trx: Executor, userIds: number[]): Promise<void> {
   await trx.deleteFrom('recovery_codes').where('user_id', 'in', userIds).execute();
@@ -211,9 +239,10 @@ export async function deleteTradeContents(trx: Executor, tradeIds: number[]): Pr
   await trx.deleteFrom('trade_moves').where('trade_id', 'in', tradeIds).execute();
 }
 
-/** Removes every recorded use of these codes. */
-export async function deletePromocodeUses(trx: Executor, codes: string[]): Promise<void> {
-  await trx.deleteFrom('promocode_uses').where('code', 'in', codes).execute();
+/** Raises each of these codes' uses to the number of its recorded redemptions, when below it. */
+export async function raiseUsesToRedemptions(trx: Executor, codes: string[]): Promise<void> {
+  const redemptions = sql<number>`(select count(*) from promocode_uses where promocode_uses.code = promocodes.code)`;
+  await trx.updateTable('promocodes').set({ uses: redemptions }).where('code', 'in', codes).where('uses', '<', redemptions).execute();
 }
 
 /** The users with a session not revoked: every one, or those of `userIds`. */
