@@ -151,26 +151,13 @@ function readString(name: string, raw: Raw, schema: TSchema): string {
   if (typeof raw !== 'string') throw badParam(name, 'must be a string');
   rejectNul(name, raw);
   const { minLength, maxLength } = schema as { minLength?: number; maxLength?: number };
-  // A string has at most as many characters as UTF-16 units: most need no counting.
+  // Characters as JSON Schema counts them (code points). A string has at most as many as UTF-16
+  // units: most need no counting.
   const needsCount = (minLength !== undefined && raw.length >= minLength) || (maxLength !== undefined && raw.length > maxLength);
-  const characters = needsCount ? characterCount(raw) : raw.length;
+  const characters = needsCount ? [...raw].length : raw.length;
   if (minLength !== undefined && characters < minLength) throw badParam(name, `must be at least ${minLength} characters`);
   if (maxLength !== undefined && characters > maxLength) throw badParam(name, `must be at most ${maxLength} characters`);
   return raw;
-}
-
-/** Characters as JSON Schema's lengths count them: code points, an emoji's surrogate pair one. */
-function characterCount(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    count++;
-  }
-  return count;
 }
 
 function readIdOrDomain(name: string, raw: Raw): number | string {

@@ -17,12 +17,15 @@ function isSqliteDatabase(path: string): boolean {
   }
 }
 
-const COMPANIONS: readonly [suffix: string, what: string][] = [
+/** The files SQLite keeps beside a database, by the suffix of their names. */
+export const SQLITE_COMPANIONS: readonly [suffix: string, what: string][] = [
   ['-wal', 'write-ahead log'],
   ['-shm', 'shared-memory index'],
   ['-journal', 'rollback journal'],
-  ['.key', 'secret key file'],
 ];
+
+/** Beside those, the server's secret key file (src/db/secret-key.ts). */
+const COMPANIONS = [...SQLITE_COMPANIONS, ['.key', 'secret key file']] as const;
 
 /**
  * What `path` is to a SQLite database, when it is one or one of its companions (its write-ahead

@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describeDatabaseUrl } from '../db/connection.js';
 import { keyFileOf, readKeyFile } from '../db/secret-key.js';
+import { SQLITE_COMPANIONS } from '../db/database-files.js';
 import { SecretBox, SecretKeyError, parseSecretKey } from '../infra/secret-box.js';
 
 /** Pages copied by the first step of a backup; the rest goes in one step (see sqliteBackup). */
@@ -66,9 +67,7 @@ function databaseFiles(database: string): Map<string, string> {
   const files = new Map<string, string>();
   for (const path of new Set([database, realpathSync(database)])) {
     files.set(canonicalPath(path), 'the database itself');
-    files.set(canonicalPath(`${path}-wal`), "the database's write-ahead log");
-    files.set(canonicalPath(`${path}-shm`), "the database's shared-memory index");
-    files.set(canonicalPath(`${path}-journal`), "the database's rollback journal");
+    for (const [suffix, what] of SQLITE_COMPANIONS) files.set(canonicalPath(`${path}${suffix}`), `the database's ${what}`);
   }
   files.set(canonicalPath(keyFileOf(database)), "the database's secret key file");
   return files;
@@ -143,7 +142,7 @@ async function copySqlite(from: string, to: string, beforeRename?: () => void): 
     renameSync(partial, to);
     return counts;
   } catch (error) {
-    for (const file of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(file, { force: true });
+    for (const file of [partial, ...SQLITE_COMPANIONS.map(([suffix]) => `${partial}${suffix}`)]) rmSync(file, { force: true });
     throw error;
   }
 }
@@ -236,6 +235,6 @@ export async function restoreSqlite(
   checkNotInUse(to);
   return copySqlite(from, to, () => {
     checkNotInUse(to);
-    for (const leftover of [`${to}-wal`, `${to}-shm`, `${to}-journal`]) rmSync(leftover, { force: true });
+    for (const [suffix] of SQLITE_COMPANIONS) rmSync(`${to}${suffix}`, { force: true });
   });
 }

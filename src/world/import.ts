@@ -14,11 +14,9 @@ import type { InvalidatedTrade } from '../trades/queries.js';
 import {
   advanceSequences,
   deleteItemsAndEquipment,
-  deleteRecoveryCodes,
-  markRecoveryCodeUsed,
+  deleteUnusedRecoveryCodes,
   raiseUsesToRedemptions,
-  usedRecoveryCodes,
-  type UsedRecoveryCode,
+  upsertKeeping,
   deleteTradeContents,
   emptyWorldTables,
   hasUsersOrProtos,
@@ -517,22 +515,15 @@ async function importUsers(
   endedSessionsOf: Set<number>,
 ): Promise<void> {
   const { now, replace } = options;
-  // A used recovery code stays used, even when an older file merged in lists it as unused.
-  const used: UsedRecoveryCode[] = [];
   if (!replace) {
     const cleared = await recoveryCodesReplaced(trx, db, users);
-    for (let i = 0; i < cleared.length; i += 1000) {
-      used.push(...(await usedRecoveryCodes(trx, cleared.slice(i, i + 1000))));
-      await deleteRecoveryCodes(trx, cleared.slice(i, i + 1000));
-    }
+    for (let i = 0; i < cleared.length; i += 1000) await deleteUnusedRecoveryCodes(trx, cleared.slice(i, i + 1000));
   }
-  // On a merge, a stored user keeps the columns its entry leaves out: one statement per set of them.
-  const byKept = new Map<string, { keep: string[]; rows: Record<string, unknown>[] }>();
-  users.forEach((u, i) => {
+  // On a merge, a stored user keeps the columns its entry leaves out.
+  const rows = users.map((u, i) => ({
     // A merge never lowers the last step used (raised below), so no code is accepted twice.
-    const keep = replace ? [] : [...keptUserColumns.filter((c) => u[c] === undefined), 'totp_last_step'];
-    const group = byKept.get(keep.join()) ?? byKept.set(keep.join(), { keep, rows: [] }).get(keep.join())!;
-    group.rows.push({
+    keep: replace ? [] : [...keptUserColumns.filter((c) => u[c] === undefined), 'totp_last_step'],
+    row: {
       user_id: u.user_id,
       email: u.email?.toLowerCase() ?? null,
       password_hash: passwordHashes[i],
@@ -564,16 +555,17 @@ async function importUsers(
       ...Object.fromEntries(
         keptUserColumns.map((c) => [c, u[c] === undefined ? KEPT_USER_COLUMNS[c] : c === 'last_seen' ? u.last_seen : bit(u[c])]),
       ),
-    });
-  });
-  for (const { keep, rows } of byKept.values()) await insertBatched(trx, 'users', rows, { keys: ['user_id'], keep });
+    },
+  }));
+  await upsertKeeping(trx, 'users', rows, ['user_id']);
   if (!replace) for (const u of users) if (u.totp_last_step !== undefined) await raiseTotpLastStep(trx, u.user_id, u.totp_last_step);
   await insertBatched(
     trx,
     'recovery_codes',
     users.flatMap((u) => (u.recovery_code_hashes ?? []).map((code_hash) => ({ user_id: u.user_id, code_hash, used_at: null }))),
+    // A used recovery code stays used, even when an older file merged in lists it as unused.
+    { keys: ['user_id', 'code_hash'], ignore: true },
   );
-  for (const code of used) await markRecoveryCodeUsed(trx, code);
   // Banned users lose every session they had.
   const banned = users.filter((u) => bit(u.global_ban) === 1).map((u) => u.user_id);
   if (banned.length > 0) {
@@ -716,22 +708,24 @@ const givesUses = (p: WorldPromocode) => p.uses !== undefined || p.used_by !== u
 /** Codes, each replacing a stored one with its text; their uses and redemptions where the entry gives them. */
 async function importPromocodes(trx: Executor, world: World, now: number): Promise<void> {
   const codes = world.promocodes ?? [];
-  // On a merge, a stored code keeps the columns its entry leaves out: one statement per set of them.
-  const byKept = new Map<string, { keep: string[]; rows: Record<string, unknown>[] }>();
-  for (const p of codes) {
-    const keep = [...(p.created_at === undefined ? ['created_at'] : []), ...(givesUses(p) ? [] : ['uses'])];
-    const group = byKept.get(keep.join()) ?? byKept.set(keep.join(), { keep, rows: [] }).get(keep.join())!;
-    group.rows.push({
-      code: p.code.toUpperCase(),
-      item_proto_ids: JSON.stringify(p.item_proto_ids),
-      max_uses: p.max_uses ?? null,
-      ts_expires: p.ts_expires ?? null,
-      disabled: bit(p.disabled),
-      created_at: p.created_at ?? now,
-      uses: p.uses ?? p.used_by?.length ?? 0,
-    });
-  }
-  for (const { keep, rows } of byKept.values()) await insertBatched(trx, 'promocodes', rows, { keys: ['code'], keep });
+  // On a merge, a stored code keeps the columns its entry leaves out.
+  await upsertKeeping(
+    trx,
+    'promocodes',
+    codes.map((p) => ({
+      keep: [...(p.created_at === undefined ? ['created_at'] : []), ...(givesUses(p) ? [] : ['uses'])],
+      row: {
+        code: p.code.toUpperCase(),
+        item_proto_ids: JSON.stringify(p.item_proto_ids),
+        max_uses: p.max_uses ?? null,
+        ts_expires: p.ts_expires ?? null,
+        disabled: bit(p.disabled),
+        created_at: p.created_at ?? now,
+        uses: p.uses ?? p.used_by?.length ?? 0,
+      },
+    })),
+    ['code'],
+  );
 
   // A redemption is never undone, not even by an older file merged in: its user cannot redeem
   // the code again, and the code's uses count it.

@@ -162,6 +162,25 @@ export async function usersWith(trx: Executor, field: 'email' | 'domain', values
   return rows.map((row) => ({ user_id: row.user_id, value: row[field] as string }));
 }
 
+/**
+ * Writes rows keyed by `keys`; on a conflict each updates the stored row but for the columns it
+ * keeps (its `keep`). Rows keeping the same columns go together, one batch of statements each.
+ */
+export async function upsertKeeping<T extends keyof Tables & string>(
+  trx: Executor,
+  table: T,
+  rows: { row: Record<string, unknown>; keep: string[] }[],
+  keys: string[],
+): Promise<void> {
+  const byKept = new Map<string, { keep: string[]; rows: Record<string, unknown>[] }>();
+  for (const { row, keep } of rows) {
+    const group = byKept.get(keep.join());
+    if (group) group.rows.push(row);
+    else byKept.set(keep.join(), { keep, rows: [row] });
+  }
+  for (const group of byKept.values()) await insertBatched(trx, table, group.rows, { keys, keep: group.keep });
+}
+
 /** Of these users, the stored ones that are bots, with their owners. */
 export async function storedBots(trx: Executor, userIds: number[]): Promise<{ user_id: number; bot_owner_id: number }[]> {
   const rows = await trx
@@ -190,37 +209,9 @@ export async function storedTotpSecrets(trx: Executor, userIds: number[]): Promi
   return rows.map((r) => ({ user_id: r.user_id, totp_secret: r.totp_secret! }));
 }
 
-/** A recovery code that was used, and when. */
-export interface UsedRecoveryCode {
-  user_id: number;
-  code_hash: string;
-  used_at: number;
-}
-
-/** The recovery codes of these users that were used. */
-export async function usedRecoveryCodes(trx: Executor, userIds: number[]): Promise<UsedRecoveryCode[]> {
-  const rows = await trx
-    .selectFrom('recovery_codes')
-    .select(['user_id', 'code_hash', 'used_at'])
-    .where('user_id', 'in', userIds)
-    .where('used_at', 'is not', null)
-    .execute();
-  return rows.map((r) => ({ user_id: r.user_id, code_hash: r.code_hash, used_at: r.used_at! }));
-}
-
-/** Marks a user's recovery code used, when they have it. */
-export async function markRecoveryCodeUsed(trx: Executor, code: UsedRecoveryCode): Promise<void> {
-  await trx
-    .updateTable('recovery_codes')
-    .set({ used_at: code.used_at })
-    .where('user_id', '=', code.user_id)
-    .where('code_hash', '=', code.code_hash)
-    .execute();
-}
-
-/** Removes every recovery code of these users. */
-export async function deleteRecoveryCodes(trx: Executor, userIds: number[]): Promise<void> {
-  await trx.deleteFrom('recovery_codes').where('user_id', 'in', userIds).execute();
+/** Removes the recovery codes of these users not yet used (a used one stays, so it is never accepted again). */
+export async function deleteUnusedRecoveryCodes(trx: Executor, userIds: number[]): Promise<void> {
+  await trx.deleteFrom('recovery_codes').where('user_id', 'in', userIds).where('used_at', 'is', null).execute();
 }
 
 /** Raises a user's last used TOTP step to `step`; an equal or later stored one stays. */
