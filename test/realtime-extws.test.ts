@@ -111,6 +111,8 @@ test('an anonymous client gets no auth frame; subs picks what reaches it; an inv
     );
     const refused = new ExtwsClient(new (await import('ws')).default(`${base}/ws?access_token=not-a-token`));
     assert.equal((await refused.closed).code, 4001);
+    const repeated = new ExtwsClient(new (await import('ws')).default(`${base}/ws?access_token=a-token&access_token=a-token`));
+    assert.deepEqual(await repeated.closed, { code: 4001, reason: 'access_token given more than once' });
     anonymous.close();
     unsubscribed.close();
   }));

@@ -164,6 +164,14 @@ describe('transport over HTTP', () => {
     assert.equal((await wire(`${base}/api/users.get`, { headers: { authorization: 'Bearer not-a-real-token-at-all' } })).body.code, 1);
     assert.equal((await wire(`${base}/api/users.get?user_id=2&access_token=not-a-real-token-at-all`)).body.code, 1);
     assert.equal((await wire(`${base}/api/friends.add`, json({ user_id: 3 }))).body.code, 1);
+    // A token given twice, or not as text, is refused rather than taken for none.
+    const refusedToken = async (answer: Promise<{ body: any }>, problem: string) =>
+      assert.deepEqual((await answer).body, { code: 2, description: `parameter access_token: ${problem}` });
+    const quoted = encodeURIComponent(token);
+    await refusedToken(wire(`${base}/api/users.get?user_id=2&access_token=${quoted}&access_token=${quoted}`), 'given more than once');
+    await refusedToken(wire(`${base}/api/users.get`, json({ user_id: 2, access_token: [token] })), 'given more than once');
+    await refusedToken(wire(`${base}/api/users.get`, json({ user_id: 2, access_token: 12345 })), 'must be a string');
+    await refusedToken(wire(`${base}/api/friends.add`, json({ user_id: 3, access_token: { token } })), 'must be a string');
     // Methods that take no token ignore one, even a wrong one.
     assert.equal((await wire(`${base}/api/gchat.get?access_token=not-a-real-token-at-all`)).body.code, 0);
     assert.equal(

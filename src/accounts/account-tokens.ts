@@ -2,7 +2,15 @@ import { ApiError, Code } from '../api/errors.js';
 import type { Executor } from '../db/connection.js';
 import type { AccountTokensTable } from '../db/tables.js';
 import { newToken, sha256 } from '../infra/secrets.js';
-import { accountTokenOwner, findAccountTokenRow, insertAccountToken, markAccountTokenUsed, retireAccountTokens } from './queries.js';
+import {
+  accountTokenOwner,
+  findAccountTokenRow,
+  getUser,
+  insertAccountToken,
+  markAccountTokenUsed,
+  retireAccountTokens,
+  retirePendingEmailChanges,
+} from './queries.js';
 
 /** One-time tokens sent by e-mail live this long, seconds. */
 export const ACCOUNT_TOKEN_TTL = 24 * 60 * 60;
@@ -54,4 +62,15 @@ export async function useAccountToken(trx: Executor, token: string, purpose: Tok
   const hash = sha256(token);
   if (!(await markAccountTokenUsed(trx, hash, purpose, now))) throw badAccountToken();
   return accountTokenOwner(trx, hash);
+}
+
+/**
+ * Inside the transaction that sets a new password: the account's reset tokens and its pending
+ * changes of address stop working, as whoever asked for them may be the one the new password
+ * is meant to shut out. A confirmation of the current address stays.
+ */
+export async function retireTokensForNewPassword(trx: Executor, userId: number, now: number): Promise<void> {
+  const { email } = await getUser(trx, userId, ['email']);
+  await retireAccountTokens(trx, userId, 'reset_password', now);
+  await retirePendingEmailChanges(trx, userId, email, now);
 }

@@ -4,7 +4,7 @@ import { dialectAdapter } from '../db/dialect.js';
 import { requestAddress } from '../auth/ip.js';
 import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
 import { nowSeconds, type Services } from '../services.js';
-import { issueAccountToken, useAccountToken } from './account-tokens.js';
+import { issueAccountToken, retireTokensForNewPassword, useAccountToken } from './account-tokens.js';
 import { endAllSessionsIn, replacePasswordHash } from '../auth/queries.js';
 import { getUser, retireAccountTokens, updateUser, userWithEmail } from './queries.js';
 import { confirmPassword, wrongPassword } from './confirm-password.js';
@@ -15,8 +15,9 @@ import { announceSessionsRevoked } from '../auth/tokens.js';
 
 /**
  * account.updatePassword: checks the current password, sets the new one, ends every
- * session of the account (this one included) and answers a new Session, all in one
- * transaction that finds the password as it was checked: of two concurrent changes one wins.
+ * session of the account (this one included), its reset tokens and pending changes of
+ * address, and answers a new Session, all in one transaction that finds the password as it
+ * was checked: of two concurrent changes one wins.
  */
 export async function updatePassword(
   services: Services,
@@ -30,7 +31,7 @@ export async function updatePassword(
     await dialectAdapter.lockUsers(trx, services.db.dialect, [request.userId]);
     if (!(await replacePasswordHash(trx, request.userId, checkedHash, newHash))) throw wrongPassword();
     await endAllSessionsIn(trx, request.userId, now);
-    await retireAccountTokens(trx, request.userId, 'reset_password', now);
+    await retireTokensForNewPassword(trx, request.userId, now);
     return issueUserSessionIn(services, trx, request.userId, requestAddress(request.ip), undefined, request.userAgent);
   });
   await announceSessionsRevoked(services, { userId: request.userId });

@@ -18,6 +18,9 @@ const PASSWORD_RULE = `${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not one of
 const DOMAIN_RULE =
   `${DOMAIN_MIN} to ${DOMAIN_MAX} characters of a-z 0-9 _ . (stored in lower case), not all digits, not a reserved word, ` +
   'unique whatever the case';
+const EMAIL_RULE =
+  "one plain address, no display name, comment or list: a local part of letters and digits of any script and !#$%&'*+/=?^_`{|}~- " +
+  '(dots between them), @, and a domain of two or more dot-separated labels of letters, digits and inner hyphens';
 const TOKEN = P.string({ minLength: 1, maxLength: 512, description: `the token from the e-mail (single use, valid ${HOURS} hours)` });
 const PASSWORD_PARAM = (description: string) => P.string({ maxLength: 1024, description });
 const CODE_PARAM = P.string({ maxLength: 64, description: "the authenticator's 6-digit code, or one of the recovery codes" });
@@ -35,7 +38,7 @@ export const authSignup = defineMethod({
     'server does not take sign-ups (--signup closed).',
   auth: 'none',
   params: P.object({
-    email: P.string({ maxLength: 254, description: 'e-mail address; compared without regard to case' }),
+    email: P.string({ maxLength: 254, description: `e-mail address, ${EMAIL_RULE}; compared without regard to case` }),
     password: PASSWORD_PARAM(PASSWORD_RULE),
     nick: P.string({ maxLength: 100, description: NICK_RULE }),
     domain: P.optional(P.string({ maxLength: 100, description: DOMAIN_RULE })),
@@ -57,7 +60,8 @@ export const accountVerifyEmail = defineMethod({
   description:
     'The token (from the message auth.signup or account.updateEmail sent) confirms its address and makes it the ' +
     "account's: `email_verified` becomes 1. Needs no access token, so the link in the message works in a browser. " +
-    'Password-reset tokens sent to an earlier address stop working.',
+    'Password-reset tokens sent to an earlier address stop working. A change of address ends (1604) when the ' +
+    'password is changed or reset before it is confirmed.',
   auth: 'none',
   extension: true,
   params: P.object({ token: TOKEN }),
@@ -90,9 +94,11 @@ export const authResetPassword = defineMethod({
   summary: 'Set a new password with a reset token',
   description:
     `The token from auth.requestPasswordReset and the new password (${PASSWORD_RULE}). For an account with two-factor ` +
-    'sign-in, `code` is required too (an authenticator code or a recovery code): without it 12, wrong 2, and past 5 ' +
-    'wrong codes within 15 minutes 7. Every session of the account ends, in every process, before this answers; the ' +
-    'address counts as confirmed.',
+    'sign-in and a confirmed address, `code` is required too (an authenticator code or a recovery code): without it 12 ' +
+    '(not counted), wrong 2, and past 5 wrong codes within 15 minutes 7. An account whose address was never confirmed ' +
+    'is asked no code: its two-factor sign-in, recovery codes and any setup in progress end. Every session of the ' +
+    'account ends, in every process, before this answers, and so do pending changes of address (account.updateEmail); ' +
+    'the address counts as confirmed.',
   auth: 'none',
   extension: true,
   params: P.object({
@@ -144,7 +150,8 @@ export const accountUpdatePassword = defineMethod({
   summary: "Change the caller's password",
   description:
     `The new password: ${PASSWORD_RULE}. Answers a new Session; every other session of the account (the calling one ` +
-    `included) ends in every process before this answers. A wrong current password answers 1605; ${CONFIRM_RULE}.`,
+    'included) ends in every process before this answers, and so do password-reset tokens and pending changes of ' +
+    `address (account.updateEmail). A wrong current password answers 1605; ${CONFIRM_RULE}.`,
   auth: 'required',
   params: P.object({
     password_current: PASSWORD_PARAM('the password now'),
@@ -172,7 +179,7 @@ export const accountUpdateEmail = defineMethod({
     `one account per hour, whatever they answer, and ${EMAIL_CHANGE_LIMITS.perEmail} naming one address, then code 7.`,
   auth: 'required',
   params: P.object({
-    email: P.string({ maxLength: 254, description: 'the new address' }),
+    email: P.string({ maxLength: 254, description: `the new address, ${EMAIL_RULE}` }),
     password: PASSWORD_PARAM("the account's password"),
   }),
   errors: { 1601: 'the address belongs to another account', 1605: 'the password is wrong' },
@@ -214,7 +221,9 @@ export const accountTotpEnable = defineMethod({
 export const accountTotpDisable = defineMethod({
   name: 'account.totpDisable',
   summary: 'Switch two-factor sign-in off',
-  description: `The password and a code (authenticator or recovery). The recovery codes stop working. ${CONFIRM_RULE}.`,
+  description:
+    'The password and a code (authenticator or recovery); without a code 12, which does not count against the 5 wrong ' +
+    `codes allowed within 15 minutes. The recovery codes stop working. ${CONFIRM_RULE}.`,
   auth: 'required',
   extension: true,
   params: P.object({ password: PASSWORD_PARAM("the account's password"), code: CODE_PARAM }),
@@ -243,7 +252,8 @@ export const accountSessionsRevoke = defineMethod({
   summary: 'End sessions of the caller',
   description:
     'Ends the sign-in `session_id` names (from account.sessionsGet; the current one too), or with `all_others=1` every ' +
-    'sign-in but the current one. Their tokens stop working in every process before this answers.',
+    'sign-in but the current one. Their tokens stop working in every process before this answers. A session that ' +
+    'has ended already (signed out, revoked, refreshed) answers 1607.',
   auth: 'required',
   extension: true,
   params: P.object({

@@ -83,6 +83,15 @@ export async function deleteRecoveryCodes(trx: Executor, userId: number): Promis
   await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
 }
 
+/** Switches two-factor sign-in off, whatever its secret, and ends a setup in progress; the recovery codes stay. */
+export async function clearTotp(trx: Executor, userId: number): Promise<void> {
+  await trx
+    .updateTable('users')
+    .set({ totp_secret: null, totp_last_step: null, totp_pending: null })
+    .where('user_id', '=', userId)
+    .execute();
+}
+
 export async function insertAccountToken(trx: Executor, token: Insertable<AccountTokensTable>): Promise<void> {
   await trx.insertInto('account_tokens').values(token).execute();
 }
@@ -101,6 +110,19 @@ export async function retireAccountTokens(
     .where('purpose', '=', purpose)
     .where('used_at', 'is', null)
     .execute();
+}
+
+/** Ends a user's unused e-mail confirmations that name an address other than `current`: the pending changes of address. */
+export async function retirePendingEmailChanges(trx: Executor, userId: number, current: string | null, now: number): Promise<void> {
+  let pending = trx
+    .updateTable('account_tokens')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('purpose', '=', 'verify_email')
+    .where('used_at', 'is', null)
+    .where('email', 'is not', null);
+  if (current !== null) pending = pending.where('email', '!=', current);
+  await pending.execute();
 }
 
 export async function findAccountTokenRow(
@@ -159,18 +181,15 @@ export async function familiesBegan(db: Executor, userId: number, familyIds: str
     .execute();
 }
 
-/** A person session of the user, by id. */
-export async function findUserSession(
-  db: Executor,
-  userId: number,
-  sessionId: number,
-): Promise<{ family_id: string; revoked_at: number | null } | undefined> {
+/** A person session of the user, by id, that has not ended (signed out, revoked or refreshed). */
+export async function findUserSession(db: Executor, userId: number, sessionId: number): Promise<{ family_id: string } | undefined> {
   return db
     .selectFrom('sessions')
-    .select(['family_id', 'revoked_at'])
+    .select(['family_id'])
     .where('session_id', '=', sessionId)
     .where('user_id', '=', userId)
     .where('is_bot', '=', 0)
+    .where('revoked_at', 'is', null)
     .executeTakeFirst();
 }
 

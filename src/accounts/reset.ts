@@ -2,13 +2,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { rateLimited } from '../api/errors.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { requestAddress } from '../auth/ip.js';
-import { admitSecondFactorCheck, readSecondFactor, spendSecondFactor } from '../auth/second-factor.js';
-import { emailKey } from '../infra/address-keys.js';
+import { admitSecondFactorCheck, readSecondFactor, spendSecondFactor, type SecondFactor } from '../auth/second-factor.js';
+import { addressKey, emailKey } from '../infra/address-keys.js';
 import { nowSeconds, type Services } from '../services.js';
-import { badAccountToken, findAccountToken, issueAccountToken, useAccountToken } from './account-tokens.js';
+import type { Executor } from '../db/connection.js';
+import { badAccountToken, findAccountToken, issueAccountToken, retireTokensForNewPassword, useAccountToken } from './account-tokens.js';
 import { endAllSessionsIn } from '../auth/queries.js';
-import { findUser, getUser, retireAccountTokens, updateUser, userWithEmail } from './queries.js';
+import { clearTotp, deleteRecoveryCodes, findUser, getUser, updateUser, userWithEmail } from './queries.js';
 import { passwordResetMessage } from './messages.js';
+import { requireCodeSent } from './two-factor.js';
 import { checkNewPassword, normaliseEmail } from './rules.js';
 import { announceSessionsRevoked } from '../auth/tokens.js';
 
@@ -31,7 +33,7 @@ export async function requestPasswordReset(services: Services, request: { email:
   const { counters } = services;
   const { windowSeconds } = RESET_REQUEST_LIMITS;
   const [address, named] = await Promise.all([
-    counters.hit(`reset:ip:${requestAddress(request.ip)}`, windowSeconds),
+    counters.hit(addressKey('reset:ip', requestAddress(request.ip), services.config.addressSlots), windowSeconds),
     counters.hit(`reset:email:${emailKey(email)}`, windowSeconds),
   ]);
   if (address.count > RESET_REQUEST_LIMITS.perAddress) throw rateLimited(address.resetIn);
@@ -52,20 +54,24 @@ export async function requestPasswordReset(services: Services, request: { email:
 /**
  * auth.resetPassword: a reset token, the new password and, for an account with two-factor
  * sign-in, its code (an authenticator code or a recovery code): a reset never goes around the
- * second factor. Wrong codes count against the account's allowance (7 past it). The token,
- * the code and the new password are used in one transaction; every session of the account
- * ends, everywhere, before this answers.
+ * second factor of a confirmed address. Wrong codes count against the account's allowance (7
+ * past it); a missing one answers 12 and does not count. The token proves the address: an
+ * account whose address was never confirmed is asked no code, and its two-factor sign-in
+ * (whoever switched it on) ends. The token, the code and the new password are used in one
+ * transaction, which also ends the reset tokens and pending changes of address; every session
+ * of the account ends, everywhere, before this answers.
  */
 export async function resetPassword(services: Services, request: { token: string; password: string; code?: string }): Promise<void> {
   checkNewPassword(request.password);
   const { kysely } = services.db;
   const now = nowSeconds(services);
   const target = await findAccountToken(kysely, request.token, 'reset_password', now);
-  const user = await findUser(kysely, target.user_id, ['totp_secret', 'totp_last_step']);
+  const user = await findUser(kysely, target.user_id, ['totp_secret', 'totp_last_step', 'email_verified']);
   if (!user) throw badAccountToken();
-  let factor: ReturnType<typeof readSecondFactor> | undefined;
+  let factor: SecondFactor | undefined;
   let attempt: { succeeded(): Promise<void> } | undefined;
-  if (user.totp_secret !== null) {
+  if (user.totp_secret !== null && user.email_verified === 1) {
+    requireCodeSent(request.code);
     attempt = await admitSecondFactorCheck(services, target.user_id);
     factor = readSecondFactor(
       { totp_secret: services.db.secrets.open(user.totp_secret), totp_last_step: user.totp_last_step },
@@ -77,14 +83,32 @@ export async function resetPassword(services: Services, request: { token: string
   await kysely.transaction().execute(async (trx) => {
     const used = await useAccountToken(trx, request.token, 'reset_password', now);
     await dialectAdapter.lockUsers(trx, services.db.dialect, [used.user_id]);
-    const current = await getUser(trx, used.user_id, ['totp_secret']);
-    // Two-factor sign-in was switched on after the code was read (or off): read it again.
-    if ((current.totp_secret === null) !== (factor === undefined)) throw badAccountToken();
-    if (factor !== undefined) await spendSecondFactor(trx, used.user_id, factor, now);
+    const current = await getUser(trx, used.user_id, ['totp_secret', 'email_verified']);
+    if (current.email_verified === 0) await endSecondFactor(trx, used.user_id);
+    else await checkSecondFactorUnchanged(trx, used.user_id, current.totp_secret, factor, now);
     await updateUser(trx, used.user_id, { password_hash: passwordHash, email_verified: 1 });
     await endAllSessionsIn(trx, used.user_id, now);
-    await retireAccountTokens(trx, used.user_id, 'reset_password', now);
+    await retireTokensForNewPassword(trx, used.user_id, now);
   });
   await attempt?.succeeded();
   await announceSessionsRevoked(services, { userId: target.user_id });
+}
+
+/** Two-factor sign-in set up on an address nobody confirmed goes, with its recovery codes and any setup in progress. */
+async function endSecondFactor(trx: Executor, userId: number): Promise<void> {
+  await clearTotp(trx, userId);
+  await deleteRecoveryCodes(trx, userId);
+}
+
+/** Spends the code read before the transaction, if the account still has the two-factor sign-in it was read for. */
+async function checkSecondFactorUnchanged(
+  trx: Executor,
+  userId: number,
+  totpSecret: string | null,
+  factor: SecondFactor | undefined,
+  now: number,
+): Promise<void> {
+  // Two-factor sign-in was switched on after the code was read (or off), or the address was confirmed meanwhile: read it again.
+  if ((totpSecret === null) !== (factor === undefined)) throw badAccountToken();
+  if (factor !== undefined) await spendSecondFactor(trx, userId, factor, now);
 }

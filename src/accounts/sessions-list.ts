@@ -44,7 +44,7 @@ const noSuchSession = () => new ApiError(Code.NO_SUCH_SESSION, 'the caller has n
 /**
  * account.sessionsRevoke: ends one sign-in of the caller (`session_id`, from
  * account.sessionsGet; the current one too) or every other one (`all_others`). Every process
- * stops accepting them before this answers.
+ * stops accepting them before this answers. A session that has ended already answers 1607.
  */
 export async function revokeSessions(
   services: Services,
@@ -55,14 +55,17 @@ export async function revokeSessions(
   if ((request.sessionId === undefined) === (request.allOthers !== 1))
     throw badParam('session_id', 'give either session_id or all_others=1');
   if (request.sessionId !== undefined) {
-    const row = await findUserSession(kysely, caller.userId, request.sessionId);
-    if (!row) throw noSuchSession();
+    const sessionId = request.sessionId;
     const now = nowSeconds(services);
-    await kysely.transaction().execute(async (trx) => {
+    // Looked up with the user's row locked: of two concurrent revocations of one session, the second answers 1607.
+    const familyId = await kysely.transaction().execute(async (trx) => {
       await dialectAdapter.lockUsers(trx, services.db.dialect, [caller.userId]);
+      const row = await findUserSession(trx, caller.userId, sessionId);
+      if (!row) throw noSuchSession();
       await revokeFamily(trx, row.family_id, now);
+      return row.family_id;
     });
-    await announceSessionsRevoked(services, { familyId: row.family_id });
+    await announceSessionsRevoked(services, { familyId });
     return;
   }
   const now = nowSeconds(services);

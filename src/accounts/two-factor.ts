@@ -12,6 +12,15 @@ const TOTP_ISSUER = 'game-platform';
 const totpState = (description: string) => new ApiError(Code.TOTP_STATE, description);
 
 /**
+ * 12 when no code was sent: asking for one is not a wrong guess, so it is answered before
+ * the check is counted against the allowance.
+ */
+export function requireCodeSent(code: string | undefined): void {
+  if ((code ?? '').replace(/\s+/g, '') === '')
+    throw new ApiError(Code.TOTP_REQUIRED, 'an authenticator code (or a recovery code) is required in the code parameter');
+}
+
+/**
  * account.totpSetup: a new secret (160 bits), kept aside until account.totpEnable proves the
  * authenticator has it. Another call replaces it. 1606 when two-factor sign-in is on already.
  */
@@ -62,6 +71,7 @@ export async function totpDisable(services: Services, userId: number, request: {
   const { kysely } = services.db;
   const user = await getUser(kysely, userId, ['totp_secret', 'totp_last_step']);
   if (user.totp_secret === null) throw totpState('two-factor sign-in is off');
+  requireCodeSent(request.code);
   const attempt = await admitSecondFactorCheck(services, userId);
   const factor = readSecondFactor(
     { totp_secret: services.db.secrets.open(user.totp_secret), totp_last_step: user.totp_last_step },

@@ -47,7 +47,17 @@ export interface AccountChanges extends ProfileChanges {
 }
 
 const DOMAIN_PATTERN = new RegExp(WorldUser.properties.domain.pattern!);
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
+/** Letters, digits and combining marks of any script: internationalised addresses (RFC 6531). */
+const WORD_CHARACTER = String.raw`\p{L}\p{N}\p{M}`;
+/** RFC 5322 atext, without the dots that separate its atoms. */
+const LOCAL_CHARACTER = `[${WORD_CHARACTER}!#$%&'*+/=?^_\`{|}~-]`;
+const DOMAIN_LABEL = `[${WORD_CHARACTER}](?:[${WORD_CHARACTER}-]*[${WORD_CHARACTER}])?`;
+/**
+ * Exactly one plain address: a dot-atom local part and a domain of two or more labels. No
+ * quotes, brackets, comments, commas, semicolons, spaces or control characters, which mail
+ * software reads as names, routes or further recipients.
+ */
+const EMAIL_PATTERN = new RegExp(`^${LOCAL_CHARACTER}+(?:\\.${LOCAL_CHARACTER}+)*@${DOMAIN_LABEL}(?:\\.${DOMAIN_LABEL})+$`, 'u');
 export const MIN_PASSWORD_LENGTH = 10;
 
 /** An account as operators see it: the profile plus e-mail, ban, mute, privacy, TOTP and bot ownership. */

@@ -6,6 +6,7 @@ import type { InTransaction } from '../db/connection.js';
 import { addFriendRequest, blockUser, makeFriends, removeRelation, unblockUser } from '../friends/graph.js';
 import { friendshipValues } from '../friends/relations.js';
 import { requireUser } from '../users/profiles.js';
+import { endingOpenTrades } from '../trades/invalidate.js';
 import { RelationResult } from './schemas.js';
 
 type Change = (services: Services, userId: number, otherUserId: number, inTransaction: InTransaction) => Promise<unknown>;
@@ -71,8 +72,11 @@ export const socialMethods: AnyMethod[] = [
   relationMethod(
     'admin.block',
     'Put other_user_id on the block list of user_id',
-    'Ends their friendship and requests; friends.add from the blocked user answers 107.',
-    blockUser,
+    'Ends their friendship and requests, and makes their open trades with each other invalid (4); friends.add from the blocked user answers 107.',
+    (services, userId, otherUserId, inTransaction) =>
+      endingOpenTrades(services, inTransaction, { userId, partnerId: otherUserId }, (blocking) =>
+        blockUser(services, userId, otherUserId, blocking),
+      ),
   ),
   relationMethod('admin.unblock', 'Take other_user_id off the block list of user_id', 'A block the other user made stays.', unblockUser),
 ];

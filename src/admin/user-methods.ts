@@ -2,6 +2,7 @@ import { Secret, TOTP } from 'otpauth';
 import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { flag } from '../db/flags.js';
+import { endingOpenTrades } from '../trades/invalidate.js';
 import { badParam } from '../api/errors.js';
 import { nowSeconds } from '../services.js';
 import { revokeAllSessions } from '../auth/sessions.js';
@@ -216,13 +217,17 @@ export const userMethods: AnyMethod[] = [
     name: 'admin.banUser',
     summary: 'Block an account globally and end all its sessions',
     description:
-      'Sign-in and TOTP verification answer 412, users.get shows the account as inactive "global_ban", and every token of the account stops working in every process.',
+      'Sign-in and TOTP verification answer 412, users.get shows the account as inactive "global_ban", every token of the account stops working in every process, ' +
+      'and its open trades, offered or received, become invalid (4).',
     params: P.object({ user_id: userParam }),
     result: AccountResult,
     errors: { 101: 'user does not exist' },
     handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
-      return { user: accountObject(await setAccountState(services, userId, { global_ban: 1 }, inTransaction)) };
+      const row = await endingOpenTrades(services, inTransaction, { userId }, (banning) =>
+        setAccountState(services, userId, { global_ban: 1 }, banning),
+      );
+      return { user: accountObject(row) };
     },
   }),
 

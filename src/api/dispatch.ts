@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services.js';
-import { ApiError, Code, authError, rateLimited } from './errors.js';
+import { ApiError, Code, authError, badParam, rateLimited } from './errors.js';
 import {
   SerializedData,
   SerializedList,
@@ -13,6 +13,7 @@ import {
 import { checkAdminKey } from './admin-key.js';
 import { ANSWER_BYTES_PER_REQUEST, CostlyAnswers, addressLimitKey, type AnswerCharge } from './address-limits.js';
 import { runAudited } from './audit.js';
+import { tokenParameterProblem } from './bearer.js';
 
 /** One call of a method, whatever carried it (an HTTP request, a WebSocket emit). */
 export interface Invocation {
@@ -86,6 +87,8 @@ export class MethodDispatcher {
       return { method, answer };
     }
     if (method.auth !== 'none') {
+      const tokenProblem = tokenParameterProblem(raw.access_token);
+      if (tokenProblem) throw badParam('access_token', tokenProblem);
       if (token !== undefined) {
         const resolved =
           cached !== undefined

@@ -62,8 +62,20 @@ export function captchaVerifierFor(config: Config['captcha']): CaptchaVerifier |
   return verifiers.length === 1 ? verifiers[0]! : anyOf(verifiers);
 }
 
+/** Whether the captcha a request sent is solved; asked any number of times, it asks the verifier once. */
+export type CaptchaCheck = () => Promise<boolean>;
+
+/**
+ * The captcha check of one request. Providers accept a solved captcha once, so a second
+ * verification of the same value fails: every check of a request shares the first verdict.
+ */
+export function captchaCheck(services: Pick<Services, 'auth'>, response: string | undefined, ip: string): CaptchaCheck {
+  let verdict: Promise<boolean> | undefined;
+  return () => (verdict ??= captchaSolved(services, response, ip));
+}
+
 /** Whether `response` is a captcha the configured verifier accepts (never, without a verifier). */
-export async function captchaSolved(services: Pick<Services, 'auth'>, response: string | undefined, ip: string): Promise<boolean> {
+async function captchaSolved(services: Pick<Services, 'auth'>, response: string | undefined, ip: string): Promise<boolean> {
   if (response === undefined || response === '') return false;
   const verifier = services.auth.captcha;
   return verifier !== null && (await verifier.verify(response, ip));

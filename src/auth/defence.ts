@@ -1,7 +1,7 @@
 import { ApiError, Code, rateLimited } from '../api/errors.js';
-import { emailKey } from '../infra/address-keys.js';
+import { addressKey, emailKey } from '../infra/address-keys.js';
 import type { Services } from '../services.js';
-import { captchaSolved } from './captcha.js';
+import { captchaCheck, type CaptchaCheck } from './captcha.js';
 
 /**
  * Guessing defence for any form that checks a secret (sign-in, sign-up, ...): a budget of
@@ -30,10 +30,8 @@ export interface DefenceRequest {
   trusted?: Budget;
   budgets: Budget[];
   ceiling?: Budget;
-  /** The solved captcha the client sent, if any. */
-  captcha?: string;
-  /** The client's address (sent to the captcha verifier). */
-  ip: string;
+  /** Whether the client sent a solved captcha (the request's one check, shared with whatever else asks). */
+  captchaSolved: CaptchaCheck;
 }
 
 export interface Attempt {
@@ -82,7 +80,7 @@ const CAPTCHA_NEEDED = 'captcha required: solve it and send the answer in the ca
 export async function admitAttempt(services: Services, request: DefenceRequest): Promise<Attempt> {
   const { counters } = services;
   const held: Budget[] = [];
-  const giveBack = () => Promise.all(held.map((b) => counters.hit(b.key, b.windowSeconds, -1))).then(() => undefined);
+  const giveBack = () => giveBackAll(services, held);
 
   if (request.trusted) {
     const place = await counters.take(request.trusted.key, request.trusted.windowSeconds, request.trusted.free);
@@ -106,25 +104,23 @@ export async function admitAttempt(services: Services, request: DefenceRequest):
     if (place.taken) held.push(budget);
     else exhausted.push(budget);
   }
-  const delayed: Budget[] = [];
+  let delayed: Budget[] = [];
+  let turns: Budget[] = [];
   if (exhausted.length > 0) {
     await giveBack();
     held.length = 0;
     if (services.auth.captcha) {
-      if (!(await captchaSolved(services, request.captcha, request.ip))) throw new ApiError(Code.CAPTCHA, CAPTCHA_NEEDED);
+      if (!(await request.captchaSolved())) throw new ApiError(Code.CAPTCHA, CAPTCHA_NEEDED);
     } else {
-      for (const budget of exhausted) {
-        const wait = await waitFor(services, budget);
-        if (wait > 0) throw rateLimited(wait);
-        delayed.push(budget);
-      }
+      turns = await takeTurns(services, exhausted);
+      delayed = exhausted;
     }
   }
 
   if (ceiling) {
     const place = await counters.take(ceiling.key, ceiling.windowSeconds, ceiling.free);
     if (!place.taken) {
-      await giveBack();
+      await Promise.all([giveBack(), giveBackAll(services, turns)]);
       throw rateLimited(place.resetIn);
     }
     held.push(ceiling);
@@ -138,21 +134,47 @@ export async function admitAttempt(services: Services, request: DefenceRequest):
   };
 }
 
+/** Gives back one place in each budget (each step atomic). */
+async function giveBackAll(services: Services, budgets: Budget[]): Promise<void> {
+  await Promise.all(budgets.map((b) => services.counters.hit(b.key, b.windowSeconds, -1)));
+}
+
 function overKey(budget: Budget): string {
   return `${budget.key}:over`;
 }
 
-/**
- * Without a captcha verifier: seconds until the next attempt on an exhausted budget may be
- * judged, or 0 when it may be now (and then nobody else's may for the next delay: the turn
- * is taken atomically, so a burst gets one attempt judged, not one per request).
- */
-async function waitFor(services: Services, budget: Budget): Promise<number> {
-  const { counters } = services;
-  const over = (await counters.peek(overKey(budget))).count;
+/** Without a captcha verifier: the turn of an exhausted budget, one place per delay. */
+async function turnOf(services: Services, budget: Budget): Promise<Budget> {
+  const over = (await services.counters.peek(overKey(budget))).count;
   const delay = Math.min(DELAY_LIMITS.maxSeconds, DELAY_LIMITS.firstSeconds * 2 ** Math.min(over, 20));
-  const turn = await counters.take(`${budget.key}:turn`, delay, 1);
-  return turn.taken ? 0 : turn.resetIn;
+  return { key: `${budget.key}:turn`, free: 1, windowSeconds: delay };
+}
+
+/**
+ * Without a captcha verifier: takes the turn of every exhausted budget, so that the attempt
+ * may be judged now (and nobody else's on those budgets for their delays: each turn is taken
+ * atomically, so a burst gets one attempt judged, not one per request), or takes none and
+ * throws 7 with the wait. An attempt that must wait on one budget must not spend another's
+ * turn: one whose own address must wait would otherwise hold an account's turn from its owner.
+ */
+async function takeTurns(services: Services, exhausted: Budget[]): Promise<Budget[]> {
+  const { counters } = services;
+  const turns = await Promise.all(exhausted.map((budget) => turnOf(services, budget)));
+  for (const turn of turns) {
+    const current = await counters.peek(turn.key);
+    if (current.count >= turn.free) throw rateLimited(current.resetIn);
+  }
+  // Concurrent attempts may all have seen the turns free: whoever loses one gives back the others it took.
+  const taken: Budget[] = [];
+  for (const turn of turns) {
+    const place = await counters.take(turn.key, turn.windowSeconds, turn.free);
+    if (!place.taken) {
+      await giveBackAll(services, taken);
+      throw rateLimited(place.resetIn);
+    }
+    taken.push(turn);
+  }
+  return taken;
 }
 
 /**
@@ -164,13 +186,13 @@ async function waitFor(services: Services, budget: Budget): Promise<number> {
  */
 export async function admitSignup(services: Services, attempt: { email: string; ip: string; captcha?: string }): Promise<void> {
   const window = SIGNUP_LIMITS.windowSeconds;
+  const slots = services.config.addressSlots;
   const named = await services.counters.hit(`signup:email:${emailKey(attempt.email)}`, window);
   if (named.count > SIGNUP_LIMITS.ceilingEmailAttempts) throw rateLimited(named.resetIn);
   const admitted = await admitAttempt(services, {
-    budgets: [{ key: `signup:ip:${attempt.ip}`, free: SIGNUP_LIMITS.captchaAfterAddressAttempts, windowSeconds: window }],
-    ceiling: { key: `signup:ip-ceiling:${attempt.ip}`, free: SIGNUP_LIMITS.ceilingAddressAttempts, windowSeconds: window },
-    captcha: attempt.captcha,
-    ip: attempt.ip,
+    budgets: [{ key: addressKey('signup:ip', attempt.ip, slots), free: SIGNUP_LIMITS.captchaAfterAddressAttempts, windowSeconds: window }],
+    ceiling: { key: addressKey('signup:ip-ceiling', attempt.ip, slots), free: SIGNUP_LIMITS.ceilingAddressAttempts, windowSeconds: window },
+    captchaSolved: captchaCheck(services, attempt.captcha, attempt.ip),
   });
   await admitted.failed();
 }

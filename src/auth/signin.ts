@@ -4,7 +4,7 @@ import { SIGNIN_LIMITS, admitAttempt, type Budget, type DefenceRequest } from '.
 import { requestAddress } from './ip.js';
 import { knownSource, rememberSource } from './known-sources.js';
 import { addressKey, emailKey } from '../infra/address-keys.js';
-import { captchaSolved } from './captcha.js';
+import { captchaCheck } from './captcha.js';
 import { needsRehash } from './passwords.js';
 import type { Executor } from '../db/connection.js';
 import { dialectAdapter } from '../db/dialect.js';
@@ -30,14 +30,18 @@ export type SigninOutcome = SessionData | { totp_session_token: string };
  * The budgets of a sign-in: per account (across all addresses) and per address, and, from
  * an address or device the account signed in from before, a budget of that source's own.
  */
-export function signinDefence(email: string, ip: string, known: string | null, addressSlots?: number): Omit<DefenceRequest, 'captcha'> {
+export function signinDefence(
+  email: string,
+  ip: string,
+  known: string | null,
+  addressSlots?: number,
+): Omit<DefenceRequest, 'captchaSolved'> {
   const account = emailKey(email);
   const window = SIGNIN_LIMITS.windowSeconds;
   const trusted: Budget | undefined = known
     ? { key: `auth:fail:known:${account}:${known}`, free: SIGNIN_LIMITS.knownSourceFailures, windowSeconds: window }
     : undefined;
   return {
-    ip,
     trusted,
     budgets: [
       { key: `auth:fail:email:${account}`, free: SIGNIN_LIMITS.captchaAfterEmailFailures, windowSeconds: window },
@@ -69,10 +73,9 @@ export async function signIn(services: Services, request: SigninRequest): Promis
 
   const source = { ip, deviceToken: request.deviceToken };
   const known = user ? await knownSource(services, user.user_id, source) : null;
-  const attempt = await admitAttempt(services, {
-    ...signinDefence(email, ip, known, services.config.addressSlots),
-    captcha: request.captcha,
-  });
+  // The defence and the account's own captcha mark may both ask: the verifier is asked once.
+  const captchaSolved = captchaCheck(services, request.captcha, ip);
+  const attempt = await admitAttempt(services, { ...signinDefence(email, ip, known, services.config.addressSlots), captchaSolved });
   const passwordRight = await services.auth.passwords.check(user?.password_hash, request.password);
   // Bots get their tokens from bots.getToken; for sign-in they do not exist.
   if (!user || !passwordRight || user.bot_owner_id !== null) {
@@ -84,7 +87,7 @@ export async function signIn(services: Services, request: SigninRequest): Promis
   let passwordHash = user.password_hash!;
   if (needsRehash(passwordHash)) passwordHash = await upgradeHash(services, user.user_id, passwordHash, request.password);
   // Only a right password learns that the account wants a captcha: a wrong one answers 1 as for an unknown e-mail.
-  if (user.captcha_always === 1 && !(await captchaSolved(services, request.captcha, ip)))
+  if (user.captcha_always === 1 && !(await captchaSolved()))
     throw new ApiError(Code.CAPTCHA, 'captcha required: solve it and send the answer in the captcha parameter');
   if (user.global_ban === 1) throw new ApiError(Code.GLOBAL_BAN, 'the account is globally blocked');
   const checked = { email, passwordHash };

@@ -29,6 +29,16 @@ export function ownTransaction(db: { kysely: Kysely<Tables> }): InTransaction {
   return (work) => db.kysely.transaction().execute(work);
 }
 
+/** `inTransaction`, with `more` run in each of its transactions after the work: both commit or neither. */
+export function followedBy(inTransaction: InTransaction, more: (trx: Transaction<Tables>) => Promise<void>): InTransaction {
+  return (work) =>
+    inTransaction(async (trx) => {
+      const result = await work(trx);
+      await more(trx);
+      return result;
+    });
+}
+
 export interface Database {
   kysely: Kysely<Tables>;
   dialect: DialectName;

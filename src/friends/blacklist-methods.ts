@@ -9,6 +9,8 @@ import { friendshipLookup } from './relations.js';
 import { blockedPage } from './queries.js';
 import { formOf, pagingParams, profilesInOrder } from './lists.js';
 import { requireUser } from '../users/profiles.js';
+import { ownTransaction } from '../db/connection.js';
+import { endingOpenTrades } from '../trades/invalidate.js';
 
 /*
  * Block lists under the reference service's names (blacklist.get / add / remove); our earlier
@@ -20,14 +22,17 @@ import { requireUser } from '../users/profiles.js';
 export const blacklistAdd = defineMethod({
   name: 'blacklist.add',
   summary: "Puts a user on the caller's block list",
-  description: 'Ends any friendship or friend request between the two. Already blocked: success. 2 for oneself.',
+  description:
+    'Ends any friendship or friend request between the two, and makes their open trades with each other invalid (4). Already blocked: success. 2 for oneself.',
   auth: 'required',
   params: P.object({ user_id: P.idOrDomain({ description: 'id (or domain) of the user' }) }),
   errors: { 101: 'user does not exist' },
-  handler: async (ctx, params) => {
-    const target = await requireUser(ctx.services, params.user_id, { active: false });
-    if (target === ctx.caller.userId) throw new ApiError(Code.BAD_PARAM, 'parameter user_id: you cannot block yourself');
-    await blockUser(ctx.services, ctx.caller.userId, target);
+  handler: async ({ services, caller }, params) => {
+    const target = await requireUser(services, params.user_id, { active: false });
+    if (target === caller.userId) throw new ApiError(Code.BAD_PARAM, 'parameter user_id: you cannot block yourself');
+    await endingOpenTrades(services, ownTransaction(services.db), { userId: caller.userId, partnerId: target }, (blocking) =>
+      blockUser(services, caller.userId, target, blocking),
+    );
     return undefined;
   },
 });

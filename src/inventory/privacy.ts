@@ -1,4 +1,5 @@
 import { ApiError, Code } from '../api/errors.js';
+import type { InventoryPrivacy } from '../db/tables.js';
 import type { Services } from '../services.js';
 import { isFriend, readInventoryPrivacy } from './queries.js';
 
@@ -9,8 +10,13 @@ import { isFriend, readInventoryPrivacy } from './queries.js';
 export async function mayReadInventory(services: Services, ownerId: number, viewerId: number | undefined): Promise<boolean> {
   if (viewerId === ownerId) return true;
   const privacy = await readInventoryPrivacy(services.db.kysely, ownerId);
-  if (privacy === 'everyone') return true;
-  return privacy === 'friends' && viewerId !== undefined && (await isFriend(services.db.kysely, ownerId, viewerId));
+  const friend = privacy === 'friends' && viewerId !== undefined && (await isFriend(services.db.kysely, ownerId, viewerId));
+  return inventoryShownTo(privacy, friend);
+}
+
+/** Whether an inventory with this privacy shows to someone other than its owner who is (or is not) the owner's friend. */
+export function inventoryShownTo(privacy: InventoryPrivacy | undefined, friend: boolean): boolean {
+  return privacy === 'everyone' || (privacy === 'friends' && friend);
 }
 
 /** Applies the owner's inventory privacy (see mayReadInventory): anyone it refuses, 701. */

@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 
@@ -74,7 +74,7 @@ class SmtpMailer implements Mailer {
 
   private async attempt(message: MailMessage, tries: number): Promise<void> {
     try {
-      await this.transport.sendMail({ from: this.from, to: message.to, subject: message.subject, text: message.text });
+      await this.transport.sendMail(this.mailOptions(message));
       this.log.info({ subject: message.subject, tries: tries + 1 }, 'mail sent');
       this.settle();
     } catch (error) {
@@ -92,6 +92,17 @@ class SmtpMailer implements Mailer {
       this.log.error({ err: error, subject: message.subject, tries: tries + 1 }, 'mail not sent: giving up');
       this.settle();
     }
+  }
+
+  /**
+   * The recipient goes as an address object, in the header and in an explicit envelope: nodemailer
+   * takes it as one address, where a string would be parsed as a list that may name others.
+   */
+  private mailOptions(message: MailMessage): SendMailOptions {
+    const recipient = { name: '', address: message.to };
+    // @types/nodemailer types envelope recipients as strings; nodemailer takes address objects there as in `to`.
+    const envelope = { from: this.from, to: [recipient] } as unknown as SendMailOptions['envelope'];
+    return { from: this.from, to: recipient, envelope, subject: message.subject, text: message.text };
   }
 
   private settle(): void {

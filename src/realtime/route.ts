@@ -6,7 +6,7 @@ import type { ResolvedSession } from '../auth/tokens.js';
 import type { Services } from '../services.js';
 import { ApiError, Code } from '../api/errors.js';
 import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
-import { bearerCredentials } from '../api/bearer.js';
+import { bearerCredentials, tokenParameterProblem } from '../api/bearer.js';
 import { resultJson, type MethodDispatcher } from '../api/dispatch.js';
 import { loadUsers } from '../users/profiles.js';
 import { CloseCode, framesFor, type Connection, type FeedFormat } from './hub.js';
@@ -83,6 +83,11 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
   app.get<{ Querystring: FeedQuery }>('/ws', { websocket: true }, async (socket, request) => {
     const format: FeedFormat = request.query.format === 'json' ? 'json' : 'extws';
     const connection: Connection = { socket, format, subs: topicsOf(request.query.subs), alive: true, held: [] };
+    const tokenProblem = tokenParameterProblem((request.query as Record<string, unknown>).access_token);
+    if (tokenProblem) {
+      socket.close(CloseCode.INVALID_TOKEN, `access_token ${tokenProblem}`);
+      return;
+    }
     const token = tokenOf(request);
     let calls: Promise<unknown> = Promise.resolve();
     socket.on('message', (raw, isBinary) => {

@@ -4,10 +4,11 @@ import { dialectAdapter } from '../db/dialect.js';
 import type { Executor } from '../db/connection.js';
 import { Friendship } from '../friends/relations.js';
 import { announceInventoriesChanged } from '../inventory/answer-cache.js';
+import { inventoryShownTo } from '../inventory/privacy.js';
 import { nowSeconds, type Services } from '../services.js';
 import { admissionFrom, relationForTrade, requireAdmitted, type Admission } from './admission.js';
 import { announceClosed, announceInvalidated, announceOffered } from './announce.js';
-import { checkSide } from './items.js';
+import { checkOwnSide, checkPartnerSide } from './items.js';
 import { settleAsCaller, settleTrade, type Settlement, type TradeParties } from './settle.js';
 import {
   createInOneStatement,
@@ -48,14 +49,18 @@ export interface NewTrade {
   thingsFrom: number[];
   /** Asked of the receiver. */
   thingsTo: number[];
+  /** The parameters the sides came in, as errors name them (by default thing_ids_from and thing_ids_to). */
+  names?: { from: string; to: string };
 }
 
+const SIDE_NAMES = { from: 'thing_ids_from', to: 'thing_ids_to' };
+
 function checkSides(trade: NewTrade): void {
-  const { thingsFrom, thingsTo } = trade;
-  if (thingsFrom.length === 0 && thingsTo.length === 0) throw badParam('thing_ids_from', 'a trade needs at least one item on one side');
-  if (new Set(thingsFrom).size !== thingsFrom.length) throw badParam('thing_ids_from', 'lists an item twice');
-  if (new Set(thingsTo).size !== thingsTo.length) throw badParam('thing_ids_to', 'lists an item twice');
-  if (thingsFrom.some((id) => thingsTo.includes(id))) throw badParam('thing_ids_to', 'lists an item that is also offered');
+  const { thingsFrom, thingsTo, names = SIDE_NAMES } = trade;
+  if (thingsFrom.length === 0 && thingsTo.length === 0) throw badParam(names.from, 'a trade needs at least one item on one side');
+  if (new Set(thingsFrom).size !== thingsFrom.length) throw badParam(names.from, 'lists an item twice');
+  if (new Set(thingsTo).size !== thingsTo.length) throw badParam(names.to, 'lists an item twice');
+  if (thingsFrom.some((id) => thingsTo.includes(id))) throw badParam(names.to, 'lists an item that is also offered');
 }
 
 /** Every item of a new trade, with its side and the user it must belong to. */
@@ -76,9 +81,11 @@ const CREATION_WINDOW = 60;
 
 /**
  * Whether a new trade may be made, from what was read for it: the receiver's settings must
- * admit it (701, 101), the sender must be under their creations a minute (the trades they made
- * in the last CREATION_WINDOW seconds) and their open trades (7), and every item must be its
- * side's, owned, tradable and not equipped (603). Answers what the receiver's settings admit.
+ * admit it (701, 101), and their inventory privacy must show their inventory to the sender when
+ * it asks for their items (701); the sender must be under their creations a minute (the trades
+ * they made in the last CREATION_WINDOW seconds) and their open trades (7); and every item must
+ * be its side's, owned, tradable and not equipped, and none asked for of the stock class (603).
+ * Answers what the receiver's settings admit.
  */
 function admitCreation(
   services: Services,
@@ -86,17 +93,19 @@ function admitCreation(
   reads: CreationReads,
   context: { relation: number; catalog: Catalog; now: number; cutoff: number },
 ): Admission {
-  const { fromId, toId, thingsFrom, thingsTo } = trade;
+  const { fromId, toId, thingsFrom, thingsTo, names = SIDE_NAMES } = trade;
   const { relation, catalog, now, cutoff } = context;
   const limits = services.config.trades;
   const admission = admissionFrom(relation, reads.privacy);
   requireAdmitted(admission, thingsTo.length === 0);
+  if (thingsTo.length > 0 && !inventoryShownTo(reads.inventoryPrivacy, relation === Friendship.FRIENDS))
+    throw new ApiError(Code.PRIVACY, 'the privacy settings of the user hide their inventory from you: you can only offer them gifts');
   const { recent, open, items } = reads;
   if (recent.n >= limits.createsPerMinute) throw rateLimited(Math.max(1, Number(recent.oldest) + CREATION_WINDOW - now));
   if (open.n >= limits.maxOpenOutgoing) throw rateLimited(Math.max(1, Number(open.oldest) - cutoff));
   const byId = new Map(items.map((item) => [item.item_id, item]));
-  checkSide(catalog, byId, thingsFrom, fromId, now, 'thing_ids_from');
-  checkSide(catalog, byId, thingsTo, toId, now, 'thing_ids_to');
+  checkOwnSide(catalog, byId, thingsFrom, fromId, now, names.from);
+  checkPartnerSide(catalog, byId, thingsTo, toId, now, names.to);
   return admission;
 }
 

@@ -5,7 +5,8 @@ import { Strict, Uint } from '../api/schema-types.js';
 import { MAX_LIST_COUNT } from '../friends/lists.js';
 import { requireUser } from '../users/profiles.js';
 import type { Services } from '../services.js';
-import { endOpenTrade, noSuchTrade, tradeClosed } from './actions.js';
+import { ApiError, Code } from '../api/errors.js';
+import { endOpenTrade, tradeClosed } from './actions.js';
 import { announceClosed } from './announce.js';
 import { listTrades, tradeListJson } from './lists.js';
 import { TradeList } from './schemas.js';
@@ -14,7 +15,7 @@ import { TradeStatus } from './status.js';
 
 async function existingTrade(services: Services, tradeId: number): Promise<TradeRecord> {
   const row = await tradeById(services.db.kysely, tradeId);
-  if (!row) throw noSuchTrade();
+  if (!row) throw new ApiError(Code.NO_SUCH_TRADE, 'parameter trade_id: no such trade');
   return row;
 }
 

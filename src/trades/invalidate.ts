@@ -1,6 +1,7 @@
-import type { DialectName, Executor } from '../db/connection.js';
+import { followedBy, type DialectName, type Executor, type InTransaction } from '../db/connection.js';
+import { announceInvalidated } from './announce.js';
 import { nowSeconds, type Services } from '../services.js';
-import { IDS_PER_STATEMENT, closeInvalidated, openTradesHolding, type InvalidatedTrade } from './queries.js';
+import { IDS_PER_STATEMENT, closeInvalidated, openTradesHolding, openTradesOf, type InvalidatedTrade } from './queries.js';
 import { expiryCutoff } from './status.js';
 
 /**
@@ -43,4 +44,42 @@ export async function invalidateTradesHoldingAt(
   const trades = [...found.values()].sort((a, b) => a.trade_id - b.trade_id);
   await closeInvalidated(trx, trades, now);
   return trades;
+}
+
+/**
+ * Every open trade of `userId` (with `partnerId`, only those between the two) becomes invalid
+ * (status 4), in the caller's transaction: a globally blocked account, or two users one of whom
+ * has blocked the other, can no longer trade. Answers them, to announce once committed.
+ */
+export async function invalidateTradesOf(
+  services: Pick<Services, 'db' | 'clock' | 'config'>,
+  trx: Executor,
+  userId: number,
+  partnerId?: number,
+): Promise<InvalidatedTrade[]> {
+  const now = nowSeconds(services);
+  const trades = await openTradesOf(trx, services.db.dialect, userId, expiryCutoff(services, now), partnerId).execute();
+  await closeInvalidated(trx, trades, now);
+  return trades;
+}
+
+/**
+ * Runs `change` (a block, a ban) with a transaction that also makes the open trades of
+ * `parties.userId` invalid (with `parties.partnerId`, only those between the two; see
+ * invalidateTradesOf), and announces them once it has committed.
+ */
+export async function endingOpenTrades<T>(
+  services: Services,
+  inTransaction: InTransaction,
+  parties: { userId: number; partnerId?: number },
+  change: (inTransaction: InTransaction) => Promise<T>,
+): Promise<T> {
+  let invalidated: InvalidatedTrade[] = [];
+  const result = await change(
+    followedBy(inTransaction, async (trx) => {
+      invalidated = await invalidateTradesOf(services, trx, parties.userId, parties.partnerId);
+    }),
+  );
+  await announceInvalidated(services, invalidated);
+  return result;
 }

@@ -18,8 +18,8 @@ export function untradable(catalog: Catalog, item: CheckedItem | undefined, owne
   return undefined;
 }
 
-/** 603 naming the first item of a side that cannot change hands. */
-export function checkSide(
+/** 603 naming the first of the sender's own items that cannot change hands, and why. */
+export function checkOwnSide(
   catalog: Catalog,
   byId: Map<number, CheckedItem>,
   ids: readonly number[],
@@ -31,4 +31,29 @@ export function checkSide(
     const reason = untradable(catalog, byId.get(id), ownerId, now);
     if (reason !== undefined) throw new ApiError(Code.CRAFT_ITEM_UNUSABLE, `parameter ${name}: item ${id} ${reason}`);
   }
+}
+
+/**
+ * 603 for the partner's items asked for when any of them cannot change hands, without saying
+ * which or why: an answer about one item (whose it is, whether it sits on a board) would tell
+ * the sender more than inventory.get shows them, and stock-class items, which no one but their
+ * owner sees, count as unavailable.
+ */
+export function checkPartnerSide(
+  catalog: Catalog,
+  byId: Map<number, CheckedItem>,
+  ids: readonly number[],
+  ownerId: number,
+  now: number,
+  name: string,
+): void {
+  const available = (id: number) => {
+    const item = byId.get(id);
+    return untradable(catalog, item, ownerId, now) === undefined && item!.quality_id > 0;
+  };
+  if (!ids.every(available))
+    throw new ApiError(
+      Code.CRAFT_ITEM_UNUSABLE,
+      `parameter ${name}: not every item asked for is in the partner's inventory and tradable now`,
+    );
 }

@@ -20,14 +20,23 @@ const paging = {
 };
 const side = (description: string) => P.optional(P.uintSet({ tooMany: MAX_SIDE_ITEMS, description }));
 
-/** One side's items, given as `things` (its name) or `items` (its alias) or both; both naming different items answer 2. */
-function sideOf(things: number[] | undefined, items: number[] | undefined, names: { name: string; alias: string }): number[] {
+/**
+ * One side's items, given as `things` (its name) or `items` (its alias) or both, and the name
+ * errors about them use: the one the client sent. Both naming different items answer 2.
+ */
+function sideOf(
+  things: number[] | undefined,
+  items: number[] | undefined,
+  names: { name: string; alias: string },
+): { ids: number[]; name: string } {
   if (things !== undefined && items !== undefined) {
     const named = new Set(things);
-    if (items.length !== named.size || items.some((id) => !named.has(id)))
+    const aliased = new Set(items);
+    if (aliased.size !== named.size || items.some((id) => !named.has(id)))
       throw badParam(names.alias, `names other items than ${names.name}: give the side under one name`);
   }
-  return things ?? items ?? [];
+  if (things === undefined && items !== undefined) return { ids: items, name: names.alias };
+  return { ids: things ?? [], name: names.name };
 }
 
 const party = { 801: 'no such trade, or you take no part in it', 802: 'the trade is no longer open' };
@@ -96,14 +105,20 @@ export const tradeMethods: AnyMethod[] = [
     errors: {
       101: 'the partner does not exist',
       107: 'one of you has blocked the other',
-      603: "an item is not its side's, no longer owned, not tradable (yet or ever) or equipped",
-      701: "the partner's privacy settings refuse this trade (or gift) from you",
+      603: "an item is not its side's, no longer owned, not tradable (yet or ever) or equipped, or one asked for is of the stock class (the partner's items are not named)",
+      701: "the partner's privacy settings refuse this trade (or gift) from you, or hide their inventory from you and items are asked for",
     },
     handler: async ({ services, caller }, params) => {
       const toId = await requireUser(services, params.user_id, { active: true });
-      const thingsFrom = sideOf(params.thing_ids_from, params.item_ids_from, { name: 'thing_ids_from', alias: 'item_ids_from' });
-      const thingsTo = sideOf(params.thing_ids_to, params.item_ids_to, { name: 'thing_ids_to', alias: 'item_ids_to' });
-      const { tradeId } = await createTrade(services, { fromId: caller.userId, toId, thingsFrom, thingsTo });
+      const from = sideOf(params.thing_ids_from, params.item_ids_from, { name: 'thing_ids_from', alias: 'item_ids_from' });
+      const to = sideOf(params.thing_ids_to, params.item_ids_to, { name: 'thing_ids_to', alias: 'item_ids_to' });
+      const { tradeId } = await createTrade(services, {
+        fromId: caller.userId,
+        toId,
+        thingsFrom: from.ids,
+        thingsTo: to.ids,
+        names: { from: from.name, to: to.name },
+      });
       return { trade_id: tradeId };
     },
   }),

@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder, type QueryCreator } from 'kysely';
 import type { OwnedRow } from '../catalog/serialize.js';
 import type { DialectName, Executor } from '../db/connection.js';
 import { Statement, type Placeholders } from '../db/statements.js';
-import type { Tables, TradeItemsTable } from '../db/tables.js';
+import type { InventoryPrivacy, Tables, TradeItemsTable } from '../db/tables.js';
 import { elementAt } from '../infra/elements.js';
 import { OWNED } from '../inventory/queries.js';
 import { TradeStatus } from './status.js';
@@ -394,7 +394,29 @@ export function openTradesHolding(
   return query;
 }
 
-/** Open trades found by openTradesHolding (and locked, on PostgreSQL) become invalid. */
+/**
+ * The open trades made after `cutoff` of `userId` (with `partnerId`, only those between the two),
+ * in id order; on PostgreSQL locked in that order until the transaction ends.
+ */
+export function openTradesOf(db: QueryCreator<Tables>, dialect: DialectName, userId: number, cutoff: number, partnerId?: number) {
+  const query = db
+    .selectFrom('trades')
+    .select(['trade_id', 'user_id_from', 'user_id_to'])
+    .where('status', '=', OPEN)
+    .where('create_time', '>', cutoff)
+    .where((eb) =>
+      partnerId === undefined
+        ? eb.or([eb('user_id_from', '=', userId), eb('user_id_to', '=', userId)])
+        : eb.or([
+            eb.and([eb('user_id_from', '=', userId), eb('user_id_to', '=', partnerId)]),
+            eb.and([eb('user_id_from', '=', partnerId), eb('user_id_to', '=', userId)]),
+          ]),
+    )
+    .orderBy('trade_id');
+  return dialect === 'postgres' ? query.forUpdate() : query;
+}
+
+/** Open trades found by openTradesHolding or openTradesOf (and locked, on PostgreSQL) become invalid. */
 export async function closeInvalidated(trx: Executor, trades: readonly InvalidatedTrade[], now: number): Promise<void> {
   const ids = trades.map((t) => t.trade_id);
   for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT)
@@ -409,6 +431,8 @@ export async function closeInvalidated(trx: Executor, trades: readonly Invalidat
 /** An item as a trade checks it: who owns it, whether it is still owned, tradable and free. */
 export interface CheckedItem extends OwnedRow {
   state: string;
+  /** 0: the stock class, which no one but the owner sees. */
+  quality_id: number;
   equipped: unknown;
   /** Read to settle a trade: whether another open trade holds it. */
   held?: unknown;
@@ -423,7 +447,7 @@ const heldElsewhere = (except: unknown, cutoff: unknown) =>
     where trade_items.item_id = items.item_id and trade_items.trade_id <> ${except}
       and trades.status = ${OPEN} and trades.create_time > ${cutoff})`;
 
-const CHECKED_SELECT = sql`item_id, user_id, item_proto_id, ts_owned, ts_can_trade, data, state, ${IS_EQUIPPED} as equipped`;
+const CHECKED_SELECT = sql`item_id, user_id, item_proto_id, ts_owned, ts_can_trade, data, state, quality_id, ${IS_EQUIPPED} as equipped`;
 
 type ItemLock = 'update' | 'share' | false;
 
@@ -475,11 +499,13 @@ export interface CreationReads {
   recent: SentTrades;
   /** The receiver's trade settings; undefined when there is no such user. */
   privacy: TradePrivacy | undefined;
+  /** The receiver's inventory privacy; undefined when there is no such user. */
+  inventoryPrivacy: InventoryPrivacy | undefined;
 }
 
 type CreationRow = Partial<CheckedItem> &
   Record<`${'open' | 'recent'}_${'n' | 'oldest'}`, number | string | null> &
-  Record<(typeof TRADE_PRIVACY_COLUMNS)[number], number | null>;
+  Record<(typeof TRADE_PRIVACY_COLUMNS)[number], number | null> & { inventory_privacy: InventoryPrivacy | null };
 
 const sentTrades = (n: number | string | null, oldest: number | string | null): SentTrades => ({
   n: Number(n),
@@ -497,7 +523,7 @@ function creationColumns({ fromId, toId, cutoff, since }: Placeholders<CreationV
     sql`(select min(trades.create_time) ${open}) as open_oldest`,
     sql`(select count(*) ${recent}) as recent_n`,
     sql`(select min(trades.create_time) ${recent}) as recent_oldest`,
-    ...TRADE_PRIVACY_COLUMNS.map(
+    ...[...TRADE_PRIVACY_COLUMNS, 'inventory_privacy' as const].map(
       (column) => sql`(select users.${sql.ref(column)} from users where users.user_id = ${toId}) as ${sql.ref(column)}`,
     ),
   ]);
@@ -545,6 +571,7 @@ export async function readForCreation(
     open: sentTrades(first.open_n, first.open_oldest),
     recent: sentTrades(first.recent_n, first.recent_oldest),
     privacy,
+    inventoryPrivacy: first.inventory_privacy ?? undefined,
   };
 }
 
