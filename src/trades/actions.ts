@@ -104,8 +104,9 @@ function admitCreation(
   if (recent.n >= limits.createsPerMinute) throw rateLimited(Math.max(1, Number(recent.oldest) + CREATION_WINDOW - now));
   if (open.n >= limits.maxOpenOutgoing) throw rateLimited(Math.max(1, Number(open.oldest) - cutoff));
   const byId = new Map(items.map((item) => [item.item_id, item]));
-  checkOwnSide(catalog, byId, thingsFrom, fromId, now, names.from);
-  checkPartnerSide(catalog, byId, thingsTo, toId, now, names.to);
+  const check = { catalog, byId, now };
+  checkOwnSide(check, { ids: thingsFrom, ownerId: fromId, name: names.from });
+  checkPartnerSide(check, { ids: thingsTo, ownerId: toId, name: names.to });
   return admission;
 }
 

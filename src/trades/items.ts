@@ -18,15 +18,22 @@ export function untradable(catalog: Catalog, item: CheckedItem | undefined, owne
   return undefined;
 }
 
+/** The items of a new trade as read, and what they are checked against. */
+export interface SideCheck {
+  catalog: Catalog;
+  byId: Map<number, CheckedItem>;
+  now: number;
+}
+
+/** One side of a new trade: its items, whose they must be, and the parameter that named them. */
+export interface TradeSide {
+  ids: readonly number[];
+  ownerId: number;
+  name: string;
+}
+
 /** 603 naming the first of the sender's own items that cannot change hands, and why. */
-export function checkOwnSide(
-  catalog: Catalog,
-  byId: Map<number, CheckedItem>,
-  ids: readonly number[],
-  ownerId: number,
-  now: number,
-  name: string,
-): void {
+export function checkOwnSide({ catalog, byId, now }: SideCheck, { ids, ownerId, name }: TradeSide): void {
   for (const id of ids) {
     const reason = untradable(catalog, byId.get(id), ownerId, now);
     if (reason !== undefined) throw new ApiError(Code.CRAFT_ITEM_UNUSABLE, `parameter ${name}: item ${id} ${reason}`);
@@ -39,14 +46,7 @@ export function checkOwnSide(
  * the sender more than inventory.get shows them, and stock-class items, which no one but their
  * owner sees, count as unavailable.
  */
-export function checkPartnerSide(
-  catalog: Catalog,
-  byId: Map<number, CheckedItem>,
-  ids: readonly number[],
-  ownerId: number,
-  now: number,
-  name: string,
-): void {
+export function checkPartnerSide({ catalog, byId, now }: SideCheck, { ids, ownerId, name }: TradeSide): void {
   const available = (id: number) => {
     const item = byId.get(id);
     return untradable(catalog, item, ownerId, now) === undefined && item!.quality_id > 0;
