@@ -1,4 +1,5 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
+import { remove as removeConfusables } from 'confusables';
 import { badParam } from '../api/errors.js';
 import { normaliseEmail } from '../admin/accounts.js';
 
@@ -9,7 +10,7 @@ export const PASSWORD_MAX = 128;
 export const NICK_MIN = 2;
 export const NICK_MAX = 24;
 /** The nick rules as the method documentation states them. */
-export const NICK_RULE = `${NICK_MIN} to ${NICK_MAX} characters, no control characters, not a reserved word`;
+export const NICK_RULE = `${NICK_MIN} to ${NICK_MAX} characters, no control characters, not a reserved word (nor one spelt with look-alike letters)`;
 export const DOMAIN_MIN = 3;
 export const DOMAIN_MAX = 32;
 /** How many of the most common passwords are refused. */
@@ -85,8 +86,17 @@ export function checkNick(raw: string): string {
   const length = lengthOf(nick);
   if (length < NICK_MIN || length > NICK_MAX) throw badParam('nick', `must be ${NICK_MIN} to ${NICK_MAX} characters`);
   if (/[\p{C}]/u.test(nick)) throw badParam('nick', 'must not contain control or invisible characters');
-  if (RESERVED_NAMES.has(nick.toLowerCase())) throw badParam('nick', 'is reserved');
+  if (RESERVED_NAMES.has(nick.toLowerCase()) || RESERVED_NAMES.has(lookalikeOf(nick))) throw badParam('nick', 'is reserved');
   return nick;
+}
+
+/**
+ * The Latin letters a nick passes for: compatibility forms folded (fullwidth letters, ligatures)
+ * and look-alikes of other scripts replaced by the letters they imitate ("Аdmin" in Cyrillic,
+ * "Ѕupport"), lower case.
+ */
+function lookalikeOf(nick: string): string {
+  return removeConfusables(nick.normalize('NFKC')).toLowerCase();
 }
 
 /** The domain as stored: lower case; 3 to 32 of a-z 0-9 _ . and not all digits (that would be an id). */
