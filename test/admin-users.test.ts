@@ -4,6 +4,7 @@ import { Secret, TOTP } from 'otpauth';
 import { ok, type TestServer } from './helpers.js';
 import { PASSWORD, admin, adminCall, fails, publicUser, signIn, signInAnswer, smallWorld, startAdminServer } from './admin-support.js';
 import { USERS_CHANGED } from '../src/infra/channels.js';
+import { issueAccountToken } from '../src/accounts/account-tokens.js';
 
 async function withServer(run: (server: TestServer) => Promise<void>): Promise<void> {
   const server = await startAdminServer({ world: await smallWorld() });
@@ -173,6 +174,30 @@ test('a new password from admin.updateUser ends the sessions and the new passwor
     assert.equal(await tokenWorks(server, token), false);
     assert.notEqual((await signInAnswer(server, 'bob@example.com')).code, 0);
     await signIn(server, 'bob@example.com', 'bob gets a brand new password');
+  }));
+
+test("a new password or address from admin.updateUser ends the account's reset tokens and pending changes of address", () =>
+  withServer(async (server) => {
+    const now = Math.floor(server.clock.now() / 1000);
+    const issue = (purpose: 'reset_password' | 'verify_email', email?: string) =>
+      issueAccountToken(server.db.kysely, { userId: 2, purpose, ...(email ? { email } : {}), now });
+    const used = async (reset: string, change: string) => [
+      (await server.call('auth.resetPassword', { token: reset, password: 'a reset that comes too late' })).body.code,
+      (await server.call('account.verifyEmail', { token: change })).body.code,
+    ];
+    let reset = await issue('reset_password');
+    let change = await issue('verify_email', 'someone.else@example.net');
+    await admin(server, 'updateUser', { user_id: 2, password: 'bob gets a brand new password' });
+    assert.deepEqual(await used(reset, change), [1604, 1604]);
+
+    reset = await issue('reset_password');
+    change = await issue('verify_email', 'someone.else@example.net');
+    await admin(server, 'updateUser', { user_id: 2, email: 'bob.again@example.com' });
+    assert.deepEqual(await used(reset, change), [1604, 1604]);
+    // A nick alone leaves them.
+    reset = await issue('reset_password');
+    await admin(server, 'updateUser', { user_id: 2, nick: 'Bobby' });
+    assert.equal((await server.call('auth.resetPassword', { token: reset, password: 'a reset still in time' })).body.code, 0);
   }));
 
 test('admin.setTotp answers a secret and otpauth URI that sign-in then asks for; admin.clearTotp turns it off', () =>

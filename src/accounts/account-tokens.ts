@@ -65,11 +65,12 @@ export async function useAccountToken(trx: Executor, token: string, purpose: Tok
 }
 
 /**
- * Inside the transaction that sets a new password: the account's reset tokens and its pending
- * changes of address stop working, as whoever asked for them may be the one the new password
- * is meant to shut out. A confirmation of the current address stays.
+ * Inside the transaction that sets a new password (or, by an operator, a new address): the
+ * account's reset tokens and its pending changes of address stop working, as whoever asked for
+ * them may be the one the change is meant to shut out. A confirmation of the current address
+ * stays.
  */
-export async function retireTokensForNewPassword(trx: Executor, userId: number, now: number): Promise<void> {
+export async function retireOutstandingTokens(trx: Executor, userId: number, now: number): Promise<void> {
   const { email } = await getUser(trx, userId, ['email']);
   await retireAccountTokens(trx, userId, 'reset_password', now);
   await retirePendingEmailChanges(trx, userId, email, now);

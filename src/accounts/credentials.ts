@@ -4,7 +4,7 @@ import { dialectAdapter } from '../db/dialect.js';
 import { requestAddress } from '../auth/ip.js';
 import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
 import { nowSeconds, type Services } from '../services.js';
-import { issueAccountToken, retireTokensForNewPassword, useAccountToken } from './account-tokens.js';
+import { issueAccountToken, retireOutstandingTokens, useAccountToken } from './account-tokens.js';
 import { endAllSessionsIn, replacePasswordHash } from '../auth/queries.js';
 import { getUser, retireAccountTokens, updateUser, userWithEmail } from './queries.js';
 import { confirmPassword, wrongPassword } from './confirm-password.js';
@@ -31,7 +31,7 @@ export async function updatePassword(
     await dialectAdapter.lockUsers(trx, services.db.dialect, [request.userId]);
     if (!(await replacePasswordHash(trx, request.userId, checkedHash, newHash))) throw wrongPassword();
     await endAllSessionsIn(trx, request.userId, now);
-    await retireTokensForNewPassword(trx, request.userId, now);
+    await retireOutstandingTokens(trx, request.userId, now);
     return issueUserSessionIn(services, trx, request.userId, requestAddress(request.ip), undefined, request.userAgent);
   });
   await announceSessionsRevoked(services, { userId: request.userId });

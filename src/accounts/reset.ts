@@ -6,7 +6,7 @@ import { admitSecondFactorCheck, readSecondFactor, spendSecondFactor, type Secon
 import { addressKey, emailKey } from '../infra/address-keys.js';
 import { nowSeconds, type Services } from '../services.js';
 import type { Executor } from '../db/connection.js';
-import { badAccountToken, findAccountToken, issueAccountToken, retireTokensForNewPassword, useAccountToken } from './account-tokens.js';
+import { badAccountToken, findAccountToken, issueAccountToken, retireOutstandingTokens, useAccountToken } from './account-tokens.js';
 import { endAllSessionsIn } from '../auth/queries.js';
 import { clearTotp, deleteRecoveryCodes, findUser, getUser, updateUser, userWithEmail } from './queries.js';
 import { passwordResetMessage } from './messages.js';
@@ -88,7 +88,7 @@ export async function resetPassword(services: Services, request: { token: string
     else await checkSecondFactorUnchanged(trx, used.user_id, current.totp_secret, factor, now);
     await updateUser(trx, used.user_id, { password_hash: passwordHash, email_verified: 1 });
     await endAllSessionsIn(trx, used.user_id, now);
-    await retireTokensForNewPassword(trx, used.user_id, now);
+    await retireOutstandingTokens(trx, used.user_id, now);
   });
   await attempt?.succeeded();
   await announceSessionsRevoked(services, { userId: target.user_id });

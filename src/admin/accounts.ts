@@ -15,6 +15,7 @@ import { rankColumn, storedRank, type Rank } from '../users/rank.js';
 import { nickColumns } from '../users/search-keys.js';
 import type { AdminAccount } from './schemas.js';
 import { deleteRecoveryCodes, insertAccount, isTaken, loadAccount, updateAccountColumns, type AccountRow } from './queries.js';
+import { retireOutstandingTokens } from '../accounts/account-tokens.js';
 
 export type { AccountRow } from './queries.js';
 
@@ -218,6 +219,8 @@ export async function updateAccount(
       if (passwordHash !== undefined) columns.password_hash = passwordHash;
       if (Object.keys(columns).length > 0) await updateAccountColumns(trx, userId, columns);
       if (passwordHash !== undefined) await endAllSessionsIn(trx, userId, nowSeconds(services));
+      if (passwordHash !== undefined || (email !== undefined && email !== current.email))
+        await retireOutstandingTokens(trx, userId, nowSeconds(services));
       return (await loadAccount(trx, userId))!;
     });
   } catch (error) {
