@@ -341,6 +341,8 @@ const NAMED_USERS: WorldUser[] = [
     avatar: `${CDN}/avatars/bob.png`,
     approved: 1,
     totp_secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+    // Confirmed: a password reset keeps the second factor only on a confirmed address.
+    email_verified: 1,
     rank: { hidden: 1 },
     games: 420,
     games_wins: 198,

@@ -213,8 +213,9 @@ function everyAdminCall(now: number): { method: string; params: Record<string, u
     { method: 'admin.updateUser', params: { user_id: 2, nick: 'Robert', password: 'another long password' } },
     { method: 'admin.setTotp', params: { user_id: 3 } },
     { method: 'admin.clearTotp', params: { user_id: 3 } },
-    { method: 'admin.banUser', params: { user_id: 'alice' } },
-    { method: 'admin.unbanUser', params: { user_id: 'alice' } },
+    // A ban ends the trades of the banned (Erin's trade 2, in the same transaction as the entry); admin.cancelTrade needs trade 1 open.
+    { method: 'admin.banUser', params: { user_id: 'erin' } },
+    { method: 'admin.unbanUser', params: { user_id: 'erin' } },
     { method: 'admin.muteUser', params: { user_id: 1, duration: 600 } },
     { method: 'admin.setPrivacy', params: { user_id: 1, inventory_privacy: 'nobody' } },
     { method: 'admin.killSessions', params: { user_id: 3 } },
@@ -256,11 +257,16 @@ describe('every admin action and its audit entry commit together', () => {
       clock,
       world: {
         ...world,
+        users: [...world.users!, { user_id: 4, nick: 'Erin', domain: 'erin' }],
         items: [
           { item_id: 500, user_id: 1, item_proto_id: 100 },
           { item_id: 501, user_id: 1, item_proto_id: 101 },
+          { item_id: 502, user_id: 4, item_proto_id: 101 },
         ],
-        trades: [{ trade_id: 1, user_id_from: 1, user_id_to: 2, create_time: now, things_from: [{ item_id: 501, item_proto_id: 101 }] }],
+        trades: [
+          { trade_id: 1, user_id_from: 1, user_id_to: 2, create_time: now, things_from: [{ item_id: 501, item_proto_id: 101 }] },
+          { trade_id: 2, user_id_from: 4, user_id_to: 3, create_time: now, things_from: [{ item_id: 502, item_proto_id: 101 }] },
+        ],
         gchat: { messages: [{ msg_id: 'm-audit-1', type: 1, user_id: 2, ts: now, text: 'hello' }] },
       },
     });
