@@ -118,6 +118,34 @@ describe('account hardening', () => {
     assert.equal(international.body.code, 0, JSON.stringify(international.body));
   });
 
+  test('spellings of a taken mailbox are that mailbox: fullwidth letters, invisible characters, another case', async () => {
+    const taken = { code: 1601, description: 'the e-mail address belongs to another account' };
+    for (const email of [
+      'alice@\uFF45\uFF58\uFF41\uFF4D\uFF50\uFF4C\uFF45.com',
+      'alice@example.com\u034F',
+      'alice@example.com\uFE0F',
+      'alice@exa\u200Bmple.com',
+      '\uFF41lice@example.com',
+      'ALICE@EXAMPLE.COM',
+    ]) {
+      const signup = await server.call('auth.signup', { email, password: NEW_PASSWORD, nick: 'Twin' }, { ip: freshIp() });
+      assert.deepEqual(signup.body, taken, JSON.stringify(email));
+    }
+    const invisible = await server.call(
+      'auth.signup',
+      { email: 'ali\u034Fce@example.com', password: NEW_PASSWORD, nick: 'Twin' },
+      { ip: freshIp() },
+    );
+    assert.deepEqual(invisible.body, NOT_AN_ADDRESS);
+    // An address in its ASCII form (punycode) is the same mailbox as in Unicode.
+    const punycode = await server.call(
+      'auth.signup',
+      { email: 'jörg.o+tag@xn--bcher-kva.example', password: NEW_PASSWORD, nick: 'Twin' },
+      { ip: freshIp() },
+    );
+    assert.deepEqual(punycode.body, taken);
+  });
+
   test('mail to a stored address goes to that one address, never to one parsed out of it', async () => {
     for (const [index, owner] of [LISTED_ADDRESS, NAMED_ADDRESS].entries()) {
       const token = (await sessionOf(server, owner.email)).access_token;

@@ -113,6 +113,12 @@ describe('auth.signup and account.verifyEmail', () => {
       [{ nick: '\u0410dmin' }, 'parameter nick: is reserved'],
       [{ nick: '\u0405upport' }, 'parameter nick: is reserved'],
       [{ nick: 'S\u0443stem' }, 'parameter nick: is reserved'],
+      // Digits and letter pairs read as letters, spaces and punctuation between them.
+      [{ nick: 'Adm1n' }, 'parameter nick: is reserved'],
+      [{ nick: '5upp0rt' }, 'parameter nick: is reserved'],
+      [{ nick: 'rnoderator' }, 'parameter nick: is reserved'],
+      [{ nick: 'ad min' }, 'parameter nick: is reserved'],
+      [{ nick: '_admin!' }, 'parameter nick: is reserved'],
       [{ nick: 'bad\u200bnick' }, 'parameter nick: must not contain control or invisible characters'],
       [{ domain: 'ab' }, 'parameter domain: must be 3 to 32 characters'],
       [{ domain: 'd'.repeat(33) }, 'parameter domain: must be 3 to 32 characters'],

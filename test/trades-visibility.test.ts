@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from './helpers.js';
+import { DB_KIND, startTestServer, type TestServer } from './helpers.js';
+import { missing } from './components.js';
 import { callFails, callOk, callVoid, catalogWorld, tokenFor, user } from './item-fixtures.js';
 import type { World } from '../src/world/schema.js';
 
@@ -164,5 +165,56 @@ describe('trades that end with a block or a ban', () => {
       { item_id: 70, user_id: 7 },
     ]);
     await callVoid(server, 'trades.accept', { trade_id: other }, as(1));
+  });
+});
+
+describe('a block or a ban that lands while an offer is made', () => {
+  // Written straight to the database, unannounced: the server's caches still say there is none, as
+  // they do for an offer whose checks ran just before a block or a ban committed. The offer's
+  // transaction reads them again under the parties' locks. On PostgreSQL the caches need Redis.
+  const cached = DB_KIND === 'sqlite' || !missing.redis;
+  let raced: TestServer;
+  const raceTokens = new Map<number, string>();
+  before(async () => {
+    raced = await startTestServer({ world, redis: DB_KIND === 'postgres' && cached });
+    for (const id of [1, 2, 6, 7, 8]) raceTokens.set(id, await tokenFor(raced, id));
+  });
+  after(async () => {
+    await raced?.close();
+  });
+  const offerAs = (from: number, params: Record<string, unknown>) => raced.call('trades.create', params, { token: raceTokens.get(from) });
+  const warm = async (from: number, to: number) => {
+    // The relation and the profiles are read once, so that the caches hold them.
+    await raced.call('friends.get', { user_id: to }, { token: raceTokens.get(from) });
+    await raced.call('users.get', { user_ids: `${from},${to}` }, { token: raceTokens.get(from) });
+  };
+  const openTrades = async () => (await raced.db.kysely.selectFrom('trades').select('trade_id').where('status', '=', 0).execute()).length;
+
+  test('a block refuses it (107), a gift to a receiver who accepts at once included', { skip: !cached && missing.redis }, async () => {
+    await warm(1, 6);
+    await callVoid(raced, 'privacy.update', { trades_income_gifts_autoaccept: 1 }, { token: raceTokens.get(6) });
+    await raced.db.kysely.insertInto('blocks').values({ user_id: 6, blocked_user_id: 1, ts: 1 }).execute();
+    for (const params of [{ thing_ids_from: '18', thing_ids_to: '60' }, { thing_ids_from: '18' }])
+      assert.deepEqual((await offerAs(1, { user_id: 6, ...params })).body, { code: 107, description: 'one of you has blocked the other' });
+    assert.equal(await openTrades(), 0);
+    assert.deepEqual(await raced.db.kysely.selectFrom('items').select('user_id').where('item_id', '=', 18).executeTakeFirstOrThrow(), {
+      user_id: 1,
+    });
+  });
+
+  test('a ban of the receiver refuses it (101), of the sender too (412)', { skip: !cached && missing.redis }, async () => {
+    await warm(8, 7);
+    await raced.db.kysely.updateTable('users').set({ global_ban: 1 }).where('user_id', '=', 7).execute();
+    assert.deepEqual((await offerAs(8, { user_id: 7, thing_ids_from: '80' })).body, {
+      code: 101,
+      description: 'parameter user_id: user does not exist',
+    });
+    await warm(2, 8);
+    await raced.db.kysely.updateTable('users').set({ global_ban: 1 }).where('user_id', '=', 2).execute();
+    assert.deepEqual((await offerAs(2, { user_id: 8, thing_ids_from: '20' })).body, {
+      code: 412,
+      description: 'your account is globally blocked',
+    });
+    assert.equal(await openTrades(), 0);
   });
 });

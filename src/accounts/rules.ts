@@ -90,13 +90,28 @@ export function checkNick(raw: string): string {
   return nick;
 }
 
+/** Digits and letter pairs read as letters ("adm1n", "5upport", "rnoderator"). */
+const READ_AS_LETTERS: readonly [RegExp, string][] = [
+  [/0/g, 'o'],
+  [/1/g, 'i'],
+  [/3/g, 'e'],
+  [/4/g, 'a'],
+  [/5/g, 's'],
+  [/7/g, 't'],
+  [/rn/g, 'm'],
+  [/vv/g, 'w'],
+];
+
 /**
- * The Latin letters a nick passes for: compatibility forms folded (fullwidth letters, ligatures)
- * and look-alikes of other scripts replaced by the letters they imitate ("Аdmin" in Cyrillic,
- * "Ѕupport"), lower case.
+ * The Latin word a nick passes for: compatibility forms folded (fullwidth letters, ligatures),
+ * look-alikes of other scripts replaced by the letters they imitate ("Аdmin" in Cyrillic,
+ * "Ѕupport"), digits and letter pairs read as the letters they stand for, and everything but
+ * letters left out ("ad min", "_admin_"), lower case.
  */
 function lookalikeOf(nick: string): string {
-  return removeConfusables(nick.normalize('NFKC')).toLowerCase();
+  let word = removeConfusables(nick.normalize('NFKC')).toLowerCase();
+  for (const [pattern, letters] of READ_AS_LETTERS) word = word.replace(pattern, letters);
+  return word.replace(/[^\p{L}]/gu, '');
 }
 
 /** The domain as stored: lower case; 3 to 32 of a-z 0-9 _ . and not all digits (that would be an id). */

@@ -1,3 +1,4 @@
+import { domainToASCII, domainToUnicode } from 'node:url';
 import type { Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { Services } from '../services.js';
@@ -100,9 +101,28 @@ export async function requireAccount(services: Services, userId: number): Promis
 }
 
 export function normaliseEmail(email: string): string {
-  const value = email.trim().toLowerCase();
-  if (value.length < 3 || value.length > 254 || !EMAIL_PATTERN.test(value)) throw badParam('email', 'is not an e-mail address');
+  const value = mailboxOf(email.trim());
+  if (value === undefined || value.length < 3 || value.length > 254 || !EMAIL_PATTERN.test(value))
+    throw badParam('email', 'is not an e-mail address');
   return value;
+}
+
+/** Characters that show nothing (joiners, variation selectors...): no part of an address. */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+
+/**
+ * An address as the mailbox mail reaches: the domain as IDNA maps it (UTS #46, as mail software
+ * does before it delivers: compatibility forms such as fullwidth letters folded, invisible
+ * characters dropped, any case), in Unicode; the local part in compatibility form, lower case.
+ * Two spellings of one mailbox are thus one address. Undefined when there is no such mailbox.
+ */
+function mailboxOf(text: string): string | undefined {
+  const at = text.lastIndexOf('@');
+  if (at < 0) return undefined;
+  const local = text.slice(0, at).normalize('NFKC').toLowerCase();
+  const domain = domainToASCII(text.slice(at + 1));
+  if (domain === '' || INVISIBLE.test(local)) return undefined;
+  return `${local}@${domainToUnicode(domain)}`;
 }
 
 export function checkPassword(password: string): void {

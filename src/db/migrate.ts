@@ -16,7 +16,7 @@ import { secretKeyCheckMigration } from './migrations/010_secret_key_check.js';
 import { tradeFunctionsMigration } from './migrations/011_trade_functions.js';
 import { tradeFunctionPlansMigration } from './migrations/012_trade_function_plans.js';
 import { tradeCreationWindowMigration } from './migrations/013_trade_creation_window.js';
-import { tradeAskedItemsPrivacyMigration } from './migrations/014_trade_asked_items_privacy.js';
+import { tradeOfferAdmissionMigration } from './migrations/014_trade_offer_admission.js';
 import { sealStoredSecrets } from './sealed-secrets.js';
 
 /**
@@ -41,7 +41,7 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '011_trade_functions': tradeFunctionsMigration(db.dialect),
     '012_trade_function_plans': tradeFunctionPlansMigration(db.dialect),
     '013_trade_creation_window': tradeCreationWindowMigration(db.dialect),
-    '014_trade_asked_items_privacy': tradeAskedItemsPrivacyMigration(db.dialect),
+    '014_trade_offer_admission': tradeOfferAdmissionMigration(db.dialect),
   };
 }
 

@@ -96,6 +96,10 @@ function admitCreation(
   const { fromId, toId, thingsFrom, thingsTo, names = SIDE_NAMES } = trade;
   const { relation, catalog, now, cutoff } = context;
   const limits = services.config.trades;
+  // Read again under the parties' locks: a block or a ban that came first refuses the offer (one after it ends it).
+  if (reads.banned.sender) throw new ApiError(Code.GLOBAL_BAN, 'your account is globally blocked');
+  if (reads.banned.receiver) throw new ApiError(Code.USER_NOT_FOUND, 'parameter user_id: user does not exist');
+  if (reads.blocked) throw new ApiError(Code.BLOCKED_BY_USER, 'one of you has blocked the other');
   const admission = admissionFrom(relation, reads.privacy);
   requireAdmitted(admission, thingsTo.length === 0);
   if (thingsTo.length > 0 && !inventoryShownTo(reads.inventoryPrivacy, relation === Friendship.FRIENDS))
@@ -142,8 +146,9 @@ export async function createTrade(services: Services, trade: NewTrade): Promise<
   const catalog = await getCatalog(services);
   const outcome = await services.db.kysely.transaction().execute(async (trx) => {
     // The sender's row serialises their creations: the limits of open trades and of creations a
-    // minute hold under concurrency.
-    await dialectAdapter.lockUsers(trx, services.db.dialect, [fromId]);
+    // minute hold under concurrency. With the receiver's, it orders the offer with a block or a
+    // ban of either.
+    await dialectAdapter.lockUsers(trx, services.db.dialect, [fromId, toId]);
     // The items stay where they are until this trade is committed: whoever moves one meanwhile
     // waits, and then finds this trade to invalidate. A gift accepted at once moves them here, and
     // whether it is accepted at once is in the receiver's settings, read with them: a gift takes

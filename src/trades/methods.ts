@@ -105,6 +105,7 @@ export const tradeMethods: AnyMethod[] = [
     errors: {
       101: 'the partner does not exist',
       107: 'one of you has blocked the other',
+      412: 'your account was globally blocked while the offer was made',
       603: "an item is not its side's, no longer owned, not tradable (yet or ever) or equipped, or one asked for is of the stock class (the partner's items are not named)",
       701: "the partner's privacy settings refuse this trade (or gift) from you, or hide their inventory from you and items are asked for",
     },

@@ -501,11 +501,20 @@ export interface CreationReads {
   privacy: TradePrivacy | undefined;
   /** The receiver's inventory privacy; undefined when there is no such user. */
   inventoryPrivacy: InventoryPrivacy | undefined;
+  /** One of the two has blocked the other. */
+  blocked: boolean;
+  /** Globally blocked accounts. */
+  banned: { sender: boolean; receiver: boolean };
 }
 
 type CreationRow = Partial<CheckedItem> &
   Record<`${'open' | 'recent'}_${'n' | 'oldest'}`, number | string | null> &
-  Record<(typeof TRADE_PRIVACY_COLUMNS)[number], number | null> & { inventory_privacy: InventoryPrivacy | null };
+  Record<(typeof TRADE_PRIVACY_COLUMNS)[number], number | null> & {
+    inventory_privacy: InventoryPrivacy | null;
+    blocks_n: number | string;
+    sender_ban: number | null;
+    receiver_ban: number | null;
+  };
 
 const sentTrades = (n: number | string | null, oldest: number | string | null): SentTrades => ({
   n: Number(n),
@@ -514,11 +523,16 @@ const sentTrades = (n: number | string | null, oldest: number | string | null): 
 
 type CreationValues = { fromId: number; toId: number; cutoff: number; since: number };
 
-/** The sender's open and recent trades and the receiver's settings, as columns (see readForCreation). */
+/** The sender's open and recent trades, the receiver's settings, blocks and bans, as columns (see readForCreation). */
 function creationColumns({ fromId, toId, cutoff, since }: Placeholders<CreationValues>) {
   const open = sql`from trades where trades.user_id_from = ${fromId} and trades.status = ${OPEN} and trades.create_time > ${cutoff}`;
   const recent = sql`from trades where trades.user_id_from = ${fromId} and trades.create_time > ${since}`;
+  const blocks = sql`from blocks where (blocks.user_id = ${fromId} and blocks.blocked_user_id = ${toId})
+    or (blocks.user_id = ${toId} and blocks.blocked_user_id = ${fromId})`;
   return sql.join([
+    sql`(select count(*) ${blocks}) as blocks_n`,
+    sql`(select users.global_ban from users where users.user_id = ${fromId}) as sender_ban`,
+    sql`(select users.global_ban from users where users.user_id = ${toId}) as receiver_ban`,
     sql`(select count(*) ${open}) as open_n`,
     sql`(select min(trades.create_time) ${open}) as open_oldest`,
     sql`(select count(*) ${recent}) as recent_n`,
@@ -572,6 +586,8 @@ export async function readForCreation(
     recent: sentTrades(first.recent_n, first.recent_oldest),
     privacy,
     inventoryPrivacy: first.inventory_privacy ?? undefined,
+    blocked: Number(first.blocks_n) > 0,
+    banned: { sender: first.sender_ban === 1, receiver: first.receiver_ban === 1 },
   };
 }
 

@@ -5,12 +5,16 @@ import type { DialectName } from '../connection.js';
  * PostgreSQL: trade_create no longer records an offer that asks for items its sender may not
  * see: none from an inventory its owner's inventory privacy hides from the sender (`nobody`, or
  * `friends` and the sender is not a friend), and none of the stock class, which no one but the
- * owner sees. It answers null for them, as for anything else that would refuse the offer, and the
- * caller's transaction answers why without saying more about the items than inventory.get would.
- * Everything else is as in migration 013; the comparisons use variables for the reason given in
- * migration 012.
+ * owner sees. Nor one between users one of whom has blocked the other, or where either is
+ * globally blocked, read under the parties' locks: the sender's row for update and the
+ * receiver's for share, in user order, so that a block (which locks both) or a ban (which
+ * updates the row) made meanwhile either comes first and refuses the offer, or comes after and
+ * ends it. It answers null for all of them, as for anything else that would refuse the offer,
+ * and the caller's transaction answers why without saying more about the items than
+ * inventory.get would. Everything else is as in migration 013; the comparisons use variables for
+ * the reason given in migration 012.
  */
-export function tradeAskedItemsPrivacyMigration(dialect: DialectName) {
+export function tradeOfferAdmissionMigration(dialect: DialectName) {
   return {
     async up(db: Kysely<any>): Promise<void> {
       if (dialect !== 'postgres') return;
@@ -27,6 +31,7 @@ export function tradeAskedItemsPrivacyMigration(dialect: DialectName) {
           v_side_from constant integer := 0;
           v_never_tradable constant integer := 1;
           v_stock constant integer := 0;
+          v_banned constant integer := 1;
           v_hidden constant text := 'nobody';
           v_friends_only constant text := 'friends';
           v_gift boolean := p_sides <@ array[v_side_from];
@@ -37,7 +42,18 @@ export function tradeAskedItemsPrivacyMigration(dialect: DialectName) {
           v_inventory text;
           v_trade_id bigint;
         begin
-          perform 1 from users where user_id = p_from for update;
+          if p_from < p_to then
+            perform 1 from users where user_id = p_from for update;
+            perform 1 from users where user_id = p_to for share;
+          else
+            perform 1 from users where user_id = p_to for share;
+            perform 1 from users where user_id = p_from for update;
+          end if;
+          if exists (select 1 from users where user_id = any(array[p_from, p_to]) and global_ban = v_banned)
+              or exists (select 1 from blocks where user_id = p_from and blocked_user_id = p_to)
+              or exists (select 1 from blocks where user_id = p_to and blocked_user_id = p_from) then
+            return null;
+          end if;
           if (select count(*) from trades where user_id_from = p_from and create_time > p_since) >= p_max_recent then
             return null;
           end if;
