@@ -13,6 +13,8 @@ const NOT_AN_ADDRESS = { code: 2, description: 'parameter email: is not an e-mai
 const CONFIRMED_TOTP = { user_id: 20, email: 'confirmed-totp@example.com' };
 const LISTED_ADDRESS = { user_id: 21, email: 'x,victim@example.com' };
 const NAMED_ADDRESS = { user_id: 22, email: '"x"<victim@example.com>' };
+/** An address a world file spells in fullwidth letters: stored as the mailbox it reaches. */
+const FULLWIDTH_ADDRESS = { user_id: 23, email: '\uFF43\uFF41\uFF52\uFF4F\uFF4C@example.com', stored: 'carol@example.com' };
 
 /** Addresses nodemailer reads as another recipient (or several). */
 const SMUGGLING_ADDRESSES = [
@@ -33,6 +35,7 @@ async function hardeningWorld(): Promise<World> {
     { ...CONFIRMED_TOTP, password_hash, totp_secret: TOTP_SECRET, email_verified: 1, nick: 'Confirmed' },
     { ...LISTED_ADDRESS, password_hash, nick: 'Listed' },
     { ...NAMED_ADDRESS, password_hash, nick: 'Named' },
+    { user_id: FULLWIDTH_ADDRESS.user_id, email: FULLWIDTH_ADDRESS.email, password_hash, nick: 'Wide' },
   );
   return world;
 }
@@ -144,6 +147,37 @@ describe('account hardening', () => {
       { ip: freshIp() },
     );
     assert.deepEqual(punycode.body, taken);
+  });
+
+  test('an account signs in under any spelling of its mailbox; a world file spelling one oddly holds that mailbox', async () => {
+    const ip = freshIp();
+    assert.equal(
+      (await server.call('auth.signup', { email: 'zed@xn--bcher-kva.example', password: PASSWORD, nick: 'Zed' }, { ip })).body.code,
+      0,
+    );
+    // Mail names the domain in ASCII, for relays that do not speak SMTPUTF8.
+    assert.equal((await mail.next('zed@bücher.example')).subject, 'Confirm your e-mail address');
+    assert.ok(mail.rcptCommands.includes('RCPT TO:<zed@xn--bcher-kva.example>'), mail.rcptCommands.join('; '));
+    // Any domain IDNA writes is one, symbols included.
+    assert.equal(
+      (await server.call('auth.signup', { email: 'fan@xn--ls8h.la', password: PASSWORD, nick: 'Fan' }, { ip: freshIp() })).body.code,
+      0,
+    );
+    for (const email of ['zed@xn--bcher-kva.example', 'ZED@Bücher.example', '\uFF5A\uFF45\uFF44@bücher.example'])
+      assert.equal((await signin(server, email, PASSWORD)).body.code, 0, email);
+    const stored = await server.db.kysely
+      .selectFrom('users')
+      .select('email')
+      .where('user_id', '=', FULLWIDTH_ADDRESS.user_id)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.email, FULLWIDTH_ADDRESS.stored);
+    assert.equal((await signin(server, FULLWIDTH_ADDRESS.stored, PASSWORD)).body.code, 0);
+    const twin = await server.call(
+      'auth.signup',
+      { email: FULLWIDTH_ADDRESS.stored, password: NEW_PASSWORD, nick: 'Twin' },
+      { ip: freshIp() },
+    );
+    assert.equal(twin.body.code, 1601);
   });
 
   test('mail to a stored address goes to that one address, never to one parsed out of it', async () => {

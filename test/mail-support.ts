@@ -16,6 +16,8 @@ export interface ReceivedMail {
  */
 export class MailCatcher {
   readonly received: ReceivedMail[] = [];
+  /** The RCPT TO commands as the client sent them (the envelope the server reports has its domains decoded). */
+  readonly rcptCommands: string[] = [];
   /** Deliveries attempted (accepted or refused). */
   attempts = 0;
   refuse: number[] = [];
@@ -33,7 +35,17 @@ export class MailCatcher {
     const server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS', 'AUTH'],
-      logger: false,
+      // Only the client's RCPT commands are kept, as sent.
+      logger: {
+        debug: (meta: { command?: string }, ...line: unknown[]) => {
+          if (meta?.command === 'RCPT') holder.catcher?.rcptCommands.push(line.slice(1).join(' '));
+        },
+        info: () => {},
+        warn: () => {},
+        error: () => {},
+        trace: () => {},
+        fatal: () => {},
+      } as unknown as boolean,
       onData(stream, session, callback) {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));

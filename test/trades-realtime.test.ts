@@ -173,6 +173,8 @@ test(
         await voidCall(second, 'trades.revoke', { trade_id: tradeId }, alice);
         assert.deepEqual((await frameOf(bobOnFirst, 'trades.closed', tradeId)).data, { trade_id: tradeId, status: 3 });
         assert.equal((await eventOf(later, 'trades.closed', tradeId)).status, 3);
+        // Each connection hears in its own time: wait for this one's too before reading all it heard.
+        await eventOf(bobOnSecond, 'trades.closed', tradeId);
         assert.deepEqual(tradeEvents(bobOnSecond), [
           ['trades.new', tradeId, 0],
           ['trades.closed', tradeId, 3],

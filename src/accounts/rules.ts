@@ -85,34 +85,45 @@ export function checkNick(raw: string): string {
   const nick = raw.trim().replace(/\s+/g, ' ');
   const length = lengthOf(nick);
   if (length < NICK_MIN || length > NICK_MAX) throw badParam('nick', `must be ${NICK_MIN} to ${NICK_MAX} characters`);
-  if (/[\p{C}]/u.test(nick)) throw badParam('nick', 'must not contain control or invisible characters');
-  if (RESERVED_NAMES.has(nick.toLowerCase()) || RESERVED_NAMES.has(lookalikeOf(nick))) throw badParam('nick', 'is reserved');
+  if (/[\p{C}\p{Default_Ignorable_Code_Point}]/u.test(nick)) throw badParam('nick', 'must not contain control or invisible characters');
+  if (RESERVED_NAMES.has(nick.toLowerCase()) || readingsOf(nick).some((reading) => RESERVED_READINGS.has(reading)))
+    throw badParam('nick', 'is reserved');
   return nick;
 }
 
-/** Digits and letter pairs read as letters ("adm1n", "5upport", "rnoderator"). */
+/** Symbols, digits and letter pairs read as the letters they pass for ("$upport", "adm1n", "he|p", "rnoderator"). */
 const READ_AS_LETTERS: readonly [RegExp, string][] = [
+  [/[$5]/g, 's'],
+  [/[@4]/g, 'a'],
+  [/[!|1l]/g, 'i'],
   [/0/g, 'o'],
-  [/1/g, 'i'],
   [/3/g, 'e'],
-  [/4/g, 'a'],
-  [/5/g, 's'],
   [/7/g, 't'],
   [/rn/g, 'm'],
   [/vv/g, 'w'],
 ];
+/** Symbols that may stand for letters, or only punctuate ("_admin!"): a name is read both ways. */
+const LETTER_SYMBOLS = /[$@!|]/g;
+/** Left out before a name is read: spaces and punctuation between its letters ("ad min", "r.noderator"). */
+const SEPARATORS = /[^\p{L}\p{N}$@!|]/gu;
+const LATIN = /\p{Script=Latin}/u;
 
 /**
- * The Latin word a nick passes for: compatibility forms folded (fullwidth letters, ligatures),
- * look-alikes of other scripts replaced by the letters they imitate ("Аdmin" in Cyrillic,
- * "Ѕupport"), digits and letter pairs read as the letters they stand for, and everything but
- * letters left out ("ad min", "_admin_"), lower case.
+ * How a name reads, for comparing it with the reserved words: compatibility forms folded
+ * (fullwidth letters, ligatures); when it has Latin letters, look-alikes of other scripts among
+ * them replaced by the Latin letters they imitate ("Аdmin" with a Cyrillic A; a name in another
+ * script alone is a word of that script, not a disguise); separators left out; digits and letter
+ * pairs read as letters, I and l alike; symbols read as letters, and left out.
  */
-function lookalikeOf(nick: string): string {
-  let word = removeConfusables(nick.normalize('NFKC')).toLowerCase();
-  for (const [pattern, letters] of READ_AS_LETTERS) word = word.replace(pattern, letters);
-  return word.replace(/[^\p{L}]/gu, '');
+function readingsOf(name: string): string[] {
+  const folded = name.normalize('NFKC');
+  const word = (LATIN.test(folded) ? removeConfusables(folded) : folded).toLowerCase().replace(SEPARATORS, '');
+  return [word, word.replace(LETTER_SYMBOLS, '')].map((text) =>
+    READ_AS_LETTERS.reduce((read, [pattern, letters]) => read.replace(pattern, letters), text),
+  );
 }
+
+const RESERVED_READINGS = new Set([...RESERVED_NAMES].flatMap(readingsOf));
 
 /** The domain as stored: lower case; 3 to 32 of a-z 0-9 _ . and not all digits (that would be an id). */
 export function checkDomain(raw: string): string {

@@ -124,7 +124,7 @@ export const userMethods: AnyMethod[] = [
     name: 'admin.createUser',
     summary: 'Create an account that signs in with e-mail and password',
     description:
-      'The e-mail is stored lowercased and must be unused; the password is at least 10 characters and is stored as an argon2id hash.',
+      'The e-mail is stored as the mailbox it reaches (lower case, its domain as IDNA maps it) and must be unused; the password is at least 10 characters and is stored as an argon2id hash.',
     params: P.object({
       email: P.string({ maxLength: 254, description: 'sign-in e-mail; must be unused' }),
       password: P.string({ maxLength: 1000, description: 'at least 10 characters' }),

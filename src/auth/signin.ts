@@ -5,6 +5,7 @@ import { requestAddress } from './ip.js';
 import { knownSource, rememberSource } from './known-sources.js';
 import { addressKey, emailKey } from '../infra/address-keys.js';
 import { captchaCheck } from './captcha.js';
+import { emailLookupKey } from '../admin/accounts.js';
 import { needsRehash } from './passwords.js';
 import type { Executor } from '../db/connection.js';
 import { dialectAdapter } from '../db/dialect.js';
@@ -67,7 +68,7 @@ export function signinDefence(
  */
 export async function signIn(services: Services, request: SigninRequest): Promise<SigninOutcome> {
   if (request.password.length < MIN_PASSWORD_LENGTH) throw badParam('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  const email = request.email.trim().toLowerCase();
+  const email = emailLookupKey(request.email);
   const ip = requestAddress(request.ip);
   const user = email === '' ? undefined : await signinAccount(services.db.kysely, email);
 

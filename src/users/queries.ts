@@ -129,15 +129,21 @@ export async function updatePrivacyColumns(db: Database, userId: number, changes
  * number. A time earlier than the one a row holds (written by another process) is left out.
  */
 export async function updateLastSeen(db: Database, lastSeen: ReadonlyMap<number, number>): Promise<void> {
-  // In user id order: concurrent writers lock rows in one order.
   const seen = [...lastSeen].sort((a, b) => a[0] - b[0]);
-  const query =
-    db.dialect === 'sqlite'
-      ? sql`update users set last_seen = seen.t
-          from (select value ->> 0 as id, value ->> 1 as t from json_each(${JSON.stringify(seen)})) as seen
-          where users.user_id = seen.id and users.last_seen < seen.t`
-      : sql`update users set last_seen = seen.t
-          from unnest(${seen.map(([id]) => id)}::bigint[], ${seen.map(([, t]) => t)}::bigint[]) as seen(id, t)
-          where users.user_id = seen.id and users.last_seen < seen.t`;
-  await query.execute(db.kysely);
+  if (db.dialect === 'sqlite') {
+    await sql`update users set last_seen = seen.t
+      from (select value ->> 0 as id, value ->> 1 as t from json_each(${JSON.stringify(seen)})) as seen
+      where users.user_id = seen.id and users.last_seen < seen.t`.execute(db.kysely);
+    return;
+  }
+  const ids = seen.map(([id]) => id);
+  await db.kysely.transaction().execute(async (trx) => {
+    // The rows are locked in user id order first, as every writer of several users' rows locks
+    // them (a trade's parties, a pair of friends): an update takes its rows in the order it
+    // finds them, and would deadlock with those.
+    await sql`select user_id from users where user_id = any(${ids}::bigint[]) order by user_id for update`.execute(trx);
+    await sql`update users set last_seen = seen.t
+      from unnest(${ids}::bigint[], ${seen.map(([, t]) => t)}::bigint[]) as seen(id, t)
+      where users.user_id = seen.id and users.last_seen < seen.t`.execute(trx);
+  });
 }

@@ -10,6 +10,7 @@ import { rankColumn } from '../users/rank.js';
 import { nickColumns } from '../users/search-keys.js';
 import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, MAX_WORLD_COPIES, World, type WorldPromocode, type WorldUser } from './schema.js';
 import { invalidateTradesHoldingAt } from '../trades/invalidate.js';
+import { emailLookupKey } from '../admin/accounts.js';
 import type { InvalidatedTrade } from '../trades/queries.js';
 import {
   advanceSequences,
@@ -149,7 +150,7 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
     return seen;
   };
   const users = unique(world.users, (u) => u.user_id, 'users', 'user_id');
-  unique(world.users, (u) => u.email?.toLowerCase(), 'users', 'email');
+  unique(world.users, (u) => (u.email === undefined ? undefined : emailLookupKey(u.email)), 'users', 'email');
   unique(world.users, (u) => u.domain, 'users', 'domain');
   const protos = unique(world.item_protos, (p) => p.item_proto_id, 'item_protos', 'item_proto_id');
   const collections = unique(world.collections, (c) => c.collection_id, 'collections', 'collection_id');
@@ -327,7 +328,7 @@ async function checkUserConflicts(trx: Executor, users: WorldUser[]): Promise<st
   for (const field of ['email', 'domain'] as const) {
     const wanted = new Map<string, number>();
     users.forEach((u, i) => {
-      const value = field === 'email' ? u.email?.toLowerCase() : u.domain;
+      const value = field === 'email' ? (u.email === undefined ? undefined : emailLookupKey(u.email)) : u.domain;
       if (value !== undefined) wanted.set(value, i);
     });
     const values = [...wanted.keys()];
@@ -525,7 +526,7 @@ async function importUsers(
     keep: replace ? [] : [...keptUserColumns.filter((c) => u[c] === undefined), 'totp_last_step'],
     row: {
       user_id: u.user_id,
-      email: u.email?.toLowerCase() ?? null,
+      email: u.email === undefined ? null : emailLookupKey(u.email),
       password_hash: passwordHashes[i],
       totp_secret: u.totp_secret === undefined ? null : db.secrets.seal(u.totp_secret),
       totp_last_step: u.totp_last_step ?? null,
