@@ -69,27 +69,20 @@ export async function enableTotp(trx: Executor, userId: number, pending: string,
   return Number(enabled.numUpdatedRows) > 0;
 }
 
-/** Switches two-factor sign-in off if its secret is still `secret`. */
-export async function disableTotp(trx: Executor, userId: number, secret: string): Promise<void> {
-  await trx
-    .updateTable('users')
-    .set({ totp_secret: null, totp_last_step: null, totp_pending: null })
-    .where('user_id', '=', userId)
-    .where('totp_secret', '=', secret)
-    .execute();
+/**
+ * Switches two-factor sign-in off, with its recovery codes and any setup in progress: only while
+ * its secret is still `secret` when one is given (a disable that proved the code of that secret),
+ * whatever it is otherwise.
+ */
+export async function endTwoFactor(trx: Executor, userId: number, secret?: string): Promise<void> {
+  let update = trx.updateTable('users').set({ totp_secret: null, totp_last_step: null, totp_pending: null }).where('user_id', '=', userId);
+  if (secret !== undefined) update = update.where('totp_secret', '=', secret);
+  await update.execute();
+  await deleteRecoveryCodes(trx, userId);
 }
 
 export async function deleteRecoveryCodes(trx: Executor, userId: number): Promise<void> {
   await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
-}
-
-/** Switches two-factor sign-in off, whatever its secret, and ends a setup in progress; the recovery codes stay. */
-export async function clearTotp(trx: Executor, userId: number): Promise<void> {
-  await trx
-    .updateTable('users')
-    .set({ totp_secret: null, totp_last_step: null, totp_pending: null })
-    .where('user_id', '=', userId)
-    .execute();
 }
 
 export async function insertAccountToken(trx: Executor, token: Insertable<AccountTokensTable>): Promise<void> {

@@ -2,15 +2,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { rateLimited } from '../api/errors.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { requestAddress } from '../auth/ip.js';
-import { admitSecondFactorCheck, readSecondFactor, spendSecondFactor, type SecondFactor } from '../auth/second-factor.js';
+import { admitSecondFactorCheck, readSecondFactor, requireCodeSent, spendSecondFactor, type SecondFactor } from '../auth/second-factor.js';
 import { addressKey, emailKey } from '../infra/address-keys.js';
 import { nowSeconds, type Services } from '../services.js';
 import type { Executor } from '../db/connection.js';
 import { badAccountToken, findAccountToken, issueAccountToken, retireOutstandingTokens, useAccountToken } from './account-tokens.js';
 import { endAllSessionsIn } from '../auth/queries.js';
-import { clearTotp, deleteRecoveryCodes, findUser, getUser, updateUser, userWithEmail } from './queries.js';
+import { endTwoFactor, findUser, getUser, updateUser, userWithEmail } from './queries.js';
 import { passwordResetMessage } from './messages.js';
-import { requireCodeSent } from './two-factor.js';
 import { checkNewPassword, normaliseEmail } from './rules.js';
 import { announceSessionsRevoked } from '../auth/tokens.js';
 
@@ -84,7 +83,8 @@ export async function resetPassword(services: Services, request: { token: string
     const used = await useAccountToken(trx, request.token, 'reset_password', now);
     await dialectAdapter.lockUsers(trx, services.db.dialect, [used.user_id]);
     const current = await getUser(trx, used.user_id, ['totp_secret', 'email_verified']);
-    if (current.email_verified === 0) await endSecondFactor(trx, used.user_id);
+    // Two-factor sign-in set up on an address nobody confirmed goes (whoever set it up).
+    if (current.email_verified === 0) await endTwoFactor(trx, used.user_id);
     else await checkSecondFactorUnchanged(trx, used.user_id, current.totp_secret, factor, now);
     await updateUser(trx, used.user_id, { password_hash: passwordHash, email_verified: 1 });
     await endAllSessionsIn(trx, used.user_id, now);
@@ -92,12 +92,6 @@ export async function resetPassword(services: Services, request: { token: string
   });
   await attempt?.succeeded();
   await announceSessionsRevoked(services, { userId: target.user_id });
-}
-
-/** Two-factor sign-in set up on an address nobody confirmed goes, with its recovery codes and any setup in progress. */
-async function endSecondFactor(trx: Executor, userId: number): Promise<void> {
-  await clearTotp(trx, userId);
-  await deleteRecoveryCodes(trx, userId);
 }
 
 /** Spends the code read before the transaction, if the account still has the two-factor sign-in it was read for. */

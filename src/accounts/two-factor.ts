@@ -1,24 +1,21 @@
 import { Secret, TOTP } from 'otpauth';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { dialectAdapter } from '../db/dialect.js';
-import { admitSecondFactorCheck, readSecondFactor, replaceRecoveryCodes, spendSecondFactor } from '../auth/second-factor.js';
+import {
+  admitSecondFactorCheck,
+  readSecondFactor,
+  replaceRecoveryCodes,
+  requireCodeSent,
+  spendSecondFactor,
+} from '../auth/second-factor.js';
 import { TOTP_PARAMETERS, matchingSteps } from '../auth/totp.js';
 import { nowSeconds, type Services } from '../services.js';
 import { confirmPassword } from './confirm-password.js';
-import { deleteRecoveryCodes, disableTotp, enableTotp, getUser, setPendingTotp } from './queries.js';
+import { endTwoFactor, enableTotp, getUser, setPendingTotp } from './queries.js';
 
 const TOTP_ISSUER = 'game-platform';
 
 const totpState = (description: string) => new ApiError(Code.TOTP_STATE, description);
-
-/**
- * 12 when no code was sent: asking for one is not a wrong guess, so it is answered before
- * the check is counted against the allowance.
- */
-export function requireCodeSent(code: string | undefined): void {
-  if ((code ?? '').replace(/\s+/g, '') === '')
-    throw new ApiError(Code.TOTP_REQUIRED, 'an authenticator code (or a recovery code) is required in the code parameter');
-}
 
 /**
  * account.totpSetup: a new secret (160 bits), kept aside until account.totpEnable proves the
@@ -82,8 +79,7 @@ export async function totpDisable(services: Services, userId: number, request: {
   await kysely.transaction().execute(async (trx) => {
     await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
     await spendSecondFactor(trx, userId, factor, now);
-    await disableTotp(trx, userId, user.totp_secret!);
-    await deleteRecoveryCodes(trx, userId);
+    await endTwoFactor(trx, userId, user.totp_secret!);
   });
   await attempt.succeeded();
 }

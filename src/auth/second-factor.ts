@@ -54,6 +54,16 @@ export type SecondFactor = { kind: 'totp'; step: number } | { kind: 'recovery'; 
 const wrongCode = () => new ApiError(Code.BAD_PARAM, 'parameter code: wrong code');
 
 /**
+ * The code sent, without white space; 12 when none was. Asking for a code is not a wrong guess:
+ * callers that count guesses call this before they count one.
+ */
+export function requireCodeSent(raw: string | undefined): string {
+  const text = (raw ?? '').replace(/\s+/g, '');
+  if (text === '') throw new ApiError(Code.TOTP_REQUIRED, 'an authenticator code (or a recovery code) is required in the code parameter');
+  return text;
+}
+
+/**
  * Reads the code sent for an account with two-factor sign-in: 12 when none was sent, 2 when
  * an authenticator code is wrong. A recovery code is checked when it is spent.
  */
@@ -62,8 +72,7 @@ export function readSecondFactor(
   raw: string | undefined,
   nowMs: number,
 ): SecondFactor {
-  const text = (raw ?? '').replace(/\s+/g, '');
-  if (text === '') throw new ApiError(Code.TOTP_REQUIRED, 'an authenticator code (or a recovery code) is required in the code parameter');
+  const text = requireCodeSent(raw);
   const recovery = recoveryCodeForm(text);
   if (recovery !== null) return { kind: 'recovery', code: recovery };
   if (!/^\d{6}$/.test(text)) throw badParam('code', 'must be 6 digits or a recovery code');

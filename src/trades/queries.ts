@@ -511,9 +511,9 @@ type CreationRow = Partial<CheckedItem> &
   Record<`${'open' | 'recent'}_${'n' | 'oldest'}`, number | string | null> &
   Record<(typeof TRADE_PRIVACY_COLUMNS)[number], number | null> & {
     inventory_privacy: InventoryPrivacy | null;
+    global_ban: number | null;
     blocks_n: number | string;
     sender_ban: number | null;
-    receiver_ban: number | null;
   };
 
 const sentTrades = (n: number | string | null, oldest: number | string | null): SentTrades => ({
@@ -522,6 +522,9 @@ const sentTrades = (n: number | string | null, oldest: number | string | null): 
 });
 
 type CreationValues = { fromId: number; toId: number; cutoff: number; since: number };
+
+/** The receiver's columns an offer is checked against. */
+const RECEIVER_COLUMNS = [...TRADE_PRIVACY_COLUMNS, 'inventory_privacy', 'global_ban'] as const;
 
 /** The sender's open and recent trades, the receiver's settings, blocks and bans, as columns (see readForCreation). */
 function creationColumns({ fromId, toId, cutoff, since }: Placeholders<CreationValues>) {
@@ -532,12 +535,11 @@ function creationColumns({ fromId, toId, cutoff, since }: Placeholders<CreationV
   return sql.join([
     sql`(select count(*) ${blocks}) as blocks_n`,
     sql`(select users.global_ban from users where users.user_id = ${fromId}) as sender_ban`,
-    sql`(select users.global_ban from users where users.user_id = ${toId}) as receiver_ban`,
     sql`(select count(*) ${open}) as open_n`,
     sql`(select min(trades.create_time) ${open}) as open_oldest`,
     sql`(select count(*) ${recent}) as recent_n`,
     sql`(select min(trades.create_time) ${recent}) as recent_oldest`,
-    ...[...TRADE_PRIVACY_COLUMNS, 'inventory_privacy' as const].map(
+    ...RECEIVER_COLUMNS.map(
       (column) => sql`(select users.${sql.ref(column)} from users where users.user_id = ${toId}) as ${sql.ref(column)}`,
     ),
   ]);
@@ -587,7 +589,7 @@ export async function readForCreation(
     privacy,
     inventoryPrivacy: first.inventory_privacy ?? undefined,
     blocked: Number(first.blocks_n) > 0,
-    banned: { sender: first.sender_ban === 1, receiver: first.receiver_ban === 1 },
+    banned: { sender: first.sender_ban === 1, receiver: first.global_ban === 1 },
   };
 }
 
