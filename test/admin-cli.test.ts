@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runAdminCli } from '../src/cli/admin.js';
 import { adminMethods } from '../src/admin/index.js';
@@ -53,7 +54,35 @@ test('every admin method has a command with --help that lists its parameters', a
       if (command === 'import' && param === 'world') continue;
       assert.ok(help.stdout.includes(`--${param.replace(/_/g, '-')} `), `${command} --help lists ${param}`);
     }
+    // Every option's text stands apart from its label, however long the label.
+    for (const line of help.stdout.split('\n').filter((l) => l.startsWith('  --')))
+      assert.match(line, /^ {2}--\S+( \S+)?( {2,}\S.*)?$/, `${command}: ${line}`);
   }
+});
+
+test('credentials in the server address go as basic authentication and never into a message', async () => {
+  const seen: (string | undefined)[] = [];
+  const server = createServer((request, response) => {
+    seen.push(request.headers.authorization);
+    response.setHeader('content-type', 'application/json');
+    response.end('{"code":0,"data":{}}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const run = await cli(['get-user', '--user-id', '1'], { ADMIN_KEY, ADMIN_URL: `http://ops:s%40cret@127.0.0.1:${port}/` });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(seen, [`Basic ${Buffer.from('ops:s@cret').toString('base64')}`]);
+  } finally {
+    server.close();
+  }
+  const unreachable = await cli(['get-user', '--user-id', '1'], { ADMIN_KEY, ADMIN_URL: 'http://ops:s3cret@127.0.0.1:1' });
+  assert.equal(unreachable.status, 1);
+  assert.match(unreachable.stderr, /cannot reach http:\/\/127\.0\.0\.1:1: /);
+  assert.ok(!unreachable.stderr.includes('s3cret') && !unreachable.stderr.includes('ops'), unreachable.stderr);
+  const malformed = await cli(['get-user', '--user-id', '1'], { ADMIN_KEY, ADMIN_URL: 'ftp://127.0.0.1' });
+  assert.equal(malformed.status, 2);
+  assert.match(malformed.stderr, /--url: use an http:\/\/ or https:\/\/ address/);
 });
 
 test('commands call the server and print the answer as JSON', () =>

@@ -21,6 +21,7 @@ const TOP_CLASS = range(150, 10); // proto 951, class 5
 const DICE = range(160, 10); // proto 601: no dice of class 2
 const TAUNTS = range(170, 10); // proto 850: no taunt of class 2
 const PASSES = range(180, 10); // proto 660: class 2 has only a prototype that is no craft result
+const TOP_UNCRAFTABLE = range(190, 10); // proto 952, class 5, can_craft 0 (as the demo world marks the top class)
 const OTHERS_CARD = 200; // user 2
 
 const world: World = {
@@ -29,6 +30,7 @@ const world: World = {
     ...catalogWorld.item_protos!,
     { item_proto_id: 660, type: 6, quality_id: 1, title: 'Pass' },
     { item_proto_id: 661, type: 6, quality_id: 2, title: 'Pass promo', craft_result: 0 },
+    { item_proto_id: 952, type: 0, quality_id: 5, monopoly_id: 1, title: 'Top card, marked uncraftable', can_craft: 0 },
   ],
   users: [user(1), user(2), user(3, { bot_owner: 1 })],
   items: [
@@ -44,6 +46,7 @@ const world: World = {
     ...DICE.map((item_id) => ({ item_id, user_id: 1, item_proto_id: 601 })),
     ...TAUNTS.map((item_id) => ({ item_id, user_id: 1, item_proto_id: 850 })),
     ...PASSES.map((item_id) => ({ item_id, user_id: 1, item_proto_id: 660 })),
+    ...TOP_UNCRAFTABLE.map((item_id) => ({ item_id, user_id: 1, item_proto_id: 952 })),
     { item_id: OTHERS_CARD, user_id: 2, item_proto_id: 101 },
   ],
 };
@@ -117,6 +120,9 @@ describe('inventory.craft', () => {
 
   test('624 for the top class and for types with no prototype in the next class', async () => {
     await fails(TOP_CLASS, 624);
+    // 624 before 603: crafting never takes the class, whether or not its prototypes are marked craftable.
+    await fails(TOP_UNCRAFTABLE, 624);
+    await fails([...TOP_CLASS.slice(0, 5), ...TOP_UNCRAFTABLE.slice(0, 5)], 624);
     await fails(DICE, 624);
     await fails(TAUNTS, 624);
     // A prototype of the next class that is not a craft result does not count.

@@ -80,12 +80,15 @@ describe('wallet.promocodeActivate', () => {
       await activate(2, 'NO-SUCH-CODE'),
       await activate(2, '!!'),
     ];
+
     assert.equal((await activate(2, 'WELCOME-2026')).body.code, 0);
     refusals.push(await activate(3, 'WELCOME-2026')); // used up (2 of 2)
     await admin('createPromocode', { code: 'SOON-GONE', item_proto_ids: '101', ts_expires: now() + 10 });
     server.clock.advance(10_000);
     refusals.push(await activate(3, 'SOON-GONE'));
     await admin('createPromocode', { code: 'SWITCHED-OFF', item_proto_ids: '101' });
+    // "ſ" (long s) is "S" in full Unicode upper case: a look-alike, not the code.
+    refusals.push(await activate(3, '\u017fwitched-off'));
     const disabled = await admin('disablePromocode', { code: 'switched-off' });
     assert.equal(disabled.data.promocode.disabled, 1);
     refusals.push(await activate(3, 'SWITCHED-OFF'));
@@ -142,6 +145,9 @@ describe('wallet.promocodeActivate', () => {
     assert.equal((await admin('createPromocode', { code: 'welcome-2026', item_proto_ids: '101' })).code, 2);
     assert.equal((await admin('createPromocode', { code: 'UNKNOWN-PROTO', item_proto_ids: '99999' })).code, 2);
     assert.equal((await admin('createPromocode', { code: 'a b', item_proto_ids: '101' })).code, 2);
+    // Only ASCII letters are upper-cased: "ﬀﬀ" is not kept as "FFFF", nor "ıtem" as "ITEM".
+    assert.equal((await admin('createPromocode', { code: '\ufb00\ufb00', item_proto_ids: '101' })).code, 2);
+    assert.equal((await admin('createPromocode', { code: '\u0131tem-code', item_proto_ids: '101' })).code, 2);
     assert.equal((await admin('createPromocode', { code: 'NO-ITEMS', item_proto_ids: '' })).code, 2);
     assert.equal((await admin('disablePromocode', { code: 'NOPE-NOPE' })).code, 2);
     const audit = await admin('auditLog', { count: 100 });

@@ -111,10 +111,22 @@ describe('transport over HTTP', () => {
       await wire(`${base}/api/nothing`),
       await wire(`${base}/api/users.get/extra`),
       await wire(`${base}/api/`),
+      await wire(`${base}/api`),
+      await wire(`${base}/api?user_ids=1`),
+      await wire(`${base}/api/users.nope`, { method: 'PUT' }),
     ]) {
       assert.equal(answer.status, 200);
       assert.equal(answer.body.code, 5);
       assert.equal(typeof answer.body.description, 'string');
+    }
+  });
+
+  test('a method called with another HTTP method than GET or POST answers 2 and says which', async () => {
+    for (const verb of ['PUT', 'DELETE', 'PATCH']) {
+      const answer = await wire(`${base}/api/users.get?user_ids=1`, { method: verb });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('allow'), 'GET, POST');
+      assert.deepEqual(answer.body, { code: 2, description: 'users.get is called with GET or POST' });
     }
   });
 

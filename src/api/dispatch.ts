@@ -48,6 +48,11 @@ export class MethodDispatcher {
     this.costlyAnswers = new CostlyAnswers(services);
   }
 
+  /** Whether a method of this name exists. */
+  knows(name: string): boolean {
+    return this.byName.has(name);
+  }
+
   private async limit(key: string, rule: { max: number; windowSeconds: number }): Promise<void> {
     const hit = await this.services.counters.hit(key, rule.windowSeconds);
     if (hit.count > rule.max) throw rateLimited(hit.resetIn);

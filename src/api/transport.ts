@@ -192,8 +192,13 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
   app.route({ method: ['GET', 'POST'], url: '/api/:method', handler: handle });
 
   app.setNotFoundHandler((request, reply) => {
-    if (request.url.startsWith('/api/')) return sendError(reply, new ApiError(Code.UNKNOWN_METHOD, 'unknown method'));
-    return reply.status(404).send({ code: Code.UNKNOWN_METHOD, description: 'not found' });
+    const path = request.url.split('?', 1)[0]!;
+    if (path !== '/api' && !path.startsWith('/api/'))
+      return reply.status(404).send({ code: Code.UNKNOWN_METHOD, description: 'not found' });
+    const name = path.slice('/api/'.length);
+    if (dispatcher.knows(name))
+      return sendError(reply.header('allow', 'GET, POST'), new ApiError(Code.BAD_PARAM, `${name} is called with GET or POST`));
+    return sendError(reply, new ApiError(Code.UNKNOWN_METHOD, 'unknown method'));
   });
 
   app.setErrorHandler((error, request, reply) => {

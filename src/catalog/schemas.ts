@@ -1,11 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import { Strict, Uint } from '../api/schema-types.js';
 
+/** The statuses the official SDK accepts (its picklist 0, 1, 2). */
+const ItemProtoStatus = Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)]);
+/** A price: never negative (world files and admin.upsertItemProto refuse more than Number.MAX_SAFE_INTEGER). */
+const Price = Type.Number({ minimum: 0 });
+
 /** A prototype in the short form (gchat.get). */
 export const ItemProtoShort = Type.Object(
   {
     item_proto_id: Uint,
-    item_proto_status: Type.Optional(Uint),
+    item_proto_status: Type.Optional(ItemProtoStatus),
     type: Uint,
     image: Type.String(),
     title: Type.String(),
@@ -44,7 +49,7 @@ export const DropEntry = Type.Object(
 /** Fields every prototype carries (the spec's Item table without the owned-item fields). */
 const protoFields = {
   item_proto_id: Uint,
-  item_proto_status: Type.Optional(Uint),
+  item_proto_status: Type.Optional(ItemProtoStatus),
   type: Uint,
   image: Type.String({ description: 'empty when the prototype has no picture' }),
   title: Type.String(),
@@ -53,7 +58,7 @@ const protoFields = {
   collection_id: Type.Optional(Uint),
   monopoly_id: Type.Optional(Uint),
   sticker_group_id: Type.Optional(Uint),
-  prices: Type.Optional(Type.Object({ buy: Type.Optional(Type.Number()), quick_sell: Type.Optional(Type.Number()) }, Strict)),
+  prices: Type.Optional(Type.Object({ buy: Type.Optional(Price), quick_sell: Type.Optional(Price) }, Strict)),
   key_item_proto_id: Type.Optional(Uint),
   case_item_proto_ids: Type.Optional(IdList),
   drop: Type.Optional(Type.Array(DropEntry)),

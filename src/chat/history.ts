@@ -1,9 +1,8 @@
 import { SerializedData } from '../api/method.js';
 import { elementAt } from '../infra/elements.js';
-import type { UserObject } from '../users/profiles.js';
 import type { ItemObject } from '../catalog/protos.js';
 import { protosNamedBy, usersNamedBy } from './messages.js';
-import type { ChatMessage, ChatStatus } from './schemas.js';
+import type { ChatMessage, ChatStatus, ChatUser } from './schemas.js';
 
 export interface HistoryEntry {
   /** Place in the order of appearance (chat_messages.msg_seq). */
@@ -19,7 +18,7 @@ export interface ChatSettings extends ChatStatus {
 export interface GchatAnswer {
   messages: ChatMessage[];
   status: ChatStatus;
-  users: UserObject[];
+  users: ChatUser[];
   item_protos: ItemObject[];
 }
 
@@ -30,7 +29,7 @@ export interface GchatAnswer {
  */
 export class ChatHistory {
   private entries: HistoryEntry[] = [];
-  private readonly users = new Map<number, UserObject>();
+  private readonly users = new Map<number, ChatUser>();
   private readonly protos = new Map<number, ItemObject>();
   private settings: ChatSettings = { closed: false, slowmode: false, emoteonly: false, slowmode_interval: 10 };
   private cached?: GchatAnswer;
@@ -81,7 +80,7 @@ export class ChatHistory {
     return flagsChanged;
   }
 
-  putUsers(users: Iterable<UserObject>): void {
+  putUsers(users: Iterable<ChatUser>): void {
     for (const user of users) this.users.set(user.user_id!, user);
     this.changed();
   }

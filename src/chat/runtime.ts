@@ -1,13 +1,13 @@
 import type { SerializedData } from '../api/method.js';
 import { randomUUID } from 'node:crypto';
 import type { Core, Runtime, Services } from '../services.js';
-import { CATALOG_CHANGED, CHAT_EVENTS, USERS_CHANGED, WORLD_CHANGED, type UsersChanged } from '../infra/channels.js';
-import { loadUsers, type UserObject } from '../users/profiles.js';
+import { CATALOG_CHANGED, CHAT_EVENTS, SESSIONS_REVOKED, USERS_CHANGED, WORLD_CHANGED, type UsersChanged } from '../infra/channels.js';
 import { loadProtoShorts, type ItemObject } from '../catalog/protos.js';
 import { ChatHistory, type ChatSettings, type GchatAnswer } from './history.js';
 import { MessageWriter, loadNewestMessages, protosNamedBy, usersNamedBy } from './messages.js';
 import { selectChatState } from './queries.js';
-import type { ChatMessage } from './schemas.js';
+import type { ChatMessage, ChatUser } from './schemas.js';
+import { loadChatUsers } from './users.js';
 import type { FeedEvent } from '../realtime/hub.js';
 
 /**
@@ -29,13 +29,16 @@ export type ChatEvent =
       /** msg_seq of a stored message; null for messages only pushed live. */
       seq: number | null;
       message: ChatMessage;
-      users: UserObject[];
+      users: ChatUser[];
       item_protos: ItemObject[];
       /** Only these users' connections receive it (a bot's non-public message). */
       audience: number[] | null;
     }
   | { kind: 'delete'; id: string; msg_id: string }
   | { kind: 'status'; id: string };
+
+/** The realtime key of a message's `gchat.add` event, which its deletion withdraws. */
+const feedKeyOf = (msgId: string): string => `gchat:${msgId}`;
 
 /** Remembers the last `capacity` strings (event ids, deleted message ids). */
 class RecentSet {
@@ -93,14 +96,20 @@ export class ChatRuntime implements Runtime {
     this.services = services;
     const { bus } = services;
     // Subscribed in Redis before the server listens, so no event sent after start is missed.
-    await bus.ready([CHAT_EVENTS, WORLD_CHANGED, USERS_CHANGED, CATALOG_CHANGED]);
+    await bus.ready([CHAT_EVENTS, WORLD_CHANGED, USERS_CHANGED, SESSIONS_REVOKED, CATALOG_CHANGED]);
     this.unsubscribes.push(
       bus.subscribe(CHAT_EVENTS, (event) => void this.apply(event).catch((err) => this.logFailure(err))),
       bus.subscribe(WORLD_CHANGED, () => void this.serially(() => this.reloadAll()).catch((err) => this.logFailure(err))),
       bus.subscribe(USERS_CHANGED, (message) => {
         const ids = (message as Partial<UsersChanged> | null)?.user_ids;
-        const userIds = Array.isArray(ids) ? ids.filter((id): id is number => Number.isSafeInteger(id)) : undefined;
-        void this.serially(() => this.reloadUsers(userIds)).catch((err) => this.logFailure(err));
+        this.refreshUsers(Array.isArray(ids) ? ids.filter((id): id is number => Number.isSafeInteger(id)) : undefined);
+      }),
+      // A ban ends the user's sessions, a notice every process has handled by the time it is
+      // confirmed, before it is announced as a user change: so gchat.get of every process shows
+      // the ban once the banning call returns.
+      bus.subscribe(SESSIONS_REVOKED, (revocation) => {
+        if (revocation !== null && typeof revocation === 'object' && 'userId' in revocation && Number.isSafeInteger(revocation.userId))
+          this.refreshUsers([revocation.userId]);
       }),
       bus.subscribe(CATALOG_CHANGED, () => void this.serially(() => this.reloadProtos()).catch((err) => this.logFailure(err))),
     );
@@ -181,10 +190,18 @@ export class ChatRuntime implements Runtime {
         lists: { messages: [message], users_data: users, item_protos },
         json: { message, users, item_protos },
         audience: event.audience,
+        key: feedKeyOf(message.msg_id),
       };
     }
     if (event.kind === 'delete')
-      return { topic: 'gchat', type: 'gchat.delete', fields: { msg_id: event.msg_id }, json: { msg_id: event.msg_id } };
+      return {
+        topic: 'gchat',
+        type: 'gchat.delete',
+        fields: { msg_id: event.msg_id },
+        json: { msg_id: event.msg_id },
+        // A client that comes back gets the deletion, never the deleted text.
+        withdraws: feedKeyOf(event.msg_id),
+      };
     const { closed, slowmode, emoteonly } = this.history.status;
     return {
       topic: 'gchat',
@@ -257,15 +274,20 @@ export class ChatRuntime implements Runtime {
   private async reloadMessages(): Promise<void> {
     this.history.replaceMessages(await loadNewestMessages(this.services, this.history.size));
     const { userIds, protoIds } = this.history.missing();
-    this.history.putUsers((await loadUsers(this.services, userIds, { form: 'short' })).values());
+    this.history.putUsers((await loadChatUsers(this.services, userIds)).values());
     this.history.putProtos((await loadProtoShorts(this.services, protoIds)).values());
+  }
+
+  /** Queues a reload of the given users' short forms (all named users when undefined). */
+  private refreshUsers(userIds: number[] | undefined): void {
+    void this.serially(() => this.reloadUsers(userIds)).catch((err) => this.logFailure(err));
   }
 
   /** Reloads the short forms of the given users (all named users when undefined). */
   private async reloadUsers(userIds: number[] | undefined): Promise<void> {
     const named = this.history.namedUserIds();
     const ids = userIds === undefined ? named : userIds.filter((id) => named.includes(id));
-    this.history.putUsers((await loadUsers(this.services, ids, { form: 'short' })).values());
+    this.history.putUsers((await loadChatUsers(this.services, ids)).values());
   }
 
   private async reloadProtos(): Promise<void> {
@@ -285,11 +307,11 @@ export class ChatRuntime implements Runtime {
 }
 
 /** Short forms of the users and prototypes one message names, for its event. */
-export async function enrichmentOf(services: Services, message: ChatMessage): Promise<{ users: UserObject[]; item_protos: ItemObject[] }> {
+export async function enrichmentOf(services: Services, message: ChatMessage): Promise<{ users: ChatUser[]; item_protos: ItemObject[] }> {
   const byId = (a: number, b: number) => a - b;
   const userIds = [...new Set(usersNamedBy(message))].sort(byId);
   const protoIds = [...new Set(protosNamedBy(message))].sort(byId);
-  const [users, protos] = await Promise.all([loadUsers(services, userIds, { form: 'short' }), loadProtoShorts(services, protoIds)]);
+  const [users, protos] = await Promise.all([loadChatUsers(services, userIds), loadProtoShorts(services, protoIds)]);
   return {
     users: userIds.map((id) => users.get(id)).filter((v) => v !== undefined),
     item_protos: protoIds.map((id) => protos.get(id)).filter((v) => v !== undefined),

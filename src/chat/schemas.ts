@@ -1,7 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Strict, Uint } from '../api/schema-types.js';
-import { UserShort } from '../users/schemas.js';
+import { UserInactive, UserShort } from '../users/schemas.js';
 import { ItemProtoShort } from '../catalog/schemas.js';
+
+/** A user as the chat shows them: the short form, or users.get's placeholder for a globally blocked account. */
+export const ChatUser = Type.Union([UserShort, UserInactive]);
+export type ChatUser = Static<typeof ChatUser>;
 
 const MsgId = Type.String({ minLength: 1, description: 'unique; ids made by this server sort in order of appearance' });
 const common = { user_id: Uint, msg_id: MsgId, ts: Uint };
@@ -49,7 +53,9 @@ export const GchatGetResult = Type.Object(
   {
     messages: Type.Array(ChatMessage, { description: 'the newest messages, in order of appearance' }),
     status: ChatStatus,
-    users: Type.Array(UserShort, { description: 'every user a message names (author, receiver, mentioned), short form' }),
+    users: Type.Array(ChatUser, {
+      description: 'every user a message names (author, receiver, mentioned), short form; a globally blocked account as users.get shows it',
+    }),
     item_protos: Type.Array(ItemProtoShort, { description: 'every prototype a message names, short form' }),
   },
   Strict,
@@ -59,6 +65,6 @@ export const GchatSendResult = Type.Object({ msg_id: MsgId }, Strict);
 
 /** `data` of a `gchat.add` WebSocket event. */
 export const ChatAddEvent = Type.Object(
-  { message: ChatMessage, users: Type.Array(UserShort), item_protos: Type.Array(ItemProtoShort) },
+  { message: ChatMessage, users: Type.Array(ChatUser), item_protos: Type.Array(ItemProtoShort) },
   Strict,
 );

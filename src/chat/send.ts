@@ -2,7 +2,7 @@ import { ApiError, Code, authError, badParam } from '../api/errors.js';
 import { Friendship, friendshipValues, isBlock } from '../friends/relations.js';
 import { sha256 } from '../infra/secrets.js';
 import type { CounterStore } from '../infra/counters.js';
-import { loadProfiles, profileObject, type Profile } from '../users/profiles.js';
+import { loadProfiles, type Profile } from '../users/profiles.js';
 import type { Services } from '../services.js';
 import { isOnlyEmoticons } from './emoticons.js';
 import { mentionedIds } from './mentions.js';
@@ -10,6 +10,7 @@ import { storeMessage } from './messages.js';
 import { selectAuthor } from './queries.js';
 import { ChatRuntime } from './runtime.js';
 import type { TextMessage } from './schemas.js';
+import { chatUserOf } from './users.js';
 
 export const MAX_MESSAGE_LENGTH = 500;
 const BOT_WINDOW_SECONDS = 3600;
@@ -152,7 +153,7 @@ async function deliverMessage(
     .sort((a, b) => a - b)
     .flatMap((id) => {
       const row = rows.get(id);
-      return row ? [profileObject(services, row, 'short')] : [];
+      return row ? [chatUserOf(services, row)] : [];
     });
   const build = (msgId: string): TextMessage => ({
     type: 1,

@@ -118,11 +118,19 @@ function commandUsage(command: Command): string {
   return ['game-platform admin', command.name, ...positional, ...required, '[options]'].join(' ');
 }
 
+const HELP_LABEL_WIDTH = 28;
+
+/** One line of help: the label, then its text in a column, at least two spaces apart (a longer label puts the text on the next line). */
+function helpLine(label: string, text: string): string {
+  if (label.length <= HELP_LABEL_WIDTH - 2) return `  ${label.padEnd(HELP_LABEL_WIDTH)}${text}`;
+  return `  ${label}\n  ${' '.repeat(HELP_LABEL_WIDTH)}${text}`;
+}
+
 function commandHelp(command: Command): string {
   const lines = [`Usage: ${commandUsage(command)}`, '', command.method.summary];
   if (command.method.description) lines.push('', command.method.description);
   if (command.usageExtra) lines.push('', command.usageExtra);
-  if (command.positional) lines.push('', 'Arguments:', `  ${command.positional.label.padEnd(28)}${command.positional.help}`);
+  if (command.positional) lines.push('', 'Arguments:', helpLine(command.positional.label, command.positional.help));
   const params = paramEntries(command.method).filter(([name]) => !(command.fromPositional && name === 'world'));
   if (params.length > 0) {
     lines.push('', 'Parameters:');
@@ -132,19 +140,19 @@ function commandHelp(command: Command): string {
         isRequired(schema) ? 'required' : undefined,
         schema.default !== undefined ? `default ${String(schema.default)}` : undefined,
       ].filter(Boolean);
-      lines.push(`  ${`--${optionName(name)} ${valueLabel(schema)}`.padEnd(28)}${notes.join('; ')}`);
+      lines.push(helpLine(`--${optionName(name)} ${valueLabel(schema)}`, notes.join('; ')));
     }
     lines.push(
-      `  ${'--<parameter>-file PATH'.padEnd(28)}read a parameter's value from a file (e.g. --item-proto-file proto.json)`,
+      helpLine('--<parameter>-file PATH', "read a parameter's value from a file (e.g. --item-proto-file proto.json)"),
       '  A 0|1 option given without a value means 1 (--vip is --vip 1).',
     );
   }
   lines.push(
     '',
     'Connection:',
-    `  ${'--url URL'.padEnd(28)}server address (ADMIN_URL; default ${DEFAULT_URL})`,
-    `  ${'--admin-key KEY'.padEnd(28)}the server's admin key (ADMIN_KEY; the variable keeps it out of the process list)`,
-    `  ${'--help'.padEnd(28)}show this help`,
+    helpLine('--url URL', `server address (ADMIN_URL; default ${DEFAULT_URL}); user:password@ in it is sent as HTTP basic authentication`),
+    helpLine('--admin-key KEY', "the server's admin key (ADMIN_KEY; the variable keeps it out of the process list)"),
+    helpLine('--help', 'show this help'),
   );
   return lines.join('\n');
 }
@@ -235,10 +243,37 @@ interface Envelope {
   data?: unknown;
 }
 
-async function callServer(url: string, adminKey: string, method: string, params: Record<string, string>): Promise<Envelope> {
-  const response = await fetch(`${url.replace(/\/+$/, '')}/api/${method}`, {
+/** Where the server is, as shown in messages (never with credentials), and the basic authentication its address carried. */
+interface ServerAddress {
+  shown: string;
+  basicAuth?: string;
+}
+
+function serverAddress(text: string): ServerAddress {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--url: not an address: ${JSON.stringify(text)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url: use an http:// or https:// address`);
+  const basicAuth =
+    url.username !== '' || url.password !== ''
+      ? Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')
+      : undefined;
+  url.username = '';
+  url.password = '';
+  return { shown: url.href.replace(/\/+$/, ''), ...(basicAuth !== undefined ? { basicAuth } : {}) };
+}
+
+async function callServer(server: ServerAddress, adminKey: string, method: string, params: Record<string, string>): Promise<Envelope> {
+  const response = await fetch(`${server.shown}/api/${method}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-admin-key': adminKey },
+    headers: {
+      'content-type': 'application/json',
+      'x-admin-key': adminKey,
+      ...(server.basicAuth !== undefined ? { authorization: `Basic ${server.basicAuth}` } : {}),
+    },
     body: JSON.stringify(params),
   });
   const text = await response.text();
@@ -271,6 +306,7 @@ export async function runAdminCli(argv: string[], io: CliIo = processIo): Promis
 
   let parsed: ParsedArgs;
   let params: Record<string, string>;
+  let server: ServerAddress;
   try {
     parsed = parseArgs(rest);
     if (parsed.help) {
@@ -278,6 +314,7 @@ export async function runAdminCli(argv: string[], io: CliIo = processIo): Promis
       return 0;
     }
     params = requestParams(command, parsed);
+    server = serverAddress(parsed.options.get('url') ?? io.env.ADMIN_URL ?? DEFAULT_URL);
   } catch (error) {
     if (error instanceof UsageError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
       io.stderr(
@@ -288,7 +325,6 @@ export async function runAdminCli(argv: string[], io: CliIo = processIo): Promis
     throw error;
   }
 
-  const url = parsed.options.get('url') ?? io.env.ADMIN_URL ?? DEFAULT_URL;
   const adminKey = parsed.options.get('admin-key') ?? io.env.ADMIN_KEY;
   if (!adminKey) {
     io.stderr(`game-platform admin ${command.name}: no admin key: pass --admin-key or set ADMIN_KEY`);
@@ -297,10 +333,10 @@ export async function runAdminCli(argv: string[], io: CliIo = processIo): Promis
 
   let answer: Envelope;
   try {
-    answer = await callServer(url, adminKey, command.method.name, params);
+    answer = await callServer(server, adminKey, command.method.name, params);
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;
-    io.stderr(`game-platform admin ${command.name}: cannot reach ${url}: ${cause?.code ?? (error as Error).message}`);
+    io.stderr(`game-platform admin ${command.name}: cannot reach ${server.shown}: ${cause?.code ?? (error as Error).message}`);
     return 1;
   }
   if (answer.code !== 0) {

@@ -31,7 +31,7 @@ export const friendsAdd = defineMethod({
     const outcome = await addFriendRequest(ctx.services, ctx.caller.userId, target);
     if (outcome === 'blocked_by_target') throw new ApiError(Code.BLOCKED_BY_USER, 'the user has put you on their block list');
     if (outcome === 'blocking_target')
-      throw new ApiError(Code.FORBIDDEN, 'you have put this user on your block list; remove them from it first (blacklist.delete)');
+      throw new ApiError(Code.FORBIDDEN, 'you have put this user on your block list; remove them from it first (blacklist.remove)');
     return undefined;
   },
 });

@@ -33,16 +33,18 @@ function refusal(userId: number, now: number, ids: number[], items: CraftInput[]
 }
 
 /**
- * Picks the result's prototype from the consumed items: 603 when one is not craftable; 605
- * when types or classes differ; 624 when no prototype of that type exists in the next class.
+ * Picks the result's prototype from the consumed items: 624 when they are of one type and
+ * class that crafting never takes (no prototype of that type in the next class: the top
+ * class, say), whether or not their prototypes are marked craftable; else 603 when one is not
+ * craftable; 605 when types or classes differ.
  */
 function chooseResult(catalog: Catalog, items: ConsumedInput[]): ProtoEntry {
-  if (items.some((item) => !catalog.protos.get(item.item_proto_id)?.canCraft)) throw unusable('one of the passed items cannot be crafted');
   const { type, quality_id } = elementAt(items, 0);
-  if (items.some((item) => item.type !== type || item.quality_id !== quality_id))
-    throw new ApiError(Code.CRAFT_MIXED, 'items must be of the same type and class');
+  const oneKind = items.every((item) => item.type === type && item.quality_id === quality_id);
   const candidates = catalog.craftResults.get(craftKey(type, quality_id + 1)) ?? [];
-  if (candidates.length === 0) throw new ApiError(Code.ITEM_NOT_APPLICABLE, 'items of this type and class cannot be crafted');
+  if (oneKind && candidates.length === 0) throw new ApiError(Code.ITEM_NOT_APPLICABLE, 'items of this type and class cannot be crafted');
+  if (items.some((item) => !catalog.protos.get(item.item_proto_id)?.canCraft)) throw unusable('one of the passed items cannot be crafted');
+  if (!oneKind) throw new ApiError(Code.CRAFT_MIXED, 'items must be of the same type and class');
   return catalog.protos.get(elementAt(candidates, randomInt(candidates.length)))!;
 }
 

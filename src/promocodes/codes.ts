@@ -21,7 +21,12 @@ export const FAILED_ACTIVATIONS_WINDOW = 600;
 export const PROMOCODE_REFUSED_DESCRIPTION = 'the promo code is unknown, expired, used up or already used';
 const refused = () => new ApiError(Code.PROMOCODE_REFUSED, PROMOCODE_REFUSED_DESCRIPTION);
 
-export const normalisePromocode = (code: string) => code.trim().toUpperCase();
+/**
+ * A code as kept: ASCII letters in upper case. Other letters are left as they are (and the
+ * pattern refuses them): full upper-casing would turn "ﬀ" into "FF" or "ı" into "I", so a
+ * code typed one way would be kept or found as another.
+ */
+export const normalisePromocode = (code: string) => code.trim().replace(/[a-z]+/g, (letters) => letters.toUpperCase());
 
 export interface Redeemed {
   /** JSON text of the granted items, `[Item, ...]` in the add_legacy = 0 form. */

@@ -51,6 +51,13 @@ export interface FeedEvent {
   json: unknown;
   /** Only these users' connections receive it. */
   audience?: number[] | null;
+  /** Names what the event shows (one chat message), for a later event to withdraw. */
+  key?: string;
+  /**
+   * The key of earlier events this one takes back (a deleted message): they are no longer
+   * kept for connections that come back, nor sent if they arrive after it.
+   */
+  withdraws?: string;
 }
 
 export interface NumberedEvent extends FeedEvent {
@@ -114,7 +121,9 @@ export interface RealtimeDeps {
  */
 export class RealtimeHub {
   private readonly connections = new Set<Connection>();
-  private readonly kept: NumberedEvent[] = [];
+  private kept: NumberedEvent[] = [];
+  /** Keys withdrawn lately (as many as events are kept), so an event that arrives after its withdrawal is dropped. */
+  private readonly withdrawn = new Set<string>();
   private readonly counters = new Map<string, AuthCounter>();
   private readonly beats: (() => void)[] = [];
   private readonly unsubscribes: (() => void)[] = [];
@@ -366,6 +375,8 @@ export class RealtimeHub {
 
   private receive(event: NumberedEvent): void {
     if (!event || typeof event !== 'object' || typeof event.seq !== 'number' || typeof event.type !== 'string') return;
+    if (typeof event.withdraws === 'string') this.withdraw(event.withdraws);
+    else if (typeof event.key === 'string' && this.withdrawn.has(event.key)) return;
     this.kept.push(event);
     if (this.kept.length > KEPT_EVENTS) this.kept.splice(0, this.kept.length - KEPT_EVENTS);
     const frames: Partial<Record<FeedFormat, string>> = {};
@@ -377,6 +388,19 @@ export class RealtimeHub {
       }
       this.send(connection, (frames[connection.format] ??= elementAt(framesFor(connection.format, [event]), 0)));
     }
+  }
+
+  /**
+   * Forgets the kept events with `key`, and those held for connections whose first frames are
+   * not out yet: what was withdrawn is never sent again. Every process hears the withdrawing
+   * event on the bus, so each one's kept events are cleared.
+   */
+  private withdraw(key: string): void {
+    this.withdrawn.add(key);
+    if (this.withdrawn.size > KEPT_EVENTS) this.withdrawn.delete(this.withdrawn.values().next().value!);
+    const stays = (event: NumberedEvent) => event.key !== key;
+    this.kept = this.kept.filter(stays);
+    for (const connection of this.connections) if (connection.held) connection.held = connection.held.filter(stays);
   }
 
   private closeRevoked(revocation: Revocation): void {

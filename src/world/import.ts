@@ -1,14 +1,26 @@
+import { Kind } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
 import type { Insertable } from 'kysely';
-import { ownTransaction, type Database, type Executor, type InTransaction } from '../db/connection.js';
+import { ownTransaction, type Database, type DialectName, type Executor, type InTransaction } from '../db/connection.js';
+import { dialectAdapter } from '../db/dialect.js';
 import type { ItemsTable } from '../db/tables.js';
 import { elementAt } from '../infra/elements.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
 import { nickColumns } from '../users/search-keys.js';
-import { DEFAULT_ITEM_TYPES, DEFAULT_QUALITIES, MAX_WORLD_COPIES, World, type WorldPromocode, type WorldUser } from './schema.js';
+import {
+  DEFAULT_ITEM_TYPES,
+  DEFAULT_QUALITIES,
+  MAX_WORLD_COPIES,
+  TEXT_KIND,
+  World,
+  textLimitsProblem,
+  type WorldItemProto,
+  type WorldPromocode,
+  type WorldUser,
+} from './schema.js';
 import { invalidateTradesHoldingAt } from '../trades/invalidate.js';
 import { emailLookupKey } from '../admin/accounts.js';
 import type { InvalidatedTrade } from '../trades/queries.js';
@@ -33,8 +45,11 @@ import {
   storedCollectionIds,
   storedProtoIds,
   storedTotpSecrets,
+  storedKeysAndCases,
+  storedPairs,
   storedUserIds,
   usersWith,
+  type UserPair,
   usersWithOpenSessions,
 } from './queries.js';
 
@@ -101,6 +116,8 @@ function invalid(problems: string[]): WorldError {
 function validateWorld(input: unknown): { world: World; outside: OutsideReferences } {
   // Checked first and without recursion: the schema check would run out of stack on such a value.
   if (nestedDeeperThan(input)) throw invalid([`(root): ${TOO_DEEP}`]);
+  const nul = stringsWithNul(input);
+  if (nul.length > 0) throw invalid(nul.map((where) => `${where}: must not contain NUL characters`));
   if (!checkWorld.Check(input)) {
     const problems = [...checkWorld.Errors(input)].slice(0, 10).map((e) => {
       const where =
@@ -108,7 +125,7 @@ function validateWorld(input: unknown): { world: World; outside: OutsideReferenc
           .replace(/^\//, '')
           .replace(/\/(\d+)/g, '[$1]')
           .replace(/\//g, '.') || '(root)';
-      return `${where}: ${e.message}`;
+      return `${where}: ${e.schema[Kind] === TEXT_KIND ? textLimitsProblem(e.schema) : e.message}`;
     });
     throw invalid(problems);
   }
@@ -116,6 +133,27 @@ function validateWorld(input: unknown): { world: World; outside: OutsideReferenc
   const { problems, outside } = checkReferences(world);
   if (problems.length > 0) throw invalid(problems);
   return { world, outside };
+}
+
+/**
+ * Where the strings of a value (keys too) hold U+0000, which PostgreSQL cannot keep in text:
+ * the paths of the first ten. The value nests at most MAX_PARAM_DEPTH levels.
+ */
+function stringsWithNul(value: unknown, path = '', found: string[] = []): string[] {
+  if (found.length >= 10) return found;
+  if (typeof value === 'string') {
+    if (value.includes('\0')) found.push(path || '(root)');
+  } else if (Array.isArray(value)) {
+    value.forEach((element, i) => stringsWithNul(element, `${path}[${i}]`, found));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, element] of Object.entries(value)) {
+      const shownKey = key.replaceAll('\0', '\\u0000');
+      const where = path ? `${path}.${shownKey}` : shownKey;
+      if (key.includes('\0') && found.length < 10) found.push(`${where} (the key)`);
+      stringsWithNul(element, where, found);
+    }
+  }
+  return found;
 }
 
 function parseProblems(outside: OutsideReferences): string[] {
@@ -413,22 +451,97 @@ async function hashPasswords(users: WorldUser[]): Promise<(string | null)[]> {
 /** Replace: empties the world, noting who had open sessions. Merge: checks the file against what is stored. */
 async function prepareStoredWorld(
   trx: Executor,
+  dialect: DialectName,
   replace: boolean,
-  outside: OutsideReferences,
-  users: WorldUser[],
+  { world, outside }: { world: World; outside: OutsideReferences },
   endedSessionsOf: Set<number>,
 ): Promise<void> {
+  const users = world.users ?? [];
   if (replace) {
     for (const userId of await usersWithOpenSessions(trx)) endedSessionsOf.add(userId);
     await emptyWorldTables(trx);
   } else {
+    await lockUsersInIdOrder(trx, dialect, [...users.map((u) => u.user_id), ...relations(world).flatMap((r) => [r.a, r.b])]);
     const problems = [
       ...(await checkOutsideReferences(trx, outside)),
       ...(await checkUserConflicts(trx, users)),
       ...(await checkStoredBots(trx, users)),
+      ...(await checkStoredRelations(trx, world)),
     ];
     if (problems.length > 0) throw invalid(problems);
   }
+}
+
+/**
+ * Locks the stored users' rows in id order, as every change of the social graph locks its two
+ * users (PostgreSQL): what the merge reads of their relations stays true until it commits.
+ */
+async function lockUsersInIdOrder(trx: Executor, dialect: DialectName, userIds: number[]): Promise<void> {
+  const ids = [...new Set(userIds)].sort((a, b) => a - b);
+  for (let i = 0; i < ids.length; i += 1000) await dialectAdapter.lockUsers(trx, dialect, ids.slice(i, i + 1000));
+}
+
+/** A friendship, block or friend request of the file: users a and b, where it is given. */
+interface FileRelation {
+  kind: 'friendship' | 'block' | 'request';
+  where: string;
+  a: number;
+  b: number;
+}
+
+function relations(world: World): FileRelation[] {
+  return [
+    ...(world.friends ?? []).map((f, i) => {
+      const [a, b] = Array.isArray(f) ? f : [f.user_id, f.friend_id];
+      return { kind: 'friendship' as const, where: `friends[${i}]`, a, b };
+    }),
+    ...(world.blocks ?? []).map((b, i) => ({ kind: 'block' as const, where: `blocks[${i}]`, a: b.user_id, b: b.blocked_user_id })),
+    ...(world.friend_requests ?? []).map((r, i) => ({ kind: 'request' as const, where: `friend_requests[${i}]`, a: r.from, b: r.to })),
+  ];
+}
+
+/**
+ * In a merge, the file's friendships, blocks and friend requests must agree with the stored
+ * ones as they must with each other: no friendship or request beside a block, no request
+ * beside a friendship, no two requests crossing. The stored graph is read in three queries
+ * per thousand pairs of users.
+ */
+async function checkStoredRelations(trx: Executor, world: World): Promise<string[]> {
+  const fileRelations = relations(world);
+  if (fileRelations.length === 0) return [];
+  const pairs = new Map<string, UserPair>();
+  for (const { a, b } of fileRelations) {
+    pairs.set(`${a}>${b}`, [a, b]);
+    pairs.set(`${b}>${a}`, [b, a]);
+  }
+  const stored = async (table: 'friendships' | 'blocks' | 'friend_requests') =>
+    new Set((await storedPairs(trx, table, [...pairs.values()])).map(([a, b]) => `${a}>${b}`));
+  const friends = await stored('friendships');
+  const blocks = await stored('blocks');
+  const requests = await stored('friend_requests');
+  const problems: string[] = [];
+  for (const { kind, where, a, b } of fileRelations) {
+    const blocker = blocks.has(`${a}>${b}`) ? [a, b] : blocks.has(`${b}>${a}`) ? [b, a] : undefined;
+    const asker = requests.has(`${a}>${b}`) ? [a, b] : requests.has(`${b}>${a}`) ? [b, a] : undefined;
+    if (kind === 'friendship') {
+      if (blocker) problems.push(`${where}: user ${blocker[0]} blocks user ${blocker[1]} in the stored world (a block ends a friendship)`);
+      if (asker)
+        problems.push(
+          `${where}: user ${asker[0]} has asked user ${asker[1]} to be friends in the stored world (a request ends in a friendship)`,
+        );
+    } else if (kind === 'block') {
+      if (friends.has(`${a}>${b}`))
+        problems.push(`${where}: users ${a} and ${b} are friends in the stored world (a block ends a friendship)`);
+      if (asker)
+        problems.push(`${where}: user ${asker[0]} has asked user ${asker[1]} to be friends in the stored world (a block ends requests)`);
+    } else {
+      if (friends.has(`${a}>${b}`)) problems.push(`${where}: users ${a} and ${b} are already friends in the stored world`);
+      if (blocker) problems.push(`${where}: user ${blocker[0]} blocks user ${blocker[1]} in the stored world`);
+      if (requests.has(`${b}>${a}`))
+        problems.push(`${where}: requests cross (${b} already asked ${a} in the stored world); make them friends instead`);
+    }
+  }
+  return problems;
 }
 
 async function importCatalogue(trx: Executor, world: World): Promise<void> {
@@ -483,6 +596,49 @@ async function importCatalogue(trx: Executor, world: World): Promise<void> {
     })),
     upsert(['item_proto_id']),
   );
+  const keyProblems = keyAndCaseProblems(world.item_protos ?? [], await storedKeysAndCases(trx));
+  if (keyProblems.length > 0) throw invalid(keyProblems);
+}
+
+/**
+ * Keys and cases of the catalogue as written (the file's prototypes and the stored ones) that
+ * contradict each other, for the file's prototypes. A case opens with the key its
+ * key_item_proto_id names (inventory.open reads nothing else); a key's case_item_proto_ids
+ * must list only cases that name it, and, when it lists any, every case that names it.
+ */
+function keyAndCaseProblems(
+  fileProtos: WorldItemProto[],
+  catalogue: { item_proto_id: number; key_item_proto_id: number | null; case_item_proto_ids: string | null }[],
+): string[] {
+  if (fileProtos.length === 0) return [];
+  const inFile = new Map(fileProtos.map((p, i) => [p.item_proto_id, `item_protos[${i}]`]));
+  const keyOf = new Map(catalogue.map((p) => [p.item_proto_id, p.key_item_proto_id]));
+  const casesOf = new Map<number, number[]>();
+  for (const p of catalogue) {
+    const cases = p.case_item_proto_ids === null ? [] : (JSON.parse(p.case_item_proto_ids) as number[]);
+    if (cases.length > 0) casesOf.set(p.item_proto_id, cases);
+  }
+  const problems: string[] = [];
+  for (const [key, cases] of casesOf)
+    for (const caseId of cases) {
+      const caseKey = keyOf.get(caseId) ?? null;
+      if (caseKey === key) continue;
+      const opens = caseKey === null ? 'opens without a key' : `opens with key ${caseKey}`;
+      if (inFile.has(key)) problems.push(`${inFile.get(key)}.case_item_proto_ids: case ${caseId} ${opens}, not with this key ${key}`);
+      else if (inFile.has(caseId))
+        problems.push(`${inFile.get(caseId)}: key ${key} lists this case in its case_item_proto_ids, but it ${opens}`);
+    }
+  for (const [caseId, key] of keyOf) {
+    const listed = key === null ? undefined : casesOf.get(key);
+    if (listed === undefined || listed.includes(caseId)) continue;
+    if (inFile.has(caseId))
+      problems.push(
+        `${inFile.get(caseId)}.key_item_proto_id: key ${key} lists the cases it opens (case_item_proto_ids), and not this case ${caseId}`,
+      );
+    else if (inFile.has(key!))
+      problems.push(`${inFile.get(key!)}.case_item_proto_ids: leaves out case ${caseId}, which opens with this key ${key}`);
+  }
+  return problems;
 }
 
 /** User columns a merge keeps from the stored user when the entry leaves them out, with their defaults. */
@@ -827,7 +983,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           return;
         }
       }
-      await prepareStoredWorld(trx, replace, outside, users, endedSessionsOf);
+      await prepareStoredWorld(trx, db.dialect, replace, { world, outside }, endedSessionsOf);
       await importCatalogue(trx, world);
       await importUsers(trx, db, users, passwordHashes, { now, replace }, endedSessionsOf);
       ({ written: itemCount, invalidatedTrades } = await importItems(trx, db, world, now, replace));

@@ -267,3 +267,36 @@ export async function insertItems(trx: Executor, rows: Insertable<ItemsTable>[])
 export async function setChatState(trx: Executor, state: Updateable<ChatStateTable>): Promise<void> {
   await trx.updateTable('chat_state').set(state).where('id', '=', 1).execute();
 }
+
+/** An ordered pair of users: the first column's user, then the second's. */
+export type UserPair = readonly [number, number];
+
+/** The tables of the social graph, with their two user columns. */
+const RELATION_COLUMNS = {
+  friendships: ['user_id', 'friend_id'],
+  blocks: ['user_id', 'blocked_user_id'],
+  friend_requests: ['from_user_id', 'to_user_id'],
+} as const;
+
+/** Of these ordered pairs, those the table holds (one query for each thousand pairs). */
+export async function storedPairs(trx: Executor, table: keyof typeof RELATION_COLUMNS, pairs: UserPair[]): Promise<UserPair[]> {
+  const [first, second] = RELATION_COLUMNS[table].map((column) => sql.ref(column));
+  const found: UserPair[] = [];
+  for (let i = 0; i < pairs.length; i += 1000) {
+    // SQLite takes a list of row values only from a subquery, hence VALUES; PostgreSQL needs their type.
+    const values = sql.join(pairs.slice(i, i + 1000).map(([a, b]) => sql`(cast(${a} as bigint), cast(${b} as bigint))`));
+    const { rows } = await sql<{ a: number | string; b: number | string }>`
+      select ${first} as a, ${second} as b from ${sql.table(table)} where (${first}, ${second}) in (values ${values})`.execute(trx);
+    for (const row of rows) found.push([Number(row.a), Number(row.b)]);
+  }
+  return found;
+}
+
+/** The stored prototypes that name a key or list cases, with those fields (the list as stored JSON). */
+export async function storedKeysAndCases(trx: Executor) {
+  return trx
+    .selectFrom('item_protos')
+    .select(['item_proto_id', 'key_item_proto_id', 'case_item_proto_ids'])
+    .where((eb) => eb.or([eb('key_item_proto_id', 'is not', null), eb('case_item_proto_ids', 'is not', null)]))
+    .execute();
+}

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Kind, Type, TypeRegistry, type Static, type TSchema } from '@sinclair/typebox';
 import { RECOVERY_CODE_COUNT } from '../auth/second-factor.js';
 import { WorldRank } from '../users/rank.js';
 
@@ -7,6 +7,44 @@ const Uint = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 const Ts = Type.Integer({ minimum: -1, maximum: Number.MAX_SAFE_INTEGER });
 const Bit = Type.Union([Type.Literal(0), Type.Literal(1), Type.Boolean()]);
 const IdList = Type.Array(Id);
+
+/** Limits of a world string, in characters (code points), as JSON Schema and the API's methods count them. */
+interface TextLimits {
+  minLength?: number;
+  maxLength?: number;
+}
+
+/** Kind of the world's strings with length limits: TypeBox alone would count their UTF-16 units. */
+export const TEXT_KIND = 'WorldText';
+
+const withinLimits = (limits: TextLimits, value: string): boolean => {
+  const { minLength = 0, maxLength = Infinity } = limits;
+  // A string has at least as many UTF-16 units as characters: most need no counting.
+  if (value.length < minLength || value.length > maxLength) {
+    const characters = [...value].length;
+    return characters >= minLength && characters <= maxLength;
+  }
+  return true;
+};
+
+TypeRegistry.Set<TextLimits>(TEXT_KIND, (limits, value) => typeof value === 'string' && withinLimits(limits, value));
+
+/** A string of minLength to maxLength characters; the JSON Schema document shows a plain string with these limits. */
+const Text = (limits: TextLimits) => Type.Unsafe<string>({ [Kind]: TEXT_KIND, ...limits, type: 'string' });
+
+/** What a string of these limits must be, for an error message. */
+export function textLimitsProblem(schema: TSchema): string {
+  const { minLength, maxLength } = schema as TextLimits;
+  if (minLength !== undefined && maxLength !== undefined) return `must be ${minLength} to ${maxLength} characters`;
+  return maxLength !== undefined ? `must be at most ${maxLength} characters` : `must be at least ${minLength} characters`;
+}
+
+/** Largest price: sums of prices stay exact. */
+const MAX_PRICE = Number.MAX_SAFE_INTEGER;
+const Price = Type.Number({ minimum: 0, maximum: MAX_PRICE });
+
+/** The statuses the official SDK accepts (its picklist 0, 1, 2). */
+const ItemProtoStatus = Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)]);
 
 export const WorldCollection = Type.Object({ collection_id: Id, title: Type.String() }, { additionalProperties: false });
 
@@ -42,9 +80,7 @@ export const WorldItemProto = Type.Object(
     collection_id: Type.Optional(Id),
     monopoly_id: Type.Optional(Id),
     sticker_group_id: Type.Optional(Id),
-    prices: Type.Optional(
-      Type.Object({ buy: Type.Optional(Type.Number()), quick_sell: Type.Optional(Type.Number()) }, { additionalProperties: false }),
-    ),
+    prices: Type.Optional(Type.Object({ buy: Type.Optional(Price), quick_sell: Type.Optional(Price) }, { additionalProperties: false })),
     key_item_proto_id: Type.Optional(Id),
     case_item_proto_ids: Type.Optional(IdList),
     drop: Type.Optional(Type.Array(WorldDropEntry)),
@@ -52,7 +88,7 @@ export const WorldItemProto = Type.Object(
     can_craft: Type.Optional(Bit),
     /** May be drawn as the result of a craft (default true). */
     craft_result: Type.Optional(Bit),
-    item_proto_status: Type.Optional(Uint),
+    item_proto_status: Type.Optional(ItemProtoStatus),
     /** Further prototype data kept as is (legacy fields such as buy_cost, can_sell; `uses` of subscriptions). */
     extra: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
@@ -66,8 +102,8 @@ export const WorldItemProto = Type.Object(
 export const WorldUser = Type.Object(
   {
     user_id: Id,
-    email: Type.Optional(Type.String({ minLength: 3, maxLength: 254 })),
-    password: Type.Optional(Type.String({ minLength: 10, maxLength: 1000 })),
+    email: Type.Optional(Text({ minLength: 3, maxLength: 254 })),
+    password: Type.Optional(Text({ minLength: 10, maxLength: 1000 })),
     password_hash: Type.Optional(Type.String()),
     totp_secret: Type.Optional(Type.String({ pattern: '^[A-Z2-7]+=*$', minLength: 16 })),
     domain: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^(?![0-9-]+$)[A-Za-z0-9_.-]+$' })),
@@ -123,7 +159,7 @@ export const WorldUser = Type.Object(
 export const WorldEquip = Type.Union([
   Type.Object(
     {
-      game: Type.String({ minLength: 1, maxLength: 100 }),
+      game: Text({ minLength: 1, maxLength: 100 }),
       slot: Type.Union([Type.Literal('cards'), Type.Literal('generator'), Type.Literal('joke')]),
       monopoly_id: Type.Optional(Id),
     },
@@ -195,11 +231,12 @@ export const WorldTradeMove = Type.Object(
 
 export const WorldChatMessage = Type.Object(
   {
-    msg_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    msg_id: Type.Optional(Text({ minLength: 1, maxLength: 64 })),
     type: Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3), Type.Literal(4)]),
     user_id: Id,
     ts: Type.Optional(Uint),
-    text: Type.Optional(Type.String({ maxLength: 500 })),
+    /** At most the 500 characters gchat.send takes (its MAX_MESSAGE_LENGTH). */
+    text: Type.Optional(Text({ maxLength: 500 })),
     user_ids_mentioned: Type.Optional(IdList),
     case_item_proto_id: Type.Optional(Id),
     drop_item_proto_id: Type.Optional(Id),
