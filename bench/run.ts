@@ -136,20 +136,29 @@ class LoadGenerator {
   }
 }
 
-/** The bare Fastify route (`url`) and the bare node:http server (`nodeUrl`), in one process. */
+/**
+ * The bare Fastify route (`url`), the bare node:http server (`nodeUrl`) and the bare Fastify
+ * route that first computes for a set time (`workedUrl`), in one process.
+ */
 class Baseline {
   private readonly child = new Child('baseline.ts');
   private port = 0;
+  private workedPort = 0;
   private nodePort = 0;
 
   async start(): Promise<void> {
-    const { port, nodePort } = await this.child.next();
+    const { port, workedPort, nodePort } = await this.child.next();
     this.port = port;
+    this.workedPort = workedPort;
     this.nodePort = nodePort;
   }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
+  }
+
+  get workedUrl(): string {
+    return `http://127.0.0.1:${this.workedPort}`;
   }
 
   get nodeUrl(): string {
@@ -162,6 +171,11 @@ class Baseline {
 
   async setBody(body: string): Promise<void> {
     await this.child.request({ body });
+  }
+
+  /** Microseconds the route at `workedUrl` computes before each answer. */
+  async setWork(work: number): Promise<void> {
+    await this.child.request({ work });
   }
 
   stop(): void {
@@ -450,6 +464,104 @@ async function measureScenario(
   };
 }
 
+/** Extra work a request of the floor's rows, µs. */
+const FLOOR_WORK = [2, 5, 10, 20, 40];
+
+interface FloorRow {
+  work: number;
+  bare: LoadResult;
+  worked: LoadResult;
+  bareCpuPerRequest: number;
+  workedCpuPerRequest: number;
+}
+
+/**
+ * The floor of the ratios on this machine: the bare Fastify route against itself computing
+ * `FLOOR_WORK` µs more a request, same requests and connections as users.get of one id, its
+ * answer as the body, measured in turn. A server that does that much more work per answer
+ * than bare Fastify cannot read a higher ratio than its row, whatever its code.
+ */
+async function measureFloor(
+  requests: LoadRequest[],
+  connections: number,
+  server: ServerUnderTest,
+  baseline: Baseline,
+  load: LoadGenerator,
+): Promise<FloorRow[]> {
+  const probed = await probe(server.url, requests[0]!);
+  await baseline.setBody(probed.text);
+  const slot = measureSeconds / rounds / 2;
+  const job = (url: string, seconds: number): LoadJob => ({ url, requests, connections, durationSeconds: seconds, checkCodes: true });
+  const measured = async (url: string, pid: number) => {
+    const before = cpuTimeOf(pid);
+    const result = await load.run(job(url, slot));
+    return { result, cpu: cpuTimeOf(pid) - before };
+  };
+  const rows: FloorRow[] = [];
+  for (const work of FLOOR_WORK) {
+    await baseline.setWork(work);
+    await load.run(job(baseline.workedUrl, warmupSeconds / 2));
+    const bareParts: LoadResult[] = [];
+    const workedParts: LoadResult[] = [];
+    let bareCpu = 0;
+    let workedCpu = 0;
+    for (let round = 0; round < rounds; round++) {
+      const bare = await measured(baseline.url, baseline.pid);
+      bareParts.push(bare.result);
+      bareCpu += bare.cpu;
+      const worked = await measured(baseline.workedUrl, baseline.pid);
+      workedParts.push(worked.result);
+      workedCpu += worked.cpu;
+    }
+    const bare = mergeResults(bareParts);
+    const worked = mergeResults(workedParts);
+    rows.push({
+      work,
+      bare,
+      worked,
+      bareCpuPerRequest: bareCpu / Math.max(1, bare.requests),
+      workedCpuPerRequest: workedCpu / Math.max(1, worked.requests),
+    });
+  }
+  return rows;
+}
+
+/** The extra work per request at which the floor's ratio falls to `ratio`, interpolated between its rows (none: beyond them). */
+function workAllowedFor(rows: FloorRow[], ratio: number): number | undefined {
+  let previous = { work: 0, ratio: 1 };
+  for (const row of rows) {
+    const current = { work: row.work, ratio: row.worked.rps / row.bare.rps };
+    if (current.ratio <= ratio) {
+      if (previous.ratio <= current.ratio) return current.work;
+      return previous.work + ((previous.ratio - ratio) / (previous.ratio - current.ratio)) * (current.work - previous.work);
+    }
+    previous = current;
+  }
+  return undefined;
+}
+
+function floorReport(rows: FloorRow[]): string[] {
+  const allowed = [0.85, 0.8, 0.6].map((ratio) => {
+    const work = workAllowedFor(rows, ratio);
+    return `${percent(ratio)}: ${work === undefined ? `more than ${FLOOR_WORK.at(-1)} µs` : `${work.toFixed(1)} µs`}`;
+  });
+  return [
+    '### The floor on this machine',
+    '',
+    `The bare Fastify route of users.get of one id against the same route computing a set time more before each answer, measured in turn (${rounds} slices each). No server doing that much more work for an answer than bare Fastify reads a higher ratio here: compare the extra CPU a request of each row above (its server's CPU a request less its Fastify's) with the extra work of these rows.`,
+    '',
+    '| Extra work a request | Bare Fastify req/s | With the work req/s | Ratio | Bare CPU/req | With the work CPU/req |',
+    '|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      (row) =>
+        `| ${row.work} µs | ${fmt(row.bare.rps)} | ${fmt(row.worked.rps)} | ${percent(row.worked.rps / row.bare.rps)} | ${cpu(row.bareCpuPerRequest)} | ${cpu(row.workedCpuPerRequest)} |`,
+    ),
+    '',
+    `- Extra work a request at which the ratio falls to ${allowed.join(', ')}`,
+    '',
+  ];
+}
+
 /** users.get while other clients load the server (sign-ins, a flood): its p99 is what counts. */
 async function measureBeside(
   scenario: Measured['scenario'],
@@ -711,6 +823,7 @@ async function runOn(kind: DbKind): Promise<string> {
   const rows: Measured[] = [];
   let conservation: ConservationReport | undefined;
   let ws: WsMeasurement | undefined;
+  let floor: FloorRow[] | undefined;
   let peakRss: number;
   let peakHwm: number;
   try {
@@ -731,6 +844,14 @@ async function runOn(kind: DbKind): Promise<string> {
       const m = await measure(setup, server, baseline, load, signinLoad);
       rows.push(m);
       log(m.skipped ? `  ${id}: not measured (${m.skipped})` : `  ${id}: p99 ${ms(m.result!.p99)} ms (${m.note})`);
+    }
+    if (selected('floor')) {
+      const usersGet = buildScenarios(setup).find((x) => x.id === 'users.get-1')!;
+      floor = await measureFloor(usersGet.requests, usersGet.connections, server, baseline, load);
+      const at = (ratio: number) => workAllowedFor(floor!, ratio);
+      log(
+        `  floor: ${floor.map((row) => `+${row.work} µs ${percent(row.worked.rps / row.bare.rps)}`).join(', ')} (85% at ${fmt(at(0.85) ?? NaN, 1)} µs, 60% at ${fmt(at(0.6) ?? NaN, 1)} µs)`,
+      );
     }
     if (selected('users.get-1-quiet')) {
       const usersGet = buildScenarios(setup).find((x) => x.id === 'users.get-1')!;
@@ -813,6 +934,7 @@ async function runOn(kind: DbKind): Promise<string> {
     ...memoryLines,
     ...rows.filter((r) => r.note).map((r) => `- ${r.scenario.title}: ${r.note}`),
     '',
+    ...(floor ? floorReport(floor) : []),
   ].join('\n');
   return report;
 }
