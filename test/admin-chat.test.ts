@@ -1,21 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ok, type TestServer } from './helpers.js';
-import { admin, adminCall, fails, signIn, smallWorld, startAdminServer } from './admin-support.js';
-
-async function withServer(run: (server: TestServer) => Promise<void>): Promise<void> {
-  const server = await startAdminServer({ world: await smallWorld() });
-  try {
-    await run(server);
-  } finally {
-    await server.close();
-  }
-}
+import { admin, adminCall, fails, signIn, withAdminServer } from './admin-support.js';
 
 const chat = async (server: TestServer) => ok(await server.call('gchat.get', {}, { http: 'GET' }));
 
 test('admin.setChatStatus changes only the given flags and gchat.get and gchat.send follow at once', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const token = await signIn(server, 'alice@example.com');
     const closed = await admin(server, 'setChatStatus', { closed: 1 });
     assert.deepEqual(closed.status, { closed: true, slowmode: false, emoteonly: false });
@@ -41,7 +32,7 @@ test('admin.setChatStatus changes only the given flags and gchat.get and gchat.s
   }));
 
 test('admin.postSystemMessage posts messages of types 2, 3 and 4 that gchat.get shows with their users and prototypes', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const drop = await admin(server, 'postSystemMessage', { type: 2, user_id: 1, case_item_proto_id: 200, drop_item_proto_id: 100 });
     const gift = await admin(server, 'postSystemMessage', { type: 3, user_id: 'alice', user_id_receiver: 'bob', item_proto_id: 101 });
     const promo = await admin(server, 'postSystemMessage', { type: 4, user_id: 3, item_proto_ids: '100,101' });
@@ -73,7 +64,7 @@ test('admin.postSystemMessage posts messages of types 2, 3 and 4 that gchat.get 
   }));
 
 test('admin.deleteMessage removes a message from gchat.get at once', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const token = await signIn(server, 'bob@example.com');
     const { msg_id } = ok(await server.call('gchat.send', { message: 'something rude' }, { token }));
     const kept = ok(await server.call('gchat.send', { message: 'something nice' }, { token }));

@@ -1,17 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ok, type TestServer } from './helpers.js';
-import { admin, adminCall, fails, signIn, smallWorld, startAdminServer } from './admin-support.js';
+import { admin, adminCall, fails, signIn, withAdminServer } from './admin-support.js';
 import { CATALOG_CHANGED } from '../src/infra/channels.js';
-
-async function withServer(run: (server: TestServer) => Promise<void>): Promise<void> {
-  const server = await startAdminServer({ world: await smallWorld() });
-  try {
-    await run(server);
-  } finally {
-    await server.close();
-  }
-}
 
 async function publicProto(server: TestServer, id: number): Promise<any> {
   const data = ok(await server.call('data.getItemProtos', { item_proto_ids: String(id) }, { http: 'GET' }));
@@ -24,7 +15,7 @@ async function inventoryItemIds(server: TestServer, token: string): Promise<numb
 }
 
 test('admin.upsertCollection and admin.upsertItemProto create catalogue entries data.getItemProtos shows at once', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const changes: unknown[] = [];
     const stop = server.services.bus.subscribe(CATALOG_CHANGED, (m) => changes.push(m));
     try {
@@ -65,7 +56,7 @@ test('admin.upsertCollection and admin.upsertItemProto create catalogue entries 
   }));
 
 test('admin.upsertItemProto replaces a stored prototype with the entry', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const updated = await admin(server, 'upsertItemProto', {
       item_proto: JSON.stringify({ item_proto_id: 100, type: 0, quality_id: 1, title: 'Old Street (renamed)', collection_id: 10 }),
     });
@@ -87,7 +78,7 @@ test('admin.upsertItemProto replaces a stored prototype with the entry', () =>
   }));
 
 test('admin.upsertItemProto checks the entry like a world import and changes nothing when it is wrong', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const wrong = [
       'not json',
       '[1,2]',
@@ -129,7 +120,7 @@ test('admin.upsertItemProto checks the entry like a world import and changes not
   }));
 
 test('admin.grantItems gives copies that inventory.get lists at once, with the trade lock', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const token = await signIn(server, 'bob@example.com');
     const granted = await admin(server, 'grantItems', { user_id: 'bob', item_proto_id: 100, copies: 3, ts_can_trade: -1 });
     assert.equal(granted.user_id, 2);
@@ -148,7 +139,7 @@ test('admin.grantItems gives copies that inventory.get lists at once, with the t
   }));
 
 test('admin.revokeItem takes an item out of the inventory and keeps it in history', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const token = await signIn(server, 'alice@example.com');
     const { item_ids } = await admin(server, 'grantItems', { user_id: 1, item_proto_id: 101, copies: 2 });
     assert.deepEqual(await admin(server, 'revokeItem', { item_id: item_ids[0], reason: 'granted by mistake' }), { item_id: item_ids[0] });
@@ -168,7 +159,7 @@ test('admin.revokeItem takes an item out of the inventory and keeps it in histor
   }));
 
 test('concurrent revocations of one item: exactly one succeeds', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const { item_ids } = await admin(server, 'grantItems', { user_id: 3, item_proto_id: 100 });
     const answers = await Promise.all(Array.from({ length: 8 }, () => adminCall(server, 'revokeItem', { item_id: item_ids[0] })));
     assert.equal(answers.filter((a) => a.body.code === 0).length, 1);
@@ -181,7 +172,7 @@ test('concurrent revocations of one item: exactly one succeeds', () =>
   }));
 
 test('catalogue answers asked again are the same bytes, and follow every change to the catalogue', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const search = () => server.call('data.searchItemProtos', { type: 0, count: 10 }, { http: 'GET' });
     const first = await search();
     const again = await search();

@@ -1,16 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ok, type TestServer } from './helpers.js';
-import { admin, adminCall, fails, publicUser, signIn, smallWorld, startAdminServer } from './admin-support.js';
-
-async function withServer(run: (server: TestServer) => Promise<void>): Promise<void> {
-  const server = await startAdminServer({ world: await smallWorld() });
-  try {
-    await run(server);
-  } finally {
-    await server.close();
-  }
-}
+import { admin, adminCall, fails, publicUser, signIn, withAdminServer } from './admin-support.js';
 
 async function friendIds(server: TestServer, userId: number): Promise<number[]> {
   const data = ok(await server.call('friends.get', { user_id: userId }, { http: 'GET' }));
@@ -18,7 +9,7 @@ async function friendIds(server: TestServer, userId: number): Promise<number[]> 
 }
 
 test('admin.makeFriends and admin.endFriendship show in friends.get and users.get at once', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const alice = await signIn(server, 'alice@example.com');
     const made = await admin(server, 'makeFriends', { user_id: 1, other_user_id: 'bob' });
     assert.deepEqual(made, { user_id: 1, other_user_id: 2, friendship: 1 });
@@ -35,7 +26,7 @@ test('admin.makeFriends and admin.endFriendship show in friends.get and users.ge
   }));
 
 test('admin.addFriendRequest creates a request the receiver sees and can accept', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const alice = await signIn(server, 'alice@example.com');
     const bob = await signIn(server, 'bob@example.com');
     assert.equal((await admin(server, 'addFriendRequest', { user_id: 1, other_user_id: 2 })).friendship, 2);
@@ -54,7 +45,7 @@ test('admin.addFriendRequest creates a request the receiver sees and can accept'
   }));
 
 test('admin.block and admin.unblock change friends.add and the friendship value at once', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const alice = await signIn(server, 'alice@example.com');
     const bob = await signIn(server, 'bob@example.com');
     await admin(server, 'makeFriends', { user_id: 1, other_user_id: 2 });
@@ -74,7 +65,7 @@ test('admin.block and admin.unblock change friends.add and the friendship value 
   }));
 
 test('social admin methods refuse unknown users and a user paired with themselves', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     for (const name of ['makeFriends', 'endFriendship', 'addFriendRequest', 'block', 'unblock']) {
       fails(await adminCall(server, name, { user_id: 1, other_user_id: 404 }), 101);
       fails(await adminCall(server, name, { user_id: 'nobody', other_user_id: 1 }), 101);
@@ -84,7 +75,7 @@ test('social admin methods refuse unknown users and a user paired with themselve
   }));
 
 test('concurrent admin.makeFriends of one pair leaves one friendship', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const answers = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
         adminCall(server, 'makeFriends', i % 2 ? { user_id: 1, other_user_id: 2 } : { user_id: 2, other_user_id: 1 }),

@@ -90,3 +90,13 @@ export async function publicUser(server: TestServer, userId: number, token?: str
   assert.equal(data.length, 1);
   return data[0];
 }
+
+/** Runs `run` against an admin server with the small world, closed afterwards. */
+export async function withAdminServer(run: (server: TestServer) => Promise<void>): Promise<void> {
+  const server = await startAdminServer({ world: await smallWorld() });
+  try {
+    await run(server);
+  } finally {
+    await server.close();
+  }
+}

@@ -2,18 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import { ok, type TestServer } from './helpers.js';
-import { PASSWORD, admin, adminCall, fails, publicUser, signIn, signInAnswer, smallWorld, startAdminServer } from './admin-support.js';
+import { admin, adminCall, fails, PASSWORD, publicUser, signIn, signInAnswer, withAdminServer } from './admin-support.js';
 import { USERS_CHANGED } from '../src/infra/channels.js';
 import { issueAccountToken } from '../src/accounts/account-tokens.js';
-
-async function withServer(run: (server: TestServer) => Promise<void>): Promise<void> {
-  const server = await startAdminServer({ world: await smallWorld() });
-  try {
-    await run(server);
-  } finally {
-    await server.close();
-  }
-}
 
 /** A call that needs a valid token: users.get without ids answers the token's owner. */
 async function tokenWorks(server: TestServer, token: string): Promise<boolean> {
@@ -24,7 +15,7 @@ async function tokenWorks(server: TestServer, token: string): Promise<boolean> {
 }
 
 test('admin.createUser creates an account that signs in and shows in users.get at once', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const { user } = await admin(server, 'createUser', {
       email: '  Dana@Example.COM ',
       password: 'dana has a long password',
@@ -65,7 +56,7 @@ test('admin.createUser creates an account that signs in and shows in users.get a
   }));
 
 test('admin.createUser refuses a short password, a bad e-mail, a used e-mail or domain', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     fails(await adminCall(server, 'createUser', { email: 'x@example.com', password: '123456789', nick: 'X' }), 2);
     fails(await adminCall(server, 'createUser', { email: 'not-an-email', password: PASSWORD, nick: 'X' }), 2);
     fails(await adminCall(server, 'createUser', { email: 'ALICE@example.com', password: PASSWORD, nick: 'X' }), 2);
@@ -80,7 +71,7 @@ test('admin.createUser refuses a short password, a bad e-mail, a used e-mail or 
   }));
 
 test('concurrent admin.createUser with one e-mail creates exactly one account', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         adminCall(server, 'createUser', { email: 'race@example.com', password: PASSWORD, nick: `Racer ${i}` }),
@@ -93,7 +84,7 @@ test('concurrent admin.createUser with one e-mail creates exactly one account', 
   }));
 
 test('admin.updateUser changes the given fields only, keeps old nicks and clears with an empty value', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     await admin(server, 'updateUser', { user_id: 1, avatar_key: 'k1', profile_cover: '/c/1.png' });
     const { user } = await admin(server, 'updateUser', { user_id: 'alice', nick: 'Alicia', games: 10, games_wins: 4, avatar_key: '' });
     assert.equal(user.nick, 'Alicia');
@@ -120,7 +111,7 @@ test('admin.updateUser changes the given fields only, keeps old nicks and clears
   }));
 
 test('admin.updateUser sets each of the four rank forms, or none, and names a missing or misplaced rank parameter', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const forms: [Record<string, unknown>, unknown][] = [
       [
         { rank: 'visible', rank_id: 7, rank_pts: 1250 },
@@ -157,7 +148,7 @@ test('admin.updateUser sets each of the four rank forms, or none, and names a mi
   }));
 
 test('concurrent nick changes each keep their predecessor in nicks_old', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const nicks = Array.from({ length: 10 }, (_, i) => `Bob ${i}`);
     const answers = await Promise.all(nicks.map((nick) => adminCall(server, 'updateUser', { user_id: 2, nick })));
     for (const answer of answers) ok(answer);
@@ -167,7 +158,7 @@ test('concurrent nick changes each keep their predecessor in nicks_old', () =>
   }));
 
 test('a new password from admin.updateUser ends the sessions and the new password signs in', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const token = await signIn(server, 'bob@example.com');
     assert.ok(await tokenWorks(server, token));
     await admin(server, 'updateUser', { user_id: 2, password: 'bob gets a brand new password' });
@@ -177,7 +168,7 @@ test('a new password from admin.updateUser ends the sessions and the new passwor
   }));
 
 test("a new password or address from admin.updateUser ends the account's reset tokens and pending changes of address", () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const now = Math.floor(server.clock.now() / 1000);
     const issue = (purpose: 'reset_password' | 'verify_email', email?: string) =>
       issueAccountToken(server.db.kysely, { userId: 2, purpose, ...(email ? { email } : {}), now });
@@ -201,7 +192,7 @@ test("a new password or address from admin.updateUser ends the account's reset t
   }));
 
 test('admin.setTotp answers a secret and otpauth URI that sign-in then asks for; admin.clearTotp turns it off', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const totp = await admin(server, 'setTotp', { user_id: 1 });
     assert.match(totp.secret, /^[A-Z2-7]{32}$/);
     assert.ok(totp.otpauth_uri.startsWith('otpauth://totp/'));
@@ -226,7 +217,7 @@ test('admin.setTotp answers a secret and otpauth URI that sign-in then asks for;
   }));
 
 test('admin.banUser ends sessions, refuses sign-in with 412 and marks the user inactive; admin.unbanUser lifts it', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const token = await signIn(server, 'bob@example.com');
     const { user } = await admin(server, 'banUser', { user_id: 'bob' });
     assert.equal(user.global_ban, 1);
@@ -244,7 +235,7 @@ test('admin.banUser ends sessions, refuses sign-in with 412 and marks the user i
   }));
 
 test('admin.muteUser mutes until a time or for a duration, visible in users.get and gchat.send', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const now = Math.floor(server.clock.now() / 1000);
     const token = await signIn(server, 'carol@example.com');
     const { user } = await admin(server, 'muteUser', { user_id: 3, duration: 600 });
@@ -276,7 +267,7 @@ test('admin.muteUser mutes until a time or for a duration, visible in users.get 
   }));
 
 test('admin.setPrivacy decides who may read an inventory', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const bob = await signIn(server, 'bob@example.com');
     const carol = await signIn(server, 'carol@example.com');
     await admin(server, 'makeFriends', { user_id: 1, other_user_id: 2 });
@@ -295,7 +286,7 @@ test('admin.setPrivacy decides who may read an inventory', () =>
   }));
 
 test("admin.killSessions ends every session of a user and no one else's", () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const first = await signIn(server, 'alice@example.com');
     const second = await signIn(server, 'alice@example.com');
     const other = await signIn(server, 'bob@example.com');
@@ -307,7 +298,7 @@ test("admin.killSessions ends every session of a user and no one else's", () =>
   }));
 
 test('admin.createBot creates a bot its owner can issue tokens for', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const { user: bot } = await admin(server, 'createBot', { owner_id: 'alice', nick: 'Dealer', avatar: '/a/bot.png' });
     assert.equal(bot.bot_owner, 1);
     assert.equal(bot.email, undefined);
@@ -326,7 +317,7 @@ test('admin.createBot creates a bot its owner can issue tokens for', () =>
   }));
 
 test('a user change is announced on the bus as users.changed', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const seen: unknown[] = [];
     const stop = server.services.bus.subscribe(USERS_CHANGED, (message) => seen.push(message));
     try {

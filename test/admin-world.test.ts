@@ -1,20 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ok, type TestServer } from './helpers.js';
-import { PASSWORD, admin, adminCall, fails, passwordHashOnce, publicUser, signIn, smallWorld, startAdminServer } from './admin-support.js';
+import { ok } from './helpers.js';
+import {
+  admin,
+  adminCall,
+  fails,
+  PASSWORD,
+  passwordHashOnce,
+  publicUser,
+  signIn,
+  startAdminServer,
+  withAdminServer,
+} from './admin-support.js';
 import { WORLD_CHANGED } from '../src/infra/channels.js';
 
-async function withServer(run: (server: TestServer) => Promise<void>): Promise<void> {
-  const server = await startAdminServer({ world: await smallWorld() });
-  try {
-    await run(server);
-  } finally {
-    await server.close();
-  }
-}
-
 test('admin.exportWorld answers the world in the file format', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     await admin(server, 'grantItems', { user_id: 1, item_proto_id: 100, copies: 2 });
     const { world } = await admin(server, 'exportWorld');
     assert.deepEqual(
@@ -30,7 +31,7 @@ test('admin.exportWorld answers the world in the file format', () =>
   }));
 
 test('admin.importWorld merges a world that public methods show at once and announces world.changed', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const announced: unknown[] = [];
     const stop = server.services.bus.subscribe(WORLD_CHANGED, (m) => announced.push(m));
     try {
@@ -63,7 +64,7 @@ test('admin.importWorld merges a world that public methods show at once and anno
   }));
 
 test('admin.importWorld with replace makes the world exactly the file, ends sessions and keeps the audit log', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const token = await signIn(server, 'alice@example.com');
     await admin(server, 'getUser', { user_id: 1 });
     const world = { users: [{ user_id: 7, nick: 'Only one', email: 'only@example.com', password_hash: await passwordHashOnce() }] };
@@ -81,7 +82,7 @@ test('admin.importWorld with replace makes the world exactly the file, ends sess
   }));
 
 test('a wrong world answers 2 and changes nothing', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const before = await admin(server, 'exportWorld');
     fails(await adminCall(server, 'importWorld', { world: '{not json' }), 2);
     fails(await adminCall(server, 'importWorld', { world: '[]' }), 2);

@@ -1,21 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ok, type TestServer } from './helpers.js';
-import { admin, adminCall, fails, signIn, smallWorld, startAdminServer } from './admin-support.js';
+import { admin, adminCall, fails, signIn, withAdminServer } from './admin-support.js';
 
 /**
  * What a world file (admin.importWorld, admin.upsertItemProto) may hold so that the world
  * stays one the API could have made: every export imports again, on either database.
  */
-
-async function withServer(run: (server: TestServer) => Promise<void>): Promise<void> {
-  const server = await startAdminServer({ world: await smallWorld() });
-  try {
-    await run(server);
-  } finally {
-    await server.close();
-  }
-}
 
 const importWorld = (server: TestServer, world: unknown, mode = 'merge') =>
   adminCall(server, 'importWorld', { world: JSON.stringify(world), mode });
@@ -32,7 +23,7 @@ const upsertProto = (server: TestServer, proto: Record<string, unknown>) =>
   adminCall(server, 'upsertItemProto', { item_proto: JSON.stringify(proto) });
 
 test('NUL in any string of a world or of a prototype answers 2 naming where it is', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const proto = fails(await upsertProto(server, { item_proto_id: 300, type: 0, title: 'a\u0000b' }), 2);
     assert.match(proto.description!, /item_protos\[0\]\.title: must not contain NUL characters/);
     assert.match(await refused(server, { collections: [{ collection_id: 11, title: 'x\u0000' }] }), /collections\[0\]\.title: must not/);
@@ -56,7 +47,7 @@ test('NUL in any string of a world or of a prototype answers 2 naming where it i
   }));
 
 test('a chat message of 500 astral characters that gchat.send took exports and imports again', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const alice = await signIn(server, 'alice@example.com');
     const emoji = '\u{1F600}'.repeat(500);
     ok(await server.call('gchat.send', { message: emoji }, { token: alice }));
@@ -69,7 +60,7 @@ test('a chat message of 500 astral characters that gchat.send took exports and i
   }));
 
 test('a merge refuses relations that contradict the stored ones, naming the entry and the stored relation', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const [alice, bob] = [await signIn(server, 'alice@example.com'), await signIn(server, 'bob@example.com')];
     ok(await server.call('friends.add', { user_id: 2 }, { token: alice }));
     ok(await server.call('friends.add', { user_id: 1 }, { token: bob })); // 1 and 2 are friends
@@ -105,7 +96,7 @@ test('a merge refuses relations that contradict the stored ones, naming the entr
   }));
 
 test('prototypes the official SDK refuses answer 2: status, prices', () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const proto = { item_proto_id: 300, type: 0, title: 'Priced' };
     const status = fails(await upsertProto(server, { ...proto, item_proto_status: 7 }), 2);
     assert.match(status.description!, /item_protos\[0\]\.item_proto_status/);
@@ -120,7 +111,7 @@ test('prototypes the official SDK refuses answer 2: status, prices', () =>
   }));
 
 test("a key's cases and the cases' key must agree once the prototypes are written", () =>
-  withServer(async (server) => {
+  withAdminServer(async (server) => {
     const cases = [
       { item_proto_id: 3000, type: 2, title: 'Case A', key_item_proto_id: 3100 },
       { item_proto_id: 3001, type: 2, title: 'Case B', key_item_proto_id: 3101 },
