@@ -83,6 +83,42 @@ test('credentials in the server address go as basic authentication and never int
   const malformed = await cli(['get-user', '--user-id', '1'], { ADMIN_KEY, ADMIN_URL: 'ftp://127.0.0.1' });
   assert.equal(malformed.status, 2);
   assert.match(malformed.stderr, /--url: use an http:\/\/ or https:\/\/ address/);
+  for (const [address, said] of [
+    ['http://ops:s3cret@127.0.0.1:99999', /--url: not an address: "http:\/\/127\.0\.0\.1:99999"/],
+    ['http://ops:s3cret@bad host:1', /--url: not an address: "http:\/\/bad host:1"/],
+    ['http://ops:%zz@127.0.0.1:1', /--url: the user or password before @ is not well percent-encoded/],
+  ] as const) {
+    const run = await cli(['get-user', '--user-id', '1'], { ADMIN_KEY, ADMIN_URL: address });
+    assert.equal(run.status, 2, address);
+    assert.match(run.stderr, said);
+    assert.ok(!run.stderr.includes('s3cret') && !run.stderr.includes('ops:'), run.stderr);
+  }
+});
+
+test('the admin key never follows a redirect', async () => {
+  const elsewhere: (string | undefined)[] = [];
+  const other = createServer((request, response) => {
+    elsewhere.push(request.headers['x-admin-key'] as string | undefined);
+    response.end('{"code":0}');
+  });
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  const redirecting = createServer((_request, response) => {
+    response.writeHead(307, { location: `http://127.0.0.1:${(other.address() as AddressInfo).port}/api/admin.getUser` });
+    response.end();
+  });
+  await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+  try {
+    const run = await cli(['get-user', '--user-id', '1'], {
+      ADMIN_KEY,
+      ADMIN_URL: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`,
+    });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /cannot reach/);
+    assert.deepEqual(elsewhere, []);
+  } finally {
+    redirecting.close();
+    other.close();
+  }
 });
 
 test('commands call the server and print the answer as JSON', () =>

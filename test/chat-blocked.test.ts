@@ -75,6 +75,27 @@ test('admin.banUser shows the placeholder in gchat.get at once, and later frames
     feed.close();
   }));
 
+test('a message whose users were read before a ban does not bring the profile back', () =>
+  withServer({ config: { adminKey: ADMIN_KEY } }, async (server) => {
+    await say(server, await signIn(server, BOB), 'hello from Bob');
+    const [alice, bob] = await shortUsers(server, [ALICE, BOB]);
+    await admin(server, 'banUser', { user_id: BOB });
+    // A send that read the users before the ban, published after it (a slow send, or one in another process).
+    const message = { type: 1 as const, user_id: ALICE, msg_id: 'raced', ts: 0, text: 'hi @2', user_ids_mentioned: [BOB] };
+    await server.services.chat.publish({
+      kind: 'add',
+      id: 'raced',
+      seq: 1_000_000,
+      message,
+      users: [alice, bob],
+      item_protos: [],
+      audience: null,
+    });
+    const answer = await chat(server);
+    assert.equal(answer.messages.at(-1).msg_id, 'raced');
+    assert.deepEqual(answer.users, [alice, blocked(BOB)]);
+  }));
+
 test(
   'across two processes with Redis: a ban shows in the other process at once, and an unban once it hears of it',
   { skip: missing.redis },

@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import type { TestServer } from './helpers.js';
 import { deleteMessage } from '../src/chat/moderation.js';
 import { ADMIN_KEY, admin } from './admin-support.js';
-import { ALICE, listen, say, signIn, withCluster, withServer } from './chat-support.js';
+import { ALICE, CARD, chatWorld, listen, say, signIn, withCluster, withServer } from './chat-support.js';
 import { ExtwsClient } from './extws-client.js';
 import { missing } from './components.js';
 
 const ABUSIVE = 'ABUSIVE TEXT';
+const SECRET = 'SECRET BEFORE THE WIPE';
 
 /** The id of the last event a fresh client hears: a message sent to mark the moment. */
 async function lastEventId(server: TestServer, token: string): Promise<number> {
@@ -85,6 +86,23 @@ test('a deletion published before its message arrives keeps the message from bei
       assert.ok(feed.frames.every((f) => !f.text.includes(ABUSIVE)));
     }
     live.close();
+    client.close();
+  }));
+
+test('after a world is imported, a client that resumes hears nothing of the world before', () =>
+  withServer({ config: { adminKey: ADMIN_KEY } }, async (server) => {
+    const alice = await signIn(server, ALICE);
+    const before = await lastEventId(server, alice);
+    await say(server, alice, SECRET);
+    await admin(server, 'importWorld', { mode: 'replace', world: JSON.stringify(await chatWorld()) });
+    const client = await ExtwsClient.connect(await listen(server), { id_last: before });
+    const promo = (await admin(server, 'postSystemMessage', { type: 4, user_id: ALICE, item_proto_ids: `${CARD}` })).msg_id;
+    await client.added(promo);
+    assert.deepEqual(
+      client.events().map((e) => [e.type, e.msg_id]),
+      [['gchat.add', promo]],
+    );
+    assert.ok(client.frames.every((f) => !f.text.includes(SECRET)));
     client.close();
   }));
 

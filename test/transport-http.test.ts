@@ -122,8 +122,13 @@ describe('transport over HTTP', () => {
   });
 
   test('a method called with another HTTP method than GET or POST answers 2 and says which', async () => {
-    for (const verb of ['PUT', 'DELETE', 'PATCH']) {
-      const answer = await wire(`${base}/api/users.get?user_ids=1`, { method: verb });
+    for (const [verb, path] of [
+      ['PUT', 'users.get'],
+      ['DELETE', 'users.get'],
+      ['PATCH', 'users.get'],
+      ['PUT', 'users%2Eget'],
+    ]) {
+      const answer = await wire(`${base}/api/${path}?user_ids=1`, { method: verb });
       assert.equal(answer.status, 200);
       assert.equal(answer.headers.get('allow'), 'GET, POST');
       assert.deepEqual(answer.body, { code: 2, description: 'users.get is called with GET or POST' });

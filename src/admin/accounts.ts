@@ -143,7 +143,8 @@ function mailboxOf(text: string): { address: string; local: string; asciiDomain:
 }
 
 export function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw badParam('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  // Characters, as sign-up and reset count them, not UTF-16 units.
+  if ([...password].length < MIN_PASSWORD_LENGTH) throw badParam('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
 }
 
 function checkDomain(domain: string): void {

@@ -79,6 +79,15 @@ function registerBodyParsers(app: FastifyInstance): void {
   });
 }
 
+/** A percent-encoded part of a path as the router reads it; as it is when malformed. */
+function decodedPathPart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 /** Below this many characters an answer goes out as text, sent with its headers in one write. */
 const TEXT_ANSWER_MAX_CHARS = 64 * 1024;
 
@@ -195,7 +204,7 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
     const path = request.url.split('?', 1)[0]!;
     if (path !== '/api' && !path.startsWith('/api/'))
       return reply.status(404).send({ code: Code.UNKNOWN_METHOD, description: 'not found' });
-    const name = path.slice('/api/'.length);
+    const name = decodedPathPart(path.slice('/api/'.length));
     if (dispatcher.knows(name))
       return sendError(reply.header('allow', 'GET, POST'), new ApiError(Code.BAD_PARAM, `${name} is called with GET or POST`));
     return sendError(reply, new ApiError(Code.UNKNOWN_METHOD, 'unknown method'));

@@ -85,6 +85,16 @@ export class ChatHistory {
     this.changed();
   }
 
+  /** Drops what is held of these users (no message of the window names them: nothing shows it). */
+  forgetUsers(userIds: Iterable<number>): void {
+    for (const id of userIds) this.users.delete(id);
+  }
+
+  /** Adds the users not held yet: those held were read again since (a reload after a ban, say) or are as fresh. */
+  addUsers(users: Iterable<ChatUser>): void {
+    this.putUsers([...users].filter((user) => !this.users.has(user.user_id!)));
+  }
+
   putProtos(protos: Iterable<ItemObject>): void {
     for (const proto of protos) this.protos.set(proto.item_proto_id as number, proto);
     this.changed();

@@ -233,7 +233,8 @@ export class ChatRuntime implements Runtime {
     if (this.deletedIds.has(message.msg_id)) return false;
     if (event.seq !== null) {
       this.history.insert({ seq: event.seq, message });
-      this.history.putUsers(event.users);
+      // The message's users were read before it was stored; a change of theirs since has reloaded them here.
+      this.history.addUsers(event.users);
       this.history.putProtos(event.item_protos);
     }
     return true;
@@ -287,6 +288,8 @@ export class ChatRuntime implements Runtime {
   private async reloadUsers(userIds: number[] | undefined): Promise<void> {
     const named = this.history.namedUserIds();
     const ids = userIds === undefined ? named : userIds.filter((id) => named.includes(id));
+    // A user no message names any more is forgotten, not kept stale for a message to come.
+    if (userIds !== undefined) this.history.forgetUsers(userIds.filter((id) => !named.includes(id)));
     this.history.putUsers((await loadChatUsers(this.services, ids)).values());
   }
 

@@ -249,18 +249,24 @@ interface ServerAddress {
   basicAuth?: string;
 }
 
+/** The address as typed, without what stands before an `@` (never shown). */
+const withoutCredentials = (text: string): string => text.replace(/^([^:/]*:\/\/)[^/]*@/, '$1');
+
 function serverAddress(text: string): ServerAddress {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--url: not an address: ${JSON.stringify(text)}`);
+    throw new UsageError(`--url: not an address: ${JSON.stringify(withoutCredentials(text))}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url: use an http:// or https:// address`);
-  const basicAuth =
-    url.username !== '' || url.password !== ''
-      ? Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')
-      : undefined;
+  let basicAuth: string | undefined;
+  try {
+    if (url.username !== '' || url.password !== '')
+      basicAuth = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
+  } catch {
+    throw new UsageError('--url: the user or password before @ is not well percent-encoded');
+  }
   url.username = '';
   url.password = '';
   return { shown: url.href.replace(/\/+$/, ''), ...(basicAuth !== undefined ? { basicAuth } : {}) };
@@ -269,6 +275,8 @@ function serverAddress(text: string): ServerAddress {
 async function callServer(server: ServerAddress, adminKey: string, method: string, params: Record<string, string>): Promise<Envelope> {
   const response = await fetch(`${server.shown}/api/${method}`, {
     method: 'POST',
+    // The admin key goes to this address only, never on to where a redirect points.
+    redirect: 'error',
     headers: {
       'content-type': 'application/json',
       'x-admin-key': adminKey,

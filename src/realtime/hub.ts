@@ -2,7 +2,16 @@ import { sql } from 'kysely';
 import type { WebSocket } from 'ws';
 import type { Caller } from '../api/method.js';
 import type { Bus } from '../infra/bus.js';
-import { BUS_LOST, BUS_RESTORED, FEED_EVENTS, PRESENCE_CHANGED, SESSIONS_REVOKED, revokes, type Revocation } from '../infra/channels.js';
+import {
+  BUS_LOST,
+  BUS_RESTORED,
+  FEED_EVENTS,
+  PRESENCE_CHANGED,
+  SESSIONS_REVOKED,
+  WORLD_CHANGED,
+  revokes,
+  type Revocation,
+} from '../infra/channels.js';
 import type { SessionEnd, TokenResolver } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connection.js';
@@ -147,9 +156,14 @@ export class RealtimeHub {
   async start(): Promise<void> {
     const { bus } = this.deps;
     // Subscribed in Redis before the server listens, so no event sent after start is missed.
-    await bus.ready([FEED_EVENTS, SESSIONS_REVOKED, PRESENCE_CHANGED]);
+    await bus.ready([FEED_EVENTS, SESSIONS_REVOKED, PRESENCE_CHANGED, WORLD_CHANGED]);
     this.unsubscribes.push(
       bus.subscribe(FEED_EVENTS, (event) => this.receive(event)),
+      // An imported world replaces what the kept events told of (messages wiped or rewritten):
+      // a connection that comes back reloads rather than hearing of the world before.
+      bus.subscribe(WORLD_CHANGED, () => {
+        this.kept = [];
+      }),
       bus.subscribe(PRESENCE_CHANGED, () => this.refreshPresence()),
       bus.subscribe(SESSIONS_REVOKED, (revocation) => this.closeRevoked(revocation)),
       bus.subscribe(BUS_LOST, () => {

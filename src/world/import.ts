@@ -1,4 +1,4 @@
-import { Kind } from '@sinclair/typebox';
+import { Kind, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { TOO_DEEP, nestedDeeperThan } from '../api/depth.js';
 import type { Insertable } from 'kysely';
@@ -116,8 +116,8 @@ function invalid(problems: string[]): WorldError {
 function validateWorld(input: unknown): { world: World; outside: OutsideReferences } {
   // Checked first and without recursion: the schema check would run out of stack on such a value.
   if (nestedDeeperThan(input)) throw invalid([`(root): ${TOO_DEEP}`]);
-  const nul = stringsWithNul(input);
-  if (nul.length > 0) throw invalid(nul.map((where) => `${where}: must not contain NUL characters`));
+  const unstored = unstorableStrings(input);
+  if (unstored.length > 0) throw invalid(unstored);
   if (!checkWorld.Check(input)) {
     const problems = [...checkWorld.Errors(input)].slice(0, 10).map((e) => {
       const where =
@@ -125,7 +125,7 @@ function validateWorld(input: unknown): { world: World; outside: OutsideReferenc
           .replace(/^\//, '')
           .replace(/\/(\d+)/g, '[$1]')
           .replace(/\//g, '.') || '(root)';
-      return `${where}: ${e.schema[Kind] === TEXT_KIND ? textLimitsProblem(e.schema) : e.message}`;
+      return `${where}: ${e.schema[Kind] === TEXT_KIND ? textLimitsProblem(e.schema) : (choicesProblem(e.schema) ?? e.message)}`;
     });
     throw invalid(problems);
   }
@@ -135,22 +135,37 @@ function validateWorld(input: unknown): { world: World; outside: OutsideReferenc
   return { world, outside };
 }
 
+/** For a value that must be one of a few constants (`item_proto_status`, flags), which ones. */
+function choicesProblem(schema: TSchema): string | undefined {
+  const choices = (schema.anyOf as TSchema[] | undefined)?.map((choice) => choice.const as unknown);
+  if (choices === undefined || choices.some((choice) => choice === undefined)) return undefined;
+  return `must be ${choices.map((choice) => JSON.stringify(choice)).join(', ')}`;
+}
+
+/** What keeps a string from being stored alike on both databases: NUL, or a lone surrogate (stored as U+FFFD, one or three of them). */
+function unstorable(text: string): string | undefined {
+  if (text.includes('\0')) return 'must not contain NUL characters';
+  if (/\p{Cs}/u.test(text)) return 'must be valid Unicode text (it holds a lone surrogate)';
+  return undefined;
+}
+
 /**
- * Where the strings of a value (keys too) hold U+0000, which PostgreSQL cannot keep in text:
- * the paths of the first ten. The value nests at most MAX_PARAM_DEPTH levels.
+ * The strings of a value (keys too) that neither database could keep as they are, with where
+ * they are: the first ten. The value nests at most MAX_PARAM_DEPTH levels.
  */
-function stringsWithNul(value: unknown, path = '', found: string[] = []): string[] {
+function unstorableStrings(value: unknown, path = '', found: string[] = []): string[] {
   if (found.length >= 10) return found;
   if (typeof value === 'string') {
-    if (value.includes('\0')) found.push(path || '(root)');
+    const problem = unstorable(value);
+    if (problem) found.push(`${path || '(root)'}: ${problem}`);
   } else if (Array.isArray(value)) {
-    value.forEach((element, i) => stringsWithNul(element, `${path}[${i}]`, found));
+    value.forEach((element, i) => unstorableStrings(element, `${path}[${i}]`, found));
   } else if (value !== null && typeof value === 'object') {
     for (const [key, element] of Object.entries(value)) {
-      const shownKey = key.replaceAll('\0', '\\u0000');
-      const where = path ? `${path}.${shownKey}` : shownKey;
-      if (key.includes('\0') && found.length < 10) found.push(`${where} (the key)`);
-      stringsWithNul(element, where, found);
+      const where = path ? `${path}.${JSON.stringify(key).slice(1, -1)}` : JSON.stringify(key).slice(1, -1);
+      const problem = unstorable(key);
+      if (problem && found.length < 10) found.push(`${where} (the key): ${problem}`);
+      unstorableStrings(element, where, found);
     }
   }
   return found;
@@ -604,7 +619,8 @@ async function importCatalogue(trx: Executor, world: World): Promise<void> {
  * Keys and cases of the catalogue as written (the file's prototypes and the stored ones) that
  * contradict each other, for the file's prototypes. A case opens with the key its
  * key_item_proto_id names (inventory.open reads nothing else); a key's case_item_proto_ids
- * must list only cases that name it, and, when it lists any, every case that names it.
+ * lists only cases that name it. It may leave some out: a new case is written before the key
+ * that will list it.
  */
 function keyAndCaseProblems(
   fileProtos: WorldItemProto[],
@@ -613,14 +629,10 @@ function keyAndCaseProblems(
   if (fileProtos.length === 0) return [];
   const inFile = new Map(fileProtos.map((p, i) => [p.item_proto_id, `item_protos[${i}]`]));
   const keyOf = new Map(catalogue.map((p) => [p.item_proto_id, p.key_item_proto_id]));
-  const casesOf = new Map<number, number[]>();
-  for (const p of catalogue) {
-    const cases = p.case_item_proto_ids === null ? [] : (JSON.parse(p.case_item_proto_ids) as number[]);
-    if (cases.length > 0) casesOf.set(p.item_proto_id, cases);
-  }
   const problems: string[] = [];
-  for (const [key, cases] of casesOf)
-    for (const caseId of cases) {
+  for (const { item_proto_id: key, case_item_proto_ids: listed } of catalogue) {
+    if (listed === null) continue;
+    for (const caseId of JSON.parse(listed) as number[]) {
       const caseKey = keyOf.get(caseId) ?? null;
       if (caseKey === key) continue;
       const opens = caseKey === null ? 'opens without a key' : `opens with key ${caseKey}`;
@@ -628,15 +640,6 @@ function keyAndCaseProblems(
       else if (inFile.has(caseId))
         problems.push(`${inFile.get(caseId)}: key ${key} lists this case in its case_item_proto_ids, but it ${opens}`);
     }
-  for (const [caseId, key] of keyOf) {
-    const listed = key === null ? undefined : casesOf.get(key);
-    if (listed === undefined || listed.includes(caseId)) continue;
-    if (inFile.has(caseId))
-      problems.push(
-        `${inFile.get(caseId)}.key_item_proto_id: key ${key} lists the cases it opens (case_item_proto_ids), and not this case ${caseId}`,
-      );
-    else if (inFile.has(key!))
-      problems.push(`${inFile.get(key!)}.case_item_proto_ids: leaves out case ${caseId}, which opens with this key ${key}`);
   }
   return problems;
 }

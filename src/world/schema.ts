@@ -19,12 +19,10 @@ export const TEXT_KIND = 'WorldText';
 
 const withinLimits = (limits: TextLimits, value: string): boolean => {
   const { minLength = 0, maxLength = Infinity } = limits;
-  // A string has at least as many UTF-16 units as characters: most need no counting.
-  if (value.length < minLength || value.length > maxLength) {
-    const characters = [...value].length;
-    return characters >= minLength && characters <= maxLength;
-  }
-  return true;
+  // A character is one or two UTF-16 units: most strings need no counting.
+  if (value.length >= 2 * minLength && value.length <= maxLength) return true;
+  const characters = [...value].length;
+  return characters >= minLength && characters <= maxLength;
 };
 
 TypeRegistry.Set<TextLimits>(TEXT_KIND, (limits, value) => typeof value === 'string' && withinLimits(limits, value));
