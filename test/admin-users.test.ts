@@ -58,6 +58,10 @@ test('admin.createUser creates an account that signs in and shows in users.get a
 test('admin.createUser refuses a short password, a bad e-mail, a used e-mail or domain', () =>
   withAdminServer(async (server) => {
     fails(await adminCall(server, 'createUser', { email: 'x@example.com', password: '123456789', nick: 'X' }), 2);
+    // The rules of sign-up: characters, valid Unicode, not a common password.
+    for (const password of ['😀'.repeat(5), '\ud800'.repeat(10), '\ufffd'.repeat(10), '1234567890'])
+      fails(await adminCall(server, 'createUser', { email: 'x@example.com', password, nick: 'X' }), 2);
+    fails(await adminCall(server, 'createUser', { email: 'x@example.com', password: PASSWORD, nick: 'Lone\ud800Nick' }), 2);
     fails(await adminCall(server, 'createUser', { email: 'not-an-email', password: PASSWORD, nick: 'X' }), 2);
     fails(await adminCall(server, 'createUser', { email: 'ALICE@example.com', password: PASSWORD, nick: 'X' }), 2);
     fails(await adminCall(server, 'createUser', { email: 'x@example.com', password: PASSWORD, nick: 'X', domain: 'alice' }), 2);

@@ -190,6 +190,18 @@ describe('parameters', () => {
     badParam(await server.call('gchat.send', { message: 'hi\u0000there' }, { token: aliceToken }), 'message');
   });
 
+  test('text holding a lone surrogate answers 2 naming the parameter: the databases would keep it apart', async () => {
+    for (const answer of [
+      await server.call('users.get', { user_id: 'a\ud800b' }),
+      await server.call('gchat.send', { message: 'hi \udc00' }, { token: aliceToken }),
+    ]) {
+      assert.equal(answer.body.code, 2);
+      assert.match(answer.body.description ?? '', /must be valid Unicode text \(it holds a lone surrogate\)/);
+    }
+    // A pair of surrogates is one character.
+    assert.equal((await server.call('users.get', { user_id: 'a\ud83d\ude00b' })).body.code, 0);
+  });
+
   test('JSON null counts as absent', async () => {
     assert.equal(protoIds(await server.call('data.searchItemProtos', { type: '0', count: null })).length, 20);
     badParam(await server.call('data.getItemProtos', { item_proto_ids: null }), 'item_proto_ids');

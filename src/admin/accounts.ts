@@ -1,4 +1,5 @@
 import { domainToASCII, domainToUnicode } from 'node:url';
+import { checkNewPassword } from '../accounts/rules.js';
 import type { Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { Services } from '../services.js';
@@ -61,7 +62,6 @@ const LOCAL_CHARACTER = `[${WORD_CHARACTER}!#$%&'*+/=?^_\`{|}~-]`;
 const LOCAL_PATTERN = new RegExp(`^${LOCAL_CHARACTER}+(?:\\.${LOCAL_CHARACTER}+)*$`, 'u');
 const ASCII_LABEL = '[a-z0-9](?:[a-z0-9-]*[a-z0-9])?';
 const DOMAIN_PATTERN_ASCII = new RegExp(`^${ASCII_LABEL}(?:\\.${ASCII_LABEL})+$`);
-export const MIN_PASSWORD_LENGTH = 10;
 
 /** An account as operators see it: the profile plus e-mail, ban, mute, privacy, TOTP and bot ownership. */
 export function accountObject(row: AccountRow): Static<typeof AdminAccount> {
@@ -142,11 +142,6 @@ function mailboxOf(text: string): { address: string; local: string; asciiDomain:
   return { address: `${local}@${domainToUnicode(asciiDomain)}`, local, asciiDomain };
 }
 
-export function checkPassword(password: string): void {
-  // Characters, as sign-up and reset count them, not UTF-16 units.
-  if ([...password].length < MIN_PASSWORD_LENGTH) throw badParam('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
-}
-
 function checkDomain(domain: string): void {
   if (domain !== '' && !DOMAIN_PATTERN.test(domain))
     throw badParam('domain', 'may hold letters, digits, "_", "." and "-", and must not be all digits');
@@ -197,7 +192,7 @@ export async function createAccount(
   inTransaction: InTransaction = ownTransaction(services.db),
 ): Promise<number> {
   const email = account.email === undefined ? undefined : normaliseEmail(account.email);
-  if (account.password !== undefined) checkPassword(account.password);
+  if (account.password !== undefined) checkNewPassword(account.password);
   if (account.domain !== undefined) checkDomain(account.domain);
   await checkFree(services, 'email', email);
   await checkFree(services, 'domain', account.domain);
@@ -236,7 +231,7 @@ export async function updateAccount(
   inTransaction: InTransaction = ownTransaction(services.db),
 ): Promise<AccountRow> {
   const email = changes.email === undefined ? undefined : normaliseEmail(changes.email);
-  if (changes.password !== undefined) checkPassword(changes.password);
+  if (changes.password !== undefined) checkNewPassword(changes.password);
   if (changes.domain !== undefined) checkDomain(changes.domain);
   if (changes.nick !== undefined && changes.nick.trim() === '') throw badParam('nick', 'must not be empty');
   await checkFree(services, 'email', email, userId);

@@ -149,7 +149,7 @@ function readDouble(name: string, raw: Raw, schema: TSchema): number {
 function readString(name: string, raw: Raw, schema: TSchema): string {
   if (typeof raw === 'number' && Number.isFinite(raw)) raw = String(raw);
   if (typeof raw !== 'string') throw badParam(name, 'must be a string');
-  rejectNul(name, raw);
+  rejectUnstorable(name, raw);
   const { minLength, maxLength } = schema as { minLength?: number; maxLength?: number };
   // Characters as JSON Schema counts them (code points). A string has at most as many as UTF-16
   // units: most need no counting.
@@ -174,13 +174,17 @@ function readIdOrDomain(name: string, raw: Raw): number | string {
     return id;
   }
   if (value.length > 100) throw badParam(name, 'domain is too long');
-  rejectNul(name, value);
+  rejectUnstorable(name, value);
   return value;
 }
 
-/** No text we keep or look up may hold U+0000 (PostgreSQL cannot store it in text at all). */
-function rejectNul(name: string, value: string): void {
+/**
+ * No text we keep or look up may hold U+0000 (PostgreSQL cannot store it in text at all) or a
+ * lone surrogate (stored as one replacement character on PostgreSQL, three on SQLite).
+ */
+function rejectUnstorable(name: string, value: string): void {
   if (value.includes('\0')) throw badParam(name, 'must not contain NUL characters');
+  if (/\p{Cs}/u.test(value)) throw badParam(name, 'must be valid Unicode text (it holds a lone surrogate)');
 }
 
 const COMMA = 44;

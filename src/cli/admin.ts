@@ -243,23 +243,22 @@ interface Envelope {
   data?: unknown;
 }
 
-/** Where the server is, as shown in messages (never with credentials), and the basic authentication its address carried. */
+/** Where the server is (`base`, without credentials), its origin as messages name it, and the basic authentication its address carried. */
 interface ServerAddress {
+  base: string;
   shown: string;
   basicAuth?: string;
 }
-
-/** The address as typed, without what stands before an `@` (never shown). */
-const withoutCredentials = (text: string): string => text.replace(/^([^:/]*:\/\/)[^/]*@/, '$1');
 
 function serverAddress(text: string): ServerAddress {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--url: not an address: ${JSON.stringify(withoutCredentials(text))}`);
+    // Not echoed: whatever it holds may be a password.
+    throw new UsageError('--url: not an http:// or https:// address');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url: use an http:// or https:// address`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--url: not an http:// or https:// address');
   let basicAuth: string | undefined;
   try {
     if (url.username !== '' || url.password !== '')
@@ -269,11 +268,12 @@ function serverAddress(text: string): ServerAddress {
   }
   url.username = '';
   url.password = '';
-  return { shown: url.href.replace(/\/+$/, ''), ...(basicAuth !== undefined ? { basicAuth } : {}) };
+  // Messages name the origin alone: a mistyped address can hold a password in its path.
+  return { base: url.href.replace(/\/+$/, ''), shown: url.origin, ...(basicAuth !== undefined ? { basicAuth } : {}) };
 }
 
 async function callServer(server: ServerAddress, adminKey: string, method: string, params: Record<string, string>): Promise<Envelope> {
-  const response = await fetch(`${server.shown}/api/${method}`, {
+  const response = await fetch(`${server.base}/api/${method}`, {
     method: 'POST',
     // The admin key goes to this address only, never on to where a redirect points.
     redirect: 'error',
