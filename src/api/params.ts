@@ -1,5 +1,6 @@
 import { OptionalKind, Type, type TSchema, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { badParam, tooManyObjects } from './errors.js';
+import { characterCountFor, unstorableTextProblem } from '../infra/text.js';
 
 /**
  * Parameter types of the spec's notation. Each is a TypeBox schema of the value the handler
@@ -151,10 +152,7 @@ function readString(name: string, raw: Raw, schema: TSchema): string {
   if (typeof raw !== 'string') throw badParam(name, 'must be a string');
   rejectUnstorable(name, raw);
   const { minLength, maxLength } = schema as { minLength?: number; maxLength?: number };
-  // Characters as JSON Schema counts them (code points). A string has at most as many as UTF-16
-  // units: most need no counting.
-  const needsCount = (minLength !== undefined && raw.length >= minLength) || (maxLength !== undefined && raw.length > maxLength);
-  const characters = needsCount ? [...raw].length : raw.length;
+  const characters = characterCountFor(raw, { minLength, maxLength });
   if (minLength !== undefined && characters < minLength) throw badParam(name, `must be at least ${minLength} characters`);
   if (maxLength !== undefined && characters > maxLength) throw badParam(name, `must be at most ${maxLength} characters`);
   return raw;
@@ -178,13 +176,10 @@ function readIdOrDomain(name: string, raw: Raw): number | string {
   return value;
 }
 
-/**
- * No text we keep or look up may hold U+0000 (PostgreSQL cannot store it in text at all) or a
- * lone surrogate (stored as one replacement character on PostgreSQL, three on SQLite).
- */
+/** No text we keep or look up may be one the databases would not keep as it is. */
 function rejectUnstorable(name: string, value: string): void {
-  if (value.includes('\0')) throw badParam(name, 'must not contain NUL characters');
-  if (/\p{Cs}/u.test(value)) throw badParam(name, 'must be valid Unicode text (it holds a lone surrogate)');
+  const problem = unstorableTextProblem(value);
+  if (problem) throw badParam(name, problem);
 }
 
 const COMMA = 44;

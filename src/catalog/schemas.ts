@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { Strict, Uint } from '../api/schema-types.js';
 
 /** The statuses the official SDK accepts (its picklist 0, 1, 2). */
-const ItemProtoStatus = Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)]);
-/** A price: never negative (world files and admin.upsertItemProto refuse more than Number.MAX_SAFE_INTEGER). */
-const Price = Type.Number({ minimum: 0 });
+export const ItemProtoStatus = Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)]);
+/** A price: never negative, and at most 2^53 − 1, so that sums of prices stay exact. */
+export const Price = Type.Number({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 
 /** A prototype in the short form (gchat.get). */
 export const ItemProtoShort = Type.Object(

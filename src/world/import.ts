@@ -6,6 +6,7 @@ import { ownTransaction, type Database, type DialectName, type Executor, type In
 import { dialectAdapter } from '../db/dialect.js';
 import type { ItemsTable } from '../db/tables.js';
 import { elementAt } from '../infra/elements.js';
+import { unstorableTextProblem } from '../infra/text.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
 import { rankColumn } from '../users/rank.js';
@@ -17,6 +18,7 @@ import {
   TEXT_KIND,
   World,
   textLimitsProblem,
+  type WorldFriendship,
   type WorldItemProto,
   type WorldPromocode,
   type WorldUser,
@@ -142,13 +144,6 @@ function choicesProblem(schema: TSchema): string | undefined {
   return `must be ${choices.map((choice) => JSON.stringify(choice)).join(', ')}`;
 }
 
-/** What keeps a string from being stored alike on both databases: NUL, or a lone surrogate (stored as U+FFFD, one or three of them). */
-function unstorable(text: string): string | undefined {
-  if (text.includes('\0')) return 'must not contain NUL characters';
-  if (/\p{Cs}/u.test(text)) return 'must be valid Unicode text (it holds a lone surrogate)';
-  return undefined;
-}
-
 /**
  * The strings of a value (keys too) that neither database could keep as they are, with where
  * they are: the first ten. The value nests at most MAX_PARAM_DEPTH levels.
@@ -156,14 +151,14 @@ function unstorable(text: string): string | undefined {
 function unstorableStrings(value: unknown, path = '', found: string[] = []): string[] {
   if (found.length >= 10) return found;
   if (typeof value === 'string') {
-    const problem = unstorable(value);
+    const problem = unstorableTextProblem(value);
     if (problem) found.push(`${path || '(root)'}: ${problem}`);
   } else if (Array.isArray(value)) {
     value.forEach((element, i) => unstorableStrings(element, `${path}[${i}]`, found));
   } else if (value !== null && typeof value === 'object') {
     for (const [key, element] of Object.entries(value)) {
       const where = path ? `${path}.${JSON.stringify(key).slice(1, -1)}` : JSON.stringify(key).slice(1, -1);
-      const problem = unstorable(key);
+      const problem = unstorableTextProblem(key);
       if (problem && found.length < 10) found.push(`${where} (the key): ${problem}`);
       unstorableStrings(element, where, found);
     }
@@ -188,6 +183,9 @@ export function parseWorld(input: unknown): World {
 }
 
 const pairKey = (a: number, b: number) => (a < b ? `${a}:${b}` : `${b}:${a}`);
+
+/** The two users of a friendship, written as a pair or as an object. */
+const friendPair = (f: WorldFriendship): [number, number] => (Array.isArray(f) ? [f[0], f[1]] : [f.user_id, f.friend_id]);
 
 function checkReferences(world: World): { problems: string[]; outside: OutsideReferences } {
   const problems: string[] = [];
@@ -247,7 +245,7 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
     );
   const friendPairs = new Set<string>();
   (world.friends ?? []).forEach((f, i) => {
-    const [a, b] = Array.isArray(f) ? f : [f.user_id, f.friend_id];
+    const [a, b] = friendPair(f);
     user(a, `friends[${i}]`);
     user(b, `friends[${i}]`);
     if (a === b) problems.push(`friends[${i}]: a user cannot befriend themselves`);
@@ -476,12 +474,13 @@ async function prepareStoredWorld(
     for (const userId of await usersWithOpenSessions(trx)) endedSessionsOf.add(userId);
     await emptyWorldTables(trx);
   } else {
-    await lockUsersInIdOrder(trx, dialect, [...users.map((u) => u.user_id), ...relations(world).flatMap((r) => [r.a, r.b])]);
+    const fileRelations = relations(world);
+    await lockUsersInIdOrder(trx, dialect, [...users.map((u) => u.user_id), ...fileRelations.flatMap((r) => [r.a, r.b])]);
     const problems = [
       ...(await checkOutsideReferences(trx, outside)),
       ...(await checkUserConflicts(trx, users)),
       ...(await checkStoredBots(trx, users)),
-      ...(await checkStoredRelations(trx, world)),
+      ...(await checkStoredRelations(trx, fileRelations)),
     ];
     if (problems.length > 0) throw invalid(problems);
   }
@@ -507,7 +506,7 @@ interface FileRelation {
 function relations(world: World): FileRelation[] {
   return [
     ...(world.friends ?? []).map((f, i) => {
-      const [a, b] = Array.isArray(f) ? f : [f.user_id, f.friend_id];
+      const [a, b] = friendPair(f);
       return { kind: 'friendship' as const, where: `friends[${i}]`, a, b };
     }),
     ...(world.blocks ?? []).map((b, i) => ({ kind: 'block' as const, where: `blocks[${i}]`, a: b.user_id, b: b.blocked_user_id })),
@@ -521,8 +520,7 @@ function relations(world: World): FileRelation[] {
  * beside a friendship, no two requests crossing. The stored graph is read in three queries
  * per thousand pairs of users.
  */
-async function checkStoredRelations(trx: Executor, world: World): Promise<string[]> {
-  const fileRelations = relations(world);
+async function checkStoredRelations(trx: Executor, fileRelations: FileRelation[]): Promise<string[]> {
   if (fileRelations.length === 0) return [];
   const pairs = new Map<string, UserPair>();
   for (const { a, b } of fileRelations) {

@@ -1,6 +1,8 @@
 import { Kind, Type, TypeRegistry, type Static, type TSchema } from '@sinclair/typebox';
 import { RECOVERY_CODE_COUNT } from '../auth/second-factor.js';
 import { WorldRank } from '../users/rank.js';
+import { characterCountFor } from '../infra/text.js';
+import { ItemProtoStatus, Price } from '../catalog/schemas.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Uint = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
@@ -18,11 +20,8 @@ interface TextLimits {
 export const TEXT_KIND = 'WorldText';
 
 const withinLimits = (limits: TextLimits, value: string): boolean => {
-  const { minLength = 0, maxLength = Infinity } = limits;
-  // A character is one or two UTF-16 units: most strings need no counting.
-  if (value.length >= 2 * minLength && value.length <= maxLength) return true;
-  const characters = [...value].length;
-  return characters >= minLength && characters <= maxLength;
+  const characters = characterCountFor(value, limits);
+  return characters >= (limits.minLength ?? 0) && characters <= (limits.maxLength ?? Infinity);
 };
 
 TypeRegistry.Set<TextLimits>(TEXT_KIND, (limits, value) => typeof value === 'string' && withinLimits(limits, value));
@@ -36,13 +35,6 @@ export function textLimitsProblem(schema: TSchema): string {
   if (minLength !== undefined && maxLength !== undefined) return `must be ${minLength} to ${maxLength} characters`;
   return maxLength !== undefined ? `must be at most ${maxLength} characters` : `must be at least ${minLength} characters`;
 }
-
-/** Largest price: sums of prices stay exact. */
-const MAX_PRICE = Number.MAX_SAFE_INTEGER;
-const Price = Type.Number({ minimum: 0, maximum: MAX_PRICE });
-
-/** The statuses the official SDK accepts (its picklist 0, 1, 2). */
-const ItemProtoStatus = Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)]);
 
 export const WorldCollection = Type.Object({ collection_id: Id, title: Type.String() }, { additionalProperties: false });
 
@@ -319,6 +311,7 @@ export type WorldItem = Static<typeof WorldItem>;
 export type WorldChatMessage = Static<typeof WorldChatMessage>;
 export type WorldTrade = Static<typeof WorldTrade>;
 export type WorldPromocode = Static<typeof WorldPromocode>;
+export type WorldFriendship = Static<typeof WorldFriendship>;
 
 /** Defaults per compatibility.md when a world gives none. */
 export const DEFAULT_QUALITIES = [
