@@ -1,7 +1,15 @@
-import type { Executor, InTransaction } from '../db/connection.js';
+import { ApiError, Code, authError, badParam } from '../api/errors.js';
+import { ownTransaction, type Executor, type InTransaction } from '../db/connection.js';
 import type { Services } from '../services.js';
 import { MessageIds } from './message-id.js';
-import { insertMessage, newestMessageIdLocked, selectNewestVisibleMessages, type MessageRow } from './queries.js';
+import {
+  insertMessage,
+  newestMessageIdLocked,
+  selectNewestVisibleMessages,
+  storedProtoIds,
+  storedUserIds,
+  type MessageRow,
+} from './queries.js';
 import type { ChatMessage } from './schemas.js';
 
 /** The fields a system message of each type carries besides `type` and `user_id`. */
@@ -63,11 +71,32 @@ export interface StoredMessage<M extends ChatMessage = ChatMessage> {
 }
 
 /**
+ * Refuses a message that names a user or prototype no longer stored: a replace import, the only
+ * thing that removes them, may have run since the caller checked the message.
+ */
+async function checkNamedEntriesStored(k: Executor, message: ChatMessage): Promise<void> {
+  const userIds = [...new Set(usersNamedBy(message))];
+  const users = new Set(await storedUserIds(k, userIds));
+  const goneUser = userIds.find((id) => !users.has(id));
+  if (goneUser !== undefined) {
+    // A text message is its author's own (gchat.send), whose session the replace import ended.
+    if (message.type === 1) throw authError('authorization failed: the session ended, the world was replaced while the message was sent');
+    throw new ApiError(Code.USER_NOT_FOUND, `user ${goneUser} does not exist`);
+  }
+  const protoIds = [...new Set(protosNamedBy(message))];
+  if (protoIds.length === 0) return;
+  const protos = new Set(await storedProtoIds(k, protoIds));
+  const goneProtos = protoIds.filter((id) => !protos.has(id));
+  if (goneProtos.length > 0) throw badParam('item_proto_id', `no prototype ${goneProtos.join(', ')}`);
+}
+
+/**
  * Stores the message `build` makes with a new msg_id, and returns it with its place in the
  * order of appearance (msg_seq). The id sorts after every id stored before it by any process:
- * on PostgreSQL the chat_state row is locked from reading the newest id until the insert
- * commits; SQLite is written by one process. `announce` runs before the next message of this
- * process is stored, so this process hands its messages on in the order they were stored.
+ * the chat's writers (a world import too) are held off from reading the newest id until the
+ * insert commits (lockChatWriters), and what the message names is checked again meanwhile.
+ * `announce` runs before the next message of this process is stored, so this process hands its
+ * messages on in the order they were stored.
  * `inTransaction`: the transaction to store it in (an admin action's), announced once committed.
  */
 export function storeMessage<M extends ChatMessage>(
@@ -75,19 +104,15 @@ export function storeMessage<M extends ChatMessage>(
   nowMs: number,
   build: (msgId: string) => M,
   announce: (stored: StoredMessage<M>) => void,
-  inTransaction?: InTransaction,
+  inTransaction: InTransaction = ownTransaction(services.db),
 ): Promise<StoredMessage<M>> {
   const run = async (): Promise<StoredMessage<M>> => {
-    const insert = async (k: Executor): Promise<StoredMessage<M>> => {
-      const newest = await newestMessageIdLocked(k, services.db.dialect);
+    const stored = await inTransaction(async (trx): Promise<StoredMessage<M>> => {
+      const newest = await newestMessageIdLocked(trx, services.db.dialect);
       const message = build(services.chat.writer.ids.nextAfter(nowMs, newest));
-      return { message, seq: await insertMessage(k, message) };
-    };
-    const stored = inTransaction
-      ? await inTransaction(insert)
-      : services.db.dialect === 'postgres'
-        ? await services.db.kysely.transaction().execute(insert)
-        : await insert(services.db.kysely);
+      await checkNamedEntriesStored(trx, message);
+      return { message, seq: await insertMessage(trx, message) };
+    });
     announce(stored);
     return stored;
   };

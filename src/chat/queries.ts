@@ -23,12 +23,19 @@ function rowValues(message: ChatMessage) {
 }
 
 /**
- * The msg_id of the newest stored message. On PostgreSQL the chat_state row is locked first,
- * until `k`'s transaction ends; two statements, because the newest id must be read after the
- * lock is held (a fresh snapshot).
+ * Holds off the chat's other writers until `k`'s transaction ends: on PostgreSQL by locking the
+ * chat_state row; SQLite runs one transaction at a time.
+ */
+export async function lockChatWriters(k: Executor, dialect: DialectName): Promise<void> {
+  if (dialect === 'postgres') await sql`select id from chat_state where id = 1 for update`.execute(k);
+}
+
+/**
+ * The msg_id of the newest stored message, the chat's writers held off first (lockChatWriters);
+ * two statements, because the newest id must be read after the lock is held (a fresh snapshot).
  */
 export async function newestMessageIdLocked(k: Executor, dialect: DialectName): Promise<string | undefined> {
-  if (dialect === 'postgres') await sql`select id from chat_state where id = 1 for update`.execute(k);
+  await lockChatWriters(k, dialect);
   const newest = await k.selectFrom('chat_messages').select('msg_id').orderBy('msg_seq', 'desc').limit(1).executeTakeFirst();
   return newest?.msg_id;
 }
@@ -73,4 +80,16 @@ export type AuthorRow = Pick<Selectable<UsersTable>, 'moderator' | 'muted_until'
 /** What sending a message needs to know of its author. */
 export function selectAuthor(k: Executor, userId: number): Promise<AuthorRow | undefined> {
   return k.selectFrom('users').select(['moderator', 'muted_until', 'bot_owner_id']).where('user_id', '=', userId).executeTakeFirst();
+}
+
+/** Of these users, the ids of those stored. */
+export async function storedUserIds(k: Executor, userIds: number[]): Promise<number[]> {
+  const rows = await k.selectFrom('users').select('user_id').where('user_id', 'in', userIds).execute();
+  return rows.map((row) => row.user_id);
+}
+
+/** Of these prototypes, the ids of those stored. */
+export async function storedProtoIds(k: Executor, protoIds: number[]): Promise<number[]> {
+  const rows = await k.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', 'in', protoIds).execute();
+  return rows.map((row) => row.item_proto_id);
 }

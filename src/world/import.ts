@@ -9,6 +9,7 @@ import { elementAt } from '../infra/elements.js';
 import { unstorableTextProblem } from '../infra/text.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
+import { lockChatWriters } from '../chat/queries.js';
 import { rankColumn } from '../users/rank.js';
 import { nickColumns } from '../users/search-keys.js';
 import {
@@ -984,6 +985,8 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
           return;
         }
       }
+      // Held to the end: the import moves the msg_seq sequence, and a replace removes users a message being stored may name.
+      await lockChatWriters(trx, db.dialect);
       await prepareStoredWorld(trx, db.dialect, replace, { world, outside }, endedSessionsOf);
       await importCatalogue(trx, world);
       await importUsers(trx, db, users, passwordHashes, { now, replace }, endedSessionsOf);

@@ -106,7 +106,11 @@ export async function emptyWorldTables(trx: Executor): Promise<void> {
   for (const table of WORLD_TABLES) await trx.deleteFrom(table).execute();
 }
 
-/** After explicit ids were inserted, PostgreSQL's sequences must move past them. */
+/**
+ * After explicit ids were inserted, PostgreSQL's sequences must move past them. A sequence never
+ * moves back (its next value is taken, then given again): the values it gave stay in use when
+ * the import rolls back, and the sequence does not roll back with it.
+ */
 export async function advanceSequences(trx: Executor, dialect: DialectName): Promise<void> {
   if (dialect !== 'postgres') return;
   for (const [table, column] of [
@@ -116,9 +120,9 @@ export async function advanceSequences(trx: Executor, dialect: DialectName): Pro
     ['trades', 'trade_id'],
     ['trade_moves', 'move_id'],
   ] as const) {
-    await sql`select setval(pg_get_serial_sequence(${table}, ${column}), (select coalesce(max(${sql.ref(column)}), 0) + 1 from ${sql.table(table)}), false)`.execute(
-      trx,
-    );
+    const sequence = sql`pg_get_serial_sequence(${table}, ${column})`;
+    const pastStored = sql`(select coalesce(max(${sql.ref(column)}), 0) + 1 from ${sql.table(table)})`;
+    await sql`select setval(${sequence}, greatest(${pastStored}, nextval(${sequence})), false)`.execute(trx);
   }
 }
 
