@@ -40,16 +40,19 @@ export type ChatEvent =
 /** The realtime key of a message's `gchat.add` event, which its deletion withdraws. */
 const feedKeyOf = (msgId: string): string => `gchat:${msgId}`;
 
-/** Remembers the last `capacity` strings (event ids, deleted message ids). */
-class RecentSet {
-  private readonly items = new Set<string>();
+/** Remembers the last `capacity` values added (event ids, deleted message ids, user ids). */
+class RecentSet<T> {
+  private readonly items = new Set<T>();
   constructor(private readonly capacity: number) {}
-  has(value: string): boolean {
+  has(value: T): boolean {
     return this.items.has(value);
   }
-  add(value: string): void {
+  add(value: T): void {
     this.items.add(value);
     if (this.items.size > this.capacity) this.items.delete(this.items.values().next().value!);
+  }
+  delete(value: T): void {
+    this.items.delete(value);
   }
 }
 
@@ -78,8 +81,10 @@ export class ChatRuntime implements Runtime {
   /** Set by `start`, before anything reads or changes the chat. */
   private services!: Services;
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly appliedEvents = new RecentSet(10_000);
-  private readonly deletedIds = new RecentSet(10_000);
+  private readonly appliedEvents = new RecentSet<string>(10_000);
+  private readonly deletedIds = new RecentSet<string>(10_000);
+  /** Users changed while no message named them, not read since: a message may yet bring a form read before the change. */
+  private readonly changedUnnamed = new RecentSet<number>(10_000);
   private syncedAt = 0;
   private resyncing?: Promise<void>;
   private readonly unsubscribes: (() => void)[] = [];
@@ -228,16 +233,27 @@ export class ChatRuntime implements Runtime {
     });
   }
 
-  private applyAdd(event: Extract<ChatEvent, { kind: 'add' }>): boolean {
+  private async applyAdd(event: Extract<ChatEvent, { kind: 'add' }>): Promise<boolean> {
     const { message } = event;
     if (this.deletedIds.has(message.msg_id)) return false;
     if (event.seq !== null) {
+      // The message's users were read before it was stored: a change of theirs since has reloaded
+      // them here, or, when no message named them then, has them read again now.
+      const users = await this.usersSinceChanges(event.users);
       this.history.insert({ seq: event.seq, message });
-      // The message's users were read before it was stored; a change of theirs since has reloaded them here.
-      this.history.addUsers(event.users);
+      this.history.addUsers(users);
       this.history.putProtos(event.item_protos);
     }
     return true;
+  }
+
+  /** A message's users, those changed while no message named them read again (the message may have read them before the change). */
+  private async usersSinceChanges(users: ChatUser[]): Promise<ChatUser[]> {
+    const changed = new Set(users.map((user) => user.user_id!).filter((id) => this.changedUnnamed.has(id)));
+    if (changed.size === 0) return users;
+    const current = await loadChatUsers(this.services, [...changed]);
+    for (const id of changed) this.changedUnnamed.delete(id);
+    return [...users.filter((user) => !changed.has(user.user_id!)), ...current.values()];
   }
 
   private async applyDelete(msgId: string): Promise<boolean> {
@@ -288,9 +304,14 @@ export class ChatRuntime implements Runtime {
   private async reloadUsers(userIds: number[] | undefined): Promise<void> {
     const named = this.history.namedUserIds();
     const ids = userIds === undefined ? named : userIds.filter((id) => named.includes(id));
-    // A user no message names any more is forgotten, not kept stale for a message to come.
-    if (userIds !== undefined) this.history.forgetUsers(userIds.filter((id) => !named.includes(id)));
+    if (userIds !== undefined) this.forgetChanged(userIds.filter((id) => !named.includes(id)));
     this.history.putUsers((await loadChatUsers(this.services, ids)).values());
+  }
+
+  /** Forgets changed users no message names any more, rather than keep them stale; the next message to name them has them read. */
+  private forgetChanged(userIds: number[]): void {
+    this.history.forgetUsers(userIds);
+    for (const id of userIds) this.changedUnnamed.add(id);
   }
 
   private async reloadProtos(): Promise<void> {
