@@ -12,7 +12,7 @@ import { TokenResolver, attachSessionCache } from './auth/tokens.js';
 import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
 import { createMailer } from './mail/mailer.js';
-import { registerApi } from './api/transport.js';
+import { answerFrameworkError, registerApi } from './api/transport.js';
 import { RealtimeHub } from './realtime/hub.js';
 import { registerRealtimeRoute } from './realtime/route.js';
 import { answerClientError } from './api/client-errors.js';
@@ -194,6 +194,7 @@ function createFastify(config: Config, options: CreateServerOptions): FastifyIns
     // HTTPS (and WSS) with the same limits; SIGHUP reads the files again (reloadTls).
     ...(tls ? { https: { ...nodeServerOptions, ...readTlsFiles(tls) } } : {}),
     clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     forceCloseConnections: 'idle',
     // Access logs are registerRequestLog's: off unless asked for, slow requests always.
     logController: new LogController({ disableRequestLogging: true }),

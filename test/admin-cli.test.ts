@@ -117,11 +117,43 @@ test('the admin key never follows a redirect', async () => {
       ADMIN_URL: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`,
     });
     assert.equal(run.status, 1);
-    assert.match(run.stderr, /cannot reach/);
+    assert.equal(
+      run.stderr.trim(),
+      `game-platform admin get-user: http://127.0.0.1:${(redirecting.address() as AddressInfo).port} is not a game-platform server's API: ` +
+        'it answered a redirect (HTTP 307), not followed: give --url the address it leads to',
+    );
     assert.deepEqual(elsewhere, []);
   } finally {
     redirecting.close();
     other.close();
+  }
+});
+
+test("an answer that is not the server's envelope fails, whatever its body says", async () => {
+  const answers: [status: number, body: string, said: string][] = [
+    [300, '{"code":0}', 'it answered a redirect (HTTP 300), not followed: give --url the address it leads to'],
+    [404, '{"code":0,"data":{}}', "it answered HTTP 404 with a body that is not the server's answer"],
+    [200, '[]', "it answered HTTP 200 with a body that is not the server's answer"],
+    [200, '{"ok":true}', "it answered HTTP 200 with a body that is not the server's answer"],
+    [502, '<html>bad gateway</html>', 'it answered HTTP 502 without a JSON body'],
+  ];
+  let next = 0;
+  const server = createServer((_request, response) => {
+    const [status, body] = answers[next++]!;
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const [status, , said] of answers) {
+      const run = await cli(['get-user', '--user-id', '1'], { ADMIN_KEY, ADMIN_URL: origin });
+      assert.equal(run.status, 1, `HTTP ${status}`);
+      assert.equal(run.stderr.trim(), `game-platform admin get-user: ${origin} is not a game-platform server's API: ${said}`);
+      assert.equal(run.stdout, '');
+    }
+  } finally {
+    server.close();
   }
 });
 

@@ -79,19 +79,29 @@ test('admin.upsertItemProto replaces a stored prototype with the entry', () =>
 
 test('admin.upsertItemProto checks the entry like a world import and changes nothing when it is wrong', () =>
   withAdminServer(async (server) => {
-    const wrong = [
-      'not json',
-      '[1,2]',
-      JSON.stringify({ type: 0, title: 'No id' }),
-      JSON.stringify({ item_proto_id: 400, title: 'No type' }),
-      JSON.stringify({ item_proto_id: 400, type: 0, title: 'Unknown collection', collection_id: 999 }),
-      JSON.stringify({ item_proto_id: 400, type: 0, title: 'Unknown field', colour: 'red' }),
-      JSON.stringify({ item_proto_id: 400, type: 2, title: 'Unknown drop', drop: [{ item_proto_id: 999 }] }),
+    const wrong: [entry: string, description: string][] = [
+      ['not json', 'parameter item_proto: is not valid JSON'],
+      ['[1,2]', 'parameter item_proto: must be a JSON object'],
+      [JSON.stringify({ type: 0, title: 'No id' }), 'parameter item_proto: needs item_proto_id, a positive integer'],
+      [
+        JSON.stringify({ item_proto_id: 400, title: 'No type' }),
+        'parameter item_proto: type: Expected required property; parameter item_proto: type: Expected integer',
+      ],
+      [
+        JSON.stringify({ item_proto_id: 400, type: 0, title: 'Unknown collection', collection_id: 999 }),
+        'parameter item_proto: collection_id: unknown collection 999',
+      ],
+      [
+        JSON.stringify({ item_proto_id: 400, type: 0, title: 'Unknown field', colour: 'red' }),
+        'parameter item_proto: colour: Unexpected property',
+      ],
+      [
+        JSON.stringify({ item_proto_id: 400, type: 2, title: 'Unknown drop', drop: [{ item_proto_id: 999 }] }),
+        'parameter item_proto: drop[0].item_proto_id: unknown item_proto_id 999',
+      ],
     ];
-    for (const item_proto of wrong) {
-      const body = fails(await adminCall(server, 'upsertItemProto', { item_proto }), 2);
-      assert.ok(body.description!.length > 0);
-    }
+    for (const [item_proto, description] of wrong)
+      assert.equal(fails(await adminCall(server, 'upsertItemProto', { item_proto }), 2).description, description);
     const row = await server.db.kysely
       .selectFrom('item_protos')
       .select('item_proto_id')

@@ -121,6 +121,21 @@ describe('transport over HTTP', () => {
     }
   });
 
+  test('a path the router cannot read answers like an unknown method, in the envelope', async () => {
+    for (const answer of [
+      await wire(`${base}/api/users%2`),
+      await wire(`${base}/api/users%zz.get`, json({})),
+      await wire(`${base}/api/${'x'.repeat(201)}`),
+    ]) {
+      assert.equal(answer.status, 200);
+      assert.deepEqual(answer.body, { code: 5, description: 'unknown method' });
+      assert.ok(answer.headers.get('x-request-id'));
+    }
+    const outside = await wire(`${base}/files%2`);
+    assert.equal(outside.status, 404);
+    assert.deepEqual(outside.body, { code: 5, description: 'not found' });
+  });
+
   test('a method called with another HTTP method than GET or POST answers 2 and says which', async () => {
     for (const [verb, path] of [
       ['PUT', 'users.get'],

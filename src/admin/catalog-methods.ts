@@ -20,18 +20,28 @@ import { loadProto, protoClass, protoHasItems } from './queries.js';
 const MAX_PROTO_JSON = 60_000;
 export const MAX_GRANT_COPIES = 1000;
 
+/** The one entry a catalogue method imports: where the world's problems name it, and how its own answer names their rest. */
+interface CatalogEntry {
+  world: Partial<Record<keyof World, unknown[]>>;
+  path: string;
+  describe: (problem: string) => string;
+}
+
+/** A problem of the entry at `path` without its place: `item_protos[0].title: …` is `title: …`, `item_protos[0]: …` is `…`. */
+function withoutPlace(problem: string, path: string): string {
+  for (const place of [`${path}.`, `${path}: `]) if (problem.startsWith(place)) return problem.slice(place.length);
+  return problem;
+}
+
 /** Imports a partial world (merge), answering a bad entry with code 2, and tells every process the catalogue changed. */
-async function mergeIntoCatalog(
-  services: Services,
-  world: Partial<Record<keyof World, unknown[]>>,
-  inTransaction: InTransaction,
-): Promise<void> {
+async function mergeIntoCatalog(services: Services, entry: CatalogEntry, inTransaction: InTransaction): Promise<void> {
   let summary;
   try {
-    summary = await importWorld(services.db, world, { mode: 'merge', now: nowSeconds(services), inTransaction });
+    summary = await importWorld(services.db, entry.world, { mode: 'merge', now: nowSeconds(services), inTransaction });
   } catch (error) {
-    if (error instanceof WorldError) throw new ApiError(Code.BAD_PARAM, error.message);
-    throw error;
+    if (!(error instanceof WorldError)) throw error;
+    const own = error.problems.map((problem) => withoutPlace(problem, entry.path));
+    throw new ApiError(Code.BAD_PARAM, own.map(entry.describe).join('; '));
   }
   await announceCatalogChanged(services);
   await announceInvalidated(services, summary.invalidatedTrades);
@@ -74,7 +84,8 @@ export const catalogMethods: AnyMethod[] = [
         throw badParam('item_proto', 'needs item_proto_id, a positive integer');
       const stored = await protoClass(services.db.kysely, id);
       if (stored && (entry.type !== stored.type || (entry.quality_id ?? 0) !== stored.quality_id)) await refuseIfItemsExist(services, id);
-      await mergeIntoCatalog(services, { item_protos: [entry] }, inTransaction);
+      const describe = (problem: string) => `parameter item_proto: ${problem}`;
+      await mergeIntoCatalog(services, { world: { item_protos: [entry] }, path: 'item_protos[0]', describe }, inTransaction);
       return { item_proto: itemProtoEntry(await loadProto(services.db.kysely, id)) };
     },
   }),
@@ -90,7 +101,8 @@ export const catalogMethods: AnyMethod[] = [
     }),
     result: Type.Object({ collection_id: Uint, title: Type.String() }, Strict),
     handler: async ({ services, inTransaction }, params) => {
-      await mergeIntoCatalog(services, { collections: [{ collection_id: params.collection_id, title: params.title }] }, inTransaction);
+      const world = { collections: [{ collection_id: params.collection_id, title: params.title }] };
+      await mergeIntoCatalog(services, { world, path: 'collections[0]', describe: (problem) => `parameter ${problem}` }, inTransaction);
       return { collection_id: params.collection_id, title: params.title };
     },
   }),

@@ -56,6 +56,31 @@ function toApiError(error: unknown): { error: ApiError; status?: number } {
   return { error: internalError() };
 }
 
+/** The method a path under /api names, percent-decoded; undefined for any other path. */
+function methodNameOf(request: FastifyRequest): string | undefined {
+  const path = request.url.split('?', 1)[0]!;
+  if (path !== '/api' && !path.startsWith('/api/')) return undefined;
+  return decodedPathPart(path.slice('/api/'.length));
+}
+
+/** A path that names no method: code 5 under /api, a 404 anywhere else. */
+function answerUnknownPath(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (methodNameOf(request) === undefined) return reply.status(404).send({ code: Code.UNKNOWN_METHOD, description: 'not found' });
+  return sendError(reply, new ApiError(Code.UNKNOWN_METHOD, 'unknown method'));
+}
+
+/**
+ * Fastify's `frameworkErrors`: a path the router cannot read (a malformed percent escape, a
+ * method name past the longest a route takes) names no method, and is answered as such.
+ */
+export function answerFrameworkError(error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const code = (error as { code?: string }).code;
+  reply.header('x-request-id', request.id);
+  if (code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_MAX_PARAM_LENGTH') return answerUnknownPath(request, reply);
+  request.log.error({ err: error, reqId: request.id }, 'unexpected error');
+  return sendError(reply, internalError());
+}
+
 /** Body parsers: JSON objects and form-encoded bodies. Anything else answers code 2. */
 function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
@@ -201,13 +226,10 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
   app.route({ method: ['GET', 'POST'], url: '/api/:method', handler: handle });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?', 1)[0]!;
-    if (path !== '/api' && !path.startsWith('/api/'))
-      return reply.status(404).send({ code: Code.UNKNOWN_METHOD, description: 'not found' });
-    const name = decodedPathPart(path.slice('/api/'.length));
-    if (dispatcher.knows(name))
+    const name = methodNameOf(request);
+    if (name !== undefined && dispatcher.knows(name))
       return sendError(reply.header('allow', 'GET, POST'), new ApiError(Code.BAD_PARAM, `${name} is called with GET or POST`));
-    return sendError(reply, new ApiError(Code.UNKNOWN_METHOD, 'unknown method'));
+    return answerUnknownPath(request, reply);
   });
 
   app.setErrorHandler((error, request, reply) => {

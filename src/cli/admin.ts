@@ -272,11 +272,14 @@ function serverAddress(text: string): ServerAddress {
   return { base: url.href.replace(/\/+$/, ''), shown: url.origin, ...(basicAuth !== undefined ? { basicAuth } : {}) };
 }
 
+/** An answer that is not the server's: a redirect, or one without a JSON envelope. */
+class UnusableAnswer extends Error {}
+
 async function callServer(server: ServerAddress, adminKey: string, method: string, params: Record<string, string>): Promise<Envelope> {
   const response = await fetch(`${server.base}/api/${method}`, {
     method: 'POST',
     // The admin key goes to this address only, never on to where a redirect points.
-    redirect: 'error',
+    redirect: 'manual',
     headers: {
       'content-type': 'application/json',
       'x-admin-key': adminKey,
@@ -285,11 +288,17 @@ async function callServer(server: ServerAddress, adminKey: string, method: strin
     body: JSON.stringify(params),
   });
   const text = await response.text();
+  if (response.status >= 300 && response.status < 400)
+    throw new UnusableAnswer(`it answered a redirect (HTTP ${response.status}), not followed: give --url the address it leads to`);
+  let envelope: Envelope;
   try {
-    return JSON.parse(text) as Envelope;
+    envelope = JSON.parse(text) as Envelope;
   } catch {
-    throw new Error(`the server answered HTTP ${response.status} without a JSON body`);
+    throw new UnusableAnswer(`it answered HTTP ${response.status} without a JSON body`);
   }
+  if (typeof envelope?.code !== 'number' || (envelope.code === 0 && !response.ok))
+    throw new UnusableAnswer(`it answered HTTP ${response.status} with a body that is not the server's answer`);
+  return envelope;
 }
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
@@ -343,6 +352,10 @@ export async function runAdminCli(argv: string[], io: CliIo = processIo): Promis
   try {
     answer = await callServer(server, adminKey, command.method.name, params);
   } catch (error) {
+    if (error instanceof UnusableAnswer) {
+      io.stderr(`game-platform admin ${command.name}: ${server.shown} is not a game-platform server's API: ${error.message}`);
+      return 1;
+    }
     const cause = (error as { cause?: { code?: string } }).cause;
     io.stderr(`game-platform admin ${command.name}: cannot reach ${server.shown}: ${cause?.code ?? (error as Error).message}`);
     return 1;

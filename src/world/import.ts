@@ -59,9 +59,12 @@ import {
 const checkWorld = TypeCompiler.Compile(World);
 
 export class WorldError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** What is wrong, each naming its place in the world (`item_protos[0].type: ...`). */
+  readonly problems: readonly string[];
+  constructor(message: string, options?: { cause?: unknown; problems?: readonly string[] }) {
     super(message, options);
     this.name = 'WorldError';
+    this.problems = options?.problems ?? [message];
   }
 }
 
@@ -112,7 +115,7 @@ function isConstraintViolation(error: unknown): boolean {
 function invalid(problems: string[]): WorldError {
   const shown = problems.slice(0, 20);
   const more = problems.length > shown.length ? `\n  ... and ${problems.length - shown.length} more` : '';
-  return new WorldError(`invalid world file:\n  ${shown.join('\n  ')}${more}`);
+  return new WorldError(`invalid world file:\n  ${shown.join('\n  ')}${more}`, { problems });
 }
 
 /** Checks a world's shape and inner consistency; references to entries outside it are returned, not judged. */
