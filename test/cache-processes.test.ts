@@ -1,15 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../src/db/connection.js';
 import { Redis } from 'ioredis';
 import { BUS_LOST } from '../src/infra/channels.js';
-import { DB_KIND, REDIS_URL, busCurrent, heard, newDatabaseLocation, ok, processDatabaseEnv, type TestServer } from './helpers.js';
+import { DB_KIND, REDIS_URL, busCurrent, heard, ok, type TestServer } from './helpers.js';
 import { signIn, smallWorld, startAdminServer } from './admin-support.js';
 import { missing } from './components.js';
-import { api, call, serve, stopAll, type ServerProcess } from './process-support.js';
+import { api, call, withServeProcesses, type ServerProcess } from './process-support.js';
 
 const ADMIN_KEY = 'cache-processes-admin-key';
 const asAdmin = { 'x-admin-key': ADMIN_KEY };
@@ -20,28 +16,11 @@ const USER = { user_id: 1, email: 'user@example.com', password: 'cache-processes
  * Two `serve` processes on one PostgreSQL schema, with or without Redis; the world (one
  * prototype, one user) is imported by the first.
  */
-async function twoProcesses(redis: boolean, body: (servers: ServerProcess[]) => Promise<void>): Promise<void> {
-  const location = await newDatabaseLocation();
-  const dir = mkdtempSync(join(tmpdir(), 'gp-cache-'));
-  const servers: ServerProcess[] = [];
-  // Opening the database creates the schema the processes are pointed at.
-  const db = await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey });
-  try {
-    writeFileSync(
-      join(dir, 'world.json'),
-      JSON.stringify({ item_protos: [{ ...PROTO, title: 'Before' }], users: [{ ...USER, nick: 'Before' }] }),
-    );
-    const env = { ...processDatabaseEnv(location), ADMIN_KEY, ...(redis ? { REDIS_URL, REDIS_PREFIX: location.redisPrefix } : {}) };
-    servers.push(await serve({ ...env, WORLD: join(dir, 'world.json') }));
-    servers.push(await serve(env));
-    await body(servers);
-  } finally {
-    await stopAll(servers);
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-    await location.dispose();
-  }
-}
+const twoProcesses = (redis: boolean, body: (servers: ServerProcess[]) => Promise<void>) =>
+  withServeProcesses(
+    { count: 2, redis, env: { ADMIN_KEY }, world: { item_protos: [{ ...PROTO, title: 'Before' }], users: [{ ...USER, nick: 'Before' }] } },
+    body,
+  );
 
 /** What a process shows of everything cached: the prototype's title, the user's nick and item count, and whether the token works. */
 async function seenOn(server: ServerProcess, token: string) {

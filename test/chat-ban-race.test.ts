@@ -1,13 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { hashPassword } from '../src/auth/passwords.js';
-import { openDatabase } from '../src/db/connection.js';
 import type { World } from '../src/world/schema.js';
-import { DB_KIND, REDIS_URL, newDatabaseLocation, processDatabaseEnv } from './helpers.js';
-import { api, call, serve, stopAll, type ServerProcess } from './process-support.js';
+import { DB_KIND } from './helpers.js';
+import { api, call, withServeProcesses, type ServerProcess } from './process-support.js';
 import { missing } from './components.js';
 
 const ADMIN_KEY = 'chat-ban-race-admin-key';
@@ -50,30 +46,9 @@ async function raceWorld(): Promise<World> {
   };
 }
 
-/**
- * `count` `serve` processes on one new database (the first imports the world), with Redis on
- * PostgreSQL; gchat.get shows every message of the test.
- */
-async function withProcesses(count: number, body: (servers: ServerProcess[]) => Promise<void>): Promise<void> {
-  const location = await newDatabaseLocation();
-  const dir = mkdtempSync(join(tmpdir(), 'gp-chat-ban-'));
-  const servers: ServerProcess[] = [];
-  // Opening the database creates the schema the processes are pointed at.
-  const db = await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey });
-  try {
-    writeFileSync(join(dir, 'world.json'), JSON.stringify(await raceWorld()));
-    const redis = DB_KIND === 'postgres' ? { REDIS_URL, REDIS_PREFIX: location.redisPrefix } : {};
-    const env = { ...processDatabaseEnv(location), ...redis, ADMIN_KEY, CHAT_HISTORY: '1000' };
-    servers.push(await serve({ ...env, WORLD: join(dir, 'world.json') }));
-    while (servers.length < count) servers.push(await serve(env));
-    await body(servers);
-  } finally {
-    await stopAll(servers);
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-    await location.dispose();
-  }
-}
+/** `count` `serve` processes on one new database, with Redis on PostgreSQL; gchat.get shows every message of the test. */
+const withProcesses = async (count: number, body: (servers: ServerProcess[]) => Promise<void>) =>
+  withServeProcesses({ count, world: await raceWorld(), redis: DB_KIND === 'postgres', env: { ADMIN_KEY, CHAT_HISTORY: '1000' } }, body);
 
 /** Access tokens of the users, signed in one after the other (sign-ins at once from one address would be throttled). */
 async function tokensOf(server: ServerProcess, userIds: number[]): Promise<Map<number, string>> {

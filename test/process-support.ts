@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../src/db/connection.js';
 import { allMethods } from '../src/domains.js';
+import { REDIS_URL, newDatabaseLocation, processDatabaseEnv } from './helpers.js';
 import { responseProblems } from './response-check.js';
 
 const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
@@ -31,6 +36,34 @@ export function serve(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
     child.stderr!.on('data', (chunk) => (output += chunk));
     void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
   });
+}
+
+/**
+ * `count` `serve` processes on one new database, the first importing `world`, joined by Redis
+ * when `redis`; `env` adds to their settings.
+ */
+export async function withServeProcesses(
+  options: { count: number; world: unknown; redis: boolean; env?: NodeJS.ProcessEnv },
+  body: (servers: ServerProcess[]) => Promise<void>,
+): Promise<void> {
+  const location = await newDatabaseLocation();
+  const dir = mkdtempSync(join(tmpdir(), 'gp-processes-'));
+  const servers: ServerProcess[] = [];
+  // Opening the database creates the schema the processes are pointed at.
+  const db = await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey });
+  try {
+    writeFileSync(join(dir, 'world.json'), JSON.stringify(options.world));
+    const redis = options.redis ? { REDIS_URL, REDIS_PREFIX: location.redisPrefix } : {};
+    const env = { ...processDatabaseEnv(location), ...redis, ...options.env };
+    servers.push(await serve({ ...env, WORLD: join(dir, 'world.json') }));
+    while (servers.length < options.count) servers.push(await serve(env));
+    await body(servers);
+  } finally {
+    await stopAll(servers);
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+    await location.dispose();
+  }
 }
 
 /** A command of the program as a separate process, the way an operator runs it; resolves once it has exited. */
