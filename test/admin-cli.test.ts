@@ -65,12 +65,12 @@ test('credentials in the server address go as basic authentication and never int
   const server = createServer((request, response) => {
     seen.push(request.headers.authorization);
     response.setHeader('content-type', 'application/json');
-    response.end('{"code":0,"data":{}}');
+    response.end('{"code":0,"data":{"user_id":1}}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
-    const run = await cli(['get-user', '--user-id', '1'], { ADMIN_KEY, ADMIN_URL: `http://ops:s%40cret@127.0.0.1:${port}/` });
+    const run = await cli(['kill-sessions', '--user-id', '1'], { ADMIN_KEY, ADMIN_URL: `http://ops:s%40cret@127.0.0.1:${port}/` });
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(seen, [`Basic ${Buffer.from('ops:s@cret').toString('base64')}`]);
   } finally {
@@ -129,6 +129,30 @@ test('the admin key never follows a redirect', async () => {
   }
 });
 
+test('export never writes a world the server did not answer', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gp-cli-export-'));
+  const server = createServer((_request, response) => {
+    response.setHeader('content-type', 'application/json');
+    response.end('{"code":0,"data":{}}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const file = join(dir, 'backup.json');
+    writeFileSync(file, '{"precious":1}');
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const run = await cli(['export', file], { ADMIN_KEY, ADMIN_URL: origin });
+    assert.equal(run.status, 1);
+    assert.equal(
+      run.stderr.trim(),
+      `game-platform admin export: ${origin} is not a game-platform server's API: it answered HTTP 200 with data that is not what admin.exportWorld answers`,
+    );
+    assert.equal(readFileSync(file, 'utf8'), '{"precious":1}');
+  } finally {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("an answer that is not the server's envelope fails, whatever its body says", async () => {
   const answers: [status: number, body: string, said: string][] = [
     [300, '{"code":0}', 'it answered a redirect (HTTP 300), not followed: give --url the address it leads to'],
@@ -136,6 +160,8 @@ test("an answer that is not the server's envelope fails, whatever its body says"
     [200, '[]', "it answered HTTP 200 with a body that is not the server's answer"],
     [200, '{"ok":true}', "it answered HTTP 200 with a body that is not the server's answer"],
     [502, '<html>bad gateway</html>', 'it answered HTTP 502 without a JSON body'],
+    [200, '{"code":0}', 'it answered HTTP 200 with data that is not what admin.getUser answers'],
+    [200, '{"code":0,"data":{"user_id":"one"}}', 'it answered HTTP 200 with data that is not what admin.getUser answers'],
   ];
   let next = 0;
   const server = createServer((_request, response) => {

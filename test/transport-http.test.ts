@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { Writable } from 'node:stream';
 import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { createServer, loggerOptions } from '../src/app.js';
 import { defaultConfig } from '../src/config.js';
@@ -134,6 +135,26 @@ describe('transport over HTTP', () => {
     const outside = await wire(`${base}/files%2`);
     assert.equal(outside.status, 404);
     assert.deepEqual(outside.body, { code: 5, description: 'not found' });
+  });
+
+  test('a request target in absolute form (as sent to a proxy) is answered as its path', async () => {
+    const absolute = (path: string, method = 'GET') =>
+      new Promise<{ status: number; allow?: string; body: unknown }>((resolve, reject) => {
+        const { hostname, port } = new URL(base);
+        const request = httpRequest({ host: hostname, port, method, path: `http://game.example${path}` }, (response) => {
+          let text = '';
+          response.on('data', (chunk) => (text += chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, allow: response.headers.allow, body: JSON.parse(text) }));
+        });
+        request.on('error', reject).end();
+      });
+    assert.deepEqual(await absolute('/api/users%2'), { status: 200, allow: undefined, body: { code: 5, description: 'unknown method' } });
+    assert.deepEqual(await absolute('/api'), { status: 200, allow: undefined, body: { code: 5, description: 'unknown method' } });
+    assert.deepEqual(await absolute('/api/users.get?user_ids=1', 'PUT'), {
+      status: 200,
+      allow: 'GET, POST',
+      body: { code: 2, description: 'users.get is called with GET or POST' },
+    });
   });
 
   test('a method called with another HTTP method than GET or POST answers 2 and says which', async () => {

@@ -56,9 +56,12 @@ function toApiError(error: unknown): { error: ApiError; status?: number } {
   return { error: internalError() };
 }
 
+/** A request target's scheme and host, in the absolute form a client may send to a proxy (`http://host/api/...`). */
+const ABSOLUTE_FORM_ORIGIN = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i;
+
 /** The method a path under /api names, percent-decoded; undefined for any other path. */
 function methodNameOf(request: FastifyRequest): string | undefined {
-  const path = request.url.split('?', 1)[0]!;
+  const path = request.url.replace(ABSOLUTE_FORM_ORIGIN, '').split('?', 1)[0]!;
   if (path !== '/api' && !path.startsWith('/api/')) return undefined;
   return decodedPathPart(path.slice('/api/'.length));
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { OptionalKind, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { AnyMethod } from '../api/method.js';
 import { adminMethods } from '../admin/index.js';
 import { worldFileTargetProblem, writeWorldFile } from './world-commands.js';
@@ -275,8 +276,13 @@ function serverAddress(text: string): ServerAddress {
 /** An answer that is not the server's: a redirect, or one without a JSON envelope. */
 class UnusableAnswer extends Error {}
 
-async function callServer(server: ServerAddress, adminKey: string, method: string, params: Record<string, string>): Promise<Envelope> {
-  const response = await fetch(`${server.base}/api/${method}`, {
+/** Whether `data` is what the method answers on success: its result, or nothing for a method that answers none. */
+function isResultOf(method: AnyMethod, data: unknown): boolean {
+  return method.result === undefined ? data === undefined : TypeCompiler.Compile(method.result).Check(data);
+}
+
+async function callServer(server: ServerAddress, adminKey: string, method: AnyMethod, params: Record<string, string>): Promise<Envelope> {
+  const response = await fetch(`${server.base}/api/${method.name}`, {
     method: 'POST',
     // The admin key goes to this address only, never on to where a redirect points.
     redirect: 'manual',
@@ -298,6 +304,8 @@ async function callServer(server: ServerAddress, adminKey: string, method: strin
   }
   if (typeof envelope?.code !== 'number' || (envelope.code === 0 && !response.ok))
     throw new UnusableAnswer(`it answered HTTP ${response.status} with a body that is not the server's answer`);
+  if (envelope.code === 0 && !isResultOf(method, envelope.data))
+    throw new UnusableAnswer(`it answered HTTP ${response.status} with data that is not what ${method.name} answers`);
   return envelope;
 }
 
@@ -350,7 +358,7 @@ export async function runAdminCli(argv: string[], io: CliIo = processIo): Promis
 
   let answer: Envelope;
   try {
-    answer = await callServer(server, adminKey, command.method.name, params);
+    answer = await callServer(server, adminKey, command.method, params);
   } catch (error) {
     if (error instanceof UnusableAnswer) {
       io.stderr(`game-platform admin ${command.name}: ${server.shown} is not a game-platform server's API: ${error.message}`);
