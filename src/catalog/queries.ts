@@ -20,3 +20,10 @@ export function selectQualities(k: Executor): Promise<Selectable<QualitiesTable>
 export function selectItemTypes(k: Executor): Promise<Selectable<ItemTypesTable>[]> {
   return k.selectFrom('item_types').selectAll().execute();
 }
+
+/** Of these ids, those of stored prototypes. */
+export async function storedProtoIds(k: Executor, ids: number[]): Promise<number[]> {
+  return (await k.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', 'in', ids).execute()).map(
+    (row) => row.item_proto_id,
+  );
+}

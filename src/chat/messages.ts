@@ -2,14 +2,9 @@ import { ApiError, Code, authError, badParam } from '../api/errors.js';
 import { ownTransaction, type Executor, type InTransaction } from '../db/connection.js';
 import type { Services } from '../services.js';
 import { MessageIds } from './message-id.js';
-import {
-  insertMessage,
-  newestMessageIdLocked,
-  selectNewestVisibleMessages,
-  storedProtoIds,
-  storedUserIds,
-  type MessageRow,
-} from './queries.js';
+import { storedProtoIds } from '../catalog/queries.js';
+import { storedUserIds } from '../users/queries.js';
+import { insertMessage, newestMessageIdLocked, selectNewestVisibleMessages, type MessageRow } from './queries.js';
 import type { ChatMessage } from './schemas.js';
 
 /** The fields a system message of each type carries besides `type` and `user_id`. */

@@ -81,15 +81,3 @@ export type AuthorRow = Pick<Selectable<UsersTable>, 'moderator' | 'muted_until'
 export function selectAuthor(k: Executor, userId: number): Promise<AuthorRow | undefined> {
   return k.selectFrom('users').select(['moderator', 'muted_until', 'bot_owner_id']).where('user_id', '=', userId).executeTakeFirst();
 }
-
-/** Of these users, the ids of those stored. */
-export async function storedUserIds(k: Executor, userIds: number[]): Promise<number[]> {
-  const rows = await k.selectFrom('users').select('user_id').where('user_id', 'in', userIds).execute();
-  return rows.map((row) => row.user_id);
-}
-
-/** Of these prototypes, the ids of those stored. */
-export async function storedProtoIds(k: Executor, protoIds: number[]): Promise<number[]> {
-  const rows = await k.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', 'in', protoIds).execute();
-  return rows.map((row) => row.item_proto_id);
-}

@@ -64,12 +64,6 @@ export async function setUseItems(trx: Executor, code: string, userId: number, i
     .execute();
 }
 
-/** Which of these prototype ids exist. */
-export async function existingProtoIds(trx: Executor, ids: number[]): Promise<number[]> {
-  const rows = await trx.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', 'in', ids).execute();
-  return rows.map((row) => row.item_proto_id);
-}
-
 export interface PromocodeInsert {
   code: string;
   itemProtoIds: number[];

@@ -5,7 +5,8 @@ import { ownTransaction } from '../db/connection.js';
 import type { Flag } from '../db/flags.js';
 import { nowSeconds, type Services } from '../services.js';
 import { MAX_PROMOCODE_ITEMS, PROMOCODE_PATTERN, normalisePromocode } from './codes.js';
-import { countPromocodes, disableCode, existingProtoIds, insertPromocode, selectPromocodes } from './queries.js';
+import { storedProtoIds } from '../catalog/queries.js';
+import { countPromocodes, disableCode, insertPromocode, selectPromocodes } from './queries.js';
 
 export interface PromocodeObject {
   code: string;
@@ -48,7 +49,7 @@ export async function createPromocode(
   if (ids.length === 0 || ids.length > MAX_PROMOCODE_ITEMS)
     throw badParam('item_proto_ids', `must name 1 to ${MAX_PROMOCODE_ITEMS} prototypes`);
   return inTransaction(async (trx) => {
-    const known = await existingProtoIds(trx, ids);
+    const known = await storedProtoIds(trx, ids);
     const unknown = ids.filter((id) => !known.includes(id));
     if (unknown.length > 0) throw badParam('item_proto_ids', `no prototype ${unknown.join(', ')}`);
     const inserted = await insertPromocode(trx, {

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Database } from '../db/connection.js';
+import type { Database, Executor } from '../db/connection.js';
 import type { Flag } from '../db/flags.js';
 import type { InventoryPrivacy } from '../db/tables.js';
 import type { Services } from '../services.js';
@@ -146,4 +146,9 @@ export async function updateLastSeen(db: Database, lastSeen: ReadonlyMap<number,
       from unnest(${ids}::bigint[], ${seen.map(([, t]) => t)}::bigint[]) as seen(id, t)
       where users.user_id = seen.id and users.last_seen < seen.t`.execute(trx);
   });
+}
+
+/** Of these ids, those of stored users. */
+export async function storedUserIds(k: Executor, ids: number[]): Promise<number[]> {
+  return (await k.selectFrom('users').select('user_id').where('user_id', 'in', ids).execute()).map((row) => row.user_id);
 }

@@ -10,6 +10,8 @@ import { unstorableTextProblem } from '../infra/text.js';
 import { PasswordHasher } from '../auth/passwords.js';
 import { MessageIds } from '../chat/message-id.js';
 import { lockChatWriters } from '../chat/queries.js';
+import { storedProtoIds } from '../catalog/queries.js';
+import { storedUserIds } from '../users/queries.js';
 import { rankColumn } from '../users/rank.js';
 import { nickColumns } from '../users/search-keys.js';
 import {
@@ -46,11 +48,9 @@ import {
   storedBots,
   storedBotsOf,
   storedCollectionIds,
-  storedProtoIds,
   storedTotpSecrets,
   storedKeysAndCases,
   storedPairs,
-  storedUserIds,
   usersWith,
   type UserPair,
   usersWithOpenSessions,

@@ -141,18 +141,6 @@ export async function hasUsersOrProtos(db: Executor): Promise<boolean> {
   return users.length > 0 || protos.length > 0;
 }
 
-/** Of these ids, those of stored users. */
-export async function storedUserIds(trx: Executor, ids: number[]): Promise<number[]> {
-  return (await trx.selectFrom('users').select('user_id').where('user_id', 'in', ids).execute()).map((r) => r.user_id);
-}
-
-/** Of these ids, those of stored prototypes. */
-export async function storedProtoIds(trx: Executor, ids: number[]): Promise<number[]> {
-  return (await trx.selectFrom('item_protos').select('item_proto_id').where('item_proto_id', 'in', ids).execute()).map(
-    (r) => r.item_proto_id,
-  );
-}
-
 /** Of these ids, those of stored collections. */
 export async function storedCollectionIds(trx: Executor, ids: number[]): Promise<number[]> {
   return (await trx.selectFrom('collections').select('collection_id').where('collection_id', 'in', ids).execute()).map(
