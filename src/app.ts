@@ -12,7 +12,7 @@ import { TokenResolver, attachSessionCache } from './auth/tokens.js';
 import { invalidationsReachUs } from './infra/change-cache.js';
 import { Presence } from './users/presence.js';
 import { createMailer } from './mail/mailer.js';
-import { answerFrameworkError, registerApi } from './api/transport.js';
+import { frameworkErrorAnswers, registerApi } from './api/transport.js';
 import { RealtimeHub } from './realtime/hub.js';
 import { registerRealtimeRoute } from './realtime/route.js';
 import { answerClientError } from './api/client-errors.js';
@@ -68,7 +68,7 @@ export async function createServer(
   const clock = options.clock ?? systemClock;
   const { db, ownsDb } = await openMigratedDatabase(config, options);
   const { redis, redisSubscriber, bus, counters } = connectBus(config, clock);
-  const app = createFastify(config, options);
+  const app = createFastify(config, counters, options);
 
   const keyNotice = createdKeyNotice(db.secretKeySource);
   if (keyNotice) app.log.warn({ event: 'secret_key_created' }, keyNotice);
@@ -171,8 +171,8 @@ function requestIds(): () => string {
   return () => head + (next++).toString(16).padStart(12, '0');
 }
 
-/** The Fastify instance with the HTTP limits, TLS and logging of the settings. */
-function createFastify(config: Config, options: CreateServerOptions): FastifyInstance {
+/** The Fastify instance with the HTTP limits, TLS and logging of the settings; `counters` count unreadable paths to their address. */
+function createFastify(config: Config, counters: CounterStore, options: CreateServerOptions): FastifyInstance {
   const tls = tlsFilesOf(config.tls);
   // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
   const nodeServerOptions = {
@@ -194,7 +194,7 @@ function createFastify(config: Config, options: CreateServerOptions): FastifyIns
     // HTTPS (and WSS) with the same limits; SIGHUP reads the files again (reloadTls).
     ...(tls ? { https: { ...nodeServerOptions, ...readTlsFiles(tls) } } : {}),
     clientErrorHandler: answerClientError,
-    frameworkErrors: answerFrameworkError,
+    frameworkErrors: frameworkErrorAnswers({ config, counters }),
     forceCloseConnections: 'idle',
     // Access logs are registerRequestLog's: off unless asked for, slow requests always.
     logController: new LogController({ disableRequestLogging: true }),

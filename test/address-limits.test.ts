@@ -216,6 +216,44 @@ describe('WebSockets behind a proxy', () => {
       await server.close();
     }
   });
+
+  test('requests no method answers count in the request limit of their address', async () => {
+    const server = await startTestServer({
+      world: transportWorld(),
+      config: { trustProxy: true, rateLimitPerIp: { max: 5, windowSeconds: 60 } },
+    });
+    try {
+      const url = await listen(server);
+      const from = (address: string) => ({ headers: { 'x-forwarded-for': address } });
+      const methodless = [
+        ['/api/users%2', 'GET', 200, 5],
+        ['/api/' + 'x'.repeat(201), 'GET', 200, 5],
+        ['/api/a/b', 'POST', 200, 5],
+        ['/api/users.get?user_ids=1', 'PUT', 200, 2],
+        ['/favicon.ico', 'GET', 404, 5],
+      ] as const;
+      for (const [path, method, status, code] of methodless) {
+        const answer = await wire(url + path, { method, ...from('203.0.113.9') });
+        assert.deepEqual([answer.status, answer.body.code], [status, code], `${method} ${path}`);
+      }
+      // The five above spent the address's budget: every kind of request is now refused, methodless or not.
+      for (const [path, method] of [...methodless.map(([p, m]) => [p, m] as const), ['/api/gchat.get', 'GET'] as const]) {
+        const refused = await wire(url + path, { method, ...from('203.0.113.9') });
+        assert.equal(refused.status, 429, `${method} ${path}`);
+        assert.equal(refused.body.code, 7);
+        assert.ok(Number(refused.headers.get('retry-after')) > 0);
+        assert.ok(refused.headers.get('x-request-id'));
+      }
+      // Another address is untouched; one that is not an IP address is refused as on every path.
+      assert.equal((await wire(`${url}/api/users%2`, from('203.0.113.10'))).body.code, 5);
+      assert.deepEqual((await wire(`${url}/api/users%2`, from('not-an-address'))).body, {
+        code: 2,
+        description: 'X-Forwarded-For: the client address is not an IP address',
+      });
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('answers weigh by their size', () => {

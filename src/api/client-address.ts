@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { normalizeIp } from '../auth/ip.js';
 import { Code } from './errors.js';
@@ -81,4 +82,15 @@ export function clientAddressCheck(trust: TrustProxy): ((request: FastifyRequest
       .send({ code: Code.BAD_PARAM, description: 'X-Forwarded-For: the client address is not an IP address' });
     return false;
   };
+}
+
+/**
+ * Sets the client's address of a request Fastify answers before routing it (its
+ * `frameworkErrors`), whose `request.ip` would be the peer's: the address the trust function
+ * gives every other request. Does nothing when no proxy is trusted.
+ */
+export function clientAddressBeforeRouting(trust: TrustProxy): (request: FastifyRequest) => void {
+  const trusted = trustFunction(trust);
+  if (trusted === false) return () => {};
+  return (request) => Object.defineProperty(request, 'ip', { value: proxyAddr(request.raw, trusted), enumerable: true });
 }

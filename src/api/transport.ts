@@ -7,7 +7,8 @@ import { ApiError, Code, httpStatusFor } from './errors.js';
 import { SerializedData, SerializedList, StreamedData, type AnyMethod } from './method.js';
 import { MethodDispatcher } from './dispatch.js';
 import { TOO_DEEP, nestedDeeperThan } from './depth.js';
-import { settleWhenSent } from './address-limits.js';
+import { chargeAddress, settleWhenSent } from './address-limits.js';
+import { clientAddressBeforeRouting, clientAddressCheck } from './client-address.js';
 
 export interface Envelope {
   code: number;
@@ -66,6 +67,30 @@ function methodNameOf(request: FastifyRequest): string | undefined {
   return decodedPathPart(path.slice('/api/'.length));
 }
 
+/** What charging a request to its address takes. */
+type AddressCharging = Pick<Services, 'config' | 'counters'>;
+
+/**
+ * A request no method answers, counted as a request of its address like every other (a refusal
+ * answers code 7), then answered by `answer`.
+ */
+async function answerWithoutMethod(
+  services: AddressCharging,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: () => FastifyReply,
+): Promise<FastifyReply> {
+  if (services.config.rateLimit) {
+    try {
+      await chargeAddress(services, request.ip);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === Code.RATE_LIMIT) return sendError(reply, error);
+      throw error;
+    }
+  }
+  return answer();
+}
+
 /** A path that names no method: code 5 under /api, a 404 anywhere else. */
 function answerUnknownPath(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (methodNameOf(request) === undefined) return reply.status(404).send({ code: Code.UNKNOWN_METHOD, description: 'not found' });
@@ -76,12 +101,23 @@ function answerUnknownPath(request: FastifyRequest, reply: FastifyReply): Fastif
  * Fastify's `frameworkErrors`: a path the router cannot read (a malformed percent escape, a
  * method name past the longest a route takes) names no method, and is answered as such.
  */
-export function answerFrameworkError(error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const code = (error as { code?: string }).code;
-  reply.header('x-request-id', request.id);
-  if (code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_MAX_PARAM_LENGTH') return answerUnknownPath(request, reply);
-  request.log.error({ err: error, reqId: request.id }, 'unexpected error');
-  return sendError(reply, internalError());
+export function frameworkErrorAnswers(services: AddressCharging) {
+  const unexpected = (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    request.log.error({ err: error, reqId: request.id }, 'unexpected error');
+    return sendError(reply, internalError());
+  };
+  const setClientAddress = clientAddressBeforeRouting(services.config.trustProxy);
+  const addressCheck = clientAddressCheck(services.config.trustProxy);
+  return (error: Error, request: FastifyRequest, reply: FastifyReply): void => {
+    const code = (error as { code?: string }).code;
+    reply.header('x-request-id', request.id);
+    setClientAddress(request);
+    if (addressCheck && !addressCheck(request, reply)) return;
+    if (code !== 'FST_ERR_BAD_URL' && code !== 'FST_ERR_MAX_PARAM_LENGTH') return void unexpected(error, request, reply);
+    answerWithoutMethod(services, request, reply, () => answerUnknownPath(request, reply)).catch((failure: unknown) =>
+      unexpected(failure, request, reply),
+    );
+  };
 }
 
 /** Body parsers: JSON objects and form-encoded bodies. Anything else answers code 2. */
@@ -228,12 +264,14 @@ export async function registerApi(app: FastifyInstance, services: Services, meth
 
   app.route({ method: ['GET', 'POST'], url: '/api/:method', handler: handle });
 
-  app.setNotFoundHandler((request, reply) => {
-    const name = methodNameOf(request);
-    if (name !== undefined && dispatcher.knows(name))
-      return sendError(reply.header('allow', 'GET, POST'), new ApiError(Code.BAD_PARAM, `${name} is called with GET or POST`));
-    return answerUnknownPath(request, reply);
-  });
+  app.setNotFoundHandler((request, reply) =>
+    answerWithoutMethod(services, request, reply, () => {
+      const name = methodNameOf(request);
+      if (name !== undefined && dispatcher.knows(name))
+        return sendError(reply.header('allow', 'GET, POST'), new ApiError(Code.BAD_PARAM, `${name} is called with GET or POST`));
+      return answerUnknownPath(request, reply);
+    }),
+  );
 
   app.setErrorHandler((error, request, reply) => {
     const { error: apiError, status } = toApiError(error);
