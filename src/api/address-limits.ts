@@ -20,8 +20,11 @@ export function addressLimitKey(services: Pick<Services, 'config'>, ip: string):
   return addressKey('rl:ip', requestAddress(ip), services.config.addressSlots);
 }
 
+/** What charging a request to its address takes. */
+export type AddressCharging = Pick<Services, 'config' | 'counters'>;
+
 /** Counts `units` requests against the address; past its limit, code 7. */
-export async function chargeAddress(services: Pick<Services, 'config' | 'counters'>, ip: string, units = 1): Promise<void> {
+export async function chargeAddress(services: AddressCharging, ip: string, units = 1): Promise<void> {
   const { max, windowSeconds } = services.config.rateLimitPerIp;
   const hit = await services.counters.hit(addressLimitKey(services, ip), windowSeconds, units);
   if (hit.count > max) throw rateLimited(hit.resetIn);

@@ -67,14 +67,22 @@ export function trustFunction(trust: TrustProxy): false | ((address: string, hop
  * Behind a proxy, a request whose client address (as the trusted proxies tell it) is not an
  * IP address is refused with code 2 (HTTP 200, as every code 2) before anything else: nothing downstream (limits,
  * token binding, the audit log) ever sees such a value. The check, for the server's request
- * hook: false when it refused (answered) the request; undefined when no proxy is trusted.
+ * hook (and, `beforeRouting`, for the requests Fastify answers before routing them, its
+ * `frameworkErrors`): false when it refused (answered) the request; undefined when no proxy is
+ * trusted.
  */
-export function clientAddressCheck(trust: TrustProxy): ((request: FastifyRequest, reply: FastifyReply) => boolean) | undefined {
-  if (trustFunction(trust) === false) return undefined;
+export function clientAddressCheck(
+  trust: TrustProxy,
+  { beforeRouting = false } = {},
+): ((request: FastifyRequest, reply: FastifyReply) => boolean) | undefined {
+  const trusted = trustFunction(trust);
+  if (trusted === false) return undefined;
+  // Before routing, Fastify's request.ip is the peer's: the address is read as Fastify reads it for every other request.
+  const addressOf = beforeRouting ? (request: FastifyRequest) => proxyAddr(request.raw, trusted) : (request: FastifyRequest) => request.ip;
   return (request, reply) => {
     // Read once: Fastify's getter parses X-Forwarded-For again on every read, and the limits,
     // the transport and the logs each read it.
-    const ip = request.ip;
+    const ip = addressOf(request);
     Object.defineProperty(request, 'ip', { value: ip, enumerable: true });
     if (normalizeIp(ip) !== null) return true;
     void reply
@@ -82,15 +90,4 @@ export function clientAddressCheck(trust: TrustProxy): ((request: FastifyRequest
       .send({ code: Code.BAD_PARAM, description: 'X-Forwarded-For: the client address is not an IP address' });
     return false;
   };
-}
-
-/**
- * Sets the client's address of a request Fastify answers before routing it (its
- * `frameworkErrors`), whose `request.ip` would be the peer's: the address the trust function
- * gives every other request. Does nothing when no proxy is trusted.
- */
-export function clientAddressBeforeRouting(trust: TrustProxy): (request: FastifyRequest) => void {
-  const trusted = trustFunction(trust);
-  if (trusted === false) return () => {};
-  return (request) => Object.defineProperty(request, 'ip', { value: proxyAddr(request.raw, trusted), enumerable: true });
 }

@@ -7,8 +7,8 @@ import { ApiError, Code, httpStatusFor } from './errors.js';
 import { SerializedData, SerializedList, StreamedData, type AnyMethod } from './method.js';
 import { MethodDispatcher } from './dispatch.js';
 import { TOO_DEEP, nestedDeeperThan } from './depth.js';
-import { chargeAddress, settleWhenSent } from './address-limits.js';
-import { clientAddressBeforeRouting, clientAddressCheck } from './client-address.js';
+import { chargeAddress, settleWhenSent, type AddressCharging } from './address-limits.js';
+import { clientAddressCheck } from './client-address.js';
 
 export interface Envelope {
   code: number;
@@ -67,9 +67,6 @@ function methodNameOf(request: FastifyRequest): string | undefined {
   return decodedPathPart(path.slice('/api/'.length));
 }
 
-/** What charging a request to its address takes. */
-type AddressCharging = Pick<Services, 'config' | 'counters'>;
-
 /**
  * A request no method answers, counted as a request of its address like every other (a refusal
  * answers code 7), then answered by `answer`.
@@ -106,12 +103,10 @@ export function frameworkErrorAnswers(services: AddressCharging) {
     request.log.error({ err: error, reqId: request.id }, 'unexpected error');
     return sendError(reply, internalError());
   };
-  const setClientAddress = clientAddressBeforeRouting(services.config.trustProxy);
-  const addressCheck = clientAddressCheck(services.config.trustProxy);
+  const addressCheck = clientAddressCheck(services.config.trustProxy, { beforeRouting: true });
   return (error: Error, request: FastifyRequest, reply: FastifyReply): void => {
     const code = (error as { code?: string }).code;
     reply.header('x-request-id', request.id);
-    setClientAddress(request);
     if (addressCheck && !addressCheck(request, reply)) return;
     if (code !== 'FST_ERR_BAD_URL' && code !== 'FST_ERR_MAX_PARAM_LENGTH') return void unexpected(error, request, reply);
     answerWithoutMethod(services, request, reply, () => answerUnknownPath(request, reply)).catch((failure: unknown) =>
