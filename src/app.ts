@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database, databaseOptions } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createdKeyNotice } from './db/secret-key.js';
+import { AddressKeys } from './infra/address-keys.js';
 import { systemClock, type Clock } from './infra/clock.js';
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from './infra/counters.js';
 import { LocalBus, RedisBus, type Bus } from './infra/bus.js';
@@ -17,7 +18,7 @@ import { RealtimeHub } from './realtime/hub.js';
 import { registerRealtimeRoute } from './realtime/route.js';
 import { answerClientError } from './api/client-errors.js';
 import { clientAddressCheck, trustFunction } from './api/client-address.js';
-import { registerAddressLimits } from './api/address-limits.js';
+import { registerAddressLimits, type AddressCharging } from './api/address-limits.js';
 import { registerEnvelopeAnswers } from './api/envelope-everywhere.js';
 import { registerDocs } from './api/docs.js';
 import { loggerOptions, requestLog, requestLoggerFactory } from './operations/request-log.js';
@@ -68,7 +69,8 @@ export async function createServer(
   const clock = options.clock ?? systemClock;
   const { db, ownsDb } = await openMigratedDatabase(config, options);
   const { redis, redisSubscriber, bus, counters } = connectBus(config, clock);
-  const app = createFastify(config, counters, options);
+  const addressKeys = new AddressKeys(db.secrets.derive('address keys'), config.addressSlots);
+  const app = createFastify({ config, counters, addressKeys }, options);
 
   const keyNotice = createdKeyNotice(db.secretKeySource);
   if (keyNotice) app.log.warn({ event: 'secret_key_created' }, keyNotice);
@@ -82,6 +84,7 @@ export async function createServer(
     db,
     clock,
     counters,
+    addressKeys,
     bus,
     redis,
     log: app.log,
@@ -172,7 +175,8 @@ function requestIds(): () => string {
 }
 
 /** The Fastify instance with the HTTP limits, TLS and logging of the settings; `counters` count unreadable paths to their address. */
-function createFastify(config: Config, counters: CounterStore, options: CreateServerOptions): FastifyInstance {
+function createFastify(charging: AddressCharging, options: CreateServerOptions): FastifyInstance {
+  const { config } = charging;
   const tls = tlsFilesOf(config.tls);
   // Node enforces the request timeout only when the headers timeout is no longer: both are set here.
   const nodeServerOptions = {
@@ -194,7 +198,7 @@ function createFastify(config: Config, counters: CounterStore, options: CreateSe
     // HTTPS (and WSS) with the same limits; SIGHUP reads the files again (reloadTls).
     ...(tls ? { https: { ...nodeServerOptions, ...readTlsFiles(tls) } } : {}),
     clientErrorHandler: answerClientError,
-    frameworkErrors: frameworkErrorAnswers({ config, counters }),
+    frameworkErrors: frameworkErrorAnswers(charging),
     forceCloseConnections: 'idle',
     // Access logs are registerRequestLog's: off unless asked for, slow requests always.
     logController: new LogController({ disableRequestLogging: true }),

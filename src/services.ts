@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/connection.js';
 import type { Clock } from './infra/clock.js';
 import type { CounterStore } from './infra/counters.js';
+import type { AddressKeys } from './infra/address-keys.js';
 import type { Bus } from './infra/bus.js';
 import type { TokenResolver } from './auth/tokens.js';
 import type { Presence } from './users/presence.js';
@@ -24,6 +25,8 @@ export interface Core {
   db: Database;
   clock: Clock;
   counters: CounterStore;
+  /** Names the per-address counters (keyed with the deployment's secret; see src/infra/address-keys.ts). */
+  addressKeys: AddressKeys;
   bus: Bus;
   redis?: Redis;
   log: FastifyBaseLogger;

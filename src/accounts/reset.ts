@@ -3,7 +3,7 @@ import { rateLimited } from '../api/errors.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { requestAddress } from '../auth/ip.js';
 import { admitSecondFactorCheck, readSecondFactor, requireCodeSent, spendSecondFactor, type SecondFactor } from '../auth/second-factor.js';
-import { addressKey, emailKey } from '../infra/address-keys.js';
+import { emailKey } from '../infra/address-keys.js';
 import { nowSeconds, type Services } from '../services.js';
 import type { Executor } from '../db/connection.js';
 import { badAccountToken, findAccountToken, issueAccountToken, retireOutstandingTokens, useAccountToken } from './account-tokens.js';
@@ -32,7 +32,7 @@ export async function requestPasswordReset(services: Services, request: { email:
   const { counters } = services;
   const { windowSeconds } = RESET_REQUEST_LIMITS;
   const [address, named] = await Promise.all([
-    counters.hit(addressKey('reset:ip', requestAddress(request.ip), services.config.addressSlots), windowSeconds),
+    counters.hit(services.addressKeys.of('reset:ip', requestAddress(request.ip)), windowSeconds),
     counters.hit(`reset:email:${emailKey(email)}`, windowSeconds),
   ]);
   if (address.count > RESET_REQUEST_LIMITS.perAddress) throw rateLimited(address.resetIn);

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestAddress } from '../auth/ip.js';
-import { addressKey, networkOf } from '../infra/address-keys.js';
+import { networkOf } from '../infra/address-keys.js';
 import type { Core, Services } from '../services.js';
 import { trustFunction } from './client-address.js';
 import { ApiError, Code, rateLimited } from './errors.js';
@@ -16,12 +16,12 @@ import { ApiError, Code, rateLimited } from './errors.js';
 export const ANSWER_BYTES_PER_REQUEST = 64 * 1024;
 
 /** The counter of an address's requests (see src/infra/address-keys.ts for its bounds). */
-export function addressLimitKey(services: Pick<Services, 'config'>, ip: string): string {
-  return addressKey('rl:ip', requestAddress(ip), services.config.addressSlots);
+export function addressLimitKey(services: Pick<Services, 'addressKeys'>, ip: string): string {
+  return services.addressKeys.of('rl:ip', requestAddress(ip));
 }
 
 /** What charging a request to its address takes. */
-export type AddressCharging = Pick<Services, 'config' | 'counters'>;
+export type AddressCharging = Pick<Services, 'config' | 'counters' | 'addressKeys'>;
 
 /** Counts `units` requests against the address; past its limit, code 7. */
 export async function chargeAddress(services: AddressCharging, ip: string, units = 1): Promise<void> {
@@ -50,7 +50,7 @@ export interface AnswerCharge {
 export class CostlyAnswers {
   private readonly inFlight = new Map<string, number>();
 
-  constructor(private readonly services: Pick<Services, 'config' | 'counters'>) {}
+  constructor(private readonly services: AddressCharging) {}
 
   /** Charges an answer estimated at `estimatedBytes`; undefined when it is not costly (the bytes sent are charged once sent). */
   async charge(ip: string, estimatedBytes: number, log: FastifyBaseLogger): Promise<AnswerCharge | undefined> {

@@ -1,7 +1,6 @@
 import type { Services } from '../services.js';
 import { ApiError, Code, rateLimited } from './errors.js';
 import { constantTimeEqual, sha256 } from '../infra/secrets.js';
-import { addressKey } from '../infra/address-keys.js';
 import { requestAddress } from '../auth/ip.js';
 
 const FAILURE_WINDOW_SECONDS = 15 * 60;
@@ -18,13 +17,13 @@ export function keyFingerprint(key: string): string {
  * Returns the key's fingerprint for the audit log.
  */
 export async function checkAdminKey(
-  services: Pick<Services, 'config' | 'counters'>,
+  services: Pick<Services, 'config' | 'counters' | 'addressKeys'>,
   header: string | string[] | undefined,
   ip: string,
 ): Promise<string> {
   const configured = services.config.adminKey;
   if (!configured) throw new ApiError(Code.FORBIDDEN, 'the admin API is disabled: no admin key is configured');
-  const failuresKey = addressKey('admin:fail', requestAddress(ip), services.config.addressSlots);
+  const failuresKey = services.addressKeys.of('admin:fail', requestAddress(ip));
   // Each comparison holds a place first, in one atomic step: however many arrive at once, in
   // however many processes, at most MAX_FAILURES_PER_IP wrong keys are ever compared.
   const place = await services.counters.take(failuresKey, FAILURE_WINDOW_SECONDS, MAX_FAILURES_PER_IP);

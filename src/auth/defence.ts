@@ -1,5 +1,5 @@
 import { ApiError, Code, rateLimited } from '../api/errors.js';
-import { addressKey, emailKey } from '../infra/address-keys.js';
+import { emailKey } from '../infra/address-keys.js';
 import type { Services } from '../services.js';
 import { captchaCheck, type CaptchaCheck } from './captcha.js';
 
@@ -186,12 +186,11 @@ async function takeTurns(services: Services, exhausted: Budget[]): Promise<Budge
  */
 export async function admitSignup(services: Services, attempt: { email: string; ip: string; captcha?: string }): Promise<void> {
   const window = SIGNUP_LIMITS.windowSeconds;
-  const slots = services.config.addressSlots;
   const named = await services.counters.hit(`signup:email:${emailKey(attempt.email)}`, window);
   if (named.count > SIGNUP_LIMITS.ceilingEmailAttempts) throw rateLimited(named.resetIn);
   const admitted = await admitAttempt(services, {
-    budgets: [{ key: addressKey('signup:ip', attempt.ip, slots), free: SIGNUP_LIMITS.captchaAfterAddressAttempts, windowSeconds: window }],
-    ceiling: { key: addressKey('signup:ip-ceiling', attempt.ip, slots), free: SIGNUP_LIMITS.ceilingAddressAttempts, windowSeconds: window },
+    budgets: [{ key: services.addressKeys.of('signup:ip', attempt.ip), free: SIGNUP_LIMITS.captchaAfterAddressAttempts, windowSeconds: window }],
+    ceiling: { key: services.addressKeys.of('signup:ip-ceiling', attempt.ip), free: SIGNUP_LIMITS.ceilingAddressAttempts, windowSeconds: window },
     captchaSolved: captchaCheck(services, attempt.captcha, attempt.ip),
   });
   await admitted.failed();

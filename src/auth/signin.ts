@@ -3,7 +3,7 @@ import type { Services } from '../services.js';
 import { SIGNIN_LIMITS, admitAttempt, type Budget, type DefenceRequest } from './defence.js';
 import { requestAddress } from './ip.js';
 import { knownSource, rememberSource } from './known-sources.js';
-import { addressKey, emailKey } from '../infra/address-keys.js';
+import { emailKey, type AddressKeys } from '../infra/address-keys.js';
 import { captchaCheck } from './captcha.js';
 import { emailLookupKey } from '../admin/accounts.js';
 import { needsRehash } from './passwords.js';
@@ -35,7 +35,7 @@ export function signinDefence(
   email: string,
   ip: string,
   known: string | null,
-  addressSlots?: number,
+  addressKeys: AddressKeys,
 ): Omit<DefenceRequest, 'captchaSolved'> {
   const account = emailKey(email);
   const window = SIGNIN_LIMITS.windowSeconds;
@@ -51,7 +51,7 @@ export function signinDefence(
         free: SIGNIN_LIMITS.hourlyEmailFailures,
         windowSeconds: SIGNIN_LIMITS.ceilingWindowSeconds,
       },
-      { key: addressKey('auth:fail:ip', ip, addressSlots), free: SIGNIN_LIMITS.captchaAfterIpFailures, windowSeconds: window },
+      { key: addressKeys.of('auth:fail:ip', ip), free: SIGNIN_LIMITS.captchaAfterIpFailures, windowSeconds: window },
     ],
     ceiling: {
       key: `auth:ceiling:email:${account}`,
@@ -76,7 +76,7 @@ export async function signIn(services: Services, request: SigninRequest): Promis
   const known = user ? await knownSource(services, user.user_id, source) : null;
   // The defence and the account's own captcha mark may both ask: the verifier is asked once.
   const captchaSolved = captchaCheck(services, request.captcha, ip);
-  const attempt = await admitAttempt(services, { ...signinDefence(email, ip, known, services.config.addressSlots), captchaSolved });
+  const attempt = await admitAttempt(services, { ...signinDefence(email, ip, known, services.addressKeys), captchaSolved });
   const passwordRight = await services.auth.passwords.check(user?.password_hash, request.password);
   // Bots get their tokens from bots.getToken; for sign-in they do not exist.
   if (!user || !passwordRight || user.bot_owner_id !== null) {

@@ -1,18 +1,39 @@
+import { createHmac } from 'node:crypto';
 import { isIP } from 'node:net';
 import { sha256 } from './secrets.js';
 
 /**
- * Counter names for per-address tables (request limits, sign-in failures, admin-key
- * failures): the one place that bounds them. An address counts by its network: IPv4 whole,
- * IPv6 by its /64 (one host holds a whole /64). Networks are then spread over a fixed
- * number of slots, so that however many distinct addresses a flood brings (or forges), each
- * table holds at most `slots` entries, in memory as in Redis. Two networks sharing a slot
- * share its counts: with the default 16,384 slots, a rare and harmless overlap.
+ * Counter names for per-address tables (request limits, sign-in and sign-up budgets, admin-key
+ * failures, password-reset requests): the one place that bounds them. An address counts by its
+ * network: IPv4 whole, IPv6 by its /64 (one host holds a whole /64). Networks are then spread
+ * over a fixed number of slots, so that however many distinct addresses a flood brings (or
+ * forges), each table holds at most `slots` entries, in memory as in Redis.
+ *
+ * The spreading is an HMAC keyed with a secret of the deployment (derived from its secret key,
+ * so every process of it agrees): two networks may still share a slot by chance, but nobody
+ * without the key can tell which, so nobody can pick addresses that spend a chosen address's
+ * budget.
  */
 export const DEFAULT_ADDRESS_SLOTS = 16_384;
 
-export function addressKey(namespace: string, ip: string, slots: number = DEFAULT_ADDRESS_SLOTS): string {
-  return `${namespace}:${fnv1a(networkOf(ip)) % slots}`;
+export class AddressKeys {
+  readonly #secret: Buffer;
+
+  constructor(
+    secret: Buffer,
+    readonly slots: number = DEFAULT_ADDRESS_SLOTS,
+  ) {
+    this.#secret = Buffer.from(secret);
+  }
+
+  /** The counter name of `ip`'s network in the table `namespace`. */
+  of(namespace: string, ip: string): string {
+    return `${namespace}:${this.slotOf(networkOf(ip))}`;
+  }
+
+  private slotOf(network: string): number {
+    return createHmac('sha256', this.#secret).update(network).digest().readUInt32BE(0) % this.slots;
+  }
 }
 
 /** IPv4 as given; IPv6 as its first four groups (the /64). */
@@ -31,16 +52,6 @@ export function networkOf(ip: string): string {
       .map((g) => g.replace(/^0+(?=.)/, ''))
       .join(':') + '::/64'
   );
-}
-
-/** 32-bit FNV-1a: cheap, and spreads similar addresses apart. */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }
 
 /** An e-mail address as counter names hold it: a hash, as counter names are seen by operators (Redis keys). */

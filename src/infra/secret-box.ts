@@ -49,6 +49,11 @@ export class SecretBox {
     this.fingerprint = createHmac('sha256', this.#key).update('game-platform secret key fingerprint').digest('hex').slice(0, 16);
   }
 
+  /** A key of its own for `purpose` (an HMAC of it under this key): the same in every process that has this key. */
+  derive(purpose: string): Buffer {
+    return createHmac('sha256', this.#key).update(`game-platform ${purpose}`).digest();
+  }
+
   static isSealed(value: string): boolean {
     return value.startsWith(SEALED_PREFIX);
   }

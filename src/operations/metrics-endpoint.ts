@@ -27,7 +27,7 @@ export class MetricsListenerError extends Error {
  */
 export function registerMetricsEndpoints(
   app: FastifyInstance,
-  services: Pick<Services, 'config' | 'counters' | 'log'>,
+  services: Pick<Services, 'config' | 'counters' | 'addressKeys' | 'log'>,
   metrics: Metrics,
 ): void {
   app.get('/metrics', async (request, reply) => {
