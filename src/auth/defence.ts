@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, Code, rateLimited } from '../api/errors.js';
 import { emailKey } from '../infra/address-keys.js';
 import type { Services } from '../services.js';
@@ -8,8 +9,10 @@ import { captchaCheck, type CaptchaCheck } from './captcha.js';
  * failures per subject (an account, an address) that nobody else can spend for the owner.
  *
  * - An attempt holds a place in each of its budgets while it is judged; a failure keeps the
- *   place, a success gives it back. Only judged attempts count: an attempt refused before
- *   judgement (captcha missing, delay not over) never counts, however many are in flight.
+ *   place, a success gives it back. Only judged failures count: an attempt refused before
+ *   judgement (captcha missing, delay not over) never counts, however many are in flight, and
+ *   one that finds a budget full of attempts still being judged (not of failures) waits for
+ *   them rather than being challenged, so right passwords checked at once never count.
  * - Past a budget, a solved captcha is needed; without a captcha verifier, whoever exhausted
  *   it waits instead, for a delay that doubles with every further failure.
  * - A ceiling (optional) caps judged failures outright: past it, code 7 until the window ends.
@@ -75,40 +78,42 @@ export const SIGNUP_LIMITS = {
 /** Wrong TOTP codes per account, across all its sign-ins, per window; past it 414. */
 export const TOTP_LIMITS = { wrongCodes: 10, windowSeconds: 15 * 60 } as const;
 
+/**
+ * How long an attempt waits for the attempts being judged that fill a budget, and how often it
+ * looks again; past the wait the budget counts as spent.
+ */
+const JUDGED_WAIT = { maxMs: 30_000, pollMs: 20 } as const;
+
 const CAPTCHA_NEEDED = 'captcha required: solve it and send the answer in the captcha parameter';
 
 export async function admitAttempt(services: Services, request: DefenceRequest): Promise<Attempt> {
   const { counters } = services;
-  const held: Budget[] = [];
-  const giveBack = () => giveBackAll(services, held);
 
   if (request.trusted) {
-    const place = await counters.take(request.trusted.key, request.trusted.windowSeconds, request.trusted.free);
-    if (place.taken)
+    const trusted = request.trusted;
+    const { held } = await holdPlaces(services, [trusted]);
+    if (held.length > 0)
       return {
-        failed: async () => undefined,
-        succeeded: async () => void (await counters.hit(request.trusted!.key, request.trusted!.windowSeconds, -1)),
+        failed: () => countFailures(services, held),
+        succeeded: () => giveBackAll(services, held),
       };
   }
 
   const { ceiling } = request;
   // Already past the ceiling by judged failures: no need to look at the captcha.
   if (ceiling) {
-    const current = await counters.peek(ceiling.key);
+    const current = await counters.peek(failuresKey(ceiling));
     if (current.count >= ceiling.free) throw rateLimited(current.resetIn);
   }
 
-  const exhausted: Budget[] = [];
-  for (const budget of request.budgets) {
-    const place = await counters.take(budget.key, budget.windowSeconds, budget.free);
-    if (place.taken) held.push(budget);
-    else exhausted.push(budget);
-  }
+  const places = await holdPlaces(services, request.budgets);
+  const { exhausted } = places;
+  let { held } = places;
   let delayed: Budget[] = [];
   let turns: Budget[] = [];
   if (exhausted.length > 0) {
-    await giveBack();
-    held.length = 0;
+    await giveBackAll(services, held);
+    held = [];
     if (services.auth.captcha) {
       if (!(await request.captchaSolved())) throw new ApiError(Code.CAPTCHA, CAPTCHA_NEEDED);
     } else {
@@ -118,20 +123,55 @@ export async function admitAttempt(services: Services, request: DefenceRequest):
   }
 
   if (ceiling) {
-    const place = await counters.take(ceiling.key, ceiling.windowSeconds, ceiling.free);
-    if (!place.taken) {
-      await Promise.all([giveBack(), giveBackAll(services, turns)]);
-      throw rateLimited(place.resetIn);
+    const place = await holdPlaces(services, [ceiling]);
+    if (place.exhausted.length > 0) {
+      await Promise.all([giveBackAll(services, held), giveBackAll(services, turns)]);
+      throw rateLimited((await counters.peek(ceiling.key)).resetIn);
     }
     held.push(ceiling);
   }
 
   return {
     async failed() {
+      await countFailures(services, held);
       for (const budget of delayed) await counters.hit(overKey(budget), DELAY_LIMITS.windowSeconds);
     },
-    succeeded: giveBack,
+    succeeded: () => giveBackAll(services, held),
   };
+}
+
+/**
+ * Takes a place in every budget, each atomically. A budget without room is spent when its judged
+ * failures fill it; when attempts still being judged fill it instead, every place taken is given
+ * back (nothing is held while waiting, so waiting attempts never wait on each other) and all are
+ * tried again once those may have been judged, for at most JUDGED_WAIT.maxMs.
+ */
+async function holdPlaces(services: Services, budgets: Budget[]): Promise<{ held: Budget[]; exhausted: Budget[] }> {
+  const { counters } = services;
+  const deadline = Date.now() + JUDGED_WAIT.maxMs;
+  for (;;) {
+    const held: Budget[] = [];
+    const exhausted: Budget[] = [];
+    let beingJudged = false;
+    for (const budget of budgets) {
+      const place = await counters.take(budget.key, budget.windowSeconds, budget.free);
+      if (place.taken) held.push(budget);
+      else if (Date.now() >= deadline || (await counters.peek(failuresKey(budget))).count >= budget.free) exhausted.push(budget);
+      else beingJudged = true;
+    }
+    if (!beingJudged) return { held, exhausted };
+    await giveBackAll(services, held);
+    await sleep(JUDGED_WAIT.pollMs);
+  }
+}
+
+/** The judged failures of a budget (its places also hold the attempts being judged). */
+function failuresKey(budget: Budget): string {
+  return `${budget.key}:failed`;
+}
+
+async function countFailures(services: Services, budgets: Budget[]): Promise<void> {
+  await Promise.all(budgets.map((b) => services.counters.hit(failuresKey(b), b.windowSeconds)));
 }
 
 /** Gives back one place in each budget (each step atomic). */
@@ -189,8 +229,14 @@ export async function admitSignup(services: Services, attempt: { email: string; 
   const named = await services.counters.hit(`signup:email:${emailKey(attempt.email)}`, window);
   if (named.count > SIGNUP_LIMITS.ceilingEmailAttempts) throw rateLimited(named.resetIn);
   const admitted = await admitAttempt(services, {
-    budgets: [{ key: services.addressKeys.of('signup:ip', attempt.ip), free: SIGNUP_LIMITS.captchaAfterAddressAttempts, windowSeconds: window }],
-    ceiling: { key: services.addressKeys.of('signup:ip-ceiling', attempt.ip), free: SIGNUP_LIMITS.ceilingAddressAttempts, windowSeconds: window },
+    budgets: [
+      { key: services.addressKeys.of('signup:ip', attempt.ip), free: SIGNUP_LIMITS.captchaAfterAddressAttempts, windowSeconds: window },
+    ],
+    ceiling: {
+      key: services.addressKeys.of('signup:ip-ceiling', attempt.ip),
+      free: SIGNUP_LIMITS.ceilingAddressAttempts,
+      windowSeconds: window,
+    },
     captchaSolved: captchaCheck(services, attempt.captcha, attempt.ip),
   });
   await admitted.failed();
