@@ -100,6 +100,16 @@ describe('what an offer may ask for', () => {
       code: 603,
       description: 'parameter thing_ids_from: item 20 is not in the inventory of its side',
     });
+    // Someone else's item and one that does not exist answer alike: no answer tells which ids exist.
+    for (const [param, id] of [
+      ['thing_ids_from', '30'],
+      ['thing_ids_from', '999999'],
+      ['item_ids_from', '999999'],
+    ])
+      assert.deepEqual((await create(1, { user_id: 2, [param]: id })).body, {
+        code: 603,
+        description: `parameter ${param}: item ${id} is not in the inventory of its side`,
+      });
     // The sender may offer their own stock-class items.
     const stock = await offer(1, { user_id: 2, thing_ids_from: '24', thing_ids_to: '20' });
     await callVoid(server, 'trades.revoke', { trade_id: stock }, as(1));

@@ -10,8 +10,8 @@ export function protoTradable(catalog: Catalog, protoId: number): boolean {
 
 /** Why an item cannot change hands from `ownerId` at `now`, or undefined when it can. */
 export function untradable(catalog: Catalog, item: CheckedItem | undefined, ownerId: number, now: number): string | undefined {
-  if (!item) return 'does not exist';
-  if (item.user_id !== ownerId || item.state !== 'owned') return 'is not in the inventory of its side';
+  // A missing item and someone else's answer alike: the answer must not tell whether an item id exists.
+  if (!item || item.user_id !== ownerId || item.state !== 'owned') return 'is not in the inventory of its side';
   if (!protoTradable(catalog, item.item_proto_id) || item.ts_can_trade === -1) return 'can never be traded';
   if (item.ts_can_trade > now) return 'cannot be traded yet';
   if (item.equipped) return 'is equipped';
