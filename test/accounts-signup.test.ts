@@ -133,6 +133,23 @@ describe('auth.signup and account.verifyEmail', () => {
       [{ domain: 'has-dash' }, 'parameter domain: may hold only a-z, 0-9, "_" and "."'],
       [{ domain: '12345' }, 'parameter domain: must not be all digits (that would be a user id)'],
       [{ domain: 'Support' }, 'parameter domain: is reserved'],
+      // Domains follow the nick's reserved words and look-alikes, in whole or in any dotted part.
+      ...['_admin', 'adm1n', 'a.dmin', 'api_', 'metrics', 'openapi.json', 'robots.txt', 'index.html', 'dice.admin', 'rnoderator'].map(
+        (domain) => [{ domain }, 'parameter domain: is reserved'] as [Record<string, unknown>, string],
+      ),
+      // A domain is a path segment: no leading, trailing or doubled dots.
+      ...['admin.', 'docs.', '...', '..a', 'a..b', '.dice'].map(
+        (domain) =>
+          [{ domain }, 'parameter domain: must not begin or end with "." nor hold ".." (it is part of a URL)'] as [
+            Record<string, unknown>,
+            string,
+          ],
+      ),
+      // Nor one that reads as a number.
+      ...['1e5', '0x1', '1.5', '0b101'].map(
+        (domain) =>
+          [{ domain }, 'parameter domain: must not read as a number (that would be a user id)'] as [Record<string, unknown>, string],
+      ),
       [{ email: 'not-an-address' }, 'parameter email: is not an e-mail address'],
     ];
     for (const [params, description] of cases) {
@@ -150,6 +167,16 @@ describe('auth.signup and account.verifyEmail', () => {
     for (const nick of ['User2', 'Bot 99', 'Info1', 'Вот', 'Hornet', 'Vvolf', 'Botanist', 'Modest']) {
       const other = fresh();
       assert.equal((await signup({ email: other.email, nick }, other.ip)).body.code, 0, nick);
+    }
+  });
+
+  test('no domain is a path the server serves', async () => {
+    // The first segment of every route, as the server itself lists them.
+    const segments = [...server.app.printRoutes({ commonPrefix: false }).matchAll(/^ {4}[├└]── ([^/:\s]+)/gmu)].map(([, name]) => name!);
+    assert.ok(segments.includes('openapi.json') && segments.includes('metrics'), segments.join(' '));
+    for (const domain of segments.filter((name) => name.length >= 3)) {
+      const { email, ip } = fresh();
+      assert.deepEqual((await signup({ email, domain }, ip)).body, { code: 2, description: 'parameter domain: is reserved' }, domain);
     }
   });
 

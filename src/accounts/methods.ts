@@ -16,8 +16,9 @@ import { totpDisable, totpEnable, totpSetup } from './two-factor.js';
 const HOURS = ACCOUNT_TOKEN_TTL / 3600;
 const PASSWORD_RULE = `${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not one of the 10,000 most common passwords`;
 const DOMAIN_RULE =
-  `${DOMAIN_MIN} to ${DOMAIN_MAX} characters of a-z 0-9 _ . (stored in lower case), not all digits, not a reserved word, ` +
-  'unique whatever the case';
+  `${DOMAIN_MIN} to ${DOMAIN_MAX} characters of a-z 0-9 _ . (stored in lower case), no leading, trailing or doubled dot, ` +
+  'not a number (all digits, 1e5, 0x1), not a reserved word (nor one spelt with look-alike letters, as a whole or in any dotted part), ' +
+  'not a path the server serves (openapi.json, metrics), unique whatever the case';
 const EMAIL_RULE =
   "one plain address, no display name, comment or list: a local part of letters and digits of any script and !#$%&'*+/=?^_`{|}~- " +
   '(dots between them), @, and a domain of two or more dot-separated labels of letters, digits and inner hyphens';

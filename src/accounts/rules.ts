@@ -86,8 +86,7 @@ export function checkNick(raw: string): string {
   const length = lengthOf(nick);
   if (length < NICK_MIN || length > NICK_MAX) throw badParam('nick', `must be ${NICK_MIN} to ${NICK_MAX} characters`);
   if (/[\p{C}\p{Default_Ignorable_Code_Point}]/u.test(nick)) throw badParam('nick', 'must not contain control or invisible characters');
-  if (RESERVED_NAMES.has(nick.toLowerCase()) || readingsOf(nick).some((reading) => RESERVED_READINGS.has(reading)))
-    throw badParam('nick', 'is reserved');
+  if (isReservedName(nick)) throw badParam('nick', 'is reserved');
   return nick;
 }
 
@@ -125,13 +124,43 @@ function readingsOf(name: string): string[] {
 
 const RESERVED_READINGS = new Set([...RESERVED_NAMES].flatMap(readingsOf));
 
-/** The domain as stored: lower case; 3 to 32 of a-z 0-9 _ . and not all digits (that would be an id). */
+/**
+ * First segments of the paths the server serves, and files every web client asks a site for: a
+ * domain is a path too (`/p/{domain}`) and must not pass for one of them.
+ */
+const SERVED_PATHS = new Set([
+  'api',
+  'docs',
+  'favicon.ico',
+  'healthz',
+  'index.html',
+  'metrics',
+  'openapi.json',
+  'readyz',
+  'robots.txt',
+  'ws',
+]);
+
+/** Whether a name is a reserved word, spelt plainly or with look-alikes (the rule nicks follow). */
+function isReservedName(name: string): boolean {
+  return RESERVED_NAMES.has(name.toLowerCase()) || readingsOf(name).some((reading) => RESERVED_READINGS.has(reading));
+}
+
+/**
+ * The domain as stored: lower case; 3 to 32 of a-z 0-9 _ . ; safe as a path segment (no
+ * leading, trailing or doubled dot); not read as a number (that would be a user id: all
+ * digits, or a number as JavaScript reads one, such as 1e5 or 0x1); not a reserved word, as a
+ * whole or in any of its dotted parts, nor a path the server serves.
+ */
 export function checkDomain(raw: string): string {
   const domain = raw.trim().toLowerCase();
   if (domain.length < DOMAIN_MIN || domain.length > DOMAIN_MAX)
     throw badParam('domain', `must be ${DOMAIN_MIN} to ${DOMAIN_MAX} characters`);
   if (!/^[a-z0-9_.]+$/.test(domain)) throw badParam('domain', 'may hold only a-z, 0-9, "_" and "."');
   if (/^\d+$/.test(domain)) throw badParam('domain', 'must not be all digits (that would be a user id)');
-  if (RESERVED_NAMES.has(domain)) throw badParam('domain', 'is reserved');
+  if (Number.isFinite(Number(domain))) throw badParam('domain', 'must not read as a number (that would be a user id)');
+  if (domain.startsWith('.') || domain.endsWith('.') || domain.includes('..'))
+    throw badParam('domain', 'must not begin or end with "." nor hold ".." (it is part of a URL)');
+  if (SERVED_PATHS.has(domain) || isReservedName(domain) || domain.split('.').some(isReservedName)) throw badParam('domain', 'is reserved');
   return domain;
 }
