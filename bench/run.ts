@@ -39,6 +39,9 @@ import {
   floodRequests,
   sessionsToOpen,
   signinRequests,
+  knownSigninRequest,
+  knownSigninRequests,
+  unknownSigninRequests,
   usersGetRequests,
   type Scenario,
   type ScenarioSetup,
@@ -625,6 +628,62 @@ function measureUnderSignin(
 }
 
 /**
+ * Sign-ins of known users (an address and a device token they signed in with before) while 50
+ * clients sign in with unknown e-mails from distinct addresses: the password checks anyone can
+ * ask for must neither slow them much nor crowd them out (they wait in a queue of their own).
+ */
+async function measureKnownSigninBesideAnonymous(
+  setup: ScenarioSetup,
+  server: ServerUnderTest,
+  baseline: Baseline,
+  load: LoadGenerator,
+  anonymousLoad: LoadGenerator,
+): Promise<Measured> {
+  const scenario = {
+    id: 'auth.signin-known-during-anonymous',
+    title: 'auth.signin of known users, while 50 clients sign in with unknown e-mails',
+  };
+  const knownUsers = 10;
+  const requests: LoadRequest[] = [];
+  let answer = '';
+  for (let n = 0; n < knownUsers; n++) {
+    const first = await send(server.url, knownSigninRequest(setup.roles, n));
+    const deviceToken = /"device_token":"([^"]+)"/.exec(first.text)?.[1];
+    if (!deviceToken) return { scenario, skipped: `the first sign-in answered ${describeAnswer(first.text)}` };
+    requests.push(...knownSigninRequests(setup.roles, n, deviceToken, 40));
+    answer = first.text;
+  }
+  await baseline.setBody(answer);
+  const anonymous = unknownSigninRequests(20_000);
+  const running = anonymousLoad.run({
+    url: server.url,
+    requests: anonymous,
+    once: true,
+    connections: 50,
+    durationSeconds: measureSeconds + 1,
+    checkCodes: true,
+  });
+  server.markRss();
+  await new Promise((r) => setTimeout(r, 500));
+  const result = await load.run({ url: server.url, requests, connections: knownUsers, durationSeconds: measureSeconds, checkCodes: true });
+  const anonymousResult = await running;
+  const rss = server.peakSinceMark();
+  const job = (url: string): LoadJob => ({ url, requests, connections: knownUsers, durationSeconds: measureSeconds, checkCodes: true });
+  return {
+    scenario,
+    result,
+    baseline: await load.run(job(baseline.url)),
+    nodeBaseline: await load.run(job(baseline.nodeUrl)),
+    bytes: Buffer.byteLength(answer),
+    rss,
+    note:
+      `known: p50 ${result.p50.toFixed(0)} ms, p99 ${result.p99.toFixed(0)} ms${result.failed ? `, ${result.failed} refused: ${describeAnswer(result.failedSample ?? '')}` : ''}; ` +
+      `${anonymousResult.rps.toFixed(0)} anonymous sign-ins/s alongside (p99 ${anonymousResult.p99.toFixed(0)} ms), ` +
+      `${anonymousResult.failed} of them answered other than 0, as unknown e-mails do (1, or 7 past the queue)`,
+  };
+}
+
+/**
  * users.get while 16 anonymous connections from a few addresses ask for 10,000-item
  * inventories in full: answers are charged by their size, so the flood soon meets its
  * addresses' limits and the other users keep their speed.
@@ -839,6 +898,7 @@ async function runOn(kind: DbKind): Promise<string> {
     for (const [id, measure] of [
       ['users.get-during-signin', measureUnderSignin],
       ['users.get-beside-flood', measureBesideFlood],
+      ['auth.signin-known-during-anonymous', measureKnownSigninBesideAnonymous],
     ] as const) {
       if (!selected(id)) continue;
       const m = await measure(setup, server, baseline, load, signinLoad);

@@ -286,6 +286,37 @@ export function signupRequests(roles: WorldRoles, count: number): LoadRequest[] 
   );
 }
 
+/** Sign-ins naming e-mail addresses no account has, each from its own address: password checks anyone can ask for. */
+export function unknownSigninRequests(count: number): LoadRequest[] {
+  return Array.from({ length: count }, (_, i) =>
+    post(
+      'auth.signin',
+      { email: `nobody${i}@unknown.bench.example`, password: 'a guess at a password' },
+      { 'x-forwarded-for': benchAddress(202, i + 1) },
+    ),
+  );
+}
+
+/** The first sign-in of an ordinary account from its own address: its answer's device token makes the next ones known. */
+export function knownSigninRequest(roles: WorldRoles, n: number): LoadRequest {
+  return post(
+    'auth.signin',
+    { email: emailOf(roles.firstOrdinaryUser + n), password: BENCH_PASSWORD },
+    { 'x-forwarded-for': benchAddress(203, n + 1) },
+  );
+}
+
+/** Sign-ins of that account again, from the same address and with the device token it was given. */
+export function knownSigninRequests(roles: WorldRoles, n: number, deviceToken: string, count: number): LoadRequest[] {
+  return Array.from({ length: count }, () =>
+    post(
+      'auth.signin',
+      { email: emailOf(roles.firstOrdinaryUser + n), password: BENCH_PASSWORD, device_token: deviceToken },
+      { 'x-forwarded-for': benchAddress(203, n + 1) },
+    ),
+  );
+}
+
 /** Sign-ins of distinct ordinary accounts, each from its own documentation-range address. */
 export function signinRequests(roles: WorldRoles, count: number): LoadRequest[] {
   const random = new Random(`${roles.seed}/signin`);

@@ -29,6 +29,8 @@ export interface Config {
   rateLimitPerToken: { max: number; windowSeconds: number };
   /** Open connections (HTTP and WebSocket) one client address may hold at once. */
   maxConnectionsPerIp: number;
+  /** Password checks that may wait for a hasher in this process, in each queue (favoured sign-ins, everything else); past it, code 7. */
+  passwordHashQueue: number;
   /** Entries of each per-address table (limits, failures), in memory and in Redis; see src/infra/address-keys.ts. */
   addressSlots: number;
   /** A world file imported on start when the database is empty. */
@@ -159,6 +161,7 @@ export function defaultConfig(): Config {
     rateLimitPerIp: { max: 3000, windowSeconds: 60 },
     rateLimitPerToken: { max: 1200, windowSeconds: 60 },
     maxConnectionsPerIp: 256,
+    passwordHashQueue: 16,
     addressSlots: 16_384,
     logLevel: 'info',
     accessLog: 0,

@@ -101,6 +101,12 @@ describe("managing one's own account", () => {
       { token: first.access_token },
     );
     assert.equal(weak.body.code, 2);
+    const same = await server.call(
+      'account.updatePassword',
+      { password_current: PASSWORD, password_new: PASSWORD },
+      { token: first.access_token },
+    );
+    assert.deepEqual(same.body, { code: 2, description: 'parameter password_new: is the current password: choose another' });
     const changed = await server.call(
       'account.updatePassword',
       { password_current: PASSWORD, password_new: 'fresh secret 1' },

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RESET_ANSWER_MS, RESET_REQUEST_LIMITS } from '../src/accounts/reset.js';
 import { startTestServer, type TestServer } from './helpers.js';
-import { ALICE, BOB, TOTP_USER, authWorld, probe, sessionOf, signin, totpCode } from './auth-fixtures.js';
+import { ALICE, BOB, PASSWORD, TOTP_USER, authWorld, probe, sessionOf, signin, totpCode } from './auth-fixtures.js';
 import { MailCatcher, mailConfig, tokenIn } from './mail-support.js';
 
 const NEW_PASSWORD = 'a brand new secret';
@@ -47,6 +47,11 @@ describe('auth.requestPasswordReset and auth.resetPassword', () => {
     const token = tokenIn(await mail.next(BOB.email));
     const weak = await server.call('auth.resetPassword', { token, password: '1234567890' });
     assert.equal(weak.body.code, 2, 'a common password is refused (and the token is not spent)');
+    assert.deepEqual((await server.call('auth.resetPassword', { token, password: PASSWORD })).body, {
+      code: 2,
+      description: "parameter password: is the account's current password: choose another",
+    });
+    assert.equal((await signin(server, BOB.email)).body.code, 0, 'the current password still works');
     assert.deepEqual((await server.call('auth.resetPassword', { token, password: NEW_PASSWORD })).body, { code: 0 });
     assert.equal(await probe(server, old.access_token), 1, 'the old session ended');
     assert.equal((await server.call('auth.refresh', { refresh_token: old.refresh_token })).body.code, 1);

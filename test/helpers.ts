@@ -149,6 +149,8 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     captcha: { testVerifier: true },
     // Every test client connects from loopback, often with many connections at once: the cap per address is tested where it is set.
     maxConnectionsPerIp: 100_000,
+    // Bursts of sign-ins test the guessing defence, which must judge every password the hashers' queue would refuse: the queue is tested where it is set.
+    passwordHashQueue: 100_000,
     // A loaded machine can leave a socket quiet for seconds while its request waits its turn, and a
     // client in the same process may reuse a kept-alive socket just as a late timer ends it: the
     // timeouts are tested where they are set.

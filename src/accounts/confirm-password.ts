@@ -23,7 +23,12 @@ export async function confirmPassword(services: Services, userId: number, passwo
     throw rateLimited(hit.resetIn);
   }
   const row = await findUser(services.db.kysely, userId, ['password_hash']);
-  if (!(await services.auth.passwords.check(row?.password_hash, password)) || !row?.password_hash) throw wrongPassword();
+  const right = await services.auth.passwords.check(row?.password_hash, password).catch(async (error: unknown) => {
+    // Refused before being checked (the hashers' queue is full): not a wrong password.
+    await release();
+    throw error;
+  });
+  if (!right || !row?.password_hash) throw wrongPassword();
   await release();
   return row.password_hash;
 }

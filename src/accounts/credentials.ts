@@ -25,6 +25,7 @@ export async function updatePassword(
 ): Promise<SessionData> {
   checkNewPassword(request.next, 'password_new');
   const checkedHash = await confirmPassword(services, request.userId, request.current);
+  if (request.next === request.current) throw badParam('password_new', 'is the current password: choose another');
   const newHash = await services.auth.passwords.hash(request.next);
   const now = nowSeconds(services);
   const session = await services.db.kysely.transaction().execute(async (trx) => {

@@ -6,7 +6,7 @@ import { CONFIRM_PASSWORD_LIMIT } from './confirm-password.js';
 import { EMAIL_CHANGE_LIMITS, updateEmail, updatePassword, verifyEmail } from './credentials.js';
 import { NICK_CHANGE_LIMIT, accountInfo, updateInfo } from './profile.js';
 import { RESET_ANSWER_MS, RESET_REQUEST_LIMITS, requestPasswordReset, resetPassword } from './reset.js';
-import { DOMAIN_MAX, DOMAIN_MIN, NICK_RULE, PASSWORD_MAX, PASSWORD_MIN } from './rules.js';
+import { DOMAIN_MAX, DOMAIN_MIN, NICK_RULE, PASSWORD_RULE } from './rules.js';
 import { AccountInfo, RecoveryCodes, SessionList, TotpSetupResult } from './schemas.js';
 import { listSessions, revokeSessions } from './sessions-list.js';
 import { SIGNUP_LIMITS } from '../auth/defence.js';
@@ -14,7 +14,6 @@ import { signUp } from './signup.js';
 import { totpDisable, totpEnable, totpSetup } from './two-factor.js';
 
 const HOURS = ACCOUNT_TOKEN_TTL / 3600;
-const PASSWORD_RULE = `${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not one of the 10,000 most common passwords`;
 const DOMAIN_RULE =
   `${DOMAIN_MIN} to ${DOMAIN_MAX} characters of a-z 0-9 _ . (stored in lower case), no leading, trailing or doubled dot, ` +
   'not a number (all digits, 1e5, 0x1), not a reserved word (nor one spelt with look-alike letters, as a whole or in any dotted part), ' +

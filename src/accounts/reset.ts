@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { rateLimited } from '../api/errors.js';
+import { badParam, rateLimited } from '../api/errors.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { requestAddress } from '../auth/ip.js';
 import { admitSecondFactorCheck, readSecondFactor, requireCodeSent, spendSecondFactor, type SecondFactor } from '../auth/second-factor.js';
@@ -65,7 +65,7 @@ export async function resetPassword(services: Services, request: { token: string
   const { kysely } = services.db;
   const now = nowSeconds(services);
   const target = await findAccountToken(kysely, request.token, 'reset_password', now);
-  const user = await findUser(kysely, target.user_id, ['totp_secret', 'totp_last_step', 'email_verified']);
+  const user = await findUser(kysely, target.user_id, ['totp_secret', 'totp_last_step', 'email_verified', 'password_hash']);
   if (!user) throw badAccountToken();
   let factor: SecondFactor | undefined;
   let attempt: { succeeded(): Promise<void> } | undefined;
@@ -77,6 +77,12 @@ export async function resetPassword(services: Services, request: { token: string
       request.code,
       services.clock.now(),
     );
+  }
+  // A reset to the password the account has would leave it with a password someone may know.
+  // Checked once the token (and the second factor) proved who asks; the token stays unspent.
+  if (user.password_hash !== null && (await services.auth.passwords.verify(user.password_hash, request.password))) {
+    await attempt?.succeeded();
+    throw badParam('password', "is the account's current password: choose another");
   }
   const passwordHash = await services.auth.passwords.hash(request.password);
   await kysely.transaction().execute(async (trx) => {

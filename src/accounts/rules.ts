@@ -7,20 +7,37 @@ export { normaliseEmail };
 
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 128;
+
 export const NICK_MIN = 2;
 export const NICK_MAX = 24;
 /** The nick rules as the method documentation states them. */
 export const NICK_RULE = `${NICK_MIN} to ${NICK_MAX} characters, no control characters, not a reserved word (nor one spelt with look-alike letters)`;
 export const DOMAIN_MIN = 3;
 export const DOMAIN_MAX = 32;
-/** How many of the most common passwords are refused. */
-export const COMMON_PASSWORDS_REFUSED = 10_000;
+/**
+ * A password as its rules read it: NFC (a letter typed as one code point or as a letter and
+ * its accent is one character), lower case, each run of one character made one, and a
+ * password that is one part said again and again ("abcabcabc") that part.
+ */
+function passwordReading(password: string): string {
+  const collapsed = password
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/(.)\1+/gsu, '$1');
+  return /^(.+?)\1+$/su.exec(collapsed)?.[1] ?? collapsed;
+}
 
 /**
- * The most common passwords, most common first, from zxcvbn-ts's list (compiled from leaked
- * password sets); compared without regard to case.
+ * The common passwords (zxcvbn-ts's list, compiled from leaked password sets), as the rules
+ * read them: "PASSWORD", "passsword" and "passwordpassword" are all "password".
  */
-const COMMON_PASSWORDS = new Set(dictionary['passwords-common'].slice(0, COMMON_PASSWORDS_REFUSED).map((p) => p.toLowerCase()));
+const COMMON_PASSWORDS = new Set(dictionary['passwords-common'].map(passwordReading));
+/** How many common passwords are refused. */
+export const COMMON_PASSWORDS_REFUSED = dictionary['passwords-common'].length;
+/** The password rules as the method documentation states them. */
+export const PASSWORD_RULE =
+  `${PASSWORD_MIN} to ${PASSWORD_MAX} characters (counted in Unicode NFC), not one character repeated, not one of the ` +
+  `${COMMON_PASSWORDS_REFUSED.toLocaleString('en')} common passwords whatever its case and however its characters or parts are repeated`;
 
 /**
  * Words no player may take as a domain or a nick: they would pass for the service itself or
@@ -68,16 +85,25 @@ export const RESERVED_NAMES = new Set([
 /** Characters, not UTF-16 units. */
 const lengthOf = (text: string) => [...text].length;
 
+/**
+ * The rules of a new password: 10 to 128 characters counted in NFC, valid Unicode, not one
+ * character repeated, and not a common password however its case is set or its characters
+ * or parts repeated.
+ */
 export function checkNewPassword(password: string, name = 'password'): void {
-  const length = lengthOf(password);
+  const length = lengthOf(password.normalize('NFC'));
   if (length < PASSWORD_MIN) throw badParam(name, `must be at least ${PASSWORD_MIN} characters`);
   if (length > PASSWORD_MAX) throw badParam(name, `must be at most ${PASSWORD_MAX} characters`);
   // Hashed as UTF-8, where every lone surrogate becomes U+FFFD, as every byte of invalid UTF-8
   // in a request already has: such passwords would all be one.
   if (/[\p{Cs}\uFFFD]/u.test(password))
     throw badParam(name, 'must be valid Unicode text (it holds a lone surrogate or a replacement character)');
-  if (COMMON_PASSWORDS.has(password.toLowerCase()))
-    throw badParam(name, `is one of the ${COMMON_PASSWORDS_REFUSED.toLocaleString('en')} most common passwords: choose another`);
+  if (/^(.)\1*$/su.test(password.normalize('NFC'))) throw badParam(name, 'must not be one character repeated');
+  if (COMMON_PASSWORDS.has(passwordReading(password)))
+    throw badParam(
+      name,
+      `is one of the ${COMMON_PASSWORDS_REFUSED.toLocaleString('en')} common passwords (whatever its case and repeats): choose another`,
+    );
 }
 
 /** The nick as stored: trimmed, inner runs of white space made one space. */

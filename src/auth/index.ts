@@ -19,7 +19,7 @@ export interface AuthRuntime extends Runtime {
 }
 
 export async function startAuth(core: Core): Promise<AuthRuntime> {
-  const passwords = new PasswordHasher();
+  const passwords = new PasswordHasher(core.config.passwordHashQueue);
   await passwords.prepareDummyHash();
   const sweeper = setInterval(() => {
     sweepSessions(core).catch((err) => core.log.warn({ err }, 'sweeping expired sessions failed'));

@@ -77,7 +77,14 @@ export async function signIn(services: Services, request: SigninRequest): Promis
   // The defence and the account's own captcha mark may both ask: the verifier is asked once.
   const captchaSolved = captchaCheck(services, request.captcha, ip);
   const attempt = await admitAttempt(services, { ...signinDefence(email, ip, known, services.addressKeys), captchaSolved });
-  const passwordRight = await services.auth.passwords.check(user?.password_hash, request.password);
+  // A sign-in from where the account signed in before goes ahead of anonymous checks.
+  const passwordRight = await services.auth.passwords
+    .check(user?.password_hash, request.password, { favoured: known !== null })
+    .catch(async (error: unknown) => {
+      // Refused before being checked (the hashers' queue is full): nothing was judged.
+      await attempt.succeeded();
+      throw error;
+    });
   // Bots get their tokens from bots.getToken; for sign-in they do not exist.
   if (!user || !passwordRight || user.bot_owner_id !== null) {
     await attempt.failed();

@@ -354,6 +354,15 @@ export const SERVER_SETTINGS: Setting[] = [
     into: field('maxConnectionsPerIp'),
   }),
   row({
+    flag: 'password-hash-queue',
+    env: 'PASSWORD_HASH_QUEUE',
+    value: 'N',
+    description:
+      'password checks that may wait for a hasher in this process, in each of two queues (sign-ins from a known address or device, everything else); past it, code 7 with retry_after',
+    read: integer(0, 100_000),
+    into: field('passwordHashQueue'),
+  }),
+  row({
     flag: 'world',
     env: 'WORLD',
     value: 'FILE',
