@@ -1,0 +1,95 @@
+// The layers of `src/`, bottom first, and the rules `npm run lint` checks against them
+// (ARCHITECTURE.md explains each layer). A folder, or a file at the top of `src/`, may import
+// only from its own entry and the entries below it. A new capability is one more name in the
+// list: a domain goes into `domains` at the place its dependencies allow.
+const layers = [
+  { name: 'base', members: ['config.ts', 'infra'] },
+  { name: 'storage', members: ['db', 'mail'] },
+  { name: 'transport', members: ['api', 'operations'] },
+  // The domains, each on the ones before it.
+  {
+    name: 'domains',
+    members: ['users', 'auth', 'accounts', 'friends', 'realtime', 'catalog', 'chat', 'inventory', 'trades', 'promocodes'],
+    ordered: true,
+  },
+  { name: 'operators', members: ['world', 'admin'], ordered: true },
+  { name: 'composition root', members: ['hooks.ts', 'domains.ts', 'app.ts', 'cli'] },
+];
+
+/**
+ * The services container (`src/services.ts`) is the one exception: it names, as types only,
+ * what the composition root hands every layer, so every layer may import it and it imports
+ * nothing at run time.
+ */
+const container = 'services.ts';
+
+const escape = (name) => name.replace(/[.]/g, '\\.');
+const pathOf = (member) => (member.endsWith('.ts') ? `^src/${escape(member)}$` : `^src/${escape(member)}/`);
+
+/** Every member with its rank: members of one unordered layer share a rank. */
+const ranked = [];
+let rank = 0;
+for (const layer of layers) {
+  for (const member of layer.members) {
+    ranked.push({ member, layer: layer.name, rank });
+    if (layer.ordered) rank += 1;
+  }
+  if (!layer.ordered) rank += 1;
+}
+
+const layerRules = ranked
+  .map(({ member, layer, rank }) => {
+    const above = ranked.filter((other) => other.rank > rank).map((other) => pathOf(other.member));
+    if (above.length === 0) return undefined;
+    return {
+      name: `layer:${member}`,
+      comment: `${member} (${layer}) imports only from itself and the layers below it (ARCHITECTURE.md)`,
+      severity: 'error',
+      from: { path: pathOf(member) },
+      to: { path: above },
+    };
+  })
+  .filter(Boolean);
+
+const known = new Set(ranked.map(({ member }) => member).concat(container));
+
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: 'no-cycle',
+      comment: 'no import cycle between files under src/ (type-only uses of the services container aside)',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaNot: `^src/${escape(container)}$` },
+    },
+    {
+      name: 'public-face',
+      comment: 'another folder is used only through its index.ts, its public face',
+      severity: 'error',
+      from: { path: '^src/([^/]+)/' },
+      to: { path: '^src/[^/]+/', pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'container-types-only',
+      comment: 'the services container imports types only, so that every layer may import it',
+      severity: 'error',
+      from: { path: `^src/${escape(container)}$` },
+      to: { dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'listed-layer',
+      comment: 'every folder and top-level file of src/ has its place in the layer list of .dependency-cruiser.cjs',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^src/', pathNot: [...known].map(pathOf) },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^src/db/migrations/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};
