@@ -2,13 +2,12 @@
 // in its hooks.ts what it needs the domains above it to do, and this file answers it with
 // their functions (ARCHITECTURE.md, "Reactions between domains").
 import type { Services } from './services.js';
-import { friendshipLookup, friendshipValues } from './friends/relations.js';
+import { Friendship, friendshipLookup, friendshipValues } from './friends/relations.js';
 import { endingOpenTrades, invalidateTradesHolding } from './trades/invalidate.js';
 import { announceInvalidated } from './trades/announce.js';
 import { closeInvalidated, openTradesHolding, tradePrivacy } from './trades/queries.js';
 import { expiryCutoff } from './trades/status.js';
 import { admissionFrom, requireAdmitted } from './trades/admission.js';
-import { Friendship } from './friends/relations.js';
 
 export const domainHooks: Services['hooks'] = {
   users: { friendshipValues, friendshipLookup },

@@ -20,8 +20,8 @@ export interface InventoryHooks {
   /** In the caller's transaction: the open trades holding any of the items end; answers them. */
   endTradesHolding(services: Services, trx: Executor, itemIds: readonly number[]): Promise<InvalidatedTrade[]>;
   /**
-   * For a craft, which finds them in its own statement: the query of the open trades holding
-   * any of the items (locked, on PostgreSQL), and the trades it found then end.
+   * For a craft, which finds them within its own statement: the query of the open trades
+   * holding any of the items (locked, on PostgreSQL, until the transaction ends).
    */
   tradesHolding(
     services: Services,
@@ -30,6 +30,7 @@ export interface InventoryHooks {
     itemIds: readonly number[],
     now: number,
   ): SelectQueryBuilder<Tables, 'trades', InvalidatedTrade>;
+  /** In the caller's transaction: the trades that query found end. */
   closeTrades(trx: Executor, trades: readonly InvalidatedTrade[], now: number): Promise<void>;
   /** After the commit: tells the parties of the ended trades. */
   announceEndedTrades(services: Services, trades: readonly InvalidatedTrade[]): Promise<void>;

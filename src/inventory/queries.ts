@@ -287,8 +287,9 @@ export interface CraftResultItem {
 /**
  * Creates a craft's result for the user and links it to the craft, in the caller's
  * transaction, and finds the open trades holding any of the consumed items (`holding`, from
- * the inventory's hooks), which the caller makes invalid; on PostgreSQL in one statement, which locks those
- * trades in id order (after the consume step has locked the items and the user's counts).
+ * the inventory's hooks), which the caller makes invalid; on PostgreSQL in one statement, which
+ * locks those trades in id order (after the consume step has locked the items and the user's
+ * counts).
  */
 export async function createCraftResult(
   trx: Executor,
