@@ -87,18 +87,14 @@ export function randomSpec(seed: string): GameSpec {
   return { config, players, startCash: between(r, 5000, 20000, 500), seed };
 }
 
+/** What of a player the replay recomputes. */
+const playerView = (p: any) => ({ user_id: p.user_id, status: p.status, position: p.position, cash: p.cash, score: p.score, jail: p.jail });
+
 /** The engine's state a replay must agree with, from the engine's status. */
 function engineView(game: Game) {
   const status = statusOf(game) as { players: any[]; fields: any[] };
   return {
-    players: status.players.map((p) => ({
-      user_id: p.user_id,
-      status: p.status,
-      position: p.position,
-      cash: p.cash,
-      score: p.score,
-      jail: p.jail,
-    })),
+    players: status.players.map(playerView),
     fields: status.fields.map((f) => ({ field_id: f.field_id, owner_user_id: f.owner_user_id, level: f.level, mortgaged: !!f.mortgage })),
     bank: game.bank,
   };
@@ -159,14 +155,7 @@ export function playCheckedGame(spec: GameSpec, { maxActions = 60_000 } = {}): G
     applyEvents(replay, packet.events);
     const view = engineView(game);
     const replayed = {
-      players: [...replay.players.values()].map((p) => ({
-        user_id: p.user_id,
-        status: p.status,
-        position: p.position,
-        cash: p.cash,
-        score: p.score,
-        jail: p.jail,
-      })),
+      players: [...replay.players.values()].map(playerView),
       fields: [...replay.fields.values()].sort((a, b) => a.field_id - b.field_id),
       bank: replay.bank,
     };

@@ -1,18 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/connection.js';
 import type { GamesTable } from '../db/tables.js';
 
-export interface StoredGame {
-  game_id: number;
-  status: GamesTable['status'];
-  config: string;
-  players: string;
-  options: string;
-  seed: string;
-  ts_start: number;
-  ts_end: number | null;
-  winner_user_id: number | null;
-}
+export type StoredGame = Selectable<GamesTable>;
 
 function storedGame(row: Record<string, unknown>): StoredGame {
   return {

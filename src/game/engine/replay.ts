@@ -3,16 +3,10 @@
  * packets would: the check that the events say everything that changed.
  */
 import { buybackCost, jailFieldId, levelCost, levelSellValue, mortgageValue, type BoardConfig } from './config.js';
-import type { GameEvent } from './types.js';
+import type { GameEvent, PlayerState } from './types.js';
 
-export interface ReplayPlayer {
-  user_id: number;
-  status: 0 | -1;
-  position: number;
-  cash: number;
-  score: number;
-  jail?: { roll_double_attempts: number };
-}
+/** A player as the events show them: everything of the engine's but its count of timeouts. */
+export type ReplayPlayer = Omit<PlayerState, 'timeouts'>;
 
 export interface ReplayField {
   field_id: number;
