@@ -8,6 +8,7 @@
 import { ApiError, Code } from '../api/errors.js';
 import { ownTransaction } from '../db/connection.js';
 import type { Services } from '../services.js';
+import { announceUsersChanged } from '../users/index.js';
 import {
   act,
   classicBoard,
@@ -97,6 +98,18 @@ export async function startVsComputer(
 
 /** Plays the caller's action, then the computer players until a human is expected; the packets this produced. */
 export async function playAction(services: Services, gameId: number, userId: number, action: Action): Promise<Packet[]> {
+  const { packets, counted } = await playInTransaction(services, gameId, userId, action);
+  if (counted.length > 0) await announceUsersChanged(services, counted);
+  return packets;
+}
+
+/** The packets of the call, and the players whose profiles the game's end changed. */
+async function playInTransaction(
+  services: Services,
+  gameId: number,
+  userId: number,
+  action: Action,
+): Promise<{ packets: Packet[]; counted: number[] }> {
   return ownTransaction(services.db)(async (trx) => {
     const stored = await selectGameForUpdate(trx, gameId, services.db.dialect);
     if (!stored) throw noGame(gameId);
@@ -139,8 +152,9 @@ export async function playAction(services: Services, gameId: number, userId: num
       const humans = players.filter((id) => !computers.has(id));
       const xp = new Map(humans.map((id) => [id, xpForGame.played + (id === game.winner ? xpForGame.won : 0)]));
       await recordGameEnd(trx, gameId, { tsEnd: now, winner: game.winner!, players: humans, xp });
+      return { packets, counted: humans };
     }
-    return packets;
+    return { packets, counted: [] };
   });
 }
 
