@@ -27,6 +27,8 @@ const layers = [
       'inventory',
       'trades',
       'promocodes',
+      // the classic board game (its engine, src/game/engine/, imports nothing of src/)
+      'game',
     ],
     ordered: true,
   },

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import { SIGNUP_LIMITS } from '../src/auth/defence.js';
-import { COMMON_PASSWORDS_REFUSED } from '../src/users/rules.js';
+import { COMMON_PASSWORDS_REFUSED } from '../src/users/index.js';
 import { createMailer } from '../src/mail/mailer.js';
 import { defaultConfig } from '../src/config.js';
 import { startTestServer, type TestServer } from './helpers.js';

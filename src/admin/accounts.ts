@@ -1,4 +1,4 @@
-import { checkNewPassword } from '../users/rules.js';
+import { announceUsersChanged, checkNewPassword, nickColumns, normaliseEmail, type Rank, rankColumn, storedRank } from '../users/index.js';
 import type { Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { Services } from '../services.js';
@@ -8,16 +8,11 @@ import type { InventoryPrivacy, UsersTable } from '../db/tables.js';
 import type { Flag } from '../db/flags.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
-import { normaliseEmail } from '../users/email.js';
-import { endAllSessionsIn } from '../auth/queries.js';
-import { announceSessionsRevoked } from '../auth/tokens.js';
-import { WorldUser } from '../world/schema.js';
-import { announceUsersChanged } from '../users/profile-cache.js';
-import { rankColumn, storedRank, type Rank } from '../users/rank.js';
-import { nickColumns } from '../users/search-keys.js';
+import { announceSessionsRevoked, endAllSessionsIn } from '../auth/index.js';
+import { WorldUser } from '../world/index.js';
 import type { AdminAccount } from './schemas.js';
 import { deleteRecoveryCodes, insertAccount, isTaken, loadAccount, updateAccountColumns, type AccountRow } from './queries.js';
-import { retireOutstandingTokens } from '../accounts/account-tokens.js';
+import { retireOutstandingTokens } from '../accounts/index.js';
 
 export type { AccountRow } from './queries.js';
 

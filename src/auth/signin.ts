@@ -5,7 +5,7 @@ import { requestAddress } from '../infra/ip.js';
 import { knownSource, rememberSource } from './known-sources.js';
 import { emailKey, type AddressKeys } from '../infra/address-keys.js';
 import { captchaCheck } from './captcha.js';
-import { emailLookupKey } from '../users/email.js';
+import { emailLookupKey } from '../users/index.js';
 import { needsRehash } from './passwords.js';
 import type { Executor } from '../db/connection.js';
 import { dialectAdapter } from '../db/dialect.js';

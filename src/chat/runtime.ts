@@ -2,13 +2,13 @@ import type { SerializedData } from '../api/method.js';
 import { randomUUID } from 'node:crypto';
 import type { Core, Runtime, Services } from '../services.js';
 import { CATALOG_CHANGED, SESSIONS_REVOKED, USERS_CHANGED, WORLD_CHANGED, defineChannel, type UsersChanged } from '../infra/channels.js';
-import { loadProtoShorts, type ItemObject } from '../catalog/protos.js';
+import { loadProtoShorts, type ItemObject } from '../catalog/index.js';
 import { ChatHistory, type ChatSettings, type GchatAnswer } from './history.js';
 import { MessageWriter, loadNewestMessages, protosNamedBy, usersNamedBy } from './messages.js';
 import { selectChatState } from './queries.js';
 import type { ChatMessage, ChatUser } from './schemas.js';
 import { loadChatUsers } from './users.js';
-import type { FeedEvent } from '../realtime/hub.js';
+import type { FeedEvent } from '../realtime/index.js';
 
 /**
  * How old the in-memory chat may get before it is read again from the database,

@@ -3,12 +3,10 @@ import { defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { ApiError, Code } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
-import { UserRelated } from '../users/schemas.js';
+import { formOf, pagingParams, profilesInOrder, requireUser, UserRelated } from '../users/index.js';
 import { blockUser, unblockUser } from './graph.js';
 import { friendshipLookup } from './relations.js';
 import { blockedPage } from './queries.js';
-import { formOf, pagingParams, profilesInOrder } from '../users/lists.js';
-import { requireUser } from '../users/profiles.js';
 import { ownTransaction } from '../db/connection.js';
 
 /*

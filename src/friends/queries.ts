@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database, Executor } from '../db/connection.js';
-import { BANNED, NOT_BANNED } from '../users/queries.js';
+import { BANNED, NOT_BANNED } from '../users/index.js';
 
 /** Kinds of `relationRows` that are blocks (1..3 are as in `Friendship`). */
 export const KIND_BLOCKED = 4;

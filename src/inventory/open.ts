@@ -2,14 +2,21 @@ import { createHash, randomInt } from 'node:crypto';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import type { DialectName, Executor } from '../db/connection.js';
 import { nowSeconds, type Services } from '../services.js';
-import { getCatalog, type Catalog, type ProtoEntry } from '../catalog/cache.js';
-import { CASE_TYPE, GIFT_SET_TYPE, ownedItemJson, type DropWeight, type OwnedRow } from '../catalog/serialize.js';
-import { postSystemMessage } from '../chat/moderation.js';
-import type { SystemMessageFields } from '../chat/messages.js';
+import {
+  CASE_TYPE,
+  type Catalog,
+  type DropWeight,
+  getCatalog,
+  GIFT_SET_TYPE,
+  ownedItemJson,
+  type OwnedRow,
+  type ProtoEntry,
+} from '../catalog/index.js';
+import { postSystemMessage, type SystemMessageFields } from '../chat/index.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import type { InvalidatedTrade } from './hooks.js';
 import type { DomainEvents } from '../operations/metrics.js';
-import { requireUser } from '../users/profiles.js';
+import { requireUser } from '../users/index.js';
 import {
   consumeOwnedItems,
   insertReceivedItems,

@@ -3,7 +3,7 @@ import type { DialectName, Executor } from '../db/connection.js';
 import type { DrawsTable, InventoryPrivacy, ItemState, ItemsTable, Tables } from '../db/tables.js';
 import type { Services } from '../services.js';
 import { elementAt } from '../infra/elements.js';
-import type { OwnedRow } from '../catalog/serialize.js';
+import type { OwnedRow } from '../catalog/index.js';
 import type { InvalidatedTrade } from './hooks.js';
 
 export type InventoryOrder = 'time' | 'quality';

@@ -12,11 +12,11 @@ import {
   revokes,
   type Revocation,
 } from '../infra/channels.js';
-import type { SessionEnd, TokenResolver } from '../auth/tokens.js';
+import type { SessionEnd, TokenResolver } from '../auth/index.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connection.js';
 import type { Clock } from '../infra/clock.js';
-import type { Presence } from '../users/presence.js';
+import type { Presence } from '../users/index.js';
 import { PING, eventFrame } from './extws.js';
 import { elementAt, lastOf } from '../infra/elements.js';
 

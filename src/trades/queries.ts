@@ -1,11 +1,10 @@
 import { sql, type ExpressionBuilder, type QueryCreator } from 'kysely';
-import type { OwnedRow } from '../catalog/serialize.js';
+import type { OwnedRow } from '../catalog/index.js';
 import type { DialectName, Executor } from '../db/connection.js';
 import { Statement, type Placeholders } from '../db/statements.js';
 import type { InventoryPrivacy, Tables, TradeItemsTable } from '../db/tables.js';
 import { elementAt } from '../infra/elements.js';
-import { OWNED } from '../inventory/queries.js';
-import type { InvalidatedTrade } from '../inventory/hooks.js';
+import { type InvalidatedTrade, OWNED } from '../inventory/index.js';
 import { TradeStatus } from './status.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Catalog } from '../catalog/cache.js';
+import type { Catalog } from '../catalog/index.js';
 import type { Executor } from '../db/connection.js';
 import { elementAt } from '../infra/elements.js';
 import { nowSeconds, type Services } from '../services.js';
