@@ -5,8 +5,6 @@ import { privacyMethods } from './privacy.js';
 import { usersSearch } from './search.js';
 import { attachProfileCache, type ProfileCache } from './profile-cache.js';
 
-export { announceUsersChanged } from './profile-cache.js';
-
 export const usersDomain: Domain = {
   name: 'users',
   methods: [usersGet, usersSearch, ...privacyMethods],
