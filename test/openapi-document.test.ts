@@ -468,7 +468,7 @@ test('parameters carry their wire format, type, default, limits and description'
 test('a bot-forbidden method lists code 4; two schemas under one name are refused', () => {
   const forbidden = { ...sample, bots: false } as AnyMethod;
   const document: any = buildOpenApiDocument([forbidden]);
-  assert.equal(document.paths['/api/sample.read'].get['x-error-codes'][4], 'bots may not call this method');
+  assert.equal(document.paths['/api/sample.read'].get['x-error-codes'][4], 'bots, and sessions of OAuth apps, may not call this method');
   assert.equal(document.paths['/api/sample.read'].get['x-bots'], false);
   const clash = {
     ...sample,

@@ -5,6 +5,12 @@ import { authRefresh, authSignin, authSignout, authTotpVerify, botsCreate, botsG
 import { PasswordHasher } from './passwords.js';
 import { sweepSessions } from './sessions.js';
 
+export { issueUserSessionIn, revokeAppSessionsIn, revokeFamily, type AppGrant, type SessionData } from './sessions.js';
+export { signIn } from './signin.js';
+export { completeTotpChallenge } from './totp.js';
+export { announceSessionsRevoked } from './tokens.js';
+export { Session } from './schemas.js';
+
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 export const authDomain: Domain = {
