@@ -33,7 +33,12 @@ describe('one OAuth code exchanged many times at once', { skip: missing.redis },
 
   test('at most one Session, and the other uses revoke it', async () => {
     for (let round = 0; round < 5; round++) {
-      const { code } = await codeFromDialog(new DialogClient(processes.servers[0]!), { app_id: app.app_id, scope: 1 }, ALICE.email, PASSWORD);
+      const { code } = await codeFromDialog(
+        new DialogClient(processes.servers[0]!),
+        { app_id: app.app_id, scope: 1 },
+        ALICE.email,
+        PASSWORD,
+      );
       const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => exchange(i, code)));
       const codes = answers.map((answer) => answer.body?.code);
       assert.equal(codes.filter((c) => c === 0).length, 1, `round ${round}: ${JSON.stringify(codes)}`);
@@ -48,8 +53,7 @@ describe('one OAuth code exchanged many times at once', { skip: missing.redis },
       });
       assert.equal(refreshed.body.code, 1);
     }
-    const issued = await processes.servers[0]!.db.kysely
-      .selectFrom('sessions')
+    const issued = await processes.servers[0]!.db.kysely.selectFrom('sessions')
       .select(['revoked_at'])
       .where('app_id', '=', app.app_id)
       .execute();
