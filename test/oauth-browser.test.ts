@@ -78,11 +78,11 @@ test(
     let loopback: Server | undefined;
     try {
       const platformOrigin = await listen(platform);
-      let registered: { app_id: number; app_secret: string } | undefined;
-      const app = await startLoopbackApp(platformOrigin, () => registered!);
+      const registered = { app_id: 0, app_secret: '' };
+      const app = await startLoopbackApp(platformOrigin, () => registered);
       loopback = app.server;
       const created = await admin(platform, 'createApp', { name: 'Loopback <Scores>', redirect_uris: `${app.origin}/callback`, scopes: 3 });
-      registered = { app_id: created.app.app_id, app_secret: created.app_secret };
+      Object.assign(registered, { app_id: created.app.app_id, app_secret: created.app_secret });
 
       browser = await launchChromium();
       const context = await browser.newContext();
