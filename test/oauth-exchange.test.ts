@@ -1,5 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import WebSocket from 'ws';
+import { listen } from './transport-support.js';
 import type { TestServer } from './helpers.js';
 import { ok } from './helpers.js';
 import { ADMIN_KEY, admin, adminCall, fails, startAdminServer } from './admin-support.js';
@@ -331,5 +333,32 @@ describe('OAuth: apps, the dialog and oauth.exchangeCode', () => {
     assert.equal((await admin(server, 'updateApp', { app_id: created.app.app_id, active: 1 })).app.active, 1);
     assert.ok((await admin(server, 'listApps')).apps.some((listed: { name: string }) => listed.name === 'Lobby 2'));
     fails(await adminCall(server, 'listApps', {}, { key: `${ADMIN_KEY}-wrong` }), 1);
+  });
+
+  test('the realtime feed refuses a session of an app', async () => {
+    const { code } = await codeFromDialog(new DialogClient(server), { app_id: app.app_id }, ALICE.email, PASSWORD);
+    const session = ok(await exchange({ code }));
+    const url = (await listen(server)).replace('http', 'ws');
+    const closed = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(`${url}/ws?access_token=${session.access_token}`);
+      socket.on('close', (closeCode) => resolve(closeCode));
+      socket.on('error', reject);
+    });
+    assert.equal(closed, 4001);
+  });
+
+  test('a world import that replaces the players forgets what they allowed; the apps stay', async () => {
+    const fresh = await registerApp(server);
+    const client = new DialogClient(server);
+    await codeFromDialog(client, { app_id: fresh.app_id }, ALICE.email, PASSWORD);
+    ok(await adminCall(server, 'importWorld', { mode: 'replace', world: JSON.stringify(await authWorld()) }));
+    assert.deepEqual(await server.db.kysely.selectFrom('oauth_consents').selectAll().execute(), []);
+    assert.deepEqual(await server.db.kysely.selectFrom('oauth_codes').selectAll().execute(), []);
+    assert.ok((await admin(server, 'listApps')).apps.some((listed: { app_id: number }) => listed.app_id === fresh.app_id));
+    // The player signs in again and is asked again.
+    client.forgetSignIn();
+    const page = await client.open({ app_id: fresh.app_id, redirect_uri: CALLBACK, response_type: 'code' });
+    const consent = await signInOnDialog(client, page, ALICE.email, PASSWORD);
+    assert.match(consent.body, /id="consent"/);
   });
 });

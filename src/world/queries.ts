@@ -73,8 +73,14 @@ export async function insertBatched<T extends keyof Tables & string>(
   }
 }
 
-/** Everything a world replaces. The audit log is not part of the world and survives. */
+/**
+ * Everything a world replaces. The audit log is not part of the world and survives, and so do
+ * the OAuth apps (the operator's registrations, with their secrets); what players gave them
+ * (consents, codes) goes with the players.
+ */
 const WORLD_TABLES = [
+  'oauth_codes',
+  'oauth_consents',
   'trade_moves',
   'trade_items',
   'trades',
