@@ -361,4 +361,51 @@ describe('OAuth: apps, the dialog and oauth.exchangeCode', () => {
     const consent = await signInOnDialog(client, page, ALICE.email, PASSWORD);
     assert.match(consent.body, /id="consent"/);
   });
+
+  test('world files carry the apps without their secrets; a new secret is issued by the admin', async () => {
+    const exported = await admin(server, 'exportWorld');
+    const world = JSON.parse(typeof exported.world === 'string' ? exported.world : JSON.stringify(exported.world));
+    const entry = world.apps.find((listed: { app_id: number }) => listed.app_id === app.app_id);
+    assert.deepEqual(entry, {
+      app_id: app.app_id,
+      name: 'Score Keeper',
+      redirect_uris: [CALLBACK, OTHER_CALLBACK],
+      scopes: 11,
+      active: 1,
+    });
+    assert.ok(!JSON.stringify(world).includes(app.app_secret!));
+
+    const elsewhere = await startAdminServer({ world: { ...(await authWorld()), apps: world.apps } });
+    try {
+      const { code } = await codeFromDialog(new DialogClient(elsewhere), { app_id: app.app_id }, ALICE.email, PASSWORD);
+      const call = (secret: string | undefined) =>
+        elsewhere.call('oauth.exchangeCode', { app_id: app.app_id, app_secret: secret ?? '', code, redirect_uri: CALLBACK });
+      // No secret came with the file: none matches, not even the old one or an empty one.
+      fails(await call(app.app_secret), 2003);
+      fails(await call(''), 2003);
+      const renewed = await admin(elsewhere, 'updateApp', { app_id: app.app_id, new_secret: 1 });
+      assert.match(renewed.app_secret, /^[A-Za-z0-9_-]{43}$/);
+      assert.equal(ok(await call(renewed.app_secret)).user_id, ALICE.user_id);
+      // Imported again, the app keeps the secret it was given here.
+      ok(await adminCall(elsewhere, 'importWorld', { mode: 'merge', world: JSON.stringify({ apps: [{ ...entry, name: 'Renamed' }] }) }));
+      const again = await codeFromDialog(new DialogClient(elsewhere), { app_id: app.app_id }, BOB.email, PASSWORD);
+      assert.equal(
+        ok(
+          await elsewhere.call('oauth.exchangeCode', {
+            app_id: app.app_id,
+            app_secret: renewed.app_secret,
+            code: again.code,
+            redirect_uri: CALLBACK,
+          }),
+        ).user_id,
+        BOB.user_id,
+      );
+      fails(
+        await adminCall(elsewhere, 'updateApp', { app_id: (await registerApp(elsewhere, { public_client: 1 })).app_id, new_secret: 1 }),
+        2,
+      );
+    } finally {
+      await elsewhere.close();
+    }
+  });
 });

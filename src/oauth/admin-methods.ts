@@ -50,15 +50,19 @@ export const oauthAdminMethods: AnyMethod[] = [
     extension: true,
     name: 'admin.updateApp',
     summary: 'Change an OAuth app',
-    description: 'Only the parameters given change. `active=0` is admin.disableApp; `active=1` opens a disabled app again.',
+    description:
+      'Only the parameters given change. `active=0` is admin.disableApp; `active=1` opens a disabled app again. ' +
+      '`new_secret=1` issues a new secret to a confidential client, answered this once (the earlier one stops working; ' +
+      'an app imported from a world file has none until then).',
     params: P.object({
       app_id: appIdParam,
       name: P.optional(nameParam),
       redirect_uris: P.optional(redirectUrisParam),
       scopes: P.optional(scopesParam),
       active: P.optional(P.bit({ description: '0 disables the app (see admin.disableApp), 1 enables it' })),
+      new_secret: P.bit({ default: 0, description: '1: a new app_secret, answered this once' }),
     }),
-    result: Type.Object({ app: AppSchema }, Strict),
+    result: Type.Object({ app: AppSchema, app_secret: Type.Optional(Type.String({ description: 'only with new_secret=1' })) }, Strict),
     errors: NO_SUCH_APP,
     handler: async ({ services, inTransaction }, params) => {
       const input = {
@@ -66,8 +70,9 @@ export const oauthAdminMethods: AnyMethod[] = [
         redirectUris: params.redirect_uris,
         scopes: params.scopes,
         active: params.active === undefined ? undefined : params.active === 1,
+        newSecret: params.new_secret === 1,
       };
-      return { app: await updateApp(services, params.app_id, input, inTransaction) };
+      return updateApp(services, params.app_id, input, inTransaction);
     },
   }),
 
@@ -93,7 +98,7 @@ export const oauthAdminMethods: AnyMethod[] = [
     result: Type.Object({ app: AppSchema }, Strict),
     errors: NO_SUCH_APP,
     handler: async ({ services, inTransaction }, params) => ({
-      app: await updateApp(services, params.app_id, { active: false }, inTransaction),
+      app: (await updateApp(services, params.app_id, { active: false }, inTransaction)).app,
     }),
   }),
 ];

@@ -19,6 +19,8 @@ export interface AppInput {
   redirectUris?: string;
   scopes?: number;
   active?: boolean;
+  /** Issue a new secret (a confidential client's earlier one stops working). */
+  newSecret?: boolean;
 }
 
 /** An app as the admin API shows it: never its secret. */
@@ -61,7 +63,7 @@ function checkedScopes(scopes: number): number {
  */
 export async function createApp(
   services: Services,
-  input: Required<Omit<AppInput, 'active'>> & { publicClient: boolean },
+  input: Required<Omit<AppInput, 'active' | 'newSecret'>> & { publicClient: boolean },
   inTransaction: InTransaction,
 ): Promise<{ app: App; app_secret?: string }> {
   const secret = input.publicClient ? undefined : newToken();
@@ -81,21 +83,30 @@ export async function createApp(
  * Changes an app. Deactivating it revokes every session it obtained; it can be activated again
  * (its players then sign in to it anew).
  */
-export async function updateApp(services: Services, appId: number, input: AppInput, inTransaction: InTransaction): Promise<App> {
+export async function updateApp(
+  services: Services,
+  appId: number,
+  input: AppInput,
+  inTransaction: InTransaction,
+): Promise<{ app: App; app_secret?: string }> {
+  const secret = input.newSecret ? newToken() : undefined;
   const changes = {
+    ...(secret !== undefined ? { secret_hash: sha256(secret) } : {}),
     ...(input.name !== undefined ? { name: checkedName(input.name) } : {}),
     ...(input.redirectUris !== undefined ? { redirect_uris: checkedRedirectUris(input.redirectUris) } : {}),
     ...(input.scopes !== undefined ? { scopes: checkedScopes(input.scopes) } : {}),
     ...(input.active !== undefined ? { active: flag(input.active ? 1 : 0) } : {}),
   };
   const { app, revoked } = await inTransaction(async (trx) => {
-    if (!(await appById(trx, appId))) throw new ApiError(Code.OAUTH_NO_SUCH_APP, 'no such app');
+    const stored = await appById(trx, appId);
+    if (!stored) throw new ApiError(Code.OAUTH_NO_SUCH_APP, 'no such app');
+    if (secret !== undefined && stored.public_client === 1) throw badParam('new_secret', 'a public client has no secret');
     if (Object.keys(changes).length > 0) await updateAppRow(trx, appId, changes);
     const revoked = input.active === false ? await revokeAppSessionsIn(services, trx, appId) : [];
     return { app: (await appById(trx, appId))!, revoked };
   });
   if (revoked.length > 0) await announceSessionsRevoked(services, { sessionIds: revoked });
-  return appView(app);
+  return { app: appView(app), ...(secret !== undefined ? { app_secret: secret } : {}) };
 }
 
 export async function listApps(services: Services): Promise<App[]> {

@@ -74,8 +74,9 @@ export async function exchangeCode(services: Services, exchange: Exchange): Prom
   const app = await appById(kysely, exchange.appId);
   if (!app) throw new ApiError(Code.OAUTH_NO_SUCH_APP, 'no such app');
   if (app.active !== 1) throw new ApiError(Code.OAUTH_APP_INACTIVE, 'the app is disabled');
-  // A public client has no secret: whatever it sends is not looked at; PKCE proves it instead.
-  if (app.secret_hash !== null && !constantTimeEqual(sha256(exchange.appSecret), app.secret_hash))
+  // A public client has no secret: whatever it sends is not looked at; PKCE proves it instead. A
+  // confidential one imported from a world file has none until the admin issues one: nothing matches.
+  if (app.public_client !== 1 && (app.secret_hash === null || !constantTimeEqual(sha256(exchange.appSecret), app.secret_hash)))
     throw new ApiError(Code.OAUTH_BAD_SECRET, 'wrong app secret');
   const problem = redirectUriProblem(exchange.redirectUri);
   if (problem) throw new ApiError(Code.OAUTH_BAD_REDIRECT_URI, `redirect_uri is not valid: ${problem}`, { details: problem });
