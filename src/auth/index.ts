@@ -5,12 +5,6 @@ import { authRefresh, authSignin, authSignout, authTotpVerify, botsCreate, botsG
 import { PasswordHasher } from './passwords.js';
 import { sweepSessions } from './sessions.js';
 
-export { issueUserSessionIn, revokeAppSessionsIn, revokeFamily, type AppGrant, type SessionData } from './sessions.js';
-export { signIn } from './signin.js';
-export { completeTotpChallenge } from './totp.js';
-export { announceSessionsRevoked } from './tokens.js';
-export { Session } from './schemas.js';
-
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 export const authDomain: Domain = {
@@ -37,3 +31,24 @@ export async function startAuth(core: Core): Promise<AuthRuntime> {
     stop: () => clearInterval(sweeper),
   };
 }
+
+// What the other folders use of this one.
+export { admitSignup, SIGNUP_LIMITS } from './defence.js';
+export { PasswordHasher } from './passwords.js';
+export { endAllSessionsIn, endTotpChallenges, replacePasswordHash } from './queries.js';
+export { Session } from './schemas.js';
+export {
+  admitSecondFactorCheck,
+  readSecondFactor,
+  RECOVERY_CODE_COUNT,
+  replaceRecoveryCodes,
+  requireCodeSent,
+  spendSecondFactor,
+} from './second-factor.js';
+export type { SecondFactor } from './second-factor.js';
+export { issueUserSessionIn, revokeAllSessions, revokeAppSessionsIn, revokeFamily } from './sessions.js';
+export type { AppGrant, SessionData } from './sessions.js';
+export { signIn } from './signin.js';
+export { announceSessionsRevoked, TokenResolver } from './tokens.js';
+export type { ResolvedSession, SessionEnd } from './tokens.js';
+export { completeTotpChallenge, matchingSteps, TOTP_PARAMETERS } from './totp.js';
