@@ -13,10 +13,11 @@ const layers = [
     name: 'domains',
     // Each on the ones before it; one a line, so that a new one is a line of its own.
     members: [
-      // identity (oauth goes after accounts)
+      // identity, and the apps players sign in to with it
       'users',
       'auth',
       'accounts',
+      'oauth',
       // the social graph and the live feed
       'friends',
       'realtime',

@@ -9,6 +9,7 @@ import { tradesDomain } from './trades/index.js';
 import { walletDomain } from './promocodes/index.js';
 import { adminDomain } from './admin/index.js';
 import { accountsDomain } from './accounts/index.js';
+import { oauthDomain } from './oauth/index.js';
 import { gameDomain } from './game/index.js';
 
 /** Every capability of the server, in start order. */
@@ -22,8 +23,12 @@ export const domains: Domain[] = [
   chatDomain,
   walletDomain,
   accountsDomain,
+  oauthDomain,
   gameDomain,
   adminDomain,
 ];
+
+/** Every admin.* method, the admin domain's and those other capabilities declare for their own data. */
+export const allAdminMethods = () => allMethods().filter((m) => m.auth === 'admin');
 
 export const allMethods = () => domains.flatMap((d) => d.methods);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runAdminCli } from '../src/cli/admin.js';
-import { adminMethods } from '../src/admin/index.js';
+import { allAdminMethods } from '../src/domains.js';
 import type { TestServer } from './helpers.js';
 import { ADMIN_KEY, smallWorld, startAdminServer } from './admin-support.js';
 
@@ -39,7 +39,7 @@ async function withListeningServer(run: (server: TestServer, env: NodeJS.Process
 test('every admin method has a command with --help that lists its parameters', async () => {
   const general = await cli(['--help']);
   assert.equal(general.status, 0);
-  for (const method of adminMethods) {
+  for (const method of allAdminMethods()) {
     const command =
       method.name === 'admin.importWorld'
         ? 'import'

@@ -2,14 +2,18 @@ import assert from 'node:assert/strict';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import { hashPassword } from '../src/auth/passwords.js';
-import { adminMethods } from '../src/admin/index.js';
+import { allAdminMethods } from '../src/domains.js';
 import type { World } from '../src/world/schema.js';
 import { ok, startTestServer, type Answer, type StartOptions, type TestServer } from './helpers.js';
 
 export const ADMIN_KEY = 'admin-key-used-only-by-the-test-suite';
 export const PASSWORD = 'correct horse battery';
 
-const checkers = new Map(adminMethods.filter((m) => m.result).map((m) => [m.name, TypeCompiler.Compile(m.result as TSchema)]));
+const checkers = new Map(
+  allAdminMethods()
+    .filter((m) => m.result)
+    .map((m) => [m.name, TypeCompiler.Compile(m.result as TSchema)]),
+);
 
 /** A server with the admin API on (the admin key set). */
 export function startAdminServer(options: StartOptions = {}): Promise<TestServer> {

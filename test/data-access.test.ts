@@ -45,6 +45,7 @@ test('the domains that store things have a data-access module with their SQL', (
     'friends',
     'game',
     'inventory',
+    'oauth',
     'promocodes',
     'trades',
     'users',

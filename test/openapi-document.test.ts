@@ -79,6 +79,7 @@ const REFERENCE_METHODS = [
   'trades.historyWith',
   'trades.getById',
   'execute.prepareTrade',
+  'oauth.exchangeCode',
 ];
 const OUR_METHODS = [
   'inventory.open',
@@ -94,6 +95,8 @@ const OUR_METHODS = [
   'account.totpDisable',
   'account.sessionsGet',
   'account.sessionsRevoke',
+  'account.appsGet',
+  'account.appsRevoke',
   'games.createVsComputer',
   'game.action',
   'games.getReplay',
@@ -134,6 +137,10 @@ const ADMIN_METHODS = [
   'admin.listTrades',
   'admin.getTrade',
   'admin.cancelTrade',
+  'admin.createApp',
+  'admin.updateApp',
+  'admin.listApps',
+  'admin.disableApp',
 ];
 /** Methods that need a token and that a bot's token may call; every other such method answers a bot 4. */
 const BOT_ALLOWED = [
@@ -247,7 +254,8 @@ function expectedWire(declared: TSchema): Record<string, unknown> {
 function expectedCodes(method: AnyMethod): number[] {
   const codes = new Set([2, 3, 7, ...Object.keys(method.errors ?? {}).map(Number)]);
   if (method.auth !== 'none') codes.add(1);
-  if (method.auth === 'admin' || (method.auth === 'required' && !method.bots)) codes.add(4);
+  // Bots are refused where the method does not allow them, sessions of OAuth apps every required method.
+  if (method.auth === 'admin' || method.auth === 'required') codes.add(4);
   if (Object.values(method.params.properties).some((s) => (s as TSchema)['x-too-many'] !== undefined)) codes.add(6);
   return [...codes].sort((a, b) => a - b);
 }
@@ -451,6 +459,7 @@ test('parameters carry their wire format, type, default, limits and description'
     1: 'access token missing, unknown, expired, revoked, or used from another IP',
     2: GLOBAL_ERRORS[2],
     3: GLOBAL_ERRORS[3],
+    4: 'sessions of OAuth apps may not call this method',
     6: 'too many objects requested (ids above 50, count above 50)',
     7: GLOBAL_ERRORS[7],
     101: 'user does not exist',
@@ -476,7 +485,7 @@ test('parameters carry their wire format, type, default, limits and description'
 test('a bot-forbidden method lists code 4; two schemas under one name are refused', () => {
   const forbidden = { ...sample, bots: false } as AnyMethod;
   const document: any = buildOpenApiDocument([forbidden]);
-  assert.equal(document.paths['/api/sample.read'].get['x-error-codes'][4], 'bots may not call this method');
+  assert.equal(document.paths['/api/sample.read'].get['x-error-codes'][4], 'bots, and sessions of OAuth apps, may not call this method');
   assert.equal(document.paths['/api/sample.read'].get['x-bots'], false);
   const clash = {
     ...sample,

@@ -110,6 +110,7 @@ export class MethodDispatcher {
       }
       if (ctx.caller) {
         if (refusesBot(method, ctx.caller)) throw new ApiError(Code.FORBIDDEN, 'bots may not call this method');
+        if (refusesApp(method, ctx.caller)) throw new ApiError(Code.FORBIDDEN, 'the app was not granted access to this method');
         if (config.rateLimit && !countedToken) await this.limit(tokenLimitKey(ctx.caller), config.rateLimitPerToken);
         services.presence.touch(ctx.caller.userId);
       }
@@ -136,6 +137,15 @@ function tokenLimitKey(caller: Caller): string {
 /** Bots call only the signed-in methods that allow them. */
 function refusesBot(method: AnyMethod, caller: Caller): boolean {
   return caller.isBot && method.auth === 'required' && !method.bots;
+}
+
+/**
+ * A session an app obtained through OAuth calls only the methods where a token stands for "me"
+ * (auth optional: users.get, inventory.get, ...); its scopes open no signed-in method here, as
+ * the ones they open on the reference service (games.my, missions.get, ...) do not exist.
+ */
+function refusesApp(method: AnyMethod, caller: Caller): boolean {
+  return caller.scopes !== undefined && method.auth === 'required';
 }
 
 /** A handler's result as the JSON text of `data` (undefined for a method without a result). */

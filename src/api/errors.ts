@@ -43,6 +43,15 @@ export const Code = {
   NO_SUCH_GAME: 1901,
   /** The game refused the action: not expected now, not the caller's to send, or against its rules. */
   GAME_ACTION_REFUSED: 1902,
+  /** oauth.exchangeCode: the code is unknown, used or expired (or its PKCE verifier is wrong). */
+  OAUTH_BAD_CODE: 2001,
+  /** oauth.exchangeCode: redirect_uri is not the one the dialog was given. */
+  OAUTH_REDIRECT_MISMATCH: 2002,
+  OAUTH_BAD_SECRET: 2003,
+  OAUTH_NO_SUCH_APP: 2004,
+  OAUTH_APP_INACTIVE: 2005,
+  /** oauth.exchangeCode: redirect_uri is not a valid address; data.details says why. */
+  OAUTH_BAD_REDIRECT_URI: 2007,
 } as const;
 
 /** The error every handler throws; the transport turns it into the error envelope. */

@@ -11,6 +11,8 @@ export interface Caller {
   isBot: boolean;
   sessionId: number;
   familyId: string;
+  /** OAuth scopes (bit mask) of a session an app obtained; absent for a player's own sign-in. */
+  scopes?: number;
 }
 
 export interface CallContext {

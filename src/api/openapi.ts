@@ -32,6 +32,7 @@ export const GLOBAL_ERRORS = {
 export const ERROR_DATA: Record<number, TObject> = {
   [Code.RATE_LIMIT]: Type.Object({ retry_after: Type.Integer({ minimum: 0, description: 'seconds until the limit lifts' }) }, Strict),
   [Code.MUTED]: Type.Object({ muted_until: Ts }, Strict),
+  [Code.OAUTH_BAD_REDIRECT_URI]: Type.Object({ details: Type.String({ description: 'why the address is not valid' }) }, Strict),
   [Code.CHAT_RESTRICTED]: Type.Object(
     {
       type: Type.Union([Type.Literal('DISABLED'), Type.Literal('STRICT'), Type.Literal('EMOTES_ONLY'), Type.Literal('BOT_LIMITATIONS')]),
@@ -57,7 +58,8 @@ export function errorCodesOf(method: AnyMethod): Record<number, string> {
   add(Code.BAD_PARAM, GLOBAL_ERRORS[Code.BAD_PARAM]);
   add(Code.INTERNAL, GLOBAL_ERRORS[Code.INTERNAL]);
   if (method.auth === 'admin') add(Code.FORBIDDEN, 'the admin API is disabled: no admin key is configured');
-  else if (method.auth === 'required' && !method.bots) add(Code.FORBIDDEN, 'bots may not call this method');
+  else if (method.auth === 'required' && !method.bots) add(Code.FORBIDDEN, 'bots, and sessions of OAuth apps, may not call this method');
+  else if (method.auth === 'required') add(Code.FORBIDDEN, 'sessions of OAuth apps may not call this method');
   const tooMany = paramSchemas(method).filter(([, s]) => s['x-too-many'] !== undefined);
   if (tooMany.length > 0)
     add(Code.TOO_MANY_OBJECTS, `too many objects requested (${tooMany.map(([n, s]) => `${n} above ${s['x-too-many']}`).join(', ')})`);

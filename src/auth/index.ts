@@ -46,8 +46,9 @@ export {
   spendSecondFactor,
 } from './second-factor.js';
 export type { SecondFactor } from './second-factor.js';
-export { issueUserSessionIn, revokeAllSessions } from './sessions.js';
-export type { SessionData } from './sessions.js';
+export { issueUserSessionIn, revokeAllSessions, revokeAppSessionsIn, revokeFamily } from './sessions.js';
+export type { AppGrant, SessionData } from './sessions.js';
+export { signIn } from './signin.js';
 export { announceSessionsRevoked, TokenResolver } from './tokens.js';
 export type { ResolvedSession, SessionEnd } from './tokens.js';
-export { matchingSteps, TOTP_PARAMETERS } from './totp.js';
+export { completeTotpChallenge, matchingSteps, TOTP_PARAMETERS } from './totp.js';

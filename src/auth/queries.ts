@@ -139,6 +139,14 @@ export async function insertSession(trx: Executor, session: Insertable<SessionsT
   await trx.insertInto('sessions').values(session).execute();
 }
 
+/** Revokes the live sessions of an app (of one user's, or of every user's); answers their ids. */
+export async function revokeAppSessions(trx: Executor, appId: number, userId: number | undefined, now: number): Promise<number[]> {
+  let query = trx.updateTable('sessions').set({ revoked_at: now }).where('app_id', '=', appId).where('revoked_at', 'is', null);
+  if (userId !== undefined) query = query.where('user_id', '=', userId);
+  const rows = await query.returning('session_id').execute();
+  return rows.map((row) => row.session_id);
+}
+
 /** Revokes every live session of a user. */
 export async function revokeUserSessions(trx: Executor, userId: number, now: number): Promise<void> {
   await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
@@ -158,7 +166,7 @@ export async function endTotpChallenges(trx: Executor, userId: number, now: numb
 export async function sessionByRefreshHash(db: Executor, refreshHash: string) {
   return db
     .selectFrom('sessions')
-    .select(['session_id', 'user_id', 'family_id', 'created_at', 'revoked_at', 'refreshed_at'])
+    .select(['session_id', 'user_id', 'family_id', 'created_at', 'revoked_at', 'refreshed_at', 'scopes', 'app_id'])
     .where('refresh_hash', '=', refreshHash)
     .executeTakeFirst();
 }
@@ -212,7 +220,7 @@ export async function deleteTotpChallengesBefore(db: Executor, before: number): 
 export async function sessionByAccessHash(db: Executor, accessHash: string) {
   return db
     .selectFrom('sessions')
-    .select(['session_id', 'user_id', 'family_id', 'ip', 'is_bot', 'expires_at', 'revoked_at', 'created_at', 'last_used'])
+    .select(['session_id', 'user_id', 'family_id', 'ip', 'is_bot', 'expires_at', 'revoked_at', 'created_at', 'last_used', 'scopes'])
     .where('access_hash', '=', accessHash)
     .executeTakeFirst();
 }

@@ -13,6 +13,7 @@ import {
   endAllSessionsIn,
   insertSession,
   latestFamilyAddress,
+  revokeAppSessions,
   revokeFamilySessions,
   revokeUserSessions,
   rotateSession,
@@ -32,6 +33,13 @@ export interface SessionData {
   refresh_token?: string;
   /** sign-in only: the device token to send with later sign-ins of this account */
   device_token?: string;
+}
+
+/** What a player granted an app: its session carries these scopes, and a refresh token only with `offline`. */
+export interface AppGrant {
+  appId: number;
+  scopes: number;
+  offline: boolean;
 }
 
 /** Characters of a client's User-Agent kept for the sessions list. */
@@ -55,6 +63,7 @@ export async function issueUserSessionIn(
   ip: string,
   familyId: string = randomUUID(),
   userAgent?: string,
+  grant?: AppGrant,
 ): Promise<SessionData> {
   await dialectAdapter.lockUsers(trx, services.db.dialect, [userId]);
   const user = await sessionGate(trx, userId);
@@ -64,20 +73,22 @@ export async function issueUserSessionIn(
   const now = nowSeconds(services);
   const ttl = services.config.sessionTtl;
   const accessToken = newToken();
-  const refreshToken = newToken();
+  const refreshToken = grant === undefined || grant.offline ? newToken() : undefined;
   await insertSession(trx, {
     user_id: userId,
     family_id: familyId,
     access_hash: sha256(accessToken),
-    refresh_hash: sha256(refreshToken),
+    refresh_hash: refreshToken === undefined ? null : sha256(refreshToken),
     ip: requestAddress(ip),
     is_bot: 0,
     expires_at: now + ttl,
     created_at: now,
     user_agent: userAgent === undefined ? null : userAgent.slice(0, USER_AGENT_MAX),
     last_used: now,
+    ...(grant ? { scopes: grant.scopes, app_id: grant.appId } : {}),
   });
-  return { user_id: userId, access_token: accessToken, expires_in: ttl, expires: ttl, refresh_token: refreshToken };
+  const session: SessionData = { user_id: userId, access_token: accessToken, expires_in: ttl, expires: ttl };
+  return refreshToken === undefined ? session : { ...session, refresh_token: refreshToken };
 }
 
 /** Starts a new sign-in (a new session family) for a user whose credentials were checked. */
@@ -139,7 +150,8 @@ export async function refreshSession(services: Services, refreshToken: string, i
     // Another request rotated (or revoked) this token between our read and this update.
     if (!(await rotateSession(trx, row.session_id, now))) return null;
     try {
-      return await issueUserSessionIn(services, trx, row.user_id, ip, row.family_id, userAgent);
+      const grant = row.app_id === null ? undefined : { appId: row.app_id, scopes: row.scopes ?? 0, offline: true };
+      return await issueUserSessionIn(services, trx, row.user_id, ip, row.family_id, userAgent, grant);
     } catch (error) {
       if (error instanceof ApiError && error.code === Code.GLOBAL_BAN) throw authError(INVALID_REFRESH_TOKEN);
       throw error;
@@ -175,6 +187,14 @@ async function reused(services: Services, familyId: string, refreshedAt: number,
 export async function revokeFamily(services: Services, familyId: string): Promise<void> {
   await revokeFamilySessions(services.db.kysely, familyId, nowSeconds(services));
   await announceSessionsRevoked(services, { familyId });
+}
+
+/**
+ * Inside the caller's transaction, revokes the sessions an app obtained (from one user, or from
+ * all); answers their ids, to announce with announceSessionsRevoked once committed.
+ */
+export function revokeAppSessionsIn(services: Services, trx: Executor, appId: number, userId?: number): Promise<number[]> {
+  return revokeAppSessions(trx, appId, userId, nowSeconds(services));
 }
 
 /** Ends the caller's session: its access and refresh tokens stop working everywhere. */

@@ -106,7 +106,13 @@ export class TokenResolver {
     const row = await sessionByAccessHash(this.options.db.kysely, hash);
     if (!row || row.revoked_at !== null) return null;
     const session: CachedSession = {
-      caller: { userId: row.user_id, isBot: row.is_bot === 1, sessionId: row.session_id, familyId: row.family_id },
+      caller: {
+        userId: row.user_id,
+        isBot: row.is_bot === 1,
+        sessionId: row.session_id,
+        familyId: row.family_id,
+        ...(row.scopes !== null ? { scopes: row.scopes } : {}),
+      },
       ip: row.ip,
       expiresAt: row.expires_at * 1000,
       lastUsed: row.last_used ?? row.created_at,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { OptionalKind, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { AnyMethod } from '../api/method.js';
-import { adminMethods } from '../admin/index.js';
+import { allAdminMethods } from '../domains.js';
 import { worldFileTargetProblem, writeWorldFile } from './world-commands.js';
 
 /**
@@ -43,7 +43,7 @@ const snake = (option: string) => option.replace(/-/g, '_');
 const optionName = (param: string) => param.replace(/_/g, '-');
 
 function methodNamed(name: string): AnyMethod {
-  const method = adminMethods.find((m) => m.name === name);
+  const method = allAdminMethods().find((m) => m.name === name);
   if (!method) throw new Error(`no method ${name}`);
   return method;
 }
@@ -79,7 +79,7 @@ function buildCommands(): Command[] {
     },
   ];
   const covered = new Set(special.map((c) => c.method.name));
-  const generic = adminMethods
+  const generic = allAdminMethods()
     .filter((m) => !covered.has(m.name))
     .map((method): Command => ({ name: kebab(method.name.replace(/^admin\./, '')), method }));
   return [...generic, ...special];

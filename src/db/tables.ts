@@ -79,6 +79,10 @@ export interface SessionsTable {
   user_agent: Defaulted<string | null>;
   /** Seconds; written at most once a minute per session. */
   last_used: Defaulted<number | null>;
+  /** Bit mask of the OAuth scopes of a session an app obtained; null for a player's own sign-in (every method). */
+  scopes: Defaulted<number | null>;
+  /** The OAuth app the session was issued to; null for a player's own sign-in. */
+  app_id: Defaulted<number | null>;
 }
 
 export interface AccountTokensTable {
@@ -347,6 +351,41 @@ export interface SecretKeyCheckTable {
   created_at: number;
 }
 
+export interface OauthAppsTable {
+  app_id: Id;
+  name: string;
+  /** SHA-256 of the secret; null for a public client, which has none. */
+  secret_hash: string | null;
+  /** JSON array of the redirect URIs, each matched exactly. */
+  redirect_uris: string;
+  /** Bit mask of the scopes the app may ask for. */
+  scopes: Defaulted<number>;
+  public_client: Defaulted<Flag>;
+  active: Defaulted<Flag>;
+  created_at: number;
+}
+
+export interface OauthCodesTable {
+  code_hash: string;
+  app_id: number;
+  user_id: number;
+  redirect_uri: string;
+  scopes: number;
+  /** PKCE S256 challenge (base64url), when the dialog was given one. */
+  code_challenge: string | null;
+  expires_at: number;
+  used_at: Defaulted<number | null>;
+  /** The session family the exchange issued: revoked when the code is presented again. */
+  family_id: Defaulted<string | null>;
+}
+
+export interface OauthConsentsTable {
+  user_id: number;
+  app_id: number;
+  scopes: number;
+  granted_at: number;
+}
+
 /** A game of the classic board game; its state is rebuilt from game_actions. */
 export interface GamesTable {
   game_id: Id;
@@ -409,6 +448,9 @@ export interface Tables {
   recovery_codes: RecoveryCodesTable;
   signin_sources: SigninSourcesTable;
   secret_key_check: SecretKeyCheckTable;
+  oauth_apps: OauthAppsTable;
+  oauth_codes: OauthCodesTable;
+  oauth_consents: OauthConsentsTable;
   games: GamesTable;
   game_actions: GameActionsTable;
   game_players: GamePlayersTable;

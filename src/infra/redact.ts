@@ -2,7 +2,7 @@
  * Parameters whose values never reach the log or the audit log, by their decoded, lower-case
  * names. A world file carries passwords and TOTP secrets; a promo code is good to whoever holds it.
  */
-const SECRET_NAMES = new Set(['code', 'world', 'promocode']);
+const SECRET_NAMES = new Set(['code', 'code_verifier', 'world', 'promocode']);
 const SECRET_PATTERN = /password|secret|token|captcha|admin_key/;
 
 /** Decodings of a name tried before it counts as unreadable: `pass%2577ord` is `password` decoded twice. */

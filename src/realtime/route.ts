@@ -143,7 +143,8 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
     let session: ResolvedSession | undefined;
     if (token !== undefined) {
       session = (await services.tokens.resolveSession(token, request.ip)) ?? undefined;
-      if (!session) {
+      // A session an app obtained through OAuth reaches the HTTP methods of its scopes only.
+      if (!session || session.caller.scopes !== undefined) {
         socket.close(CloseCode.INVALID_TOKEN, 'invalid access token');
         return;
       }

@@ -198,6 +198,15 @@ export async function exportWorld(db: Database): Promise<World> {
     friend_requests: stored.requests.map((r) => ({ from: r.from_user_id, to: r.to_user_id, ts: r.ts })),
     blocks: stored.blocks.map((b) => ({ user_id: b.user_id, blocked_user_id: b.blocked_user_id, ts: b.ts })),
     promocodes: stored.promocodes.map((p) => promocodeEntry(p, usesOf.get(p.code) ?? [])),
+    // Never their secrets.
+    apps: stored.apps.map((a) => ({
+      app_id: a.app_id,
+      name: a.name,
+      redirect_uris: JSON.parse(a.redirect_uris) as string[],
+      scopes: a.scopes as 0 | 1 | 2 | 3 | 8 | 9 | 10 | 11,
+      public_client: flag(a.public_client),
+      active: flag(a.active),
+    })),
     trades: stored.trades.map((t) => tradeEntry(t, tradeItemsOf.get(t.trade_id) ?? [])),
     trade_moves: stored.moves.map((m) => ({
       trade_id: m.trade_id,

@@ -209,6 +209,7 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
   unique(world.items, (i) => i.item_id, 'items', 'item_id');
   unique(world.gchat?.messages, (m) => m.msg_id, 'gchat.messages', 'msg_id');
   unique(world.promocodes, (p) => p.code.toUpperCase(), 'promocodes', 'code');
+  unique(world.apps, (a) => a.app_id, 'apps', 'app_id');
   const user = (id: number, where: string) => users.has(id) || outside.users.has(id) || outside.users.set(id, where);
   const proto = (id: number, where: string) => protos.has(id) || outside.item_protos.has(id) || outside.item_protos.set(id, where);
   const fileUsers = new Map((world.users ?? []).map((u) => [u.user_id, u]));
@@ -904,6 +905,24 @@ async function importPromocodes(trx: Executor, world: World, now: number): Promi
   for (let i = 0; i < counted.length; i += 1000) await raiseUsesToRedemptions(trx, counted.slice(i, i + 1000));
 }
 
+/** Apps, each replacing a stored one but for its secret, which a file never holds. */
+async function importApps(trx: Executor, world: World, now: number): Promise<void> {
+  const rows = (world.apps ?? []).map((a) => ({
+    keep: ['secret_hash', 'created_at'],
+    row: {
+      app_id: a.app_id,
+      name: a.name,
+      secret_hash: null,
+      redirect_uris: JSON.stringify([...new Set(a.redirect_uris)]),
+      scopes: a.scopes ?? 0,
+      public_client: bit(a.public_client),
+      active: a.active === undefined ? 1 : bit(a.active),
+      created_at: now,
+    },
+  }));
+  await upsertKeeping(trx, 'oauth_apps', rows, ['app_id']);
+}
+
 async function importChat(trx: Executor, world: World, now: number, replace: boolean): Promise<void> {
   const status = world.gchat?.status;
   if (status || replace) {
@@ -991,6 +1010,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       ({ written: itemCount, invalidatedTrades } = await importItems(trx, db, world, now, replace));
       await importRelations(trx, world, now);
       await importPromocodes(trx, world, now);
+      await importApps(trx, world, now);
       await importTrades(trx, world, now);
       await importChat(trx, world, now, replace);
       await advanceSequences(trx, db.dialect);

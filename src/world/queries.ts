@@ -32,6 +32,11 @@ export async function readStoredWorld(db: Executor) {
     chatState: db.selectFrom('chat_state').selectAll().where('id', '=', 1).executeTakeFirst(),
     messages: db.selectFrom('chat_messages').selectAll().where('deleted_at', 'is', null).orderBy('msg_seq').execute(),
     promocodes: db.selectFrom('promocodes').selectAll().orderBy('code').execute(),
+    apps: db
+      .selectFrom('oauth_apps')
+      .select(['app_id', 'name', 'redirect_uris', 'scopes', 'public_client', 'active'])
+      .orderBy('app_id')
+      .execute(),
     promocodeUses: db.selectFrom('promocode_uses').selectAll().orderBy('code').orderBy('ts').orderBy('user_id').execute(),
     trades: db.selectFrom('trades').selectAll().orderBy('trade_id').execute(),
     tradeItems: db.selectFrom('trade_items').selectAll().orderBy('trade_id').orderBy('item_id').execute(),
@@ -73,8 +78,14 @@ export async function insertBatched<T extends keyof Tables & string>(
   }
 }
 
-/** Everything a world replaces. The audit log is not part of the world and survives. */
+/**
+ * Everything a world replaces. The audit log is not part of the world and survives, and so do
+ * the OAuth apps (the operator's registrations, with their secrets); what players gave them
+ * (consents, codes) goes with the players.
+ */
 const WORLD_TABLES = [
+  'oauth_codes',
+  'oauth_consents',
   'trade_moves',
   'trade_items',
   'trades',
@@ -119,6 +130,7 @@ export async function advanceSequences(trx: Executor, dialect: DialectName): Pro
     ['chat_messages', 'msg_seq'],
     ['trades', 'trade_id'],
     ['trade_moves', 'move_id'],
+    ['oauth_apps', 'app_id'],
   ] as const) {
     const sequence = sql`pg_get_serial_sequence(${table}, ${column})`;
     const pastStored = sql`(select coalesce(max(${sql.ref(column)}), 0) + 1 from ${sql.table(table)})`;

@@ -279,6 +279,29 @@ export const WorldPromocode = Type.Object(
   { additionalProperties: false },
 );
 
+/** An OAuth app, without its secret: a file never holds one (admin.updateApp with new_secret issues one). */
+export const WorldOauthApp = Type.Object(
+  {
+    app_id: Id,
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    redirect_uris: Type.Array(
+      Type.String({
+        maxLength: 512,
+        pattern: '^(https://[^/#\\s]|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])[:/]?)[^#\\s]*$',
+        description: 'matched exactly: https, or http on a loopback address; no fragment',
+      }),
+      { minItems: 1, maxItems: 10 },
+    ),
+    /** Bit mask of the scopes the app may ask for: offline 1, games 2, stat 8. Default 0. */
+    scopes: Type.Optional(Type.Union([0, 1, 2, 3, 8, 9, 10, 11].map((mask) => Type.Literal(mask)))),
+    /** A public client has no secret and must use PKCE. Default 0. */
+    public_client: Type.Optional(Bit),
+    /** Default 1. */
+    active: Type.Optional(Bit),
+  },
+  { additionalProperties: false },
+);
+
 export const World = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
@@ -294,6 +317,7 @@ export const World = Type.Object(
     trades: Type.Optional(Type.Array(WorldTrade)),
     trade_moves: Type.Optional(Type.Array(WorldTradeMove)),
     promocodes: Type.Optional(Type.Array(WorldPromocode)),
+    apps: Type.Optional(Type.Array(WorldOauthApp)),
     gchat: Type.Optional(
       Type.Object(
         { status: Type.Optional(WorldChatStatus), messages: Type.Optional(Type.Array(WorldChatMessage)) },

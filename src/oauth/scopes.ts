@@ -1,0 +1,28 @@
+/** The OAuth scopes of the reference service, as bits of the `scope` mask. */
+export const SCOPES = [
+  { name: 'offline', bit: 1, words: 'Stay signed in to it while you are away (it may keep its access until you revoke it)' },
+  { name: 'games', bit: 2, words: 'See the history of your games' },
+  { name: 'stat', bit: 8, words: 'See your season pass progress (token balance included), your missions and your place in the weekly top' },
+] as const;
+
+export const OFFLINE = 1;
+/** Every scope bit there is. */
+export const ALL_SCOPES = SCOPES.reduce((mask, scope) => mask | scope.bit, 0);
+
+/** What every grant allows, whatever its scopes. */
+export const BASE_ACCESS_WORDS = 'See your profile, your friends and your inventory as you see them yourself';
+
+/** Whether `mask` holds only known scope bits. */
+export function isScopeMask(mask: number): boolean {
+  return Number.isInteger(mask) && mask >= 0 && (mask & ~ALL_SCOPES) === 0;
+}
+
+/** The names of the scopes in a mask, in the order of SCOPES. */
+export function scopeNames(mask: number): string[] {
+  return SCOPES.filter((scope) => (mask & scope.bit) !== 0).map((scope) => scope.name);
+}
+
+/** What a grant of `mask` lets an app do, in plain words, the base access first. */
+export function scopeWords(mask: number): string[] {
+  return [BASE_ACCESS_WORDS, ...SCOPES.filter((scope) => (mask & scope.bit) !== 0).map((scope) => scope.words)];
+}
