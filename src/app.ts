@@ -34,6 +34,7 @@ import { startCatalog } from './catalog/index.js';
 import { startInventory } from './inventory/index.js';
 import { ChatRuntime } from './chat/runtime.js';
 import { createTrades } from './trades/index.js';
+import { startMessages } from './messages/index.js';
 
 export interface CreateServerOptions {
   clock?: Clock;
@@ -260,6 +261,7 @@ async function startCapabilities(core: Core): Promise<Services> {
   const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades };
   await chat.start(services);
   trades.start(services);
+  startMessages(core);
   return services;
 }
 

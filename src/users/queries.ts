@@ -110,12 +110,20 @@ export interface PrivacyColumns {
   trades_income_from_friends: Flag;
   trades_income_gifts: Flag;
   trades_income_gifts_autoaccept: Flag;
+  im_privacy: InventoryPrivacy;
 }
 
 export function selectPrivacy(db: Database, userId: number): Promise<PrivacyColumns> {
   return db.kysely
     .selectFrom('users')
-    .select(['inventory_privacy', 'trades_income', 'trades_income_from_friends', 'trades_income_gifts', 'trades_income_gifts_autoaccept'])
+    .select([
+      'inventory_privacy',
+      'trades_income',
+      'trades_income_from_friends',
+      'trades_income_gifts',
+      'trades_income_gifts_autoaccept',
+      'im_privacy',
+    ])
     .where('user_id', '=', userId)
     .executeTakeFirstOrThrow();
 }
