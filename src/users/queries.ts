@@ -160,3 +160,12 @@ export async function updateLastSeen(db: Database, lastSeen: ReadonlyMap<number,
 export async function storedUserIds(k: Executor, ids: number[]): Promise<number[]> {
   return (await k.selectFrom('users').select('user_id').where('user_id', 'in', ids).execute()).map((row) => row.user_id);
 }
+
+/** What a realtime connection's `auth` frame tells the user of their own account beside the profile. */
+export function selectAccountFacts(db: Database, userId: number) {
+  return db.kysely
+    .selectFrom('users')
+    .select(['moderator', 'superadmin', 'muted_until', 'email_verified'])
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
