@@ -49,7 +49,19 @@ async function main(): Promise<void> {
   const server = await startServerProcess({
     databaseUrl: location.url,
     secretKey: location.secretKey,
-    args: ['--world', worldFile, '--no-rate-limit', '--im-burst', '1000000', '--im-per-hour', '100000000', '--im-young-account-days', '0'],
+    args: [
+      '--world',
+      worldFile,
+      '--no-rate-limit',
+      '--max-connections-per-ip',
+      '100000',
+      '--im-burst',
+      '1000000',
+      '--im-per-hour',
+      '10000000',
+      '--im-young-account-days',
+      '0',
+    ],
   });
   const db = await location.open();
   const sockets: WebSocket[] = [];
