@@ -39,6 +39,10 @@ export const Code = {
   BOT_NOT_FOUND: 1801,
   /** The caller already owns as many bots as bots.create allows (`--bots-per-owner`). */
   BOT_LIMIT: 1802,
+  /** No game of that id, or none the caller plays in. */
+  NO_SUCH_GAME: 1901,
+  /** The game refused the action: not expected now, not the caller's to send, or against its rules. */
+  GAME_ACTION_REFUSED: 1902,
 } as const;
 
 /** The error every handler throws; the transport turns it into the error envelope. */

@@ -5,7 +5,7 @@ import { P } from '../api/params.js';
 import { Strict } from '../api/schema-types.js';
 import type { Executor } from '../db/connection.js';
 import { checkedMessageText } from '../infra/text.js';
-import { inactiveObject, isGloballyBanned, loadProfiles, profileObject, requireUser } from '../users/profiles.js';
+import { inactiveObject, isGloballyBanned, loadProfiles, profileObject, requireUser } from '../users/index.js';
 import type { Services } from '../services.js';
 import { deleteMessage, messageOf, readConversation, storeOutgoing } from './conversation.js';
 import { takeSendLimits } from './limits.js';

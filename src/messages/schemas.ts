@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Bit, Strict, Uint } from '../api/schema-types.js';
-import { UserInactive, UserShort } from '../users/schemas.js';
+import { UserInactive, UserShort } from '../users/index.js';
 
 /** Values of a message's `type`. */
 export const MessageType = {

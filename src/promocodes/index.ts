@@ -5,3 +5,7 @@ export const walletDomain: Domain = {
   name: 'wallet',
   methods: [walletPromocodeActivate],
 };
+
+// What the other folders use of this one.
+export { MAX_PROMOCODE_ITEMS, MAX_PROMOCODE_LENGTH } from './codes.js';
+export { createPromocode, disablePromocode, listPromocodes } from './store.js';

@@ -28,3 +28,9 @@ export function createTrades(): TradesRuntime {
     },
   };
 }
+
+// What the other folders use of this one.
+export { tradeAdminMethods } from './admin-methods.js';
+export { announceInvalidated } from './announce.js';
+export { endingOpenTrades, invalidateTradesHoldingAt } from './invalidate.js';
+export type { InvalidatedTrade } from './queries.js';
