@@ -21,9 +21,10 @@ const layers = [
       // the social graph and the live feed
       'friends',
       'realtime',
-      // the catalogue and the chat (messages goes after chat)
+      // the catalogue, the chat and private messages
       'catalog',
       'chat',
+      'messages',
       // items and the exchanges that move them (wallet, market, then rooms and game go after promocodes)
       'inventory',
       'trades',

@@ -35,6 +35,7 @@ import { startCatalog } from './catalog/index.js';
 import { startInventory } from './inventory/index.js';
 import { ChatRuntime } from './chat/runtime.js';
 import { createTrades } from './trades/index.js';
+import { startMessages } from './messages/index.js';
 import { registeredEmails } from './accounts/queries.js';
 import { isShippedDemoWorld } from './world/demo.js';
 import { domainHooks } from './hooks.js';
@@ -267,6 +268,7 @@ async function startCapabilities(core: Core): Promise<Services> {
   const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades, hooks: domainHooks };
   await chat.start(services);
   trades.start(services);
+  startMessages(core);
   return services;
 }
 

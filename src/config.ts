@@ -104,6 +104,17 @@ export interface Config {
     /** Waits before each new try of a message whose delivery failed for a temporary reason. */
     retryDelaysMs: number[];
   };
+  im: {
+    /** Private messages a user may send in any 10 seconds. */
+    burst: number;
+    /** Private messages a user may send in any hour. */
+    perHour: number;
+    /** Accounts younger than this, days, may start only `newDialogsPerDay` conversations a day. */
+    youngAccountDays: number;
+    newDialogsPerDay: number;
+    /** Seconds after sending during which a user may delete their message for both (im.delete); 0: never. */
+    deleteWindow: number;
+  };
   trades: {
     /** Seconds an open trade lasts; then it expires (status 5). */
     ttl: number;
@@ -180,6 +191,7 @@ export function defaultConfig(): Config {
     accounts: { signup: 'open' },
     bots: { perOwner: 5 },
     mail: { from: 'game-platform <no-reply@localhost>', retryDelaysMs: [5_000, 30_000, 120_000, 600_000, 1_800_000] },
+    im: { burst: 10, perHour: 300, youngAccountDays: 7, newDialogsPerDay: 20, deleteWindow: 86400 },
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };

@@ -5,6 +5,7 @@ import { friendsDomain } from './friends/index.js';
 import { catalogDomain } from './catalog/index.js';
 import { inventoryDomain } from './inventory/index.js';
 import { chatDomain } from './chat/index.js';
+import { messagesDomain } from './messages/index.js';
 import { tradesDomain } from './trades/index.js';
 import { walletDomain } from './promocodes/index.js';
 import { adminDomain } from './admin/index.js';
@@ -21,6 +22,7 @@ export const domains: Domain[] = [
   inventoryDomain,
   tradesDomain,
   chatDomain,
+  messagesDomain,
   walletDomain,
   accountsDomain,
   oauthDomain,

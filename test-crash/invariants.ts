@@ -19,6 +19,7 @@ export async function checkInvariants(
   problems.push(...(await checkPromocodes(db, log, promocodes)));
   problems.push(...(await checkFriendships(db, log)));
   problems.push(...(await checkChat(db, log)));
+  problems.push(...(await checkPrivateMessages(db, log)));
   return problems;
 }
 
@@ -354,5 +355,47 @@ async function checkChat(db: Database, log: StormLog): Promise<string[]> {
     if (!log.deletions.has(message.msgId) && !log.pendingDeletions.has(message.msgId) && deleted)
       problems.push(`message ${message.msgId} is deleted though nobody deleted it`);
   }
+  return problems;
+}
+
+/**
+ * Every acknowledged private message is stored as sent, once per send_id, with increasing ids;
+ * each conversation's unread counter equals its unread messages.
+ */
+async function checkPrivateMessages(db: Database, log: StormLog): Promise<string[]> {
+  const problems: string[] = [];
+  const rows = await db.kysely.selectFrom('im_messages').selectAll().execute();
+  const byId = new Map(rows.map((r) => [r.msg_id, r]));
+  const sendIds = new Set(rows.map((r) => `${r.sender_id}:${r.send_id}`));
+  if (sendIds.size !== rows.length) problems.push('two private messages share a send_id');
+  for (const message of log.privateMessages) {
+    const row = byId.get(message.msgId);
+    if (!row) problems.push(`acknowledged private message ${message.msgId} of user ${message.from} is gone`);
+    else if (
+      row.sender_id !== message.from ||
+      row.receiver_id !== message.to ||
+      row.text !== message.text ||
+      row.send_id !== message.sendId
+    )
+      problems.push(`private message ${message.msgId} is stored differently`);
+  }
+  const lastOf = new Map<number, number>();
+  for (const message of log.privateMessages) {
+    if (message.msgId <= (lastOf.get(message.from) ?? 0))
+      problems.push(`private message ${message.msgId} of user ${message.from} did not get a higher id`);
+    lastOf.set(message.from, message.msgId);
+  }
+  const unread = new Map<string, number>();
+  for (const row of rows)
+    if (row.is_read === 0 && row.deleted_at === null)
+      unread.set(`${row.receiver_id}:${row.sender_id}`, (unread.get(`${row.receiver_id}:${row.sender_id}`) ?? 0) + 1);
+  const dialogs = await db.kysely.selectFrom('im_dialogs').selectAll().execute();
+  for (const dialog of dialogs) {
+    const key = `${dialog.user_id}:${dialog.partner_id}`;
+    if (dialog.new_counter !== (unread.get(key) ?? 0))
+      problems.push(`user ${dialog.user_id} counts ${dialog.new_counter} unread from ${dialog.partner_id}; ${unread.get(key) ?? 0} are`);
+    unread.delete(key);
+  }
+  for (const key of unread.keys()) problems.push(`unread private messages ${key} have no conversation`);
   return problems;
 }

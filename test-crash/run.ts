@@ -43,7 +43,19 @@ const HERALD = 40;
 const KILL_AFTER = { min: 300, max: 3000 };
 
 /** No request limits: the storm is as fast as the server. */
-const SERVE_ARGS = ['--no-rate-limit', '--trade-create-rate', '1000000', '--trade-open-max', '100000'];
+const SERVE_ARGS = [
+  '--no-rate-limit',
+  '--trade-create-rate',
+  '1000000',
+  '--trade-open-max',
+  '100000',
+  '--im-burst',
+  '1000000',
+  '--im-per-hour',
+  '10000000',
+  '--im-young-account-days',
+  '0',
+];
 
 const { values: args } = parseArgs({
   options: { rounds: { type: 'string', default: '20' }, db: { type: 'string' }, seed: { type: 'string' } },
@@ -322,7 +334,7 @@ async function main(): Promise<void> {
       console.log(
         `${kind} round ${String(n).padStart(2)}: killed after ${killedAfterMs} ms; acknowledged ${log.crafts.length} crafts, ${log.openings.length} openings, ${log.redemptions.length} redemptions, ` +
           `${log.revocations.length} revocations, ${log.trades.filter((t) => t.accepted).length} of ${log.trades.length} trades accepted, ${log.pairs.reduce((s, p) => s + p.acked, 0)} friend changes (${pending} in flight), ` +
-          `${log.messages.length} messages, ${log.deletions.size} deletions; ${log.requests} requests; ${Date.now() - started} ms` +
+          `${log.messages.length} messages, ${log.deletions.size} deletions, ${log.privateMessages.length} private messages; ${log.requests} requests; ${Date.now() - started} ms` +
           (problems.length > 0 ? ` — ${problems.length} VIOLATIONS` : ' — ok'),
       );
       if (problems.length > 0) {

@@ -43,6 +43,14 @@ export interface ChatRecord {
   kept: boolean;
 }
 
+export interface PrivateMessageRecord {
+  msgId: number;
+  from: number;
+  to: number;
+  text: string;
+  sendId: string;
+}
+
 export interface OpenRecord {
   userId: number;
   caseItemId: number;
@@ -82,6 +90,8 @@ export interface StormLog {
   revocations: number[];
   pairs: PairRecord[];
   messages: ChatRecord[];
+  /** Acknowledged private messages. */
+  privateMessages: PrivateMessageRecord[];
   deletions: Set<string>;
   /** Deletions sent and not answered. */
   pendingDeletions: Set<string>;
@@ -375,6 +385,34 @@ async function chatter(plan: StormPlan, log: StormLog, userId: number): Promise<
   }
 }
 
+/**
+ * A user writing private messages to the next chatter, and reading what the previous one wrote
+ * (read marks race the sends); each message carries a send_id, so a retry could not store it twice.
+ */
+async function messenger(plan: StormPlan, log: StormLog, index: number): Promise<void> {
+  const from = plan.chatters[index]!;
+  const to = plan.chatters[(index + 1) % plan.chatters.length]!;
+  const previous = plan.chatters[(index + plan.chatters.length - 1) % plan.chatters.length]!;
+  const token = plan.tokens.get(from)!;
+  for (let n = 0; ; n++) {
+    if (n % 5 === 4) {
+      const read = await call(plan, log, 'im.historyGet', { user_id: previous, count: 5 }, { token });
+      if (read.code !== 0) {
+        log.unexpected.push(`im.historyGet answered ${JSON.stringify(read)}`);
+        return;
+      }
+    }
+    const text = `round ${plan.round} from ${from} message ${n}`;
+    const sendId = `${plan.round}-${from}-${n}`;
+    const answer = await call(plan, log, 'im.send', { user_id: to, text, send_id: sendId }, { token });
+    if (answer.code !== 0) {
+      log.unexpected.push(`im.send answered ${JSON.stringify(answer)}`);
+      return;
+    }
+    log.privateMessages.push({ msgId: answer.data.msg_id, from, to, text, sendId });
+  }
+}
+
 /** A moderator deleting random kept messages. */
 async function deleter(plan: StormPlan, log: StormLog): Promise<void> {
   while (!log.gone) {
@@ -408,6 +446,7 @@ export async function runStorm(plan: StormPlan, log: StormLog): Promise<void> {
     revoker(plan, log, pools),
     ...log.pairs.map((record) => friendPair(plan, log, record)),
     ...plan.chatters.map((userId) => chatter(plan, log, userId)),
+    ...plan.chatters.map((_, index) => messenger(plan, log, index)),
     deleter(plan, log),
     ...[...plan.openers].flatMap(([userId, owned]) => {
       const shared = { cases: new Set(owned.cases), keys: new Set(owned.keys) };
@@ -435,6 +474,7 @@ export function newStormLog(): StormLog {
     revocations: [],
     pairs: [],
     messages: [],
+    privateMessages: [],
     deletions: new Set(),
     pendingDeletions: new Set(),
     unexpected: [],

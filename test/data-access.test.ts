@@ -46,6 +46,7 @@ test('the domains that store things have a data-access module with their SQL', (
     'game',
     'inventory',
     'oauth',
+    'messages',
     'promocodes',
     'trades',
     'users',

@@ -27,6 +27,9 @@ import { missing } from './components.js';
 
 /** The ExtWS framing of /ws, as the reference service's clients (SDK, Android, Python) speak it. */
 
+/** The counters every signed-in connection's auth frame carries beside friend requests and trades. */
+const ACCOUNT_COUNTERS = { messages_new: 0, email_verified: 0, vip_expires: 0, invites: 0 };
+
 const withinASecond = <T>(promise: Promise<T>, what: string): Promise<T> =>
   Promise.race([promise, sleep(1000).then(() => assert.fail(`${what} did not arrive within a second`))]);
 
@@ -40,7 +43,7 @@ test('the auth frame counts the friend requests friends.getRequests lists: none 
     assert.equal(ok(await server.call('friends.getRequests', {}, { token: alice })).count, 1);
     const client = await ExtwsClient.connect(base, { access_token: alice });
     const auth = await client.next((f) => f.event === 'auth');
-    assert.deepEqual(auth.data.counters, { friends_requests: 1, trades_new: 0 });
+    assert.deepEqual(auth.data.counters, { ...ACCOUNT_COUNTERS, friends_requests: 1, trades_new: 0 });
     client.close();
   }));
 
@@ -57,9 +60,17 @@ test('a signed-in client gets the open frame, then auth with its profile and cou
     assert.equal(open.data.idle_timeout, 60);
     assert.equal(auth.event, 'auth');
     const [profile] = ok(await server.call('users.get', {}, { token: alice, http: 'GET' }));
-    assert.deepEqual(auth.data, { status: 1, user_data: profile, counters: { friends_requests: 1, trades_new: 0 } });
+    assert.deepEqual(auth.data, {
+      status: 1,
+      user_data: { ...profile, admin_rights: 0, penalties: {} },
+      counters: { ...ACCOUNT_COUNTERS, friends_requests: 1, trades_new: 0 },
+    });
     assert.equal(status.event, 'status');
-    assert.deepEqual(Object.keys(status.data.status).sort(), ['online', 'time']);
+    assert.deepEqual(Object.keys(status.data.status).sort(), ['emotes_restricted', 'online', 'sct', 'streams', 'time']);
+    assert.deepEqual(
+      [status.data.status.streams, status.data.status.sct, status.data.status.emotes_restricted],
+      [{ count: 0 }, server.clock.now(), '0'],
+    );
     assert.ok(status.data.status.online >= 1);
 
     const msgId = await say(server, alice, 'hello @2');

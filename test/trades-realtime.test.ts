@@ -77,7 +77,10 @@ test('the receiver sees counters.trades_new at connect, and every offer and endi
     const bobJson = await connect(server, { token: bob, subs: '' });
     const aliceExtws = await ExtwsClient.connect(base, { access_token: alice, subs: '' });
     const carolExtws = await ExtwsClient.connect(base, { access_token: carol, subs: '' });
-    const countersOf = async (client: ExtwsClient) => (await client.next((f) => f.event === 'auth')).data.counters;
+    const countersOf = async (client: ExtwsClient) => {
+      const { friends_requests, trades_new } = (await client.next((f) => f.event === 'auth')).data.counters;
+      return { friends_requests, trades_new };
+    };
     assert.deepEqual(await countersOf(bobExtws), { friends_requests: 0, trades_new: 2 });
     assert.deepEqual(await countersOf(aliceExtws), { friends_requests: 0, trades_new: 0 });
     assert.deepEqual(await countersOf(carolExtws), { friends_requests: 0, trades_new: 1 });

@@ -19,7 +19,13 @@ const world: World = {
   friend_requests: [{ from: 4, to: 1 }],
 };
 
-const TRADE_DEFAULTS = { trades_income: 1, trades_income_from_friends: 0, trades_income_gifts: 1, trades_income_gifts_autoaccept: 0 };
+const SETTING_DEFAULTS = {
+  trades_income: 1,
+  trades_income_from_friends: 0,
+  trades_income_gifts: 1,
+  trades_income_gifts_autoaccept: 0,
+  messages: 'everyone',
+};
 
 let server: TestServer;
 const tokens = new Map<number, string>();
@@ -54,14 +60,17 @@ async function readers(): Promise<Record<string, boolean>> {
 }
 
 test('everyone (the default) lets anyone read the inventory', async () => {
-  assert.deepEqual(ok(await server.call('account.getPrivacy', {}, { token: tokens.get(1) })), { ...TRADE_DEFAULTS, inventory: 'everyone' });
+  assert.deepEqual(ok(await server.call('account.getPrivacy', {}, { token: tokens.get(1) })), {
+    ...SETTING_DEFAULTS,
+    inventory: 'everyone',
+  });
   assert.deepEqual(await readers(), { anonymous: true, owner: true, friend: true, stranger: true, asker: true });
 });
 
 test('friends: only the owner and their friends', async () => {
   assert.deepEqual((await setPrivacy(1, 'friends')).body, { code: 0 });
   assert.deepEqual(ok(await server.call('account.getPrivacy', {}, { token: tokens.get(1), http: 'GET' })), {
-    ...TRADE_DEFAULTS,
+    ...SETTING_DEFAULTS,
     inventory: 'friends',
   });
   assert.deepEqual(await readers(), { anonymous: false, owner: true, friend: true, stranger: false, asker: false });
@@ -81,7 +90,7 @@ test('nobody: only the owner', async () => {
 test('the world file sets privacy too', async () => {
   fails(await inventory(6, 3), 701);
   assert.equal((await inventory(6, 6)).body.code, 0);
-  assert.deepEqual(ok(await server.call('account.getPrivacy', {}, { token: tokens.get(6) })), { ...TRADE_DEFAULTS, inventory: 'nobody' });
+  assert.deepEqual(ok(await server.call('account.getPrivacy', {}, { token: tokens.get(6) })), { ...SETTING_DEFAULTS, inventory: 'nobody' });
 });
 
 test('bad values 2, no token 1, bots 4', async () => {
@@ -91,5 +100,8 @@ test('bad values 2, no token 1, bots 4', async () => {
   fails(await server.call('account.getPrivacy', {}), 1);
   const bot = await sessionFor(server, 5, { bot: true });
   fails(await server.call('account.setPrivacy', { inventory: 'nobody' }, { token: bot }), 4);
-  assert.deepEqual(ok(await server.call('account.getPrivacy', {}, { token: tokens.get(1) })), { ...TRADE_DEFAULTS, inventory: 'everyone' });
+  assert.deepEqual(ok(await server.call('account.getPrivacy', {}, { token: tokens.get(1) })), {
+    ...SETTING_DEFAULTS,
+    inventory: 'everyone',
+  });
 });

@@ -104,6 +104,7 @@ describe('users in world files', () => {
         xp: 0,
         xp_level: 0,
         inventory_privacy: 'everyone',
+        messages_privacy: 'everyone',
         created_at: now,
         email_verified: 1,
         trades_income: 0,
@@ -131,6 +132,7 @@ describe('users in world files', () => {
       const token = await signIn(server, NEW_EMAIL);
       assert.deepEqual(ok(await server.call('privacy.get', {}, { token })), {
         inventory: 'everyone',
+        messages: 'everyone',
         trades_income: 0,
         trades_income_from_friends: 1,
         trades_income_gifts: 0,

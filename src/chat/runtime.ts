@@ -98,6 +98,8 @@ export class ChatRuntime implements Runtime {
     this.emoticons = new Set(core.config.chat.emoticons);
     // Changes whose bus event was lost are read again even when nobody polls gchat.get.
     core.realtime.onHeartbeat(() => void this.settle().catch((err) => this.logFailure(err)));
+    // The reference clients read it in every `status` frame: "1" while the chat is in emote-only mode, else "0".
+    core.realtime.addStatusField('emotes_restricted', () => (this.history.status.emoteonly ? '1' : '0'));
   }
 
   async start(services: Services): Promise<void> {

@@ -1,6 +1,7 @@
 import { ApiError, Code, authError, badParam } from '../api/errors.js';
 import { Friendship, friendshipValues, isBlock } from '../friends/index.js';
 import { sha256 } from '../infra/secrets.js';
+import { checkedMessageText } from '../infra/text.js';
 import type { CounterStore } from '../infra/counters.js';
 import { loadProfiles, type Profile } from '../users/index.js';
 import type { Services } from '../services.js';
@@ -14,17 +15,6 @@ import { chatUserOf } from './users.js';
 
 export const MAX_MESSAGE_LENGTH = 500;
 const BOT_WINDOW_SECONDS = 3600;
-
-/**
- * Control characters other than tabs and line breaks, and the bidirectional embedding, override
- * and isolate controls (the marks LRM, RLM and ALM, which right-to-left writing needs, pass).
- */
-const CONTROL = /(?![\t\n\r])\p{Cc}|[\u202A-\u202E\u2066-\u2069]/u;
-/**
- * What shows nothing on its own: spaces and line breaks, characters meant to be ignored (format
- * characters, variation selectors, Hangul fillers), marks that only combine, the braille blank.
- */
-const BLANK = /[\p{Z}\s\p{Default_Ignorable_Code_Point}\p{Cf}\p{Mn}\p{Me}\u2800]/gu;
 
 export type RestrictionType = 'DISABLED' | 'STRICT' | 'EMOTES_ONLY' | 'BOT_LIMITATIONS';
 
@@ -59,15 +49,9 @@ async function take(
 
 /** The message without surrounding spaces; refused when empty, too long, invisible, or holding control characters or lone surrogates. */
 function checkedText(rawText: string): string {
-  if (/\p{Cs}/u.test(rawText)) throw badParam('message', 'must be valid Unicode text (it holds a lone surrogate)');
-  const text = rawText.trim();
-  const length = [...text].length;
-  if (length < 1 || length > MAX_MESSAGE_LENGTH)
-    throw badParam('message', `must be 1 to ${MAX_MESSAGE_LENGTH} characters once surrounding spaces are removed`);
-  if (CONTROL.test(text))
-    throw badParam('message', 'must not contain control characters (tabs and line breaks aside) or bidirectional overrides');
-  if (text.replace(BLANK, '') === '') throw badParam('message', 'must contain a visible character');
-  return text;
+  const checked = checkedMessageText(rawText, MAX_MESSAGE_LENGTH);
+  if ('problem' in checked) throw badParam('message', checked.problem);
+  return checked.text;
 }
 
 /** The author as the chat sees them, and the moment of sending; refused when muted, or when the chat's modes refuse the text. */

@@ -48,7 +48,7 @@ interface Field<T> {
 }
 
 /** The configuration's groups of settings (`http.requestTimeoutMs`). */
-type Section = 'tls' | 'captcha' | 'chat' | 'ws' | 'accounts' | 'bots' | 'mail' | 'trades' | 'http';
+type Section = 'tls' | 'captcha' | 'chat' | 'ws' | 'accounts' | 'bots' | 'mail' | 'trades' | 'im' | 'http';
 
 function field<K extends keyof Config>(key: K): Field<NonNullable<Config[K]>>;
 function field<S extends Section, K extends keyof NonNullable<Config[S]>>(
@@ -561,6 +561,46 @@ export const SERVER_SETTINGS: Setting[] = [
     description: 'trades a user may offer in any 60 seconds; a refused offer does not count (more answers 7)',
     read: integer(1, 1_000_000),
     into: field('trades', 'createsPerMinute'),
+  }),
+  row({
+    flag: 'im-burst',
+    env: 'IM_BURST',
+    value: 'N',
+    description: 'private messages a user may send in any 10 seconds (more answers 7)',
+    read: integer(1, 1_000_000),
+    into: field('im', 'burst'),
+  }),
+  row({
+    flag: 'im-per-hour',
+    env: 'IM_PER_HOUR',
+    value: 'N',
+    description: 'private messages a user may send in any hour (more answers 7)',
+    read: integer(1, 10_000_000),
+    into: field('im', 'perHour'),
+  }),
+  row({
+    flag: 'im-young-account-days',
+    env: 'IM_YOUNG_ACCOUNT_DAYS',
+    value: 'DAYS',
+    description: 'accounts younger than this may start only --im-new-dialogs conversations a day (0: no account is young)',
+    read: integer(0, 10_000),
+    into: field('im', 'youngAccountDays'),
+  }),
+  row({
+    flag: 'im-new-dialogs',
+    env: 'IM_NEW_DIALOGS',
+    value: 'N',
+    description: 'conversations a young account may start in a day (more answers 7)',
+    read: integer(0, 1_000_000),
+    into: field('im', 'newDialogsPerDay'),
+  }),
+  row({
+    flag: 'im-delete-window',
+    env: 'IM_DELETE_WINDOW',
+    value: 'SECONDS',
+    description: 'how long after sending a user may delete their private message for both with im.delete (0: never)',
+    read: integer(0, 100_000_000),
+    into: field('im', 'deleteWindow'),
   }),
   row({
     flag: 'chat-history',

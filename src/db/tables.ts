@@ -60,6 +60,8 @@ export interface UsersTable {
   last_seen: Defaulted<number>;
   created_at: number;
   email_verified: Defaulted<Flag>;
+  /** Who may send this user private messages. */
+  im_privacy: Defaulted<ImPrivacy>;
   /** A TOTP secret set up by account.totpSetup, active once account.totpEnable confirms it; sealed like totp_secret. */
   totp_pending: Defaulted<string | null>;
 }
@@ -386,6 +388,44 @@ export interface OauthConsentsTable {
   granted_at: number;
 }
 
+export type ImPrivacy = 'everyone' | 'friends' | 'nobody';
+
+/** The timeline of private conversations: what `im.sync` answers after a client's `id_last`. */
+export interface ImEventsTable {
+  event_id: Id;
+  /** 1 new message, 2 messages read, 3 message deleted */
+  type: number;
+  /** The message; null for a new message, whose msg_id is the event's id. */
+  msg_id: number | null;
+  user_low: number;
+  user_high: number;
+  ts: number;
+}
+
+export interface ImMessagesTable {
+  msg_id: number;
+  sender_id: number;
+  receiver_id: number;
+  user_low: number;
+  user_high: number;
+  text: string;
+  ts_created: number;
+  is_read: Defaulted<Flag>;
+  /** The sender's idempotency key, unique per sender. */
+  send_id: string | null;
+  deleted_at: number | null;
+}
+
+/** One user's side of a conversation. */
+export interface ImDialogsTable {
+  user_id: number;
+  partner_id: number;
+  /** The newest message not deleted; null when none is left. */
+  last_msg_id: number | null;
+  /** Messages of the partner this user has not read. */
+  new_counter: Defaulted<number>;
+}
+
 /** A game of the classic board game; its state is rebuilt from game_actions. */
 export interface GamesTable {
   game_id: Id;
@@ -451,6 +491,9 @@ export interface Tables {
   oauth_apps: OauthAppsTable;
   oauth_codes: OauthCodesTable;
   oauth_consents: OauthConsentsTable;
+  im_events: ImEventsTable;
+  im_messages: ImMessagesTable;
+  im_dialogs: ImDialogsTable;
   games: GamesTable;
   game_actions: GameActionsTable;
   game_players: GamePlayersTable;

@@ -33,3 +33,29 @@ export function characterCountFor(
 ): number {
   return text.length >= 2 * minLength && text.length <= maxLength ? text.length : [...text].length;
 }
+
+/**
+ * Control characters other than tabs and line breaks, and the bidirectional embedding, override
+ * and isolate controls (the marks LRM, RLM and ALM, which right-to-left writing needs, pass).
+ */
+const CONTROL = /(?![\t\n\r])\p{Cc}|[\u202A-\u202E\u2066-\u2069]/u;
+/**
+ * What shows nothing on its own: spaces and line breaks, characters meant to be ignored (format
+ * characters, variation selectors, Hangul fillers), marks that only combine, the braille blank.
+ */
+const BLANK = /[\p{Z}\s\p{Default_Ignorable_Code_Point}\p{Cf}\p{Mn}\p{Me}\u2800]/gu;
+
+/**
+ * A message a user writes (the chat, private messages) without surrounding spaces, or why it is
+ * refused: empty, longer than `maxLength` characters, invisible, or holding control characters
+ * or lone surrogates.
+ */
+export function checkedMessageText(rawText: string, maxLength: number): { text: string } | { problem: string } {
+  if (/\p{Cs}/u.test(rawText)) return { problem: 'must be valid Unicode text (it holds a lone surrogate)' };
+  const text = rawText.trim();
+  const length = [...text].length;
+  if (length < 1 || length > maxLength) return { problem: `must be 1 to ${maxLength} characters once surrounding spaces are removed` };
+  if (CONTROL.test(text)) return { problem: 'must not contain control characters (tabs and line breaks aside) or bidirectional overrides' };
+  if (text.replace(BLANK, '') === '') return { problem: 'must contain a visible character' };
+  return { text };
+}

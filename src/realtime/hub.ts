@@ -105,6 +105,12 @@ export interface Connection {
 /** A number shown in a signed-in connection's `auth` frame (`counters`), per user. */
 export type AuthCounter = (userId: number) => Promise<number>;
 
+/** Fields added to the user's profile in a signed-in connection's `auth` frame (`user_data`). */
+export type AuthUserFields = (userId: number) => Promise<Record<string, unknown>>;
+
+/** A field of every `status` frame, read when the frame is sent. */
+export type StatusField = () => unknown;
+
 export interface RealtimeDeps {
   bus: Bus;
   db: Database;
@@ -137,6 +143,8 @@ export class RealtimeHub {
   /** Keys withdrawn lately (as many as events are kept), so an event that arrives after its withdrawal is dropped. */
   private readonly withdrawn = new Set<string>();
   private readonly counters = new Map<string, AuthCounter>();
+  private readonly userFields: AuthUserFields[] = [];
+  private readonly statusFields = new Map<string, StatusField>();
   private readonly beats: (() => void)[] = [];
   private readonly unsubscribes: (() => void)[] = [];
   private heartbeat?: NodeJS.Timeout;
@@ -229,6 +237,21 @@ export class RealtimeHub {
     this.counters.set(name, counter);
   }
 
+  /** Adds fields to the user's profile in every signed-in connection's `auth` frame. */
+  addAuthUserFields(fields: AuthUserFields): void {
+    this.userFields.push(fields);
+  }
+
+  /** Adds a field to every `status` frame. */
+  addStatusField(name: string, field: StatusField): void {
+    this.statusFields.set(name, field);
+  }
+
+  /** The fields the user's profile gains in the `auth` frame. */
+  async authUserFields(userId: number): Promise<Record<string, unknown>> {
+    return Object.assign({}, ...(await Promise.all(this.userFields.map((fields) => fields(userId)))));
+  }
+
   /** Runs `task` on every heartbeat. */
   onHeartbeat(task: () => void): void {
     this.beats.push(task);
@@ -279,7 +302,10 @@ export class RealtimeHub {
   /** Sends a connection the `status` frame (users online and the time) and remembers the count it was told. */
   sendStatus(connection: Connection, online: number): void {
     connection.online = online;
-    const status = { online, time: Math.floor(this.deps.clock.now() / 1000) };
+    const nowMs = this.deps.clock.now();
+    // `streams` (no streams are shown here) and `sct`, the server's clock in ms, are read by the reference clients.
+    const extra = Object.fromEntries([...this.statusFields].map(([name, field]) => [name, field()]));
+    const status = { online, time: Math.floor(nowMs / 1000), streams: { count: 0 }, sct: nowMs, ...extra };
     this.send(
       connection,
       connection.format === 'json' ? JSON.stringify({ event: 'status', data: status }) : eventFrame('status', JSON.stringify({ status })),

@@ -51,7 +51,7 @@ function idLastOf(value: unknown): number | undefined {
  *
  * ExtWS framing (the default, what the reference service's clients speak): `1{id,
  * idle_timeout}` first, then for a signed-in connection `4auth{status: 1, user_data,
- * counters}`, then `4status{status: {online, time}}` (again whenever the number online
+ * counters}`, then `4status{status: {online, time, streams, sct, ...}}` (again whenever the number online
  * changes), then `4events{events: [{id, type, ...}], messages?, users_data?, item_protos?,
  * id_last_given}` as things happen (with `id_last`, first every kept event after it). The server pings with `2` and expects `3`
  * (or any frame) before the next heartbeat; a client may ping with `2` too. A client frame
@@ -176,8 +176,13 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
       } else {
         hub.send(connection, openFrame(randomUUID(), idleTimeout));
         if (userId !== undefined) {
-          const [users, counters] = await Promise.all([loadUsers(services, [userId], { form: 'full' }), hub.authCounters(userId)]);
-          hub.send(connection, eventFrame('auth', JSON.stringify({ status: 1, user_data: users.get(userId), counters })));
+          const [users, fields, counters] = await Promise.all([
+            loadUsers(services, [userId], { form: 'full' }),
+            hub.authUserFields(userId),
+            hub.authCounters(userId),
+          ]);
+          const userData = { ...users.get(userId), ...fields };
+          hub.send(connection, eventFrame('auth', JSON.stringify({ status: 1, user_data: userData, counters })));
         }
         await recorded;
         hub.sendStatus(connection, await hub.onlineCount());

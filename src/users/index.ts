@@ -4,6 +4,7 @@ import { usersGet } from './users-get.js';
 import { privacyMethods } from './privacy.js';
 import { usersSearch } from './search.js';
 import { attachProfileCache, type ProfileCache } from './profile-cache.js';
+import { describeAccount } from './account-facts.js';
 
 export const usersDomain: Domain = {
   name: 'users',
@@ -19,6 +20,7 @@ export interface UsersRuntime extends Runtime {
 export async function startUsers(core: Core): Promise<UsersRuntime> {
   const profiles = await attachProfileCache(core);
   const { presence } = core;
+  describeAccount(core);
   const heartbeat = setInterval(() => {
     presence.touchConnected().catch((err) => core.log.warn({ err }, 'presence refresh failed'));
   }, presence.writeEvery * 1000);

@@ -42,6 +42,10 @@ const TRADE_SETTING_NAMES = Object.keys(TRADE_SETTINGS) as TradeSetting[];
 const PrivacySettings = Type.Object(
   {
     inventory: PrivacyValue,
+    messages: Type.Union(
+      INVENTORY_PRIVACY.map((v) => Type.Literal(v)),
+      { description: "who may send you private messages: everyone (default), friends (the owner's friends), nobody" },
+    ),
     ...(Object.fromEntries(
       TRADE_SETTING_NAMES.map((name) => [name, Type.Union(Bit.anyOf, { description: TRADE_SETTINGS[name] })]),
     ) as Record<TradeSetting, typeof Bit>),
@@ -51,6 +55,7 @@ const PrivacySettings = Type.Object(
 
 const updateParams = P.object({
   inventory: P.optional(P.enum(INVENTORY_PRIVACY, { description: 'who may read your inventory: everyone | friends | nobody' })),
+  messages: P.optional(P.enum(INVENTORY_PRIVACY, { description: 'who may send you private messages: everyone | friends | nobody' })),
   trades_income: P.optional(P.bit({ description: TRADE_SETTINGS.trades_income })),
   trades_income_from_friends: P.optional(P.bit({ description: TRADE_SETTINGS.trades_income_from_friends })),
   trades_income_gifts: P.optional(P.bit({ description: TRADE_SETTINGS.trades_income_gifts })),
@@ -59,12 +64,13 @@ const updateParams = P.object({
 
 const updateDescription =
   'Only the settings given change. inventory.get answers 701 to anyone `inventory` excludes (the owner may always read their own); ' +
-  'trades.create answers 701 to offers the trade settings refuse.';
+  'trades.create answers 701 to offers the trade settings refuse; im.send answers 701 to messages `messages` excludes.';
 
 async function readPrivacy(services: Services, userId: number) {
   const row = await selectPrivacy(services.db, userId);
   return {
     inventory: row.inventory_privacy,
+    messages: row.im_privacy,
     trades_income: row.trades_income,
     trades_income_from_friends: row.trades_income_from_friends,
     trades_income_gifts: row.trades_income_gifts,
@@ -95,6 +101,7 @@ function privacyUpdate(name: string, extension: boolean, summary: string) {
     handler: async (ctx, params) => {
       const changes: Partial<PrivacyColumns> = {};
       if (params.inventory !== undefined) changes.inventory_privacy = params.inventory;
+      if (params.messages !== undefined) changes.im_privacy = params.messages;
       for (const name of TRADE_SETTING_NAMES) if (params[name] !== undefined) changes[name] = params[name];
       await updatePrivacy(ctx.services, ctx.caller.userId, changes);
       return undefined;

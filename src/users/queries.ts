@@ -143,12 +143,20 @@ export interface PrivacyColumns {
   trades_income_from_friends: Flag;
   trades_income_gifts: Flag;
   trades_income_gifts_autoaccept: Flag;
+  im_privacy: InventoryPrivacy;
 }
 
 export function selectPrivacy(db: Database, userId: number): Promise<PrivacyColumns> {
   return db.kysely
     .selectFrom('users')
-    .select(['inventory_privacy', 'trades_income', 'trades_income_from_friends', 'trades_income_gifts', 'trades_income_gifts_autoaccept'])
+    .select([
+      'inventory_privacy',
+      'trades_income',
+      'trades_income_from_friends',
+      'trades_income_gifts',
+      'trades_income_gifts_autoaccept',
+      'im_privacy',
+    ])
     .where('user_id', '=', userId)
     .executeTakeFirstOrThrow();
 }
@@ -184,4 +192,13 @@ export async function updateLastSeen(db: Database, lastSeen: ReadonlyMap<number,
 /** Of these ids, those of stored users. */
 export async function storedUserIds(k: Executor, ids: number[]): Promise<number[]> {
   return (await k.selectFrom('users').select('user_id').where('user_id', 'in', ids).execute()).map((row) => row.user_id);
+}
+
+/** What a realtime connection's `auth` frame tells the user of their own account beside the profile. */
+export function selectAccountFacts(db: Database, userId: number) {
+  return db.kysely
+    .selectFrom('users')
+    .select(['moderator', 'superadmin', 'muted_until', 'email_verified'])
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
 }

@@ -66,6 +66,7 @@ function userEntry(db: Database, u: Row<'users'>, recoveryCodeHashes: string[]) 
     global_ban: flag(u.global_ban),
     captcha: u.captcha_always === 1 ? ('always' as const) : undefined,
     inventory_privacy: u.inventory_privacy,
+    messages_privacy: u.im_privacy,
     muted_until: nn(u.muted_until),
     bot_owner: nn(u.bot_owner_id),
     online: flag(u.always_online),
@@ -214,6 +215,14 @@ export async function exportWorld(db: Database): Promise<World> {
       from_user_id: m.from_user_id,
       to_user_id: m.to_user_id,
       ts: m.ts,
+    })),
+    private_messages: stored.privateMessages.map((m) => ({
+      msg_id: m.msg_id,
+      from: m.sender_id,
+      to: m.receiver_id,
+      text: m.text,
+      ts_created: m.ts_created,
+      is_read: m.is_read === 1 ? 1 : 0,
     })),
     gchat: {
       status: {

@@ -38,6 +38,7 @@ import {
   lockWorldImport,
   protoClasses,
   raiseTotpLastStep,
+  rebuildPrivateDialogs,
   revokeSessionsOf,
   setChatState,
   storedBots,
@@ -210,6 +211,7 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
   unique(world.gchat?.messages, (m) => m.msg_id, 'gchat.messages', 'msg_id');
   unique(world.promocodes, (p) => p.code.toUpperCase(), 'promocodes', 'code');
   unique(world.apps, (a) => a.app_id, 'apps', 'app_id');
+  unique(world.private_messages, (m) => m.msg_id, 'private_messages', 'msg_id');
   const user = (id: number, where: string) => users.has(id) || outside.users.has(id) || outside.users.set(id, where);
   const proto = (id: number, where: string) => protos.has(id) || outside.item_protos.has(id) || outside.item_protos.set(id, where);
   const fileUsers = new Map((world.users ?? []).map((u) => [u.user_id, u]));
@@ -295,6 +297,12 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
     if (!tradeIds.has(m.trade_id)) problems.push(`${where}.trade_id: unknown trade ${m.trade_id} (moves come with their trade)`);
     user(m.from_user_id, `${where}.from_user_id`);
     user(m.to_user_id, `${where}.to_user_id`);
+  });
+  (world.private_messages ?? []).forEach((m, i) => {
+    const where = `private_messages[${i}]`;
+    user(m.from, `${where}.from`);
+    user(m.to, `${where}.to`);
+    if (m.from === m.to) problems.push(`${where}: a user cannot write to themselves`);
   });
   (world.gchat?.messages ?? []).forEach((m, i) => {
     const where = `gchat.messages[${i}]`;
@@ -706,6 +714,7 @@ async function importUsers(
       global_ban: bit(u.global_ban),
       captcha_always: u.captcha === 'always' ? 1 : 0,
       inventory_privacy: u.inventory_privacy ?? 'everyone',
+      im_privacy: u.messages_privacy ?? 'everyone',
       muted_until: u.muted_until ?? null,
       bot_owner_id: u.bot_owner ?? null,
       always_online: bit(u.online),
@@ -923,6 +932,39 @@ async function importApps(trx: Executor, world: World, now: number): Promise<voi
   await upsertKeeping(trx, 'oauth_apps', rows, ['app_id']);
 }
 
+/**
+ * Private messages of the file, each replacing a stored one with its id, with their places in
+ * the timeline; then every conversation's newest message and unread count are made to agree.
+ */
+async function importPrivateMessages(trx: Executor, world: World, now: number): Promise<void> {
+  const messages = world.private_messages ?? [];
+  if (messages.length === 0) return;
+  const pair = (m: (typeof messages)[number]) => ({ user_low: Math.min(m.from, m.to), user_high: Math.max(m.from, m.to) });
+  await insertBatched(
+    trx,
+    'im_events',
+    messages.map((m) => ({ event_id: m.msg_id, type: 1, msg_id: null, ...pair(m), ts: m.ts_created ?? now })),
+    upsert(['event_id']),
+  );
+  await insertBatched(
+    trx,
+    'im_messages',
+    messages.map((m) => ({
+      msg_id: m.msg_id,
+      sender_id: m.from,
+      receiver_id: m.to,
+      ...pair(m),
+      text: m.text,
+      ts_created: m.ts_created ?? now,
+      is_read: m.is_read ?? 0,
+      send_id: null,
+      deleted_at: null,
+    })),
+    upsert(['msg_id']),
+  );
+  await rebuildPrivateDialogs(trx);
+}
+
 async function importChat(trx: Executor, world: World, now: number, replace: boolean): Promise<void> {
   const status = world.gchat?.status;
   if (status || replace) {
@@ -1013,6 +1055,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       await importApps(trx, world, now);
       await importTrades(trx, world, now);
       await importChat(trx, world, now, replace);
+      await importPrivateMessages(trx, world, now);
       await advanceSequences(trx, db.dialect);
     }),
   );

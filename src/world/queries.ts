@@ -41,6 +41,7 @@ export async function readStoredWorld(db: Executor) {
     trades: db.selectFrom('trades').selectAll().orderBy('trade_id').execute(),
     tradeItems: db.selectFrom('trade_items').selectAll().orderBy('trade_id').orderBy('item_id').execute(),
     moves: db.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
+    privateMessages: db.selectFrom('im_messages').selectAll().where('deleted_at', 'is', null).orderBy('msg_id').execute(),
   });
 }
 
@@ -86,6 +87,9 @@ export async function insertBatched<T extends keyof Tables & string>(
 const WORLD_TABLES = [
   'oauth_codes',
   'oauth_consents',
+  'im_dialogs',
+  'im_messages',
+  'im_events',
   'trade_moves',
   'trade_items',
   'trades',
@@ -129,6 +133,7 @@ export async function advanceSequences(trx: Executor, dialect: DialectName): Pro
     ['items', 'item_id'],
     ['chat_messages', 'msg_seq'],
     ['trades', 'trade_id'],
+    ['im_events', 'event_id'],
     ['trade_moves', 'move_id'],
     ['oauth_apps', 'app_id'],
   ] as const) {
@@ -303,4 +308,20 @@ export async function storedKeysAndCases(trx: Executor) {
     .select(['item_proto_id', 'key_item_proto_id', 'case_item_proto_ids'])
     .where((eb) => eb.or([eb('key_item_proto_id', 'is not', null), eb('case_item_proto_ids', 'is not', null)]))
     .execute();
+}
+
+/**
+ * Makes every user's side of every conversation agree with the messages: its newest message
+ * left and the count of the partner's unread messages.
+ */
+export async function rebuildPrivateDialogs(trx: Executor): Promise<void> {
+  await trx.deleteFrom('im_dialogs').execute();
+  await sql`
+    insert into im_dialogs (user_id, partner_id, last_msg_id, new_counter)
+    select user_id, partner_id, max(msg_id), sum(unread) from (
+      select sender_id as user_id, receiver_id as partner_id, msg_id, 0 as unread from im_messages where deleted_at is null
+      union all
+      select receiver_id, sender_id, msg_id, case when is_read = 0 then 1 else 0 end from im_messages where deleted_at is null
+    ) sides
+    group by user_id, partner_id`.execute(trx);
 }

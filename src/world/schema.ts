@@ -115,6 +115,8 @@ export const WorldUser = Type.Object(
     global_ban: Type.Optional(Bit),
     captcha: Type.Optional(Type.Literal('always')),
     inventory_privacy: Type.Optional(Type.Union([Type.Literal('everyone'), Type.Literal('friends'), Type.Literal('nobody')])),
+    /** privacy.update's `messages`: who may send this user private messages (default everyone). */
+    messages_privacy: Type.Optional(Type.Union([Type.Literal('everyone'), Type.Literal('friends'), Type.Literal('nobody')])),
     muted_until: Type.Optional(Uint),
     /** A bot's owner, who cannot be a bot. */
     bot_owner: Type.Optional(Id),
@@ -237,6 +239,22 @@ export const WorldChatMessage = Type.Object(
   { additionalProperties: false },
 );
 
+/** A private message (im.send); deleted messages are not carried. */
+export const WorldPrivateMessage = Type.Object(
+  {
+    /** Unique; ids given later by the server follow the highest. */
+    msg_id: Id,
+    from: Id,
+    to: Id,
+    /** At most the 1,000 characters im.send takes. */
+    text: Text({ minLength: 1, maxLength: 1000 }),
+    ts_created: Type.Optional(Uint),
+    /** 1: the receiver has read it; default 0. */
+    is_read: Type.Optional(Bit),
+  },
+  { additionalProperties: false },
+);
+
 export const WorldChatStatus = Type.Object(
   {
     closed: Type.Optional(Type.Boolean()),
@@ -318,6 +336,7 @@ export const World = Type.Object(
     trade_moves: Type.Optional(Type.Array(WorldTradeMove)),
     promocodes: Type.Optional(Type.Array(WorldPromocode)),
     apps: Type.Optional(Type.Array(WorldOauthApp)),
+    private_messages: Type.Optional(Type.Array(WorldPrivateMessage)),
     gchat: Type.Optional(
       Type.Object(
         { status: Type.Optional(WorldChatStatus), messages: Type.Optional(Type.Array(WorldChatMessage)) },

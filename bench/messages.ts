@@ -1,0 +1,173 @@
+/**
+ * `npm run bench:messages`: private messages against the real server (a child process from the
+ * sources, SQLite by default, PostgreSQL with `--db postgres` and TEST_DATABASE_URL). With
+ * `--connections` (default 1,000) signed-in realtime connections open, one per user, it measures
+ *
+ *   - sends a second: `im.send` between pairs of users, against `gchat.send` by the same users,
+ *     each from `--concurrency` clients at once for `--seconds`;
+ *   - delivery: the time from `im.send`'s answer to the receiver's `im.sync` frame, p50 and p99,
+ *     over `--messages` messages sent at a steady pace (a frame that arrives before the answer
+ *     counts 0).
+ *
+ * The numbers depend on the machine and on what else runs on it: compare runs on one machine.
+ */
+import { parseArgs } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { newToken, sha256 } from '../src/infra/secrets.js';
+import { postgresLocation, sqliteLocation, startServerProcess } from '../test-crash/server-process.js';
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: 'string', default: 'sqlite' },
+    connections: { type: 'string', default: '1000' },
+    concurrency: { type: 'string', default: '32' },
+    seconds: { type: 'string', default: '5' },
+    messages: { type: 'string', default: '2000' },
+  },
+});
+const CONNECTIONS = Number(args.connections);
+const CONCURRENCY = Number(args.concurrency);
+const SECONDS = Number(args.seconds);
+const MESSAGES = Number(args.messages);
+const USERS = Math.max(2, CONNECTIONS + (CONNECTIONS % 2));
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const partnerOf = (userId: number) => (userId % 2 === 1 ? userId + 1 : userId - 1);
+
+async function main(): Promise<void> {
+  const location = args.db === 'postgres' ? postgresLocation(process.env.TEST_DATABASE_URL!, 'bench_im') : sqliteLocation();
+  const dir = mkdtempSync(join(tmpdir(), 'gp-bench-im-'));
+  const worldFile = join(dir, 'world.json');
+  writeFileSync(
+    worldFile,
+    JSON.stringify({ users: Array.from({ length: USERS }, (_, i) => ({ user_id: i + 1, nick: `u${i + 1}`, created_at: 0 })) }),
+  );
+  const server = await startServerProcess({
+    databaseUrl: location.url,
+    secretKey: location.secretKey,
+    args: [
+      '--world',
+      worldFile,
+      '--no-rate-limit',
+      '--max-connections-per-ip',
+      '100000',
+      '--im-burst',
+      '1000000',
+      '--im-per-hour',
+      '10000000',
+      '--im-young-account-days',
+      '0',
+    ],
+  });
+  const db = await location.open();
+  const sockets: WebSocket[] = [];
+  try {
+    const tokens = new Map<number, string>();
+    const now = Math.floor(Date.now() / 1000);
+    for (let userId = 1; userId <= USERS; userId++) {
+      const token = newToken();
+      tokens.set(userId, token);
+      await db.kysely
+        .insertInto('sessions')
+        .values({
+          user_id: userId,
+          family_id: randomUUID(),
+          access_hash: sha256(token),
+          refresh_hash: null,
+          ip: null,
+          is_bot: 0,
+          expires_at: now + 86400,
+          created_at: now,
+        })
+        .execute();
+    }
+
+    // msg_id → when the receiver's frame arrived (performance.now()).
+    const heard = new Map<number, number>();
+    const waiting = new Map<number, () => void>();
+    const wsUrl = `${server.url.replace('http', 'ws')}/ws`;
+    for (let userId = 1; userId <= CONNECTIONS; userId++) {
+      const socket = new WebSocket(`${wsUrl}?subs=&access_token=${tokens.get(userId)}`);
+      socket.on('message', (raw) => {
+        const text = raw.toString();
+        if (text === '2') return socket.send('3');
+        if (!text.startsWith('4events')) return;
+        const at = performance.now();
+        for (const event of JSON.parse(text.slice(7)).events)
+          if (event.type === 'im.sync' && event.data?.type === 1 && event.message?.user_id !== userId) {
+            heard.set(event.data.msg_id, at);
+            waiting.get(event.data.msg_id)?.();
+          }
+      });
+      await new Promise<void>((resolve, reject) => {
+        socket.once('open', () => resolve());
+        socket.once('error', reject);
+      });
+      sockets.push(socket);
+    }
+
+    const post = async (method: string, userId: number, params: Record<string, unknown>) => {
+      const response = await fetch(`${server.url}/api/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.get(userId)}` },
+        body: JSON.stringify(params),
+      });
+      const body = (await response.json()) as { code: number; data?: { msg_id: number } };
+      if (body.code !== 0) throw new Error(`${method} answered ${JSON.stringify(body)}`);
+      return body.data!;
+    };
+
+    const rate = async (method: string, params: (userId: number, n: number) => Record<string, unknown>) => {
+      let done = 0;
+      const end = performance.now() + SECONDS * 1000;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async (_, worker) => {
+          for (let n = 0; performance.now() < end; n++) {
+            const userId = ((worker * 7919 + n) % USERS) + 1;
+            await post(method, userId, params(userId, n));
+            done++;
+          }
+        }),
+      );
+      return done / SECONDS;
+    };
+    const imRate = await rate('im.send', (userId, n) => ({ user_id: partnerOf(userId), text: `rate ${n}` }));
+    const chatRate = await rate('gchat.send', (userId, n) => ({ message: `rate ${userId} ${n}` }));
+
+    const delays: number[] = [];
+    const pace = 1000 / 200;
+    await Promise.all(
+      Array.from({ length: MESSAGES }, async (_, i) => {
+        await new Promise((resolve) => setTimeout(resolve, i * pace));
+        const sender = (i % CONNECTIONS) + 1;
+        const receiver = partnerOf(sender);
+        if (receiver > CONNECTIONS) return;
+        const { msg_id } = await post('im.send', sender, { user_id: receiver, text: `delivery ${i}` });
+        const answered = performance.now();
+        if (!heard.has(msg_id)) await new Promise<void>((resolve) => waiting.set(msg_id, resolve));
+        waiting.delete(msg_id);
+        delays.push(Math.max(0, heard.get(msg_id)! - answered));
+      }),
+    );
+    delays.sort((a, b) => a - b);
+    console.log(
+      `private messages on ${args.db}, ${CONNECTIONS} open connections, ${CONCURRENCY} concurrent senders, ${SECONDS} s each:\n` +
+        `  im.send     ${imRate.toFixed(0)} sends/s\n` +
+        `  gchat.send  ${chatRate.toFixed(0)} sends/s\n` +
+        `  delivery from im.send's answer to the receiver's frame, ${delays.length} messages at 200/s: ` +
+        `p50 ${percentile(delays, 50).toFixed(2)} ms, p99 ${percentile(delays, 99).toFixed(2)} ms`,
+    );
+  } finally {
+    for (const socket of sockets) socket.terminate();
+    await db.close();
+    await server.kill('SIGTERM');
+    await location.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
