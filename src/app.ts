@@ -25,6 +25,8 @@ import { Metrics } from './operations/metrics.js';
 import { registerMetricsEndpoints } from './operations/metrics-endpoint.js';
 import { readTlsFiles, tlsFilesOf } from './operations/tls.js';
 import { registerFrontPage } from './operations/front-page.js';
+import { registerWebClient } from './web/index.js';
+import { registerCors } from './api/cors.js';
 import { domains, allMethods } from './domains.js';
 import type { Core, Services } from './services.js';
 import { startAuth } from './auth/index.js';
@@ -102,6 +104,7 @@ export async function createServer(
   };
 
   registerHttpBasics(app, core, redisSubscriber);
+  await registerCors(app, config.corsOrigins);
 
   await core.realtime.start();
   const services = await startCapabilities(core);
@@ -228,7 +231,8 @@ function registerHttpBasics(app: FastifyInstance, core: Core, redisSubscriber: C
   core.metrics.watchDatabase(db);
   core.metrics.watchWebSockets(app);
   registerMetricsEndpoints(app, core, core.metrics);
-  registerFrontPage(app, core);
+  const clientServed = registerWebClient(app);
+  registerFrontPage(app, core, clientServed ? ['/about'] : ['/', '/about']);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber])

@@ -112,6 +112,8 @@ export interface Config {
     /** Trades a user may create per minute. */
     createsPerMinute: number;
   };
+  /** Origins (scheme://host[:port]) whose pages may call the API from the browser; empty: no CORS headers at all. */
+  corsOrigins: string[];
   http: {
     connectionTimeoutMs: number;
     keepAliveTimeoutMs: number;
@@ -178,6 +180,7 @@ export function defaultConfig(): Config {
     bots: { perOwner: 5 },
     mail: { from: 'game-platform <no-reply@localhost>', retryDelaysMs: [5_000, 30_000, 120_000, 600_000, 1_800_000] },
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
+    corsOrigins: [],
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }
