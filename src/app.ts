@@ -25,7 +25,7 @@ import { Metrics } from './operations/metrics.js';
 import { registerMetricsEndpoints } from './operations/metrics-endpoint.js';
 import { readTlsFiles, tlsFilesOf } from './operations/tls.js';
 import { registerFrontPage } from './operations/front-page.js';
-import { registerWebClient } from './web/index.js';
+import { registerDemoMedia, registerWebClient } from './web/index.js';
 import { registerCors } from './api/cors.js';
 import { domains, allMethods } from './domains.js';
 import type { Core, Services } from './services.js';
@@ -231,6 +231,7 @@ function registerHttpBasics(app: FastifyInstance, core: Core, redisSubscriber: C
   core.metrics.watchDatabase(db);
   core.metrics.watchWebSockets(app);
   registerMetricsEndpoints(app, core, core.metrics);
+  registerDemoMedia(app);
   const clientServed = registerWebClient(app);
   registerFrontPage(app, core, clientServed ? ['/about'] : ['/', '/about']);
 

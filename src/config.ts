@@ -112,6 +112,8 @@ export interface Config {
     /** Trades a user may create per minute. */
     createsPerMinute: number;
   };
+  /** Where world files' root-relative images (`/media/...`) are served from, made absolute on import; else the public URL. */
+  mediaUrl?: string;
   /** Origins (scheme://host[:port]) whose pages may call the API from the browser; empty: no CORS headers at all. */
   corsOrigins: string[];
   http: {

@@ -125,7 +125,8 @@ test(
       problems.push(...(await accessibilityProblems(player!)));
       await player!.getByRole('button', { name: 'Craft ten into one' }).click();
       await player!.getByText('Crafted: Shiny Card').waitFor(WAIT);
-      assert.equal(await player!.getByRole('button', { name: 'Plain Card: Details' }).count(), 0);
+      // The inventory is read again: the ten cards are gone.
+      await player!.getByRole('button', { name: 'Plain Card: Details' }).first().waitFor({ ...WAIT, state: 'detached' });
 
       // Open the case with its key: the published odds first.
       await player!.getByRole('button', { name: 'Star Case: Details' }).click();
@@ -134,6 +135,8 @@ test(
       assert.deepEqual(await odds.getByRole('row').allInnerTexts(), ['Shiny Card\t100.00 %']);
       await player!.getByRole('button', { name: 'Open with Star Key' }).click();
       await player!.getByText('You received: Shiny Card').waitFor(WAIT);
+      await player!.getByRole('button', { name: 'Shiny Card: Details' }).nth(1).waitFor(WAIT);
+      await player!.getByRole('button', { name: 'Star Case: Details' }).waitFor({ ...WAIT, state: 'detached' });
       assert.equal(await player!.getByRole('button', { name: 'Shiny Card: Details' }).count(), 2);
 
       // A trade offer the trader, watching the incoming list, sees arrive and accepts.

@@ -2,7 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { startTestServer } from './helpers.js';
+import { fileURLToPath } from 'node:url';
+import { newDatabaseLocation, processDatabaseEnv, startTestServer } from './helpers.js';
+import { runCli } from './process-support.js';
+import { openDatabase } from '../src/db/connection.js';
+import type { World } from '../src/world/schema.js';
 import { CLIENT_DIR, CLIENT_ROUTES } from '../src/web/index.js';
 
 const built = existsSync(`${CLIENT_DIR}index.html`);
@@ -151,5 +155,47 @@ test('with an allow-list, its origins get CORS answers and preflights; other ori
     }
   } finally {
     await server.close();
+  }
+});
+
+test('the demo world names its images by paths of this server, which draws each one; made absolute by --media-url on import', async () => {
+  const demo = JSON.parse(readFileSync(new URL('../worlds/demo.json', import.meta.url), 'utf8')) as World;
+  const images = [...demo.item_protos!.map((p) => p.image), ...demo.users!.flatMap((u) => [u.avatar, u.profile_cover])].filter(
+    (image): image is string => image !== undefined,
+  );
+  assert.ok(images.length > 200);
+  assert.deepEqual(
+    images.filter((image) => !/^\/media\/demo\/[a-z-]+\/[a-z0-9-]+\.svg$/.test(image)),
+    [],
+  );
+  const server = await startTestServer();
+  try {
+    for (const image of new Set(images)) {
+      const answer = await server.app.inject({ method: 'GET', url: image });
+      assert.equal(answer.statusCode, 200, image);
+      assert.equal(answer.headers['content-type'], 'image/svg+xml');
+      assert.match(answer.body, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^]*<\/svg>$/);
+      assert.doesNotMatch(answer.body, /<script|on\w+=/);
+    }
+    for (const bad of ['/media/demo/cards/../x.svg', '/media/demo/cards/X.svg', '/media/demo/cards/a.png', '/media/demo/a%3Cb.svg'])
+      assert.equal((await server.app.inject({ method: 'GET', url: bad })).statusCode, 404, bad);
+  } finally {
+    await server.close();
+  }
+
+  const location = await newDatabaseLocation();
+  try {
+    const env = { ...processDatabaseEnv(location), MEDIA_URL: 'https://media.example.org/' };
+    const imported = await runCli(['import', fileURLToPath(new URL('../worlds/demo.json', import.meta.url))], env);
+    assert.equal(imported.code, 0, imported.stderr);
+    const db = await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey });
+    try {
+      const alice = await db.kysely.selectFrom('users').select(['avatar']).where('user_id', '=', 1).executeTakeFirstOrThrow();
+      assert.equal(alice.avatar, 'https://media.example.org/media/demo/avatars/alice.svg');
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await location.dispose();
   }
 });

@@ -8,7 +8,8 @@ import { openDatabase, describeDatabaseUrl, type Database, databaseOptions } fro
 import { describeSecretKeySource } from '../db/secret-key.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { importWorldIfEmpty, isEmptyWorld, WorldError } from '../world/import.js';
-import { readWorldFile } from './world-commands.js';
+import { mediaBase, readWorldFile } from './world-commands.js';
+import { withMediaBase } from '../world/media.js';
 import { publicUrl } from '../accounts/messages.js';
 import { MetricsListenerError } from '../operations/metrics-endpoint.js';
 import { reloadTls, tlsFilesOf } from '../operations/tls.js';
@@ -108,7 +109,7 @@ async function prepareDatabase(config: Config): Promise<{ db: Database; world: u
   try {
     await migrateToLatest(db);
     if (config.world) {
-      world = readWorldFile(config.world);
+      world = withMediaBase(readWorldFile(config.world), mediaBase(config));
       if (await isEmptyWorld(db)) {
         const summary = await importWorldIfEmpty(db, world, Math.floor(Date.now() / 1000));
         imported = summary !== null;

@@ -638,6 +638,17 @@ export const SERVER_SETTINGS: Setting[] = [
     into: field('accounts', 'publicUrl'),
   }),
   row({
+    flag: 'media-url',
+    env: 'MEDIA_URL',
+    value: 'URL',
+    description:
+      'where the images a world file names by a path of this server (/media/..., as the demo world does) are kept: ' +
+      'they are imported as URL/media/...; the demo images are served by this server',
+    shownDefault: 'the public URL, else left relative',
+    read: converted(matching(/^https?:\/\/[^\s]+$/, 'expected an http(s) URL'), (url) => url.replace(/\/+$/, '')),
+    into: field('mediaUrl'),
+  }),
+  row({
     flag: 'cors-origins',
     env: 'CORS_ORIGINS',
     value: 'ORIGINS',
