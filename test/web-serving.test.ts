@@ -184,18 +184,16 @@ test('the demo world names its images by paths of this server, which draws each 
   }
 
   const location = await newDatabaseLocation();
+  // Opened first: on PostgreSQL that creates the test's schema the command imports into.
+  const db = await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey });
   try {
     const env = { ...processDatabaseEnv(location), MEDIA_URL: 'https://media.example.org/' };
     const imported = await runCli(['import', fileURLToPath(new URL('../worlds/demo.json', import.meta.url))], env);
     assert.equal(imported.code, 0, imported.stderr);
-    const db = await openDatabase(location.url, { schema: location.schema, secretKey: location.secretKey });
-    try {
-      const alice = await db.kysely.selectFrom('users').select(['avatar']).where('user_id', '=', 1).executeTakeFirstOrThrow();
-      assert.equal(alice.avatar, 'https://media.example.org/media/demo/avatars/alice.svg');
-    } finally {
-      await db.close();
-    }
+    const alice = await db.kysely.selectFrom('users').select(['avatar']).where('user_id', '=', 1).executeTakeFirstOrThrow();
+    assert.equal(alice.avatar, 'https://media.example.org/media/demo/avatars/alice.svg');
   } finally {
+    await db.close();
     await location.dispose();
   }
 });

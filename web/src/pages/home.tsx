@@ -13,6 +13,26 @@ interface ChatLine {
   text?: string;
   type: number;
   ts: number;
+  case_item_proto_id?: number;
+  drop_item_proto_id?: number;
+  item_proto_id?: number;
+  user_id_receiver?: number;
+  item_proto_ids?: number[];
+}
+
+interface ProtoTitle {
+  item_proto_id: number;
+  title: string;
+}
+
+/** What a message says: its text, or the event it tells of (a drop, a present, a promo code). */
+function chatText(line: ChatLine, protos: Map<number, string>, users: Map<number, UserLike>, t: ReturnType<typeof useI18n>['t']): string {
+  const title = (id: number | undefined) => (id === undefined ? '?' : (protos.get(id) ?? `#${id}`));
+  if (line.type === 2) return t('chatDrop', { item: title(line.drop_item_proto_id), case: title(line.case_item_proto_id) });
+  if (line.type === 3)
+    return t('chatPresent', { item: title(line.item_proto_id), nick: users.get(line.user_id_receiver ?? -1)?.nick ?? '?' });
+  if (line.type === 4) return t('chatPromo', { items: (line.item_proto_ids ?? []).map(title).join(', ') });
+  return line.text ?? '';
 }
 
 export function Home() {
@@ -114,6 +134,7 @@ function Chat() {
   const online = useStore(onlineCount);
   const [lines, setLines] = useState<ChatLine[]>([]);
   const [users, setUsers] = useState(new Map<number, UserLike>());
+  const [protos, setProtos] = useState(new Map<number, string>());
   const [loaded, setLoaded] = useState<unknown>(undefined);
   const [text, setText] = useState('');
   const action = useAction();
@@ -123,6 +144,12 @@ function Chat() {
     setUsers((known) => {
       const next = new Map(known);
       for (const user of (more ?? []) as UserLike[]) next.set(user.user_id, user);
+      return next;
+    });
+  const addProtos = (more: unknown[] | undefined) =>
+    setProtos((known) => {
+      const next = new Map(known);
+      for (const proto of (more ?? []) as ProtoTitle[]) next.set(proto.item_proto_id, proto.title);
       return next;
     });
   const addLines = (more: ChatLine[]) =>
@@ -135,6 +162,7 @@ function Chat() {
     ok(api.POST('/api/gchat.get')).then(
       ({ data }) => {
         addUsers(data.users);
+        addProtos(data.item_protos);
         addLines(data.messages as ChatLine[]);
         setLoaded(true);
       },
@@ -143,12 +171,14 @@ function Chat() {
     return onFeedEvent((event, lists) => {
       if (event.type === 'gchat.add') {
         addUsers(lists.users_data);
+        addProtos(lists.item_protos);
         addLines(((lists.messages ?? []) as ChatLine[]).filter((m) => m.msg_id === event.msg_id));
       } else if (event.type === 'gchat.delete') setLines((known) => known.filter((line) => line.msg_id !== event.msg_id));
     });
   }, []);
   useEffect(() => {
-    list.current?.lastElementChild?.scrollIntoView?.({ block: 'nearest' });
+    // The newest message in view, scrolling the list alone (never the page).
+    if (list.current) list.current.scrollTop = list.current.scrollHeight;
   }, [lines.length]);
 
   const send = () =>
@@ -177,7 +207,7 @@ function Chat() {
                 </time>{' '}
                 {author && <a href={profilePath(author)}>{author.nick}</a>}
                 {author && ': '}
-                <span class="chat-text">{line.text ?? ''}</span>
+                <span class={line.type === 1 ? 'chat-text' : 'chat-event'}>{chatText(line, protos, users, t)}</span>
               </li>
             );
           })}

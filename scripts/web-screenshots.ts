@@ -1,0 +1,90 @@
+/**
+ * Takes the README's screenshots of the web client (docs/screenshots/): a server on the demo
+ * world in a temporary folder, Chromium (TEST_CHROMIUM, else chromium), signed in as alice.
+ *
+ *   npx tsx scripts/web-screenshots.ts
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { chromium } from 'playwright-core';
+import { createServer } from '../src/app.js';
+import { defaultConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/connection.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { importWorld } from '../src/world/import.js';
+import { readFileSync } from 'node:fs';
+
+const root = new URL('..', import.meta.url).pathname;
+const out = join(root, 'docs/screenshots');
+const dir = mkdtempSync(join(tmpdir(), 'gp-shots-'));
+const databaseUrl = `sqlite:${join(dir, 'db.sqlite')}`;
+const db = await openDatabase(databaseUrl, { secretKey: '5ec7e7ee'.repeat(8) });
+await migrateToLatest(db);
+await importWorld(db, JSON.parse(readFileSync(join(root, 'worlds/demo.json'), 'utf8')), {
+  mode: 'merge',
+  now: Math.floor(Date.now() / 1000),
+});
+const { app } = await createServer(
+  { ...defaultConfig(), databaseUrl, logLevel: 'silent', secretKey: '5ec7e7ee'.repeat(8) },
+  { db, logger: false },
+);
+await app.listen({ host: '127.0.0.1', port: 0 });
+const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+const browser = await chromium.launch({
+  executablePath: process.env.TEST_CHROMIUM ?? '/usr/bin/chromium',
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+  ],
+});
+try {
+  mkdirSync(out, { recursive: true });
+  const context = await browser.newContext({ viewport: { width: 1200, height: 760 }, locale: 'en-US' });
+  const page = await context.newPage();
+  await page.goto(`${origin}/signin`);
+  await page.screenshot({ path: join(out, 'signin.png') });
+  await page.getByLabel('E-mail', { exact: true }).fill('alice@example.com');
+  await page.getByLabel('Password', { exact: true }).fill('alice-demo-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByText('Live').first().waitFor();
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(out, 'home.png') });
+  await page.goto(`${origin}/profile/2`);
+  await page.getByRole('button', { name: 'Block' }).waitFor();
+  await page.screenshot({ path: join(out, 'profile.png') });
+  await page.goto(`${origin}/inventory`);
+  await page
+    .getByRole('button', { name: /Case: Details/ })
+    .first()
+    .click();
+  await page.getByRole('table', { name: 'Published odds' }).waitFor();
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(out, 'inventory.png') });
+  await page.goto(`${origin}/trades/new?to=2`);
+  await page.getByRole('button', { name: 'Send the offer' }).waitFor();
+  await page.screenshot({ path: join(out, 'trade-new.png') });
+  await page.goto(`${origin}/settings`);
+  await page.getByRole('button', { name: 'Set up' }).click();
+  await page.locator('img.qr').waitFor();
+  await page.screenshot({ path: join(out, 'settings.png') });
+  const phone = await browser.newContext({ viewport: { width: 390, height: 780 }, locale: 'ru-RU', deviceScaleFactor: 1 });
+  const mobile = await phone.newPage();
+  await mobile.goto(`${origin}/signin`);
+  await mobile.evaluate((session) => localStorage.setItem('session', session), await page.evaluate(() => localStorage.getItem('session')!));
+  await mobile.goto(`${origin}/`);
+  await mobile.getByText('На связи').first().waitFor();
+  await mobile.waitForTimeout(500);
+  await mobile.screenshot({ path: join(out, 'home-phone-ru.png') });
+} finally {
+  await browser.close();
+  await app.close();
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+}
