@@ -4,46 +4,14 @@
  *
  *   npx tsx scripts/web-screenshots.ts
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { chromium } from 'playwright-core';
-import { createServer } from '../src/app.js';
-import { defaultConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/connection.js';
-import { migrateToLatest } from '../src/db/migrate.js';
-import { importWorld } from '../src/world/import.js';
-import { readFileSync } from 'node:fs';
+import { launchBrowser, startDemoServer } from './demo-server.js';
 
-const root = new URL('..', import.meta.url).pathname;
-const out = join(root, 'docs/screenshots');
-const dir = mkdtempSync(join(tmpdir(), 'gp-shots-'));
-const databaseUrl = `sqlite:${join(dir, 'db.sqlite')}`;
-const db = await openDatabase(databaseUrl, { secretKey: '5ec7e7ee'.repeat(8) });
-await migrateToLatest(db);
-await importWorld(db, JSON.parse(readFileSync(join(root, 'worlds/demo.json'), 'utf8')), {
-  mode: 'merge',
-  now: Math.floor(Date.now() / 1000),
-});
-const { app } = await createServer(
-  { ...defaultConfig(), databaseUrl, logLevel: 'silent', secretKey: '5ec7e7ee'.repeat(8) },
-  { db, logger: false },
-);
-await app.listen({ host: '127.0.0.1', port: 0 });
-const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-const browser = await chromium.launch({
-  executablePath: process.env.TEST_CHROMIUM ?? '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-});
+const out = join(new URL('..', import.meta.url).pathname, 'docs/screenshots');
+const server = await startDemoServer();
+const origin = server.origin;
+const browser = await launchBrowser();
 try {
   mkdirSync(out, { recursive: true });
   const context = await browser.newContext({ viewport: { width: 1200, height: 760 }, locale: 'en-US' });
@@ -84,7 +52,5 @@ try {
   await mobile.screenshot({ path: join(out, 'home-phone-ru.png') });
 } finally {
   await browser.close();
-  await app.close();
-  await db.close();
-  rmSync(dir, { recursive: true, force: true });
+  await server.close();
 }
