@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure } from './api/client';
 import { useI18n } from './i18n';
+import { profilePath, type UserLike } from './users';
 
 let nextId = 0;
 const fieldId = () => `f${++nextId}`;
@@ -139,4 +140,23 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
 export function Loading({ error }: { error?: unknown }) {
   const { t } = useI18n();
   return error === undefined ? <p role="status">{t('loading')}</p> : <Outcome error={error} />;
+}
+
+/** A player in a list: avatar and nick linking to the profile, then what the list offers. */
+export function UserRow({
+  user,
+  href,
+  children,
+}: {
+  user: Omit<UserLike, 'user_id'> & { user_id?: number };
+  href?: string;
+  children?: ComponentChildren;
+}) {
+  return (
+    <li class="user-row">
+      <Avatar src={user.avatar} nick={user.nick} size={32} />
+      <a href={href ?? profilePath({ user_id: user.user_id ?? 0, domain: user.domain })}>{user.nick}</a>
+      {children}
+    </li>
+  );
 }

@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client';
 import { useI18n } from '../i18n';
-import { Avatar, Form, Loading, Page, useLoad } from '../ui';
-import { profilePath } from '../users';
+import { Form, Loading, Page, UserRow, useLoad } from '../ui';
 import { Requests } from './home';
 
 export function Friends() {
@@ -27,11 +26,9 @@ export function Friends() {
           ) : (
             <ul class="plain">
               {friends.data.map((user) => (
-                <li key={user.user_id} class="user-row">
-                  <Avatar src={user.avatar} nick={user.nick} size={32} />
-                  <a href={profilePath(user)}>{user.nick}</a>
+                <UserRow key={user.user_id} user={user}>
                   {user.online ? <span class="badge-online">online</span> : null}
-                </li>
+                </UserRow>
               ))}
             </ul>
           )}
@@ -52,10 +49,7 @@ export function Friends() {
             {found.error !== undefined && <Loading error={found.error} />}
             <ul class="plain">
               {(found.data ?? []).map((user) => (
-                <li key={user.user_id} class="user-row">
-                  <Avatar src={user.avatar} nick={user.nick} size={32} />
-                  <a href={profilePath(user)}>{user.nick}</a>
-                </li>
+                <UserRow key={user.user_id} user={user} />
               ))}
             </ul>
           </section>

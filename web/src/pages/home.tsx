@@ -4,7 +4,7 @@ import { useI18n } from '../i18n';
 import { feedState, onFeedEvent, onlineCount } from '../realtime';
 import { useLocation } from '../router';
 import { useStore } from '../store';
-import { Avatar, Field, Form, Loading, Outcome, Page, useAction, useLoad } from '../ui';
+import { Field, Form, Loading, Outcome, Page, UserRow, useAction, useLoad } from '../ui';
 import { profilePath, type UserLike } from '../users';
 
 interface ChatLine {
@@ -53,16 +53,6 @@ export function Home() {
         <Chat />
       </div>
     </Page>
-  );
-}
-
-function UserRow({ user, children }: { user: UserLike; children?: preact.ComponentChildren }) {
-  return (
-    <li class="user-row">
-      <Avatar src={user.avatar} nick={user.nick} size={32} />
-      <a href={profilePath(user)}>{user.nick}</a>
-      {children}
-    </li>
   );
 }
 

@@ -3,8 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client';
 import { useI18n } from '../i18n';
 import { session, sessionFrom, setSession } from '../session';
-import { Avatar, Field, Form, Loading, Outcome, Page, useAction, useLoad } from '../ui';
-import { profilePath } from '../users';
+import { Field, Form, Loading, Outcome, Page, UserRow, useAction, useLoad } from '../ui';
 
 export function Settings() {
   const { t } = useI18n();
@@ -312,9 +311,7 @@ function Blacklist() {
       ) : (
         <ul class="plain">
           {blocked.data.map((user) => (
-            <li key={user.user_id} class="user-row">
-              <Avatar src={user.avatar} nick={user.nick} size={32} />
-              <a href={profilePath(user)}>{user.nick}</a>
+            <UserRow key={user.user_id} user={user}>
               <button
                 type="button"
                 class="secondary"
@@ -327,7 +324,7 @@ function Blacklist() {
               >
                 {t('unblock')}
               </button>
-            </li>
+            </UserRow>
           ))}
         </ul>
       )}

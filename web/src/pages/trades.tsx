@@ -4,7 +4,7 @@ import type { components } from '../api/schema';
 import { useI18n, type Key } from '../i18n';
 import { onFeedEvent } from '../realtime';
 import { navigate, useLocation } from '../router';
-import { Avatar, Loading, Outcome, Page, useAction, useLoad } from '../ui';
+import { Loading, Outcome, Page, UserRow, useAction, useLoad } from '../ui';
 import { profilePath, usersById, type UserLike } from '../users';
 
 type Thing = components['schemas']['ItemLegacy'];
@@ -143,10 +143,7 @@ export function NewTrade() {
         <input id="partner-search" type="search" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} />
         <ul class="plain">
           {(found.data ?? []).map((user) => (
-            <li key={user.user_id} class="user-row">
-              <Avatar src={user.avatar} nick={user.nick} size={32} />
-              <a href={`/trades/new?to=${user.user_id}`}>{user.nick}</a>
-            </li>
+            <UserRow key={user.user_id} user={user} href={`/trades/new?to=${user.user_id}`} />
           ))}
         </ul>
       </Page>
