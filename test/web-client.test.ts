@@ -126,7 +126,10 @@ test(
       await player!.getByRole('button', { name: 'Craft ten into one' }).click();
       await player!.getByText('Crafted: Shiny Card').waitFor(WAIT);
       // The inventory is read again: the ten cards are gone.
-      await player!.getByRole('button', { name: 'Plain Card: Details' }).first().waitFor({ ...WAIT, state: 'detached' });
+      await player!
+        .getByRole('button', { name: 'Plain Card: Details' })
+        .first()
+        .waitFor({ ...WAIT, state: 'detached' });
 
       // Open the case with its key: the published odds first.
       await player!.getByRole('button', { name: 'Star Case: Details' }).click();
