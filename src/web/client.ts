@@ -1,9 +1,8 @@
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-/** The built client: web/dist below the package's root (src/web and dist/web are both two levels below it). */
+/** The built client (compressed by the build: nothing is compressed while the server starts): web/dist below the package's root (src/web and dist/web are both two levels below it). */
 export const CLIENT_DIR = new URL('../../web/dist/', import.meta.url).pathname;
 
 /**
@@ -63,9 +62,6 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-/** Worth compressing: text; images in formats that are already compressed are sent as they are. */
-const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.svg', '.json', '.txt']);
-
 interface ClientFile {
   type: string;
   identity: Buffer;
@@ -80,17 +76,16 @@ function filesBelow(dir: string): string[] {
   });
 }
 
-/** Every file of the built client, read and compressed once, by its URL path. */
+/** Every file of the built client by its URL path, with the compressed copies the build wrote beside it (`.br`, `.gz`). */
 function loadClient(dir: string): Map<string, ClientFile> {
+  const paths = filesBelow(dir);
+  const present = new Set(paths);
   const files = new Map<string, ClientFile>();
-  for (const path of filesBelow(dir)) {
-    const extension = extname(path);
-    const identity = readFileSync(path);
-    const file: ClientFile = { type: TYPES[extension] ?? 'application/octet-stream', identity };
-    if (COMPRESSIBLE.has(extension) && identity.length > 256) {
-      file.br = brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
-      file.gzip = gzipSync(identity, { level: 9 });
-    }
+  for (const path of paths) {
+    if (path.endsWith('.br') || path.endsWith('.gz')) continue;
+    const file: ClientFile = { type: TYPES[extname(path)] ?? 'application/octet-stream', identity: readFileSync(path) };
+    if (present.has(`${path}.br`)) file.br = readFileSync(`${path}.br`);
+    if (present.has(`${path}.gz`)) file.gzip = readFileSync(`${path}.gz`);
     files.set(`/${relative(dir, path).split('\\').join('/')}`, file);
   }
   return files;
