@@ -72,7 +72,7 @@ async function signIn(page: Page, origin: string, email: string, password: strin
 }
 
 test(
-  'a new player signs up, confirms the address from the e-mail, signs in, crafts, opens a case, trades live and chats',
+  'a new player signs up, confirms the address from the e-mail, signs in, crafts, opens a case, trades live, chats and resets the password',
   { timeout: 900_000, skip: missing.chromium },
   async () => {
     const mail = await MailCatcher.start();
@@ -179,6 +179,22 @@ test(
       await player!.getByRole('heading', { name: 'Главная', level: 1 }).waitFor(WAIT);
       await player!.reload(WAIT);
       await player!.getByRole('heading', { name: 'Главная', level: 1 }).waitFor(WAIT);
+
+      // A forgotten password: the e-mail's link opens the page that sets a new one.
+      await player!.getByLabel('Язык', { exact: true }).selectOption('en');
+      await player!.getByRole('button', { name: 'Sign out' }).click();
+      await player!.getByRole('link', { name: 'Forgot the password?' }).click();
+      await player!.getByLabel('E-mail', { exact: true }).fill(email);
+      await player!.getByRole('button', { name: 'Send the reset link' }).click();
+      await player!.getByText('If an account has this address').waitFor(WAIT);
+      const reset = await mail.next(email);
+      const resetLink = `${PUBLIC_URL}/reset-password?token=${tokenIn(reset)}`;
+      assert.ok(reset.text.includes(resetLink), reset.text);
+      await player!.goto(resetLink.replace(PUBLIC_URL, origin), WAIT);
+      await player!.getByLabel('New password', { exact: true }).fill('a brand new password 2');
+      await player!.getByRole('button', { name: 'Set the new password' }).click();
+      await player!.getByText('The password is changed.').waitFor(WAIT);
+      await signIn(player!, origin, email, 'a brand new password 2');
 
       assert.deepEqual(problems, []);
     } finally {
