@@ -36,6 +36,9 @@ import { startCatalog } from './catalog/index.js';
 import { startInventory } from './inventory/index.js';
 import { ChatRuntime } from './chat/runtime.js';
 import { createTrades } from './trades/index.js';
+import { registeredEmails } from './accounts/queries.js';
+import { isShippedDemoWorld } from './world/demo.js';
+import { domainHooks } from './hooks.js';
 
 export interface CreateServerOptions {
   clock?: Clock;
@@ -233,7 +236,8 @@ function registerHttpBasics(app: FastifyInstance, core: Core, redisSubscriber: C
   registerMetricsEndpoints(app, core, core.metrics);
   registerDemoMedia(app);
   const clientServed = registerWebClient(app);
-  registerFrontPage(app, core, clientServed ? ['/about'] : ['/', '/about']);
+  const demoAccounts = { isShippedDemoWorld, registeredEmails: (emails: readonly string[]) => registeredEmails(core.db.kysely, emails) };
+  registerFrontPage(app, core, demoAccounts, clientServed ? ['/about'] : ['/', '/about']);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber])
@@ -262,7 +266,7 @@ async function startCapabilities(core: Core): Promise<Services> {
   const inventory = await startInventory(core);
   const chat = new ChatRuntime(core);
   const trades = createTrades();
-  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades };
+  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades, hooks: domainHooks };
   await chat.start(services);
   trades.start(services);
   return services;

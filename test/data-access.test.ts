@@ -38,6 +38,7 @@ test('the domains that store things have a data-access module with their SQL', (
   assert.deepEqual(modules.map(({ path }) => path.split('/')[0]).sort(), [
     'accounts',
     'admin',
+    'api',
     'auth',
     'catalog',
     'chat',

@@ -6,7 +6,7 @@ import { CONFIRM_PASSWORD_LIMIT } from './confirm-password.js';
 import { EMAIL_CHANGE_LIMITS, updateEmail, updatePassword, verifyEmail } from './credentials.js';
 import { NICK_CHANGE_LIMIT, accountInfo, updateInfo } from './profile.js';
 import { RESET_ANSWER_MS, RESET_REQUEST_LIMITS, requestPasswordReset, resetPassword } from './reset.js';
-import { DOMAIN_MAX, DOMAIN_MIN, NICK_RULE, PASSWORD_MAX, PASSWORD_MIN } from './rules.js';
+import { DOMAIN_MAX, DOMAIN_MIN, NICK_RULE, PASSWORD_MAX, PASSWORD_MIN } from '../users/rules.js';
 import { AccountInfo, RecoveryCodes, SessionList, TotpSetupResult } from './schemas.js';
 import { listSessions, revokeSessions } from './sessions-list.js';
 import { SIGNUP_LIMITS } from '../auth/defence.js';

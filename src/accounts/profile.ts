@@ -7,7 +7,7 @@ import { nickColumns } from '../users/search-keys.js';
 import { loadProfiles, profileObject } from '../users/profiles.js';
 import { flag, type Flag } from '../db/flags.js';
 import type { AccountInfo as AccountInfoSchema } from './schemas.js';
-import { checkDomain, checkNick } from './rules.js';
+import { checkDomain, checkNick } from '../users/rules.js';
 import { explainCollision } from './unique.js';
 import { findUser, getUser, updateUser } from './queries.js';
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rateLimited } from '../api/errors.js';
 import { dialectAdapter } from '../db/dialect.js';
-import { requestAddress } from '../auth/ip.js';
+import { requestAddress } from '../infra/ip.js';
 import { admitSecondFactorCheck, readSecondFactor, requireCodeSent, spendSecondFactor, type SecondFactor } from '../auth/second-factor.js';
 import { addressKey, emailKey } from '../infra/address-keys.js';
 import { nowSeconds, type Services } from '../services.js';
@@ -10,7 +10,7 @@ import { badAccountToken, findAccountToken, issueAccountToken, retireOutstanding
 import { endAllSessionsIn } from '../auth/queries.js';
 import { endTwoFactor, findUser, getUser, updateUser, userWithEmail } from './queries.js';
 import { passwordResetMessage } from './messages.js';
-import { checkNewPassword, normaliseEmail } from './rules.js';
+import { checkNewPassword, normaliseEmail } from '../users/rules.js';
 import { announceSessionsRevoked } from '../auth/tokens.js';
 
 /** Limits of auth.requestPasswordReset, per hour. */

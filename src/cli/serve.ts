@@ -9,7 +9,7 @@ import { describeSecretKeySource } from '../db/secret-key.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { importWorldIfEmpty, isEmptyWorld, WorldError } from '../world/import.js';
 import { mediaBase, readWorldFile } from './world-commands.js';
-import { withMediaBase } from '../world/media.js';
+import { withMediaBase } from '../world/index.js';
 import { publicUrl } from '../accounts/messages.js';
 import { MetricsListenerError } from '../operations/metrics-endpoint.js';
 import { reloadTls, tlsFilesOf } from '../operations/tls.js';

@@ -4,7 +4,7 @@ import { openDatabase, describeDatabaseUrl, type Database, databaseOptions } fro
 import { migrateToLatest } from '../db/migrate.js';
 import { sqliteFileAt } from '../db/database-files.js';
 import { importWorld, WorldError, type ImportSummary } from '../world/import.js';
-import { withMediaBase } from '../world/media.js';
+import { withMediaBase } from '../world/index.js';
 import { exportWorld } from '../world/export.js';
 import { RedisBus } from '../infra/bus.js';
 import { connectRedis } from '../infra/redis.js';

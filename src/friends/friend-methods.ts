@@ -8,7 +8,7 @@ import { UserEither, UserRelated } from '../users/schemas.js';
 import { addFriendRequest, removeRelation } from './graph.js';
 import { Friendship, cachedRelations } from './relations.js';
 import { friendsPage, friendsWithPresence, incomingRequestsPage } from './queries.js';
-import { formOf, pagingParams, profilesInOrder, profileTextsInOrder } from './lists.js';
+import { formOf, pagingParams, profilesInOrder, profileTextsInOrder } from '../users/lists.js';
 import { requireUser } from '../users/profiles.js';
 
 export const friendsAdd = defineMethod({

@@ -5,7 +5,7 @@ import type { Bus } from '../infra/bus.js';
 import {
   BUS_LOST,
   BUS_RESTORED,
-  FEED_EVENTS,
+  defineChannel,
   PRESENCE_CHANGED,
   SESSIONS_REVOKED,
   WORLD_CHANGED,
@@ -68,6 +68,9 @@ export interface FeedEvent {
    */
   withdraws?: string;
 }
+
+/** Events for realtime connections, numbered in order (Bus.publishSequenced). */
+export const FEED_EVENTS = defineChannel<NumberedEvent>('realtime.event');
 
 export interface NumberedEvent extends FeedEvent {
   /** Greater than every earlier event's, in every process: the `id` clients resume from. */

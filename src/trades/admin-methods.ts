@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { Strict, Uint } from '../api/schema-types.js';
-import { MAX_LIST_COUNT } from '../friends/lists.js';
+import { MAX_LIST_COUNT } from '../users/lists.js';
 import { requireUser } from '../users/profiles.js';
 import type { Services } from '../services.js';
 import { ApiError, Code } from '../api/errors.js';

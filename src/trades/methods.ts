@@ -4,7 +4,7 @@ import { ApiError, Code, badParam } from '../api/errors.js';
 import { getCatalog } from '../catalog/cache.js';
 import { mayReadInventory } from '../inventory/privacy.js';
 import { ownedItemJson } from '../catalog/serialize.js';
-import { MAX_LIST_COUNT } from '../friends/lists.js';
+import { MAX_LIST_COUNT } from '../users/lists.js';
 import { requireUser } from '../users/profiles.js';
 import { nowSeconds, type Services } from '../services.js';
 import { admissionOf } from './admission.js';

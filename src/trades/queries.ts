@@ -5,6 +5,7 @@ import { Statement, type Placeholders } from '../db/statements.js';
 import type { InventoryPrivacy, Tables, TradeItemsTable } from '../db/tables.js';
 import { elementAt } from '../infra/elements.js';
 import { OWNED } from '../inventory/queries.js';
+import type { InvalidatedTrade } from '../inventory/hooks.js';
 import { TradeStatus } from './status.js';
 
 /**
@@ -354,12 +355,8 @@ export function markExpired(executor: Executor, tradeIds: number[], ttl: number)
     .execute();
 }
 
-/** A trade made invalid, and its parties. */
-export interface InvalidatedTrade {
-  trade_id: number;
-  user_id_from: number;
-  user_id_to: number;
-}
+/** A trade made invalid, and its parties (the inventory's hooks name it: they end such trades). */
+export type { InvalidatedTrade };
 
 /**
  * The open trades made after `cutoff` that hold any of the items (at most IDS_PER_STATEMENT of

@@ -27,7 +27,7 @@ import {
   type WorldUser,
 } from './schema.js';
 import { invalidateTradesHoldingAt } from '../trades/invalidate.js';
-import { emailLookupKey } from '../admin/accounts.js';
+import { emailLookupKey } from '../users/email.js';
 import type { InvalidatedTrade } from '../trades/queries.js';
 import {
   advanceSequences,

@@ -323,15 +323,4 @@ export const DEFAULT_QUALITIES = [
   { quality_id: 5, title: 'Exclusive', coeff_rent: 2.5 },
 ];
 
-export const DEFAULT_ITEM_TYPES = [
-  { type: 0, title: 'Card' },
-  { type: 1, title: 'Gift set' },
-  { type: 2, title: 'Case' },
-  { type: 3, title: 'Key' },
-  { type: 4, title: 'Number generator' },
-  { type: 5, title: 'Badge' },
-  { type: 6, title: 'Pass' },
-  { type: 7, title: 'Subscription' },
-  { type: 8, title: 'Taunt' },
-  { type: 9, title: 'Sticker' },
-];
+export { DEFAULT_ITEM_TYPES } from '../catalog/schemas.js';

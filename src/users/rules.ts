@@ -1,7 +1,7 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { remove as removeConfusables } from 'confusables';
 import { badParam } from '../api/errors.js';
-import { normaliseEmail } from '../admin/accounts.js';
+import { normaliseEmail } from './email.js';
 
 export { normaliseEmail };
 

@@ -1,0 +1,1 @@
+export { withMediaBase } from './media.js';
