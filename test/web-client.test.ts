@@ -134,7 +134,7 @@ test(
       // Open the case with its key: the published odds first.
       await player!.getByRole('button', { name: 'Star Case: Details' }).click();
       const odds = player!.getByRole('table', { name: 'Published odds' });
-      await odds.waitFor(WAIT);
+      await odds.getByRole('row', { name: /Shiny Card/ }).waitFor(WAIT);
       assert.deepEqual(await odds.getByRole('row').allInnerTexts(), ['Shiny Card\t100.00 %']);
       await player!.getByRole('button', { name: 'Open with Star Key' }).click();
       await player!.getByText('You received: Shiny Card').waitFor(WAIT);

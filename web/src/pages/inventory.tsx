@@ -170,7 +170,7 @@ function ItemDetails(props: {
           </div>
         </div>
       </div>
-      {item.drop && item.drop.length > 0 && (
+      {item.drop && item.drop.length > 0 && odds.data && (
         <table>
           <caption>{t('odds')}</caption>
           <tbody>
