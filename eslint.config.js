@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  globalIgnores(['dist/', 'data/', 'bench/.cache/', '.tmp/']),
+  globalIgnores(['dist/', 'data/', 'bench/.cache/', '.tmp/', 'web/dist/', 'web/src/api/schema.d.ts']),
   js.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -14,6 +14,11 @@ export default defineConfig(
       // `_name` marks a parameter or binding that is there for its position only.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
+  },
+  {
+    // The web client runs in the browser.
+    files: ['web/src/**'],
+    languageOptions: { globals: globals.browser },
   },
   {
     // Migrations take `Kysely<any>`: each must keep working whatever the schema's type becomes later.

@@ -11,6 +11,7 @@
  *   npm run bench -- --cpu-prof         write server CPU profiles to bench/.cache/profiles/
  *   npm run bench -- --server tsx       run the server from source (default: build dist/ and run it)
  *   npm run bench -- --no-redis         PostgreSQL without Redis even when TEST_REDIS_URL is set
+ *   npx tsx bench/web-client.ts         the web client alone (also part of every run: the web.home row)
  */
 import { parseArgs } from 'node:util';
 import { fork, spawn, execFileSync, type ChildProcess } from 'node:child_process';
@@ -47,6 +48,8 @@ import {
   type ScenarioSetup,
   type Session,
 } from './scenarios.js';
+import { measureWebClient } from './web-client.js';
+import { CHROMIUM_PATH } from '../scripts/demo-server.js';
 import { FULL_SCALE, QUICK_SCALE, worldRoles } from './world.js';
 import { defaultConfig } from '../src/config.js';
 import { ANSWER_BYTES_PER_REQUEST } from '../src/api/address-limits.js';
@@ -1024,6 +1027,13 @@ async function main(): Promise<void> {
     const base = `${date}-${name}${quick ? '-quick' : ''}${only ? '-partial' : ''}`;
     const file = join(dir, partial ? `${base}.md` : nextResultName(dir, base));
     writeFileSync(file, `# Benchmark ${date}, ${name}${quick ? ' (quick)' : ''}\n\n${text}`);
+    console.log(`\n${text}\nwritten to ${file}`);
+  }
+  // The web client in Chromium, once: it does not depend on the database.
+  if (selected('web.home') && existsSync(CHROMIUM_PATH)) {
+    const text = await measureWebClient(log);
+    const file = join(dir, `${date}-web-client${quick ? '-quick' : ''}${only ? '-partial' : ''}.md`);
+    writeFileSync(file, `# Benchmark ${date}, web client\n\n${text}`);
     console.log(`\n${text}\nwritten to ${file}`);
   }
 }

@@ -26,6 +26,8 @@ import { Metrics } from './operations/metrics.js';
 import { registerMetricsEndpoints } from './operations/metrics-endpoint.js';
 import { readTlsFiles, tlsFilesOf } from './operations/tls.js';
 import { registerFrontPage } from './operations/front-page.js';
+import { registerDemoMedia, registerWebClient } from './web/index.js';
+import { registerCors } from './api/cors.js';
 import { domains, allMethods } from './domains.js';
 import type { Core, Services } from './services.js';
 import { startAuth } from './auth/index.js';
@@ -109,6 +111,7 @@ export async function createServer(
   };
 
   registerHttpBasics(app, core, redisSubscriber);
+  await registerCors(app, config.corsOrigins);
 
   await core.realtime.start();
   const services = await startCapabilities(core);
@@ -236,7 +239,10 @@ function registerHttpBasics(app: FastifyInstance, core: Core, redisSubscriber: C
   core.metrics.watchDatabase(db);
   core.metrics.watchWebSockets(app);
   registerMetricsEndpoints(app, core, core.metrics);
-  registerFrontPage(app, core, { isShippedDemoWorld, registeredEmails: (emails) => registeredEmails(core.db.kysely, emails) });
+  registerDemoMedia(app);
+  const clientServed = registerWebClient(app);
+  const demoAccounts = { isShippedDemoWorld, registeredEmails: (emails: readonly string[]) => registeredEmails(core.db.kysely, emails) };
+  registerFrontPage(app, core, demoAccounts, clientServed ? ['/about'] : ['/', '/about']);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber])

@@ -125,6 +125,10 @@ export interface Config {
     /** Trades a user may create per minute. */
     createsPerMinute: number;
   };
+  /** Where world files' root-relative images (`/media/...`) are served from, made absolute on import; else the public URL. */
+  mediaUrl?: string;
+  /** Origins (scheme://host[:port]) whose pages may call the API from the browser; empty: no CORS headers at all. */
+  corsOrigins: string[];
   http: {
     connectionTimeoutMs: number;
     keepAliveTimeoutMs: number;
@@ -193,6 +197,7 @@ export function defaultConfig(): Config {
     mail: { from: 'game-platform <no-reply@localhost>', retryDelaysMs: [5_000, 30_000, 120_000, 600_000, 1_800_000] },
     im: { burst: 10, perHour: 300, youngAccountDays: 7, newDialogsPerDay: 20, deleteWindow: 86400 },
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
+    corsOrigins: [],
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }

@@ -57,7 +57,7 @@ describe('auth.signup and account.verifyEmail', () => {
     assert.equal(message.subject, 'Confirm your e-mail address');
     assert.equal(message.from, '"Game" <game@test.example>');
     const confirmation = tokenIn(message);
-    assert.ok(message.text.includes(`https://play.example.org/api/account.verifyEmail?token=${confirmation}`), message.text);
+    assert.ok(message.text.includes(`https://play.example.org/confirm-email?token=${confirmation}`), message.text);
     assert.deepEqual((await server.call('account.verifyEmail', { token: confirmation }, { http: 'GET' })).body, { code: 0 });
     assert.equal((await server.call('account.info', {}, { token, ip })).body.data.email_verified, 1);
     assert.equal((await server.call('account.verifyEmail', { token: confirmation })).body.code, 1604, 'single use');

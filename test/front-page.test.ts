@@ -14,7 +14,7 @@ const demoFile = join(root, 'worlds/demo.json');
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 
 test(
-  'GET / in a browser: what the server is, its version, links that work, and the demo accounts without passwords',
+  'GET /about in a browser: what the server is, its version, links that work, and the demo accounts without passwords',
   { timeout: 600_000, skip: missing.chromium },
   async () => {
     const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as World & { users: { email?: string; password?: string }[] };
@@ -36,7 +36,7 @@ test(
         return route.abort();
       });
 
-      const loaded = await page.goto(`${origin}/`, WAIT);
+      const loaded = await page.goto(`${origin}/about`, WAIT);
       assert.equal(loaded?.status(), 200);
       assert.equal(await page.title(), `game-platform ${version}`);
       assert.equal(await page.locator('#version').innerText(), version);
@@ -55,7 +55,7 @@ test(
         ['OpenAPI document', async () => assert.equal(JSON.parse(await page.locator('body').innerText()).openapi, '3.1.0')],
         ['API reference', async () => page.locator('.sidebar-heading-type').first().waitFor(WAIT)],
       ] as const) {
-        await page.goto(`${origin}/`, WAIT);
+        await page.goto(`${origin}/about`, WAIT);
         const [response] = await Promise.all([page.waitForNavigation(WAIT), page.getByRole('link', { name, exact: true }).click()]);
         assert.equal(response?.status(), 200, name);
         await check();
@@ -68,10 +68,10 @@ test(
   },
 );
 
-test('without the demo world, GET / lists no accounts', async () => {
+test('without the demo world, GET /about lists no accounts', async () => {
   const server = await startTestServer({ world: { users: [{ user_id: 1, nick: 'x', email: 'someone@example.com' }] } });
   try {
-    const page = await server.app.inject({ method: 'GET', url: '/' });
+    const page = await server.app.inject({ method: 'GET', url: '/about' });
     assert.equal(page.statusCode, 200);
     assert.match(String(page.headers['content-type']), /^text\/html/);
     assert.match(page.body, /<a href="\/docs">/);
@@ -81,7 +81,7 @@ test('without the demo world, GET / lists no accounts', async () => {
   }
 });
 
-test("GET / lists the accounts of no world file but the shipped demo world's, even those with plain passwords", async () => {
+test("GET /about lists the accounts of no world file but the shipped demo world's, even those with plain passwords", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gp-front-'));
   const file = join(dir, 'prod.json');
   const world: World = {
@@ -90,7 +90,7 @@ test("GET / lists the accounts of no world file but the shipped demo world's, ev
   writeFileSync(file, JSON.stringify(world));
   const server = await startTestServer({ world, config: { world: file } });
   try {
-    const page = await server.app.inject({ method: 'GET', url: '/' });
+    const page = await server.app.inject({ method: 'GET', url: '/about' });
     assert.equal(page.statusCode, 200);
     assert.doesNotMatch(page.body, /Demo accounts|root-operator/);
   } finally {

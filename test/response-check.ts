@@ -125,6 +125,8 @@ export function watchResponses(app: FastifyInstance, methods: AnyMethod[]): Resp
   const found = new Map<string, string[]>();
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.url.startsWith('/api/')) return payload;
+    // A CORS preflight's answer (with an allow-list configured) is headers alone, not an API answer.
+    if (request.method === 'OPTIONS' && reply.statusCode === 204 && reply.getHeader('access-control-allow-methods')) return payload;
     // A streamed answer (a large inventory) is read whole here to be checked, then streamed on.
     let text: string | undefined;
     if (payload instanceof Readable) {

@@ -94,7 +94,7 @@ test('with TLS and no --public-url, links in e-mail use https', { skip: missing.
     const answer = await server.call('auth.signup', { email: 'tls@example.com', password: 'a long enough secret', nick: 'Tls' });
     assert.equal(answer.body.code, 0, JSON.stringify(answer.body));
     const message = await mail.next('tls@example.com');
-    const link = `https://127.0.0.1:8443/api/account.verifyEmail?token=${tokenIn(message)}`;
+    const link = `https://127.0.0.1:8443/confirm-email?token=${tokenIn(message)}`;
     assert.ok(message.text.includes(link), message.text);
   } finally {
     await server.close();

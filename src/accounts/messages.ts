@@ -10,7 +10,7 @@ export function publicUrl(services: Services): string {
 const HOURS_VALID = 24;
 
 export function verifyEmailMessage(services: Services, to: string, token: string): MailMessage {
-  const link = `${publicUrl(services)}/api/account.verifyEmail?token=${encodeURIComponent(token)}`;
+  const link = `${publicUrl(services)}/confirm-email?token=${encodeURIComponent(token)}`;
   return {
     to,
     subject: 'Confirm your e-mail address',
@@ -31,13 +31,14 @@ export function addressTakenMessage(to: string): MailMessage {
   };
 }
 
-export function passwordResetMessage(to: string, token: string): MailMessage {
+export function passwordResetMessage(services: Services, to: string, token: string): MailMessage {
+  const link = `${publicUrl(services)}/reset-password?token=${encodeURIComponent(token)}`;
   return {
     to,
     subject: 'Reset your password',
     text:
-      `Someone (hopefully you) asked to reset the password of your account. To choose a new one, call\n` +
-      `auth.resetPassword with the token\n\n  ${token}\n\n` +
+      `Someone (hopefully you) asked to reset the password of your account. To choose a new one, open\n\n  ${link}\n\n` +
+      `or call auth.resetPassword with the token\n\n  ${token}\n\n` +
       `and the new password (and your authenticator code, if two-factor sign-in is on). The token works once, within ` +
       `${HOURS_VALID} hours; a reset ends every session of the account. If you did not ask for this, ignore this message.\n`,
   };

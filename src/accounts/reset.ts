@@ -50,7 +50,7 @@ export async function requestPasswordReset(services: Services, request: { email:
     const token = await services.db.kysely
       .transaction()
       .execute((trx) => issueAccountToken(trx, { userId: user.user_id, purpose: 'reset_password', now }));
-    services.mail.send(passwordResetMessage(email, token));
+    services.mail.send(passwordResetMessage(services, email, token));
   }
   const rest = RESET_ANSWER_MS - (Date.now() - started);
   if (rest > 0) await sleep(rest);

@@ -54,9 +54,10 @@ const COMMANDS: Command[] = [
   },
   {
     name: 'import',
-    usage: 'game-platform import FILE [--mode merge|replace] [--database URL] [--secret-key KEY] [--redis URL] [--redis-prefix PREFIX]',
+    usage:
+      'game-platform import FILE [--mode merge|replace] [--database URL] [--secret-key KEY] [--redis URL] [--redis-prefix PREFIX] [--media-url URL] [--public-url URL]',
     summary: 'import a world file in one transaction (a bad file changes nothing)',
-    settings: settingsNamed('database', 'secret-key', 'redis', 'redis-prefix'),
+    settings: settingsNamed('database', 'secret-key', 'redis', 'redis-prefix', 'media-url', 'public-url'),
     options: { mode: { type: 'string' } },
     optionHelp: [
       {

@@ -1,4 +1,4 @@
-import { importWorldIfEmpty, isEmptyWorld, isShippedDemoWorld, WorldError } from '../world/index.js';
+import { importWorldIfEmpty, isEmptyWorld, isShippedDemoWorld, withMediaBase, WorldError } from '../world/index.js';
 import v8 from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
@@ -7,7 +7,7 @@ import { createServer } from '../app.js';
 import { openDatabase, describeDatabaseUrl, type Database, databaseOptions } from '../db/connection.js';
 import { describeSecretKeySource } from '../db/secret-key.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { readWorldFile } from './world-commands.js';
+import { mediaBase, readWorldFile } from './world-commands.js';
 import { publicUrl } from '../accounts/index.js';
 import { MetricsListenerError } from '../operations/metrics-endpoint.js';
 import { reloadTls, tlsFilesOf } from '../operations/tls.js';
@@ -107,7 +107,7 @@ async function prepareDatabase(config: Config): Promise<{ db: Database; world: u
   try {
     await migrateToLatest(db);
     if (config.world) {
-      world = readWorldFile(config.world);
+      world = withMediaBase(readWorldFile(config.world), mediaBase(config));
       if (await isEmptyWorld(db)) {
         const summary = await importWorldIfEmpty(db, world, Math.floor(Date.now() / 1000));
         imported = summary !== null;

@@ -139,6 +139,22 @@ function converted<A, B>(reader: Reader<A>, to: (value: A) => B, show?: (value: 
   return { read: (input, origin) => to(reader.read(input, origin)), show };
 }
 
+/** A comma-separated list of web origins, each scheme://host[:port] without a path. */
+const corsOrigins: Reader<string[]> = {
+  read(input, origin) {
+    const origins = text
+      .read(input, origin)
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '');
+    for (const entry of origins)
+      if (!/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i.test(entry))
+        throw new ConfigError(`${origin}: ${entry} is not an origin (scheme://host[:port], no path or trailing slash)`);
+    return origins.map((entry) => entry.toLowerCase());
+  },
+  show: (origins) => origins.join(','),
+};
+
 /** Whole seconds from `min` to `max`, kept in milliseconds. */
 function secondsAsMs(min: number, max: number): Reader<number> {
   return converted(
@@ -669,6 +685,28 @@ export const SERVER_SETTINGS: Setting[] = [
     shownDefault: 'http://HOST:PORT',
     read: converted(matching(/^https?:\/\/[^\s]+$/, 'expected an http(s) URL'), (url) => url.replace(/\/+$/, '')),
     into: field('accounts', 'publicUrl'),
+  }),
+  row({
+    flag: 'media-url',
+    env: 'MEDIA_URL',
+    value: 'URL',
+    description:
+      'where the images a world file names by a path of this server (/media/..., as the demo world does) are kept: ' +
+      'they are imported as URL/media/...; the demo images are served by this server',
+    shownDefault: 'the public URL, else left relative',
+    read: converted(matching(/^https?:\/\/[^\s]+$/, 'expected an http(s) URL'), (url) => url.replace(/\/+$/, '')),
+    into: field('mediaUrl'),
+  }),
+  row({
+    flag: 'cors-origins',
+    env: 'CORS_ORIGINS',
+    value: 'ORIGINS',
+    description:
+      'origins (https://app.example.com, separated by commas) whose pages may call the API and the realtime feed from a browser; ' +
+      'preflights from them are answered, any other origin gets no CORS headers',
+    shownDefault: 'none: no CORS headers',
+    read: corsOrigins,
+    into: field('corsOrigins'),
   }),
   row({
     flag: 'smtp-url',

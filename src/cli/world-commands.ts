@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import { openDatabase, describeDatabaseUrl, type Database, databaseOptions } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { sqliteFileAt } from '../db/database-files.js';
-import { announceWorldImported, exportWorld, type ImportSummary, importWorld, WorldError } from '../world/index.js';
+import { announceWorldImported, exportWorld, type ImportSummary, importWorld, WorldError, withMediaBase } from '../world/index.js';
 import { RedisBus } from '../infra/bus.js';
 import { connectRedis } from '../infra/redis.js';
 import { createdKeyNotice } from '../db/secret-key.js';
@@ -98,6 +98,11 @@ async function announceImport(config: Config, summary: ImportSummary): Promise<v
   }
 }
 
+/** What root-relative media paths of a world file (`/media/...`) are made absolute against: --media-url, else --public-url. */
+export function mediaBase(config: Config): string | undefined {
+  return config.mediaUrl ?? config.accounts.publicUrl;
+}
+
 export async function importCommand(config: Config, file: string | undefined, mode: string | undefined): Promise<number> {
   if (!file) {
     console.error('game-platform import: give the world FILE to import');
@@ -109,7 +114,7 @@ export async function importCommand(config: Config, file: string | undefined, mo
     return 2;
   }
   try {
-    const world = readWorldFile(file);
+    const world = withMediaBase(readWorldFile(file), mediaBase(config));
     const summary = await withDatabase(config, (db) => importWorld(db, world, { mode: chosenMode, now: Math.floor(Date.now() / 1000) }));
     if (config.redisUrl) await announceImport(config, summary);
     console.log(

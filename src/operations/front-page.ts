@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 
 /** What the front page asks the domains, handed to it by the composition root (src/app.ts). */
@@ -32,14 +32,19 @@ function demoEmails(worldFile: string | undefined, source: DemoAccountSource): s
 }
 
 /**
- * `GET /`: a small page saying what this server is, its version, where its documentation and
+ * `GET /about` (and `GET /` when the web client is not built): a small page saying what this server is, its version, where its documentation and
  * health checks are and, when the world it started with has demo accounts that are in the
  * database, their e-mails (never their passwords: those are in the README).
  */
-export function registerFrontPage(app: FastifyInstance, services: Pick<Services, 'config'>, source: DemoAccountSource): void {
+export function registerFrontPage(
+  app: FastifyInstance,
+  services: Pick<Services, 'config'>,
+  source: DemoAccountSource,
+  paths: string[],
+): void {
   const version = escapeHtml(packageVersion());
   const candidates = demoEmails(services.config.world, source);
-  app.get('/', async (_request, reply) => {
+  const handler = async (_request: FastifyRequest, reply: FastifyReply) => {
     const present = candidates.length === 0 ? [] : await source.registeredEmails(candidates);
     const demo = candidates.filter((email) => present.includes(email));
     const accounts =
@@ -60,6 +65,7 @@ export function registerFrontPage(app: FastifyInstance, services: Pick<Services,
 <h1>game-platform</h1>
 <p>A self-hosted server for the HTTP API of an online board-game platform: accounts, profiles, friends, inventories and crafting, the item catalogue and a global chat. Version <span id="version">${version}</span>.</p>
 <ul>
+<li><a href="/">Play</a>: the web client</li>
 <li><a href="/docs">API reference</a>: every method, with requests to try</li>
 <li><a href="/openapi.json">OpenAPI document</a></li>
 <li><a href="/healthz">Health</a> and <a href="/readyz">readiness</a></li>
@@ -70,5 +76,6 @@ ${accounts}
 </html>
 `;
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
-  });
+  };
+  for (const path of paths) app.get(path, handler);
 }

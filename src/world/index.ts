@@ -5,3 +5,4 @@ export { exportWorld, itemProtoEntry } from './export.js';
 export { importWorld, importWorldIfEmpty, isEmptyWorld, WorldError } from './import.js';
 export type { ImportSummary } from './import.js';
 export { World, WorldItemProto, WorldUser } from './schema.js';
+export { withMediaBase } from './media.js';

@@ -1,0 +1,56 @@
+/**
+ * Takes the README's screenshots of the web client (docs/screenshots/): a server on the demo
+ * world in a temporary folder, Chromium (TEST_CHROMIUM, else chromium), signed in as alice.
+ *
+ *   npx tsx scripts/web-screenshots.ts
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { launchBrowser, startDemoServer } from './demo-server.js';
+
+const out = join(new URL('..', import.meta.url).pathname, 'docs/screenshots');
+const server = await startDemoServer();
+const origin = server.origin;
+const browser = await launchBrowser();
+try {
+  mkdirSync(out, { recursive: true });
+  const context = await browser.newContext({ viewport: { width: 1200, height: 760 }, locale: 'en-US' });
+  const page = await context.newPage();
+  await page.goto(`${origin}/signin`);
+  await page.screenshot({ path: join(out, 'signin.png') });
+  await page.getByLabel('E-mail', { exact: true }).fill('alice@example.com');
+  await page.getByLabel('Password', { exact: true }).fill('alice-demo-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByText('Live').first().waitFor();
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(out, 'home.png') });
+  await page.goto(`${origin}/profile/2`);
+  await page.getByRole('button', { name: 'Block' }).waitFor();
+  await page.screenshot({ path: join(out, 'profile.png') });
+  await page.goto(`${origin}/inventory`);
+  await page
+    .getByRole('button', { name: /Case: Details/ })
+    .first()
+    .click();
+  await page.getByRole('table', { name: 'Published odds' }).waitFor();
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(out, 'inventory.png') });
+  await page.goto(`${origin}/trades/new?to=2`);
+  await page.getByRole('button', { name: 'Send the offer' }).waitFor();
+  await page.screenshot({ path: join(out, 'trade-new.png') });
+  await page.goto(`${origin}/settings`);
+  await page.getByRole('button', { name: 'Set up' }).click();
+  await page.locator('img.qr').waitFor();
+  await page.screenshot({ path: join(out, 'settings.png') });
+  const phone = await browser.newContext({ viewport: { width: 390, height: 780 }, locale: 'ru-RU', deviceScaleFactor: 1 });
+  const mobile = await phone.newPage();
+  await mobile.goto(`${origin}/signin`);
+  await mobile.evaluate((session) => localStorage.setItem('session', session), await page.evaluate(() => localStorage.getItem('session')!));
+  await mobile.goto(`${origin}/`);
+  await mobile.getByText('На связи').first().waitFor();
+  await mobile.waitForTimeout(500);
+  await mobile.screenshot({ path: join(out, 'home-phone-ru.png') });
+} finally {
+  await browser.close();
+  await server.close();
+}

@@ -1,0 +1,152 @@
+import type { ComponentChildren, JSX } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { language, setLanguage, useI18n, type Key, type Language } from './i18n';
+import { ConfirmEmail, ResetPassword, SignIn, SignUp } from './pages/auth';
+import { Friends } from './pages/friends';
+import { Home } from './pages/home';
+import { Inventory } from './pages/inventory';
+import { Profile } from './pages/profile';
+import { Promo } from './pages/promo';
+import { Settings } from './pages/settings';
+import { NewTrade, Trades } from './pages/trades';
+import { followLinks, match, navigate, useLocation } from './router';
+import { session, signOut } from './session';
+import { useStore } from './store';
+import { Page } from './ui';
+
+interface Route {
+  path: string;
+  /** Open without an account (sign-in, sign-up, the pages e-mail links open). */
+  open?: boolean;
+  view: (params: Record<string, string>) => JSX.Element;
+}
+
+/**
+ * The client's pages at the reference's paths. Pages of capabilities still to come (the market,
+ * messages, the lobby, live games) have their paths here, so that links to them already land.
+ */
+const ROUTES: Route[] = [
+  { path: '/signin', open: true, view: () => <SignIn /> },
+  { path: '/signup', open: true, view: () => <SignUp /> },
+  { path: '/reset-password', open: true, view: () => <ResetPassword /> },
+  { path: '/confirm-email', open: true, view: () => <ConfirmEmail /> },
+  { path: '/', view: () => <Home /> },
+  { path: '/profile/:id', open: true, view: ({ id }) => <Profile who={id!} /> },
+  { path: '/p/:domain', open: true, view: ({ domain }) => <Profile who={domain!} /> },
+  { path: '/inventory', view: () => <Inventory /> },
+  { path: '/trades', view: () => <Trades tab="incoming" /> },
+  { path: '/trades/outgoing', view: () => <Trades tab="outgoing" /> },
+  { path: '/trades/history', view: () => <Trades tab="history" /> },
+  { path: '/trades/new', view: () => <NewTrade /> },
+  { path: '/friends', view: () => <Friends /> },
+  { path: '/settings', view: () => <Settings /> },
+  { path: '/promo', view: () => <Promo /> },
+  ...['/market', '/market/my', '/messages', '/lobby', '/m1tv'].map((path) => ({ path, view: () => <ComingSoon /> })),
+];
+
+const NAV: [string, Key][] = [
+  ['/', 'home'],
+  ['/inventory', 'inventory'],
+  ['/trades', 'trades'],
+  ['/friends', 'friends'],
+  ['/promo', 'promo'],
+  ['/settings', 'settings'],
+];
+
+function ComingSoon() {
+  const { t } = useI18n();
+  return (
+    <Page title={t('appName')}>
+      <p>{t('soon')}</p>
+    </Page>
+  );
+}
+
+function NotFound() {
+  const { t } = useI18n();
+  return (
+    <Page title={t('appName')}>
+      <p>{t('notFound')}</p>
+    </Page>
+  );
+}
+
+function Header() {
+  const { t, lang } = useI18n();
+  const me = useStore(session);
+  const { path } = useLocation();
+  return (
+    <header class="top">
+      <a href="#main" class="skip">
+        {t('skip')}
+      </a>
+      <a href="/" class="brand">
+        {t('appName')}
+      </a>
+      {me && (
+        <nav aria-label={t('nav')}>
+          <ul>
+            {NAV.map(([href, key]) => (
+              <li key={href}>
+                <a href={href} aria-current={(href === '/' ? path === '/' : path.startsWith(href)) ? 'page' : undefined}>
+                  {t(key)}
+                </a>
+              </li>
+            ))}
+            <li>
+              <a href={`/profile/${me.user_id}`}>{t('profile')}</a>
+            </li>
+          </ul>
+        </nav>
+      )}
+      <div class="tools">
+        <label for="language" class="visually-hidden">
+          {t('language')}
+        </label>
+        <select id="language" value={lang} onChange={(e) => setLanguage((e.target as HTMLSelectElement).value as Language)}>
+          <option value="en" lang="en">
+            English
+          </option>
+          <option value="ru" lang="ru">
+            Русский
+          </option>
+        </select>
+        {me ? (
+          <button type="button" class="secondary" onClick={() => void signOut().then(() => navigate('/signin'))}>
+            {t('signOut')}
+          </button>
+        ) : (
+          <a href="/signin">{t('signIn')}</a>
+        )}
+      </div>
+    </header>
+  );
+}
+
+function Shell({ children }: { children: ComponentChildren }) {
+  return (
+    <div onClick={followLinks}>
+      <Header />
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+      <footer class="muted">
+        <a href="/about">game-platform</a> · <a href="/docs">API</a>
+      </footer>
+    </div>
+  );
+}
+
+export function App() {
+  const { path } = useLocation();
+  const me = useStore(session);
+  useStore(language);
+  const found = ROUTES.map((route) => ({ route, params: match(route.path, path) })).find((entry) => entry.params);
+  const needsSignIn = found && !found.route.open && !me;
+  useEffect(() => {
+    if (needsSignIn) navigate(`/signin?next=${encodeURIComponent(path + window.location.search)}`, true);
+  }, [needsSignIn, path]);
+  if (!found) return <Shell>{<NotFound />}</Shell>;
+  if (needsSignIn) return <Shell>{null}</Shell>;
+  return <Shell>{found.route.view(found.params!)}</Shell>;
+}
