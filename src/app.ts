@@ -34,6 +34,7 @@ import { startCatalog } from './catalog/index.js';
 import { startInventory } from './inventory/index.js';
 import { ChatRuntime } from './chat/runtime.js';
 import { createTrades } from './trades/index.js';
+import { createMarket } from './market/index.js';
 
 export interface CreateServerOptions {
   clock?: Clock;
@@ -257,15 +258,18 @@ async function startCapabilities(core: Core): Promise<Services> {
   const inventory = await startInventory(core);
   const chat = new ChatRuntime(core);
   const trades = createTrades();
-  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades };
+  const market = createMarket();
+  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades, market };
   await chat.start(services);
   trades.start(services);
+  market.start(services);
   return services;
 }
 
 /** Stops every capability, in the reverse of start order. */
 async function stopCapabilities(services: Services): Promise<void> {
   for (const runtime of [
+    services.market,
     services.trades,
     services.chat,
     services.inventory,

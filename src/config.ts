@@ -112,6 +112,17 @@ export interface Config {
     /** Trades a user may create per minute. */
     createsPerMinute: number;
   };
+  market: {
+    /** Percent of a sale's price the platform keeps, rounded down. */
+    feePercent: number;
+    /** Seconds a bought item stays untradable and unsellable (its ts_can_trade). */
+    hold: number;
+    /** Seconds a listing lasts; then the item returns to its seller. */
+    ttl: number;
+    /** Lowest and highest listing price, in minor units (kopecks). */
+    minPrice: number;
+    maxPrice: number;
+  };
   http: {
     connectionTimeoutMs: number;
     keepAliveTimeoutMs: number;
@@ -178,6 +189,7 @@ export function defaultConfig(): Config {
     bots: { perOwner: 5 },
     mail: { from: 'game-platform <no-reply@localhost>', retryDelaysMs: [5_000, 30_000, 120_000, 600_000, 1_800_000] },
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
+    market: { feePercent: 10, hold: 7 * 86400, ttl: 30 * 86400, minPrice: 1, maxPrice: 100_000_000 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }

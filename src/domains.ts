@@ -6,7 +6,8 @@ import { catalogDomain } from './catalog/index.js';
 import { inventoryDomain } from './inventory/index.js';
 import { chatDomain } from './chat/index.js';
 import { tradesDomain } from './trades/index.js';
-import { walletDomain } from './promocodes/index.js';
+import { promocodesDomain } from './promocodes/index.js';
+import { marketDomain } from './market/index.js';
 import { adminDomain } from './admin/index.js';
 import { accountsDomain } from './accounts/index.js';
 
@@ -19,7 +20,8 @@ export const domains: Domain[] = [
   inventoryDomain,
   tradesDomain,
   chatDomain,
-  walletDomain,
+  promocodesDomain,
+  marketDomain,
   accountsDomain,
   adminDomain,
 ];

@@ -16,6 +16,7 @@ import type { ChatRuntime } from './chat/runtime.js';
 import type { Mailer } from './mail/mailer.js';
 import type { Metrics } from './operations/metrics.js';
 import type { TradesRuntime } from './trades/index.js';
+import type { MarketRuntime } from './market/index.js';
 import type { RealtimeHub } from './realtime/hub.js';
 
 /** What the server shares between its capabilities, built before any of them starts. */
@@ -50,6 +51,7 @@ export interface Services extends Core {
   inventory: InventoryRuntime;
   chat: ChatRuntime;
   trades: TradesRuntime;
+  market: MarketRuntime;
 }
 
 /** What a capability's start returns: its per-process state, and how to end it. */

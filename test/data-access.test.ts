@@ -43,6 +43,7 @@ test('the domains that store things have a data-access module with their SQL', (
     'chat',
     'friends',
     'inventory',
+    'market',
     'promocodes',
     'trades',
     'users',

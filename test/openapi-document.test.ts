@@ -79,6 +79,13 @@ const REFERENCE_METHODS = [
   'trades.historyWith',
   'trades.getById',
   'execute.prepareTrade',
+  'execute.wallet',
+  'wallet.getHistory',
+  'market.sell',
+  'market.buy',
+  'market.getListing',
+  'market.search',
+  'market.getLastSellups',
 ];
 const OUR_METHODS = [
   'inventory.open',
@@ -94,6 +101,8 @@ const OUR_METHODS = [
   'account.totpDisable',
   'account.sessionsGet',
   'account.sessionsRevoke',
+  'market.cancel',
+  'market.getMy',
 ];
 const ADMIN_METHODS = [
   'admin.getUser',
@@ -130,6 +139,11 @@ const ADMIN_METHODS = [
   'admin.listTrades',
   'admin.getTrade',
   'admin.cancelTrade',
+  'admin.grantMoney',
+  'admin.revokeMoney',
+  'admin.listListings',
+  'admin.cancelListing',
+  'admin.freezeMarket',
 ];
 /** Methods that need a token and that a bot's token may call; every other such method answers a bot 4. */
 const BOT_ALLOWED = [

@@ -40,7 +40,7 @@ test('the auth frame counts the friend requests friends.getRequests lists: none 
     assert.equal(ok(await server.call('friends.getRequests', {}, { token: alice })).count, 1);
     const client = await ExtwsClient.connect(base, { access_token: alice });
     const auth = await client.next((f) => f.event === 'auth');
-    assert.deepEqual(auth.data.counters, { friends_requests: 1, trades_new: 0 });
+    assert.deepEqual(auth.data.counters, { friends_requests: 1, trades_new: 0, balance: 0 });
     client.close();
   }));
 
@@ -57,7 +57,7 @@ test('a signed-in client gets the open frame, then auth with its profile and cou
     assert.equal(open.data.idle_timeout, 60);
     assert.equal(auth.event, 'auth');
     const [profile] = ok(await server.call('users.get', {}, { token: alice, http: 'GET' }));
-    assert.deepEqual(auth.data, { status: 1, user_data: profile, counters: { friends_requests: 1, trades_new: 0 } });
+    assert.deepEqual(auth.data, { status: 1, user_data: profile, counters: { friends_requests: 1, trades_new: 0, balance: 0 } });
     assert.equal(status.event, 'status');
     assert.deepEqual(Object.keys(status.data.status).sort(), ['online', 'time']);
     assert.ok(status.data.status.online >= 1);

@@ -78,9 +78,9 @@ test('the receiver sees counters.trades_new at connect, and every offer and endi
     const aliceExtws = await ExtwsClient.connect(base, { access_token: alice, subs: '' });
     const carolExtws = await ExtwsClient.connect(base, { access_token: carol, subs: '' });
     const countersOf = async (client: ExtwsClient) => (await client.next((f) => f.event === 'auth')).data.counters;
-    assert.deepEqual(await countersOf(bobExtws), { friends_requests: 0, trades_new: 2 });
-    assert.deepEqual(await countersOf(aliceExtws), { friends_requests: 0, trades_new: 0 });
-    assert.deepEqual(await countersOf(carolExtws), { friends_requests: 0, trades_new: 1 });
+    assert.deepEqual(await countersOf(bobExtws), { friends_requests: 0, trades_new: 2, balance: 0 });
+    assert.deepEqual(await countersOf(aliceExtws), { friends_requests: 0, trades_new: 0, balance: 0 });
+    assert.deepEqual(await countersOf(carolExtws), { friends_requests: 0, trades_new: 1, balance: 0 });
 
     // A new offer: told only once committed, so the receiver can read it the moment it hears.
     const creating = offer(server, alice, BOB, [14, 15]);
@@ -149,7 +149,7 @@ test('the receiver sees counters.trades_new at connect, and every offer and endi
     );
 
     const again = await ExtwsClient.connect(base, { access_token: bob, subs: '' });
-    assert.deepEqual(await countersOf(again), { friends_requests: 0, trades_new: 0 });
+    assert.deepEqual(await countersOf(again), { friends_requests: 0, trades_new: 0, balance: 0 });
     for (const client of [bobExtws, bobJson, aliceExtws, carolExtws, again]) client.close();
   }));
 

@@ -39,6 +39,18 @@ export const Code = {
   BOT_NOT_FOUND: 1801,
   /** The caller already owns as many bots as bots.create allows (`--bots-per-owner`). */
   BOT_LIMIT: 1802,
+  /** The item is not on sale: sold, taken off, expired or never listed. */
+  MARKET_NOT_LISTED: 1901,
+  /** The price sent is not the listing's. */
+  MARKET_PRICE_CHANGED: 1902,
+  /** The balance does not cover the price. */
+  NOT_ENOUGH_MONEY: 1903,
+  /** The listing is the caller's own. */
+  MARKET_OWN_LISTING: 1904,
+  /** An administrator froze the caller's market use. */
+  MARKET_FROZEN: 1905,
+  /** The catalogue does not sell (or buy back) this prototype. */
+  SHOP_UNAVAILABLE: 1906,
 } as const;
 
 /** The error every handler throws; the transport turns it into the error envelope. */

@@ -32,6 +32,7 @@ export const GLOBAL_ERRORS = {
 export const ERROR_DATA: Record<number, TObject> = {
   [Code.RATE_LIMIT]: Type.Object({ retry_after: Type.Integer({ minimum: 0, description: 'seconds until the limit lifts' }) }, Strict),
   [Code.MUTED]: Type.Object({ muted_until: Ts }, Strict),
+  [Code.MARKET_PRICE_CHANGED]: Type.Object({ price: Type.Number({ description: "the listing's price now, in units" }) }, Strict),
   [Code.CHAT_RESTRICTED]: Type.Object(
     {
       type: Type.Union([Type.Literal('DISABLED'), Type.Literal('STRICT'), Type.Literal('EMOTES_ONLY'), Type.Literal('BOT_LIMITATIONS')]),

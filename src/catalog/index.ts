@@ -14,3 +14,5 @@ export type CatalogRuntime = CatalogCache;
 export function startCatalog(core: Core): Promise<CatalogRuntime> {
   return CatalogCache.start(core);
 }
+
+export { getCatalog, type Catalog, type ProtoEntry } from './cache.js';

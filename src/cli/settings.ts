@@ -48,7 +48,7 @@ interface Field<T> {
 }
 
 /** The configuration's groups of settings (`http.requestTimeoutMs`). */
-type Section = 'tls' | 'captcha' | 'chat' | 'ws' | 'accounts' | 'bots' | 'mail' | 'trades' | 'http';
+type Section = 'tls' | 'captcha' | 'chat' | 'ws' | 'accounts' | 'bots' | 'mail' | 'trades' | 'market' | 'http';
 
 function field<K extends keyof Config>(key: K): Field<NonNullable<Config[K]>>;
 function field<S extends Section, K extends keyof NonNullable<Config[S]>>(
@@ -552,6 +552,46 @@ export const SERVER_SETTINGS: Setting[] = [
     description: 'trades a user may offer in any 60 seconds; a refused offer does not count (more answers 7)',
     read: integer(1, 1_000_000),
     into: field('trades', 'createsPerMinute'),
+  }),
+  row({
+    flag: 'market-fee',
+    env: 'MARKET_FEE',
+    value: 'PERCENT',
+    description: 'the part of a market sale the platform keeps, rounded down to the kopeck',
+    read: integer(0, 100),
+    into: field('market', 'feePercent'),
+  }),
+  row({
+    flag: 'market-hold',
+    env: 'MARKET_HOLD',
+    value: 'SECONDS',
+    description: 'an item bought on the market cannot be traded, crafted or sold again for this long',
+    read: integer(0, YEAR),
+    into: field('market', 'hold'),
+  }),
+  row({
+    flag: 'market-ttl',
+    env: 'MARKET_TTL',
+    value: 'SECONDS',
+    description: 'a market listing ends this long after it was made and the item returns to its seller',
+    read: integer(60, YEAR),
+    into: field('market', 'ttl'),
+  }),
+  row({
+    flag: 'market-min-price',
+    env: 'MARKET_MIN_PRICE',
+    value: 'KOPECKS',
+    description: 'the lowest market price, in kopecks (1/100 of the currency unit)',
+    read: integer(1, 1_000_000_000_000),
+    into: field('market', 'minPrice'),
+  }),
+  row({
+    flag: 'market-max-price',
+    env: 'MARKET_MAX_PRICE',
+    value: 'KOPECKS',
+    description: 'the highest market price, in kopecks',
+    read: integer(1, 1_000_000_000_000),
+    into: field('market', 'maxPrice'),
   }),
   row({
     flag: 'chat-history',

@@ -17,6 +17,7 @@ import { tradeFunctionsMigration } from './migrations/011_trade_functions.js';
 import { tradeFunctionPlansMigration } from './migrations/012_trade_function_plans.js';
 import { tradeCreationWindowMigration } from './migrations/013_trade_creation_window.js';
 import { tradeOfferAdmissionMigration } from './migrations/014_trade_offer_admission.js';
+import { marketMigration } from './migrations/017_market.js';
 import { sealStoredSecrets } from './sealed-secrets.js';
 
 /**
@@ -42,6 +43,7 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '012_trade_function_plans': tradeFunctionPlansMigration(db.dialect),
     '013_trade_creation_window': tradeCreationWindowMigration(db.dialect),
     '014_trade_offer_admission': tradeOfferAdmissionMigration(db.dialect),
+    '017_market': marketMigration(db.dialect),
   };
 }
 

@@ -19,3 +19,5 @@ export async function startInventory(core: Core): Promise<InventoryRuntime> {
   const answers = await attachInventoryAnswerCache(core);
   return { answers: answers.cache, stop: answers.detach };
 }
+
+export { announceInventoriesChanged } from './answer-cache.js';

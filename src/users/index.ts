@@ -31,3 +31,5 @@ export async function startUsers(core: Core): Promise<UsersRuntime> {
     },
   };
 }
+
+export { requireUser } from './profiles.js';
