@@ -99,6 +99,13 @@ async function assertConserved(): Promise<void> {
     k.selectFrom('draws').selectAll().execute(),
     k.selectFrom('ledger_entries').select('amount').where('account_id', '=', -2).execute(),
   ]);
+  const shopped = await k
+    .selectFrom('ledger_transfers as t')
+    .innerJoin('ledger_entries as e', 'e.transfer_id', 't.transfer_id')
+    .select(['t.item_id', 'e.account_id'])
+    .where('t.kind', '=', 'shop')
+    .where('e.account_id', '>', 0)
+    .execute();
   const total = balances.reduce((sum, b) => sum + Number(b.balance), 0);
   const fees = sales.reduce((sum, s) => sum + Number(s.fee), 0);
   const net = -issued.reduce((sum, e) => sum + Number(e.amount), 0);
@@ -108,11 +115,12 @@ async function assertConserved(): Promise<void> {
 
   const listed = new Set(items.filter((i) => i.state === 'listed').map((i) => Number(i.item_id)));
   assert.deepEqual([...listed].sort(), listings.map((l) => Number(l.item_id)).sort(), 'listed items are those with a listing');
-  const made = crafts.length + draws.reduce((sum, d) => sum + (JSON.parse(d.result_item_ids) as number[]).length, 0);
+  const made = crafts.length + shopped.length + draws.reduce((sum, d) => sum + (JSON.parse(d.result_item_ids) as number[]).length, 0);
   assert.equal(items.length, initialOwner.size + made, 'no item appeared from nowhere');
 
   const owner = new Map(initialOwner);
   for (const craft of crafts) owner.set(Number(craft.result_item_id), Number(craft.user_id));
+  for (const purchase of shopped) owner.set(Number(purchase.item_id), Number(purchase.account_id));
   for (const draw of draws) for (const id of JSON.parse(draw.result_item_ids) as number[]) owner.set(id, Number(draw.receiver_user_id));
   const soldItems = new Set(sales.map((s) => Number(s.item_id)));
   const tradedItems = new Set(moves.map((m) => Number(m.item_id)));
@@ -221,7 +229,21 @@ describe('the market under concurrency', { skip: missing.redis }, () => {
     await assertConserved();
   });
 
-  test('a storm of sells, buys, cancels and price changes conserves money and items', async () => {
+  test('six concurrent shop purchases under one request_id buy one item and answer it six times', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, () => call(3, 'shop.buy', { item_proto_id: 101, request_id: 'once' })));
+    for (const answer of answers) assert.deepEqual(answer, answers[0]);
+    assert.equal(answers[0].code, 0, JSON.stringify(answers[0]));
+    assert.deepEqual(await ownerOf(answers[0].data.item.item_id), { user_id: 3, state: 'owned' });
+    const bought = await db()
+      .selectFrom('ledger_entries')
+      .select('entry_id')
+      .where('account_id', '=', 3)
+      .where('kind', '=', 'shop')
+      .execute();
+    assert.equal(bought.length, 1);
+  });
+
+  test('a storm of sells, buys, cancels, price changes, shop purchases and quick sales conserves money and items', async () => {
     const sellers = [1, 2, 3];
     const pool = sellers.flatMap((s) => Array.from({ length: 10 }, (_, i) => itemOf(s, 50 + i)));
     const ops: Promise<unknown>[] = [];
@@ -234,7 +256,13 @@ describe('the market under concurrency', { skip: missing.redis }, () => {
       const itemId = pool[random(pool.length)]!;
       const seller = Math.floor((itemId - 1000) / 100) + 1;
       const price = 1 + random(3);
-      switch (random(4)) {
+      switch (random(6)) {
+        case 4:
+          ops.push(call(4 + random(3), 'shop.buy', { item_proto_id: 101, request_id: `storm-${random(20)}` }));
+          break;
+        case 5:
+          ops.push(call(seller, 'market.quickSell', { thing_id: itemId }));
+          break;
         case 0:
         case 1:
           ops.push(call(seller, 'market.sell', { thing_id: itemId, price }));
@@ -248,6 +276,7 @@ describe('the market under concurrency', { skip: missing.redis }, () => {
     }
     const answers = (await Promise.all(ops)) as { code: number }[];
     for (const answer of answers) assert.ok([0, 603, 1901, 1902, 1903, 1904].includes(answer.code), JSON.stringify(answer));
+    assert.ok(answers.filter((a) => a.code === 0).length > 50, 'the storm did things');
     await assertConserved();
   });
 });

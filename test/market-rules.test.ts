@@ -241,3 +241,40 @@ describe('market', () => {
     assert.deepEqual(await checkLedger(server.db.kysely), []);
   });
 });
+
+describe('shop and quick sell', () => {
+  test('shop.buy makes the item at prices.buy; a retry with the same request_id answers the same purchase', async () => {
+    const before = await walletOf(2);
+    const bought = await callOk(server, 'shop.buy', { item_proto_id: 101, request_id: 'r-1' }, as(2));
+    assert.equal(bought.item.item_proto_id, 101);
+    assert.equal(bought.balance, before - 5);
+    assert.deepEqual(await callOk(server, 'shop.buy', { item_proto_id: 101, request_id: 'r-1' }, as(2)), bought);
+    assert.equal(await walletOf(2), before - 5);
+    assert.ok((await inventoryIds(2)).includes(bought.item.item_id));
+    await callFails(server, 'shop.buy', { item_proto_id: 102 }, 1906, as(2));
+    await callFails(server, 'shop.buy', { item_proto_id: 999 }, 1906, as(2));
+    await callFails(server, 'shop.buy', { item_proto_id: 101 }, 1903, as(3));
+    const history = await callOk(server, 'wallet.getHistory', { type: 'shop' }, as(2));
+    assert.deepEqual(history.history, [
+      {
+        id: history.history[0].id,
+        ts: history.history[0].ts,
+        amount: -5,
+        balance: before - 5,
+        kind: 'shop',
+        thing_id: bought.item.item_id,
+        thing_prototype_id: 101,
+      },
+    ]);
+  });
+
+  test('market.quickSell ends the item and pays prices.quick_sell; what the catalogue does not buy back answers 1906', async () => {
+    const before = await walletOf(1);
+    assert.deepEqual(await callOk(server, 'market.quickSell', { thing_id: 11 }, as(1)), { balance: before + 0.5 });
+    assert.ok(!(await inventoryIds(1)).includes(11));
+    await callFails(server, 'market.quickSell', { thing_id: 11 }, 603, as(1));
+    await callFails(server, 'market.quickSell', { thing_id: 18 }, 1906, as(1));
+    await callFails(server, 'market.quickSell', { thing_id: 20 }, 603, as(1));
+    assert.deepEqual(await checkLedger(server.db.kysely), []);
+  });
+});

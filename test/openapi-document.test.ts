@@ -103,6 +103,8 @@ const OUR_METHODS = [
   'account.sessionsRevoke',
   'market.cancel',
   'market.getMy',
+  'market.quickSell',
+  'shop.buy',
 ];
 const ADMIN_METHODS = [
   'admin.getUser',

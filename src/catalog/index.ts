@@ -16,3 +16,4 @@ export function startCatalog(core: Core): Promise<CatalogRuntime> {
 }
 
 export { getCatalog, type Catalog, type ProtoEntry } from './cache.js';
+export { ownedItemJson, type OwnedRow } from './serialize.js';

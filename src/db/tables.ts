@@ -398,6 +398,14 @@ export interface MarketSalesTable {
   ts: number;
 }
 
+export interface ShopPurchasesTable {
+  user_id: number;
+  request_id: string;
+  ts: number;
+  /** JSON text of the answer, given again for a retry with the same request_id */
+  answer: string;
+}
+
 export interface MarketFreezesTable {
   user_id: number;
   ts: number;
@@ -439,4 +447,5 @@ export interface Tables {
   market_listings: MarketListingsTable;
   market_sales: MarketSalesTable;
   market_freezes: MarketFreezesTable;
+  shop_purchases: ShopPurchasesTable;
 }

@@ -1,6 +1,6 @@
 import type { Domain } from '../api/method.js';
 import type { Runtime, Services } from '../services.js';
-import { marketMethods, walletMethods } from './methods.js';
+import { marketMethods, shopMethods, walletMethods } from './methods.js';
 import { marketAdminMethods } from './admin-methods.js';
 import { readBalance } from './queries.js';
 import { toUnits } from './money.js';
@@ -8,7 +8,7 @@ import { sweepExpiredListings } from './trading.js';
 
 export const marketDomain: Domain = {
   name: 'market',
-  methods: [...walletMethods, ...marketMethods, ...marketAdminMethods],
+  methods: [...walletMethods, ...marketMethods, ...shopMethods, ...marketAdminMethods],
 };
 
 /** Seconds between sweeps of expired listings. */

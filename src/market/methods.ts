@@ -20,6 +20,8 @@ import {
 } from './queries.js';
 import { HistoryEntry, LastSellups, MarketList, Money } from './schemas.js';
 import { buy, cancel, sell } from './trading.js';
+import { buyFromShop, quickSell } from './shop.js';
+import { Item } from '../catalog/schemas.js';
 import { listingsJson, marketThingJson } from './views.js';
 
 export const MAX_LISTING_PAGE = 100;
@@ -259,5 +261,38 @@ export const marketMethods: AnyMethod[] = [
       ]);
       return new SerializedData(`{"count":${count},"things":[${listingsJson(catalog, rows, true).join(',')}]}`);
     },
+  }),
+];
+
+export const shopMethods: AnyMethod[] = [
+  defineMethod({
+    name: 'shop.buy',
+    summary: 'Buy an item from the catalogue at its price',
+    description:
+      "One new item of the prototype, at its `prices.buy`, paid from the caller's balance. With `request_id`, a retry answers the first purchase made under it and buys nothing more.",
+    auth: 'required',
+    extension: true,
+    params: P.object({
+      item_proto_id: P.uint({ minimum: 1, description: 'the prototype' }),
+      request_id: P.optional(
+        P.string({ minLength: 1, maxLength: 64, description: 'makes a retry safe: the same id answers the same purchase' }),
+      ),
+    }),
+    result: Type.Object({ item: Item, balance: Money }, Strict),
+    errors: { 1903: 'your balance does not cover the price', 1906: 'the catalogue does not sell this prototype' },
+    handler: async ({ services, caller }, params) =>
+      new SerializedData(await buyFromShop(services, caller.userId, params.item_proto_id, params.request_id)),
+  }),
+
+  defineMethod({
+    name: 'market.quickSell',
+    summary: 'Sell an item back to the platform at its quick-sell price',
+    description: 'The item ends and its `prices.quick_sell` is paid to the caller.',
+    auth: 'required',
+    extension: true,
+    params: P.object({ thing_id: THING_ID }),
+    result: Type.Object({ balance: Money }, Strict),
+    errors: { ...ITEM_ERRORS, 1906: 'the platform does not buy this prototype back' },
+    handler: async ({ services, caller }, params) => ({ balance: toUnits(await quickSell(services, caller.userId, params.thing_id)) }),
   }),
 ];

@@ -419,3 +419,55 @@ export async function setFrozen(trx: Executor, userId: number, frozen: boolean, 
     await trx.deleteFrom('market_freezes').where('user_id', '=', userId).execute();
   }
 }
+
+// ---- the shop ----
+
+/** Claims a request id for a shop purchase; false when the user made one with it already. */
+export async function claimShopRequest(trx: Executor, userId: number, requestId: string, now: number): Promise<boolean> {
+  const inserted = await trx
+    .insertInto('shop_purchases')
+    .values({ user_id: userId, request_id: requestId, ts: now, answer: '' })
+    .onConflict((oc) => oc.columns(['user_id', 'request_id']).doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+export async function readShopAnswer(db: Executor, userId: number, requestId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('shop_purchases')
+    .select('answer')
+    .where('user_id', '=', userId)
+    .where('request_id', '=', requestId)
+    .executeTakeFirst();
+  return row?.answer;
+}
+
+export async function storeShopAnswer(trx: Executor, userId: number, requestId: string, answer: string): Promise<void> {
+  await trx.updateTable('shop_purchases').set({ answer }).where('user_id', '=', userId).where('request_id', '=', requestId).execute();
+}
+
+/** A new owned item of a prototype for a user, tradable at once; its row. */
+export async function insertBoughtItem(trx: Executor, userId: number, proto: { id: number; type: number; qualityId: number }, now: number) {
+  return trx
+    .insertInto('items')
+    .values({
+      user_id: userId,
+      item_proto_id: proto.id,
+      type: proto.type,
+      quality_id: proto.qualityId,
+      ts_owned: now,
+      ts_can_trade: 0,
+      state: 'owned',
+    })
+    .returning(['item_id', 'user_id', 'item_proto_id', 'ts_owned', 'ts_can_trade', 'data'])
+    .executeTakeFirstOrThrow();
+}
+
+/** Ends an owned item of the user sold back to the platform, if it is owned, tradable at `now` and not equipped; whether it did. */
+export async function consumeSoldItem(trx: Executor, itemId: number, userId: number, now: number): Promise<boolean> {
+  const result = await sql`
+    update items set state = 'consumed', ended_at = ${now}
+    where item_id = ${itemId} and user_id = ${userId} and state = 'owned' and ts_can_trade <> -1 and ts_can_trade <= ${now}
+      and not exists (select 1 from equipped where equipped.item_id = items.item_id)`.execute(trx);
+  return Number(result.numAffectedRows ?? 0n) === 1;
+}

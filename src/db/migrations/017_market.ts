@@ -4,7 +4,8 @@ import type { DialectName } from '../connection.js';
 /**
  * Money and the item market: each user's balance in kopecks, the double-entry ledger (a
  * transfer and its entries, which sum to zero), the items on sale (an item on sale is in state
- * `listed`, which every check of an owned item refuses) and the sales made.
+ * `listed`, which every check of an owned item refuses), the sales made, shop purchases by
+ * request id and the users whose market use is frozen.
  */
 export function marketMigration(dialect: DialectName) {
   const idType = dialect === 'postgres' ? 'bigserial' : 'integer';
@@ -75,6 +76,16 @@ export function marketMigration(dialect: DialectName) {
         .addColumn('price', big, (c) => c.notNull())
         .addColumn('fee', big, (c) => c.notNull())
         .addColumn('ts', big, (c) => c.notNull())
+        .execute();
+
+      // Shop purchases by request id, answered again for a retry.
+      await db.schema
+        .createTable('shop_purchases')
+        .addColumn('user_id', big, (c) => c.notNull())
+        .addColumn('request_id', 'text', (c) => c.notNull())
+        .addColumn('ts', big, (c) => c.notNull())
+        .addColumn('answer', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('shop_purchases_pk', ['user_id', 'request_id'])
         .execute();
 
       // Users whose market use an administrator froze.
