@@ -278,3 +278,18 @@ describe('shop and quick sell', () => {
     assert.deepEqual(await checkLedger(server.db.kysely), []);
   });
 });
+
+describe('world files', () => {
+  test("a listed item is exported as its seller's; replacing the world ends the listings and the wallets with the ledger", async () => {
+    await callOk(server, 'market.sell', { thing_id: 17, price: 3 }, as(1));
+    const { world: exported } = await callOk(server, 'admin.exportWorld', {}, admin);
+    assert.equal(exported.items.find((i: { item_id: number }) => i.item_id === 17).user_id, 1);
+    await callOk(server, 'admin.importWorld', { world: JSON.stringify(exported), mode: 'replace' }, admin);
+    const k = server.db.kysely;
+    assert.deepEqual(await k.selectFrom('market_listings').selectAll().execute(), []);
+    assert.deepEqual(await k.selectFrom('balances').selectAll().execute(), []);
+    assert.deepEqual(await checkLedger(k), []);
+    const item = await k.selectFrom('items').select(['user_id', 'state']).where('item_id', '=', 17).executeTakeFirstOrThrow();
+    assert.deepEqual({ user_id: Number(item.user_id), state: item.state }, { user_id: 1, state: 'owned' });
+  });
+});
