@@ -25,17 +25,14 @@ export interface Movement {
 }
 
 /**
- * Moves money in the caller's transaction: every user's balance changes by its movement (in
- * ascending user order, so that concurrent transfers on PostgreSQL lock balances in one order
- * and never deadlock), a debit only when the balance covers it (else 1903 and the whole
- * transaction rolls back), and the transfer is recorded with one entry per movement. The
- * movements must sum to zero. Answers each user's balance after it.
+ * Changes the users' balances by their movements, in the caller's transaction: in ascending
+ * user order, so that concurrent transfers on PostgreSQL lock balances in one order and never
+ * deadlock, a debit only when the balance covers it (else 1903 and the whole transaction rolls
+ * back). The movements must sum to zero. Answers each user's balance after it. Balances are
+ * changed before any item of the same transaction (an item's change also locks its owner's
+ * inventory count), so that money and items are always locked in that order.
  */
-export async function transfer(
-  trx: Executor,
-  record: TransferRecord & { kind: LedgerKind },
-  movements: Movement[],
-): Promise<Map<number, number>> {
+export async function moveBalances(trx: Executor, movements: Movement[]): Promise<Map<number, number>> {
   if (movements.reduce((sum, m) => sum + m.amount, 0) !== 0) throw new Error('a transfer must sum to zero');
   const balances = new Map<number, number>();
   const users = movements.filter((m) => m.account > 0).sort((a, b) => a.account - b.account);
@@ -47,6 +44,16 @@ export async function transfer(
     if (after === undefined) throw notEnoughMoney();
     balances.set(movement.account, after);
   }
+  return balances;
+}
+
+/** Records a transfer whose balances moveBalances changed, one entry per movement. */
+export async function recordTransfer(
+  trx: Executor,
+  record: TransferRecord & { kind: LedgerKind },
+  movements: Movement[],
+  balances: Map<number, number>,
+): Promise<void> {
   const entries: EntryRecord[] = movements
     .filter((m) => m.amount !== 0)
     .map((m) => ({
@@ -56,6 +63,16 @@ export async function transfer(
       balance_after: m.account > 0 ? balances.get(m.account)! : null,
     }));
   await insertTransfer(trx, record, entries);
+}
+
+/** Moves money and records the transfer (moveBalances, then recordTransfer); answers each user's balance after it. */
+export async function transfer(
+  trx: Executor,
+  record: TransferRecord & { kind: LedgerKind },
+  movements: Movement[],
+): Promise<Map<number, number>> {
+  const balances = await moveBalances(trx, movements);
+  await recordTransfer(trx, record, movements, balances);
   return balances;
 }
 

@@ -11,6 +11,7 @@ import {
   countListingsOf,
   countOnSale,
   countSellerListings,
+  MAX_COUNTED_LISTINGS,
   readBalance,
   selectHistory,
   selectListingsOf,
@@ -150,7 +151,7 @@ export const marketMethods: AnyMethod[] = [
   defineMethod({
     name: 'market.getListing',
     summary: "A prototype's items on sale, cheapest first",
-    description: 'Each item as its prototype (legacy form) with `thing_id` and `price` (units); nothing about its seller.',
+    description: `Each item as its prototype (legacy form) with \`thing_id\` and \`price\` (units); nothing about its seller. \`count\`: how many are on sale, counted up to ${MAX_COUNTED_LISTINGS}.`,
     auth: 'optional',
     params: P.object({
       thing_prototype_id: P.uint({ minimum: 1, description: 'the prototype' }),

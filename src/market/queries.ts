@@ -293,12 +293,20 @@ export async function selectListingsOf(db: Executor, protoId: number, now: numbe
     .execute();
 }
 
+/** Listings counted at most by getListing: a prototype with many would cost a walk of them all on every read. */
+export const MAX_COUNTED_LISTINGS = 100;
+
+/** How many of a prototype's listings are on sale at `now`, up to MAX_COUNTED_LISTINGS. */
 export async function countListingsOf(db: Executor, protoId: number, now: number): Promise<number> {
-  const row = await db
+  const some = db
     .selectFrom('market_listings')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .select('listing_id')
     .where('item_proto_id', '=', protoId)
     .where('ts_expires', '>', now)
+    .limit(MAX_COUNTED_LISTINGS);
+  const row = await db
+    .selectFrom(some.as('some'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -3,7 +3,7 @@ import { nowSeconds, type Services } from '../services.js';
 import { getCatalog, ownedItemJson, type ProtoEntry } from '../catalog/index.js';
 import { announceInventoriesChanged } from '../inventory/index.js';
 import { heldByOpenTrade } from '../trades/index.js';
-import { announceBalances, transfer } from './ledger.js';
+import { announceBalances, moveBalances, recordTransfer, type Movement } from './ledger.js';
 import { toUnits, unitsToKopecks } from './money.js';
 import {
   PlatformAccount,
@@ -43,11 +43,13 @@ export async function buyFromShop(services: Services, userId: number, protoId: n
     if (requestId !== undefined && !(await claimShopRequest(trx, userId, requestId, now))) {
       return { answer: (await readShopAnswer(trx, userId, requestId))!, balances: undefined };
     }
-    const row = await insertBoughtItem(trx, userId, proto, now);
-    const balances = await transfer(trx, { ts: now, kind: 'shop', item_id: Number(row.item_id), item_proto_id: proto.id }, [
+    const movements: Movement[] = [
       { account: userId, amount: -price, kind: 'shop' },
       { account: PlatformAccount.ISSUE, amount: price, kind: 'shop' },
-    ]);
+    ];
+    const balances = await moveBalances(trx, movements);
+    const row = await insertBoughtItem(trx, userId, proto, now);
+    await recordTransfer(trx, { ts: now, kind: 'shop', item_id: Number(row.item_id), item_proto_id: proto.id }, movements, balances);
     const answer = `{"item":${ownedItemJson(proto, { ...row, item_id: Number(row.item_id) }, false)},"balance":${toUnits(balances.get(userId)!)}}`;
     if (requestId !== undefined) await storeShopAnswer(trx, userId, requestId, answer);
     return { answer, balances };
@@ -75,12 +77,15 @@ export async function quickSell(services: Services, userId: number, itemId: numb
     const price = proto && proto.item.item_proto_status !== 1 ? priceOf(proto, 'quick_sell') : undefined;
     if (price === undefined) throw unavailable('the platform does not buy this prototype back');
     if (await heldByOpenTrade(services, trx, [itemId], now)) throw new ApiError(Code.CRAFT_ITEM_UNUSABLE, 'the item is in an open trade');
-    if (!(await consumeSoldItem(trx, itemId, userId, now)))
-      throw new ApiError(Code.CRAFT_ITEM_UNUSABLE, 'the item cannot be sold yet, or is equipped');
-    return transfer(trx, { ts: now, kind: 'quick_sell', item_id: itemId, item_proto_id: item.item_proto_id }, [
+    const movements: Movement[] = [
       { account: userId, amount: price, kind: 'quick_sell' },
       { account: PlatformAccount.ISSUE, amount: -price, kind: 'quick_sell' },
-    ]);
+    ];
+    const balances = await moveBalances(trx, movements);
+    if (!(await consumeSoldItem(trx, itemId, userId, now)))
+      throw new ApiError(Code.CRAFT_ITEM_UNUSABLE, 'the item cannot be sold yet, or is equipped');
+    await recordTransfer(trx, { ts: now, kind: 'quick_sell', item_id: itemId, item_proto_id: item.item_proto_id }, movements, balances);
+    return balances;
   });
   services.metrics.count('market', 'quick_sell');
   await announceInventoriesChanged(services, [userId]);

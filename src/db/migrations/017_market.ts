@@ -55,11 +55,11 @@ export function marketMigration(dialect: DialectName) {
         .addColumn('ts_listed', big, (c) => c.notNull())
         .addColumn('ts_expires', big, (c) => c.notNull())
         .execute();
-      // getListing: a prototype's listings, cheapest first; search: by type and class.
+      // getListing: a prototype's listings, cheapest first, and their count, from the index alone; search: by type and class.
       await db.schema
         .createIndex('market_listings_by_price')
         .on('market_listings')
-        .columns(['item_proto_id', 'price', 'listing_id'])
+        .columns(['item_proto_id', 'price', 'listing_id', 'ts_expires'])
         .execute();
       await db.schema.createIndex('market_listings_by_class').on('market_listings').columns(['type', 'quality_id']).execute();
       await db.schema.createIndex('market_listings_by_seller').on('market_listings').columns(['seller_id', 'listing_id']).execute();
