@@ -35,6 +35,9 @@ import { startInventory } from './inventory/index.js';
 import { ChatRuntime } from './chat/runtime.js';
 import { createTrades } from './trades/index.js';
 import { createMarket } from './market/index.js';
+import { registeredEmails } from './accounts/queries.js';
+import { isShippedDemoWorld } from './world/demo.js';
+import { domainHooks } from './hooks.js';
 
 export interface CreateServerOptions {
   clock?: Clock;
@@ -229,7 +232,7 @@ function registerHttpBasics(app: FastifyInstance, core: Core, redisSubscriber: C
   core.metrics.watchDatabase(db);
   core.metrics.watchWebSockets(app);
   registerMetricsEndpoints(app, core, core.metrics);
-  registerFrontPage(app, core);
+  registerFrontPage(app, core, { isShippedDemoWorld, registeredEmails: (emails) => registeredEmails(core.db.kysely, emails) });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   for (const connection of [redis, redisSubscriber])
@@ -259,7 +262,7 @@ async function startCapabilities(core: Core): Promise<Services> {
   const chat = new ChatRuntime(core);
   const trades = createTrades();
   const market = createMarket();
-  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades, market };
+  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades, market, hooks: domainHooks };
   await chat.start(services);
   trades.start(services);
   market.start(services);

@@ -10,6 +10,7 @@ import { promocodesDomain } from './promocodes/index.js';
 import { marketDomain } from './market/index.js';
 import { adminDomain } from './admin/index.js';
 import { accountsDomain } from './accounts/index.js';
+import { gameDomain } from './game/index.js';
 
 /** Every capability of the server, in start order. */
 export const domains: Domain[] = [
@@ -23,6 +24,7 @@ export const domains: Domain[] = [
   promocodesDomain,
   marketDomain,
   accountsDomain,
+  gameDomain,
   adminDomain,
 ];
 

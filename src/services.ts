@@ -18,6 +18,9 @@ import type { Metrics } from './operations/metrics.js';
 import type { TradesRuntime } from './trades/index.js';
 import type { MarketRuntime } from './market/index.js';
 import type { RealtimeHub } from './realtime/hub.js';
+import type { UsersHooks } from './users/hooks.js';
+import type { FriendsHooks } from './friends/hooks.js';
+import type { InventoryHooks } from './inventory/hooks.js';
 
 /** What the server shares between its capabilities, built before any of them starts. */
 export interface Core {
@@ -52,6 +55,8 @@ export interface Services extends Core {
   chat: ChatRuntime;
   trades: TradesRuntime;
   market: MarketRuntime;
+  /** How a domain makes the ones above it react: the hooks each declares, registered by src/hooks.ts. */
+  hooks: { users: UsersHooks; friends: FriendsHooks; inventory: InventoryHooks };
 }
 
 /** What a capability's start returns: its per-process state, and how to end it. */

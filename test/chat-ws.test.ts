@@ -145,8 +145,9 @@ test('a signed-in subscriber counts as online while connected', () =>
     await eventually(async () => (await onlineFlag()) === undefined);
   }));
 
-test('heartbeats: live clients are pinged and kept, clients that stop answering are dropped', () =>
-  withServer({ config: { ws: { heartbeatSeconds: 0.05, maxQueueBytes: 1 << 20, maxFrameBytes: 16 * 1024 } } }, async (server) => {
+// A bounded wait: on a starved machine a live client can miss its pong, and the test must fail, not hang.
+test('heartbeats: live clients are pinged and kept, clients that stop answering are dropped', { timeout: 120_000 }, () =>
+  withServer({ config: { ws: { heartbeatSeconds: 0.25, maxQueueBytes: 1 << 20, maxFrameBytes: 16 * 1024 } } }, async (server) => {
     assert.equal(defaultConfig().ws.heartbeatSeconds, 30, 'every 30 seconds unless configured');
     const live = await connect(server);
     let pings = 0;
@@ -156,7 +157,8 @@ test('heartbeats: live clients are pinged and kept, clients that stop answering 
     assert.equal((await silent.closed).code, 1006);
     assert.equal(live.socket.readyState, live.socket.OPEN);
     live.close();
-  }));
+  }),
+);
 
 test('a subscriber that does not read is dropped once its queue passes maxQueueBytes; others keep receiving', () =>
   withServer({ config: { ws: { heartbeatSeconds: 30, maxQueueBytes: 1 << 20, maxFrameBytes: 16 * 1024 } } }, async (server) => {

@@ -38,10 +38,12 @@ test('the domains that store things have a data-access module with their SQL', (
   assert.deepEqual(modules.map(({ path }) => path.split('/')[0]).sort(), [
     'accounts',
     'admin',
+    'api',
     'auth',
     'catalog',
     'chat',
     'friends',
+    'game',
     'inventory',
     'market',
     'promocodes',

@@ -139,14 +139,14 @@ async function assertConserved(): Promise<void> {
 }
 
 describe('the market under concurrency', { skip: missing.redis }, () => {
-  test('four buyers of one listing: one buys it, three answer 1901 and keep their money', async () => {
+  test('four buyers of one listing: one buys it, three answer 2001 and keep their money', async () => {
     for (let round = 0; round < 8; round++) {
       const itemId = itemOf(1, round);
       await sellOk(1, itemId, 5);
       const buyers = [2, 3, 4, 5];
       const before = await Promise.all(buyers.map(balanceOf));
       const answers = await Promise.all(buyers.map((b) => call(b, 'market.buy', { thing_id: itemId, price: 500 })));
-      assert.deepEqual(sorted(answers.map((a) => a.code)), [0, 1901, 1901, 1901], JSON.stringify(answers));
+      assert.deepEqual(sorted(answers.map((a) => a.code)), [0, 2001, 2001, 2001], JSON.stringify(answers));
       const winner = buyers[answers.findIndex((a) => a.code === 0)]!;
       assert.deepEqual(await ownerOf(itemId), { user_id: winner, state: 'owned' });
       const after = await Promise.all(buyers.map(balanceOf));
@@ -163,8 +163,8 @@ describe('the market under concurrency', { skip: missing.redis }, () => {
         round % 2 === 0 ? call(2, 'market.cancel', { thing_id: itemId }) : call(2, 'market.sell', { thing_id: itemId, price: 4 });
       const [bought, changed] = await Promise.all([call(3, 'market.buy', { thing_id: itemId, price: 300 }), other]);
       const codes = [bought.code, changed.code];
-      if (round % 2 === 0) assert.ok(JSON.stringify(codes) === '[0,1901]' || JSON.stringify(codes) === '[1901,0]', JSON.stringify(codes));
-      else assert.ok(JSON.stringify(codes) === '[0,603]' || JSON.stringify(codes) === '[1902,0]', JSON.stringify(codes));
+      if (round % 2 === 0) assert.ok(JSON.stringify(codes) === '[0,2001]' || JSON.stringify(codes) === '[2001,0]', JSON.stringify(codes));
+      else assert.ok(JSON.stringify(codes) === '[0,603]' || JSON.stringify(codes) === '[2002,0]', JSON.stringify(codes));
       const { user_id, state } = await ownerOf(itemId);
       if (bought.code === 0) assert.deepEqual({ user_id, state }, { user_id: 3, state: 'owned' });
       else assert.deepEqual({ user_id, state }, { user_id: 2, state: round % 2 === 0 ? 'owned' : 'listed' });
@@ -224,7 +224,7 @@ describe('the market under concurrency', { skip: missing.redis }, () => {
     const ids = Array.from({ length: 10 }, (_, i) => itemOf(5, 40 + i));
     for (const id of ids) await sellOk(5, id, 4);
     const answers = await Promise.all(ids.map((id) => call(6, 'market.buy', { thing_id: id, price: 400 })));
-    assert.deepEqual(sorted(answers.map((a) => a.code)), [0, 0, 1903, 1903, 1903, 1903, 1903, 1903, 1903, 1903], JSON.stringify(answers));
+    assert.deepEqual(sorted(answers.map((a) => a.code)), [0, 0, 2003, 2003, 2003, 2003, 2003, 2003, 2003, 2003], JSON.stringify(answers));
     assert.equal(await balanceOf(6), keep - 800);
     await assertConserved();
   });
@@ -275,7 +275,7 @@ describe('the market under concurrency', { skip: missing.redis }, () => {
       }
     }
     const answers = (await Promise.all(ops)) as { code: number }[];
-    for (const answer of answers) assert.ok([0, 603, 1901, 1902, 1903, 1904].includes(answer.code), JSON.stringify(answer));
+    for (const answer of answers) assert.ok([0, 603, 2001, 2002, 2003, 2004].includes(answer.code), JSON.stringify(answer));
     assert.ok(answers.filter((a) => a.code === 0).length > 50, 'the storm did things');
     await assertConserved();
   });

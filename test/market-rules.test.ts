@@ -71,7 +71,7 @@ describe('wallet', () => {
 
   test('a revocation needs the balance to cover it', async () => {
     await callOk(server, 'admin.grantMoney', { user_id: 3, amount: 1.5, reason: 'test' }, admin);
-    await callFails(server, 'admin.revokeMoney', { user_id: 3, amount: 2, reason: 'test' }, 1903, admin);
+    await callFails(server, 'admin.revokeMoney', { user_id: 3, amount: 2, reason: 'test' }, 2003, admin);
     assert.deepEqual(await callOk(server, 'admin.revokeMoney', { user_id: 3, amount: 1.5, reason: 'test' }, admin), { balance: 0 });
     await callFails(server, 'admin.grantMoney', { user_id: 3, amount: 1.234, reason: 'test' }, 2, admin);
     await callFails(server, 'admin.grantMoney', { user_id: 999, amount: 1, reason: 'test' }, 101, admin);
@@ -104,8 +104,8 @@ describe('market', () => {
     await callFails(server, 'market.sell', { thing_id: 11, price: 1_000_001 }, 2, as(1));
   });
 
-  test('buying at another price answers 1902 with the price; at the price, the item moves and the seller is paid less the fee', async () => {
-    const changed = await callFails(server, 'market.buy', { thing_id: 10, price: 1250 }, 1902, as(2));
+  test('buying at another price answers 2002 with the price; at the price, the item moves and the seller is paid less the fee', async () => {
+    const changed = await callFails(server, 'market.buy', { thing_id: 10, price: 1250 }, 2002, as(2));
     assert.deepEqual(changed.body.data, { price: 12 });
     assert.deepEqual(await callOk(server, 'market.buy', { thing_id: 10, price: '1200.0000000001' }, as(2)), {
       thing_id: 10,
@@ -125,7 +125,7 @@ describe('market', () => {
 
   test('a bought item cannot be sold again before its lock ends; a sold one cannot be bought again', async () => {
     await callFails(server, 'market.sell', { thing_id: 10, price: 20 }, 603, as(2));
-    await callFails(server, 'market.buy', { thing_id: 10, price: 1200 }, 1901, as(2));
+    await callFails(server, 'market.buy', { thing_id: 10, price: 1200 }, 2001, as(2));
   });
 
   test('the history shows each side of the sale', async () => {
@@ -159,8 +159,8 @@ describe('market', () => {
 
   test('your own listing cannot be bought; without the money the listing stays', async () => {
     await callOk(server, 'market.sell', { thing_id: 17, price: 3 }, as(1));
-    await callFails(server, 'market.buy', { thing_id: 17, price: 300 }, 1904, as(1));
-    await callFails(server, 'market.buy', { thing_id: 17, price: 300 }, 1903, as(3));
+    await callFails(server, 'market.buy', { thing_id: 17, price: 300 }, 2004, as(1));
+    await callFails(server, 'market.buy', { thing_id: 17, price: 300 }, 2003, as(3));
     assert.equal((await listingOf(101)).count, 1);
     assert.equal(await walletOf(3), 0);
   });
@@ -174,11 +174,11 @@ describe('market', () => {
     await callVoid(server, 'market.cancel', { thing_id: 30 }, as(1));
   });
 
-  test('market.cancel gives the item back; a second one answers 1901', async () => {
+  test('market.cancel gives the item back; a second one answers 2001', async () => {
     await callVoid(server, 'market.cancel', { thing_id: 17 }, as(1));
-    await callFails(server, 'market.cancel', { thing_id: 17 }, 1901, as(1));
+    await callFails(server, 'market.cancel', { thing_id: 17 }, 2001, as(1));
     assert.ok((await inventoryIds(1)).includes(17));
-    await callFails(server, 'market.cancel', { thing_id: 15 }, 1901, as(2));
+    await callFails(server, 'market.cancel', { thing_id: 15 }, 2001, as(2));
   });
 
   test('an item in an open trade cannot be listed', async () => {
@@ -216,8 +216,8 @@ describe('market', () => {
 
   test('a frozen user can neither sell nor buy', async () => {
     await callVoid(server, 'admin.freezeMarket', { user_id: 4, frozen: 1, reason: 'test' }, admin);
-    await callFails(server, 'market.sell', { thing_id: 40, price: 1 }, 1905, as(4));
-    await callFails(server, 'market.buy', { thing_id: 11, price: 200 }, 1905, as(4));
+    await callFails(server, 'market.sell', { thing_id: 40, price: 1 }, 2005, as(4));
+    await callFails(server, 'market.buy', { thing_id: 11, price: 200 }, 2005, as(4));
     await callVoid(server, 'admin.freezeMarket', { user_id: 4, frozen: 0, reason: 'test' }, admin);
     await callOk(server, 'market.sell', { thing_id: 40, price: 1 }, as(4));
   });
@@ -227,14 +227,14 @@ describe('market', () => {
     assert.equal(listed.count, 1);
     assert.equal(listed.listings[0].thing_id, 40);
     await callVoid(server, 'admin.cancelListing', { thing_id: 40, reason: 'test' }, admin);
-    await callFails(server, 'admin.cancelListing', { thing_id: 40, reason: 'test' }, 1901, admin);
+    await callFails(server, 'admin.cancelListing', { thing_id: 40, reason: 'test' }, 2001, admin);
     assert.ok((await inventoryIds(4)).includes(40));
   });
 
   test('an expired listing is not shown nor bought, and the sweep gives the item back', async () => {
     server.clock.advance(TTL);
     assert.equal((await listingOf(101)).count, 0);
-    await callFails(server, 'market.buy', { thing_id: 11, price: 200 }, 1901, as(2));
+    await callFails(server, 'market.buy', { thing_id: 11, price: 200 }, 2001, as(2));
     assert.equal(await sweepExpiredListings(server.services), 3);
     assert.ok((await inventoryIds(1)).includes(11));
     assert.equal((await callOk(server, 'market.getMy', {}, as(1))).count, 0);
@@ -251,9 +251,9 @@ describe('shop and quick sell', () => {
     assert.deepEqual(await callOk(server, 'shop.buy', { item_proto_id: 101, request_id: 'r-1' }, as(2)), bought);
     assert.equal(await walletOf(2), before - 5);
     assert.ok((await inventoryIds(2)).includes(bought.item.item_id));
-    await callFails(server, 'shop.buy', { item_proto_id: 102 }, 1906, as(2));
-    await callFails(server, 'shop.buy', { item_proto_id: 999 }, 1906, as(2));
-    await callFails(server, 'shop.buy', { item_proto_id: 101 }, 1903, as(3));
+    await callFails(server, 'shop.buy', { item_proto_id: 102 }, 2006, as(2));
+    await callFails(server, 'shop.buy', { item_proto_id: 999 }, 2006, as(2));
+    await callFails(server, 'shop.buy', { item_proto_id: 101 }, 2003, as(3));
     const history = await callOk(server, 'wallet.getHistory', { type: 'shop' }, as(2));
     assert.deepEqual(history.history, [
       {
@@ -268,12 +268,12 @@ describe('shop and quick sell', () => {
     ]);
   });
 
-  test('market.quickSell ends the item and pays prices.quick_sell; what the catalogue does not buy back answers 1906', async () => {
+  test('market.quickSell ends the item and pays prices.quick_sell; what the catalogue does not buy back answers 2006', async () => {
     const before = await walletOf(1);
     assert.deepEqual(await callOk(server, 'market.quickSell', { thing_id: 11 }, as(1)), { balance: before + 0.5 });
     assert.ok(!(await inventoryIds(1)).includes(11));
     await callFails(server, 'market.quickSell', { thing_id: 11 }, 603, as(1));
-    await callFails(server, 'market.quickSell', { thing_id: 18 }, 1906, as(1));
+    await callFails(server, 'market.quickSell', { thing_id: 18 }, 2006, as(1));
     await callFails(server, 'market.quickSell', { thing_id: 20 }, 603, as(1));
     assert.deepEqual(await checkLedger(server.db.kysely), []);
   });

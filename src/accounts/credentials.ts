@@ -1,17 +1,15 @@
 import { badParam, rateLimited } from '../api/errors.js';
 import { emailKey } from '../infra/address-keys.js';
 import { dialectAdapter } from '../db/dialect.js';
-import { requestAddress } from '../auth/ip.js';
-import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
+import { requestAddress } from '../infra/ip.js';
+import { announceSessionsRevoked, endAllSessionsIn, issueUserSessionIn, replacePasswordHash, type SessionData } from '../auth/index.js';
 import { nowSeconds, type Services } from '../services.js';
 import { issueAccountToken, retireOutstandingTokens, useAccountToken } from './account-tokens.js';
-import { endAllSessionsIn, replacePasswordHash } from '../auth/queries.js';
 import { getUser, retireAccountTokens, updateUser, userWithEmail } from './queries.js';
 import { confirmPassword, wrongPassword } from './confirm-password.js';
 import { emailChangedMessage, emailChangingMessage, verifyEmailMessage } from './messages.js';
-import { checkNewPassword, normaliseEmail } from './rules.js';
+import { checkNewPassword, normaliseEmail } from '../users/index.js';
 import { emailTaken, explainCollision } from './unique.js';
-import { announceSessionsRevoked } from '../auth/tokens.js';
 
 /**
  * account.updatePassword: checks the current password, sets the new one, ends every

@@ -34,3 +34,7 @@ export const accountsDomain: Domain = {
     accountSessionsRevoke,
   ],
 };
+
+// What the other folders use of this one.
+export { retireOutstandingTokens } from './account-tokens.js';
+export { publicUrl } from './messages.js';

@@ -1,15 +1,14 @@
 import { defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
-import { Session } from '../auth/schemas.js';
+import { Session, SIGNUP_LIMITS } from '../auth/index.js';
 import { ACCOUNT_TOKEN_TTL } from './account-tokens.js';
 import { CONFIRM_PASSWORD_LIMIT } from './confirm-password.js';
 import { EMAIL_CHANGE_LIMITS, updateEmail, updatePassword, verifyEmail } from './credentials.js';
 import { NICK_CHANGE_LIMIT, accountInfo, updateInfo } from './profile.js';
 import { RESET_ANSWER_MS, RESET_REQUEST_LIMITS, requestPasswordReset, resetPassword } from './reset.js';
-import { DOMAIN_MAX, DOMAIN_MIN, NICK_RULE, PASSWORD_MAX, PASSWORD_MIN } from './rules.js';
+import { DOMAIN_MAX, DOMAIN_MIN, NICK_RULE, PASSWORD_MAX, PASSWORD_MIN } from '../users/index.js';
 import { AccountInfo, RecoveryCodes, SessionList, TotpSetupResult } from './schemas.js';
 import { listSessions, revokeSessions } from './sessions-list.js';
-import { SIGNUP_LIMITS } from '../auth/defence.js';
 import { signUp } from './signup.js';
 import { totpDisable, totpEnable, totpSetup } from './two-factor.js';
 

@@ -2,12 +2,9 @@ import type { Static } from '@sinclair/typebox';
 import { ApiError, Code, rateLimited } from '../api/errors.js';
 import { dialectAdapter } from '../db/dialect.js';
 import type { Services } from '../services.js';
-import { announceUsersChanged } from '../users/profile-cache.js';
-import { nickColumns } from '../users/search-keys.js';
-import { loadProfiles, profileObject } from '../users/profiles.js';
+import { announceUsersChanged, checkDomain, checkNick, loadProfiles, nickColumns, profileObject } from '../users/index.js';
 import { flag, type Flag } from '../db/flags.js';
 import type { AccountInfo as AccountInfoSchema } from './schemas.js';
-import { checkDomain, checkNick } from './rules.js';
 import { explainCollision } from './unique.js';
 import { findUser, getUser, readAccountBalance, updateUser } from './queries.js';
 

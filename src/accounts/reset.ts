@@ -1,17 +1,23 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rateLimited } from '../api/errors.js';
 import { dialectAdapter } from '../db/dialect.js';
-import { requestAddress } from '../auth/ip.js';
-import { admitSecondFactorCheck, readSecondFactor, requireCodeSent, spendSecondFactor, type SecondFactor } from '../auth/second-factor.js';
+import { requestAddress } from '../infra/ip.js';
+import {
+  admitSecondFactorCheck,
+  announceSessionsRevoked,
+  endAllSessionsIn,
+  readSecondFactor,
+  requireCodeSent,
+  type SecondFactor,
+  spendSecondFactor,
+} from '../auth/index.js';
 import { addressKey, emailKey } from '../infra/address-keys.js';
 import { nowSeconds, type Services } from '../services.js';
 import type { Executor } from '../db/connection.js';
 import { badAccountToken, findAccountToken, issueAccountToken, retireOutstandingTokens, useAccountToken } from './account-tokens.js';
-import { endAllSessionsIn } from '../auth/queries.js';
 import { endTwoFactor, findUser, getUser, updateUser, userWithEmail } from './queries.js';
 import { passwordResetMessage } from './messages.js';
-import { checkNewPassword, normaliseEmail } from './rules.js';
-import { announceSessionsRevoked } from '../auth/tokens.js';
+import { checkNewPassword, normaliseEmail } from '../users/index.js';
 
 /** Limits of auth.requestPasswordReset, per hour. */
 export const RESET_REQUEST_LIMITS = { windowSeconds: 60 * 60, perAddress: 10, perEmail: 3 } as const;

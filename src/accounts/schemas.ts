@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Bit, Strict, Uint } from '../api/schema-types.js';
-import { UserFull } from '../users/schemas.js';
+import { UserFull } from '../users/index.js';
 
 const bit = (description: string) => Type.Union([Type.Literal(0), Type.Literal(1)], { description });
 

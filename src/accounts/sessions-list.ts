@@ -2,8 +2,7 @@ import { ApiError, Code, badParam } from '../api/errors.js';
 import type { Caller } from '../api/method.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { nowSeconds, type Services } from '../services.js';
-import { announceSessionsRevoked } from '../auth/tokens.js';
-import { endTotpChallenges } from '../auth/queries.js';
+import { announceSessionsRevoked, endTotpChallenges } from '../auth/index.js';
 import { familiesBegan, findUserSession, liveSessions, otherLiveSessionIds, revokeFamily, revokeSessionIds } from './queries.js';
 
 export interface SessionEntry {

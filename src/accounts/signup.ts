@@ -1,14 +1,11 @@
 import { ApiError, Code } from '../api/errors.js';
-import { requestAddress } from '../auth/ip.js';
-import { issueUserSessionIn, type SessionData } from '../auth/sessions.js';
+import { requestAddress } from '../infra/ip.js';
+import { admitSignup, issueUserSessionIn, type SessionData } from '../auth/index.js';
 import { emailKey } from '../infra/address-keys.js';
 import { nowSeconds, type Services } from '../services.js';
-import { announceUsersChanged } from '../users/profile-cache.js';
-import { nickColumns } from '../users/search-keys.js';
+import { announceUsersChanged, checkDomain, checkNewPassword, checkNick, nickColumns, normaliseEmail } from '../users/index.js';
 import { issueAccountToken } from './account-tokens.js';
 import { addressTakenMessage, verifyEmailMessage } from './messages.js';
-import { checkDomain, checkNewPassword, checkNick, normaliseEmail } from './rules.js';
-import { admitSignup } from '../auth/defence.js';
 import { collision, domainTaken, emailTaken, explainCollision } from './unique.js';
 import { domainIsTaken, insertUser, userWithEmail } from './queries.js';
 

@@ -3,12 +3,13 @@ import { ApiError, Code, badParam } from '../api/errors.js';
 import { dialectAdapter } from '../db/dialect.js';
 import {
   admitSecondFactorCheck,
+  matchingSteps,
   readSecondFactor,
   replaceRecoveryCodes,
   requireCodeSent,
   spendSecondFactor,
-} from '../auth/second-factor.js';
-import { TOTP_PARAMETERS, matchingSteps } from '../auth/totp.js';
+  TOTP_PARAMETERS,
+} from '../auth/index.js';
 import { nowSeconds, type Services } from '../services.js';
 import { confirmPassword } from './confirm-password.js';
 import { endTwoFactor, enableTotp, getUser, setPendingTotp } from './queries.js';

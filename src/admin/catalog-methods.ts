@@ -7,13 +7,11 @@ import { Strict, Uint } from '../api/schema-types.js';
 import type { Services } from '../services.js';
 import type { InTransaction } from '../db/connection.js';
 import { nowSeconds } from '../services.js';
-import { importWorld, WorldError } from '../world/import.js';
-import { announceInvalidated } from '../trades/announce.js';
-import { itemProtoEntry } from '../world/export.js';
-import { WorldItemProto, type World } from '../world/schema.js';
-import { grantItems, revokeItem } from '../inventory/grants.js';
-import { requireUser } from '../users/profiles.js';
-import { announceCatalogChanged } from '../catalog/cache.js';
+import { importWorld, itemProtoEntry, type World, WorldError, WorldItemProto } from '../world/index.js';
+import { announceInvalidated } from '../trades/index.js';
+import { grantItems, revokeItem } from '../inventory/index.js';
+import { requireUser } from '../users/index.js';
+import { announceCatalogChanged } from '../catalog/index.js';
 import { loadProto, protoClass, protoHasItems } from './queries.js';
 
 /** Largest prototype entry accepted, as JSON text. */

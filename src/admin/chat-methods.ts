@@ -3,8 +3,8 @@ import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { badParam } from '../api/errors.js';
 import { Strict } from '../api/schema-types.js';
-import { deleteMessage, postSystemMessage, setChatStatus } from '../chat/moderation.js';
-import { requireUser } from '../users/profiles.js';
+import { deleteMessage, postSystemMessage, setChatStatus } from '../chat/index.js';
+import { requireUser } from '../users/index.js';
 import { ChatStatusResult } from './schemas.js';
 
 /** Which fields each system message type needs. */

@@ -6,7 +6,7 @@ import { ApiError, Code, badParam } from '../api/errors.js';
 import { Strict, Ts, Uint } from '../api/schema-types.js';
 import type { DrawsTable } from '../db/tables.js';
 import type { Services } from '../services.js';
-import { requireUser } from '../users/profiles.js';
+import { requireUser } from '../users/index.js';
 import { countDraws, selectDraws, type DrawMatch } from './queries.js';
 
 export const MAX_DRAWS_PAGE = 100;

@@ -7,7 +7,7 @@ import { promocodeMethods } from './promocode-methods.js';
 import { socialMethods } from './social-methods.js';
 import { userMethods } from './user-methods.js';
 import { worldMethods } from './world-methods.js';
-import { tradeAdminMethods } from '../trades/admin-methods.js';
+import { tradeAdminMethods } from '../trades/index.js';
 
 /** Every admin.* method: operating the platform live, authorised by the admin key. */
 export const adminMethods: AnyMethod[] = [

@@ -2,8 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { Bit, Strict, Ts, Uint } from '../api/schema-types.js';
-import { MAX_PROMOCODE_ITEMS, MAX_PROMOCODE_LENGTH } from '../promocodes/codes.js';
-import { createPromocode, disablePromocode, listPromocodes } from '../promocodes/store.js';
+import { createPromocode, disablePromocode, listPromocodes, MAX_PROMOCODE_ITEMS, MAX_PROMOCODE_LENGTH } from '../promocodes/index.js';
 
 export const MAX_PROMOCODES_PAGE = 100;
 

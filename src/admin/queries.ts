@@ -126,8 +126,3 @@ export async function countDraws(db: Executor, match: DrawMatch): Promise<number
     .executeTakeFirstOrThrow();
   return Number(counted.n);
 }
-
-/** Records one admin call in the audit log. */
-export async function insertAuditEntry(executor: Executor, entry: Insertable<AuditLogTable>): Promise<void> {
-  await executor.insertInto('audit_log').values(entry).execute();
-}

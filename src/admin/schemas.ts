@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Bit, Strict, Ts, Uint } from '../api/schema-types.js';
-import { Rank } from '../users/rank.js';
+import { Rank } from '../users/index.js';
 
 /** An account as the admin API shows it. */
 export const AdminAccount = Type.Object(

@@ -3,10 +3,9 @@ import { P } from '../api/params.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import type { Services } from '../services.js';
 import type { InTransaction } from '../db/connection.js';
-import { addFriendRequest, blockUser, makeFriends, removeRelation, unblockUser } from '../friends/graph.js';
-import { friendshipValues } from '../friends/relations.js';
-import { requireUser } from '../users/profiles.js';
-import { endingOpenTrades } from '../trades/invalidate.js';
+import { addFriendRequest, blockUser, friendshipValues, makeFriends, removeRelation, unblockUser } from '../friends/index.js';
+import { requireUser } from '../users/index.js';
+import { endingOpenTrades } from '../trades/index.js';
 import { RelationResult } from './schemas.js';
 
 type Change = (services: Services, userId: number, otherUserId: number, inTransaction: InTransaction) => Promise<unknown>;

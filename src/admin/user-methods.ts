@@ -2,14 +2,13 @@ import { Secret, TOTP } from 'otpauth';
 import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { flag } from '../db/flags.js';
-import { endingOpenTrades } from '../trades/invalidate.js';
+import { endingOpenTrades } from '../trades/index.js';
 import { badParam } from '../api/errors.js';
 import { nowSeconds } from '../services.js';
-import { revokeAllSessions } from '../auth/sessions.js';
+import { revokeAllSessions } from '../auth/index.js';
 import { accountObject, createAccount, requireAccount, setAccountState, updateAccount, type ProfileChanges } from './accounts.js';
-import { requireUser } from '../users/profiles.js';
+import { type Rank, RANK_KINDS, type RankKind, requireUser } from '../users/index.js';
 import { AccountResult, TotpResult, UserIdResult } from './schemas.js';
-import { RANK_KINDS, type Rank, type RankKind } from '../users/rank.js';
 
 const TOTP_ISSUER = 'game-platform';
 

@@ -5,11 +5,8 @@ import { parseJsonParam } from '../api/depth.js';
 import { ApiError, Code } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import { nowSeconds } from '../services.js';
-import { announceWorldImported } from '../world/announce.js';
-import { importWorld, WorldError } from '../world/import.js';
-import { announceInvalidated } from '../trades/announce.js';
-import { exportWorld } from '../world/export.js';
-import { World } from '../world/schema.js';
+import { announceWorldImported, exportWorld, importWorld, World, WorldError } from '../world/index.js';
+import { announceInvalidated } from '../trades/index.js';
 
 /**
  * A world travels as JSON text in the `world` parameter, inside a request body that the

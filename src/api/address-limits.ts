@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requestAddress } from '../auth/ip.js';
+import { requestAddress } from '../infra/ip.js';
 import { addressKey, networkOf } from '../infra/address-keys.js';
 import type { Core, Services } from '../services.js';
 import { trustFunction } from './client-address.js';

@@ -2,7 +2,7 @@ import type { Services } from '../services.js';
 import { ApiError, Code, rateLimited } from './errors.js';
 import { constantTimeEqual, sha256 } from '../infra/secrets.js';
 import { addressKey } from '../infra/address-keys.js';
-import { requestAddress } from '../auth/ip.js';
+import { requestAddress } from '../infra/ip.js';
 
 const FAILURE_WINDOW_SECONDS = 15 * 60;
 const MAX_FAILURES_PER_IP = 20;

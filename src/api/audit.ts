@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services.js';
 import { nowSeconds } from '../services.js';
 import type { Executor, InTransaction } from '../db/connection.js';
-import { insertAuditEntry } from '../admin/queries.js';
+import { insertAuditEntry } from './queries.js';
 import { isSecretName } from '../infra/redact.js';
 import { ApiError, Code } from './errors.js';
 import { MAX_PARAM_DEPTH } from './depth.js';

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { normalizeIp } from '../auth/ip.js';
+import { normalizeIp } from '../infra/ip.js';
 import { Code } from './errors.js';
 
 /**

@@ -40,17 +40,21 @@ export const Code = {
   /** The caller already owns as many bots as bots.create allows (`--bots-per-owner`). */
   BOT_LIMIT: 1802,
   /** The item is not on sale: sold, taken off, expired or never listed. */
-  MARKET_NOT_LISTED: 1901,
+  MARKET_NOT_LISTED: 2001,
   /** The price sent is not the listing's. */
-  MARKET_PRICE_CHANGED: 1902,
+  MARKET_PRICE_CHANGED: 2002,
   /** The balance does not cover the price. */
-  NOT_ENOUGH_MONEY: 1903,
+  NOT_ENOUGH_MONEY: 2003,
   /** The listing is the caller's own. */
-  MARKET_OWN_LISTING: 1904,
+  MARKET_OWN_LISTING: 2004,
   /** An administrator froze the caller's market use. */
-  MARKET_FROZEN: 1905,
+  MARKET_FROZEN: 2005,
   /** The catalogue does not sell (or buy back) this prototype. */
-  SHOP_UNAVAILABLE: 1906,
+  SHOP_UNAVAILABLE: 2006,
+  /** No game of that id, or none the caller plays in. */
+  NO_SUCH_GAME: 1901,
+  /** The game refused the action: not expected now, not the caller's to send, or against its rules. */
+  GAME_ACTION_REFUSED: 1902,
 } as const;
 
 /** The error every handler throws; the transport turns it into the error envelope. */

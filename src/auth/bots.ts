@@ -2,10 +2,8 @@ import { ApiError, Code, badParam } from '../api/errors.js';
 import type { Caller } from '../api/method.js';
 import { nowSeconds, type Services } from '../services.js';
 import { dialectAdapter } from '../db/dialect.js';
-import { checkNick } from '../accounts/rules.js';
-import { announceUsersChanged } from '../users/profile-cache.js';
-import { nickColumns } from '../users/search-keys.js';
-import { normalizeIp, requestAddress } from './ip.js';
+import { announceUsersChanged, checkNick, nickColumns } from '../users/index.js';
+import { normalizeIp, requestAddress } from '../infra/ip.js';
 import { issueBotSession, type SessionData } from './sessions.js';
 import { botOwner, countBots, insertUser } from './queries.js';
 

@@ -31,3 +31,23 @@ export async function startAuth(core: Core): Promise<AuthRuntime> {
     stop: () => clearInterval(sweeper),
   };
 }
+
+// What the other folders use of this one.
+export { admitSignup, SIGNUP_LIMITS } from './defence.js';
+export { PasswordHasher } from './passwords.js';
+export { endAllSessionsIn, endTotpChallenges, replacePasswordHash } from './queries.js';
+export { Session } from './schemas.js';
+export {
+  admitSecondFactorCheck,
+  readSecondFactor,
+  RECOVERY_CODE_COUNT,
+  replaceRecoveryCodes,
+  requireCodeSent,
+  spendSecondFactor,
+} from './second-factor.js';
+export type { SecondFactor } from './second-factor.js';
+export { issueUserSessionIn, revokeAllSessions } from './sessions.js';
+export type { SessionData } from './sessions.js';
+export { announceSessionsRevoked, TokenResolver } from './tokens.js';
+export type { ResolvedSession, SessionEnd } from './tokens.js';
+export { matchingSteps, TOTP_PARAMETERS } from './totp.js';

@@ -1,7 +1,7 @@
 import { defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { createBot, issueBotToken } from './bots.js';
-import { NICK_RULE } from '../accounts/rules.js';
+import { NICK_RULE } from '../users/index.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import { Type } from '@sinclair/typebox';
 import { Session, SigninResult } from './schemas.js';

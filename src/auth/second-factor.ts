@@ -3,7 +3,7 @@ import { ApiError, Code, badParam, rateLimited } from '../api/errors.js';
 import type { Executor } from '../db/connection.js';
 import { sha256 } from '../infra/secrets.js';
 import type { Services } from '../services.js';
-import { matchingSteps } from './totp.js';
+import { matchingSteps } from './totp-codes.js';
 import { recordTotpStep, replaceRecoveryCodeHashes, useRecoveryCode } from './queries.js';
 
 /** Recovery codes made when two-factor sign-in is switched on; each works once. */

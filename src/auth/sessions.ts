@@ -5,7 +5,7 @@ import { ownTransaction, type Executor } from '../db/connection.js';
 import { dialectAdapter } from '../db/dialect.js';
 import { newToken, sha256 } from '../infra/secrets.js';
 import { nowSeconds, type Services } from '../services.js';
-import { requestAddress } from './ip.js';
+import { requestAddress } from '../infra/ip.js';
 import { announceSessionsRevoked } from './tokens.js';
 import {
   deleteDeadSessions,

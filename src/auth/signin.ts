@@ -1,11 +1,11 @@
 import { ApiError, Code, authError, badParam } from '../api/errors.js';
 import type { Services } from '../services.js';
 import { SIGNIN_LIMITS, admitAttempt, type Budget, type DefenceRequest } from './defence.js';
-import { requestAddress } from './ip.js';
+import { requestAddress } from '../infra/ip.js';
 import { knownSource, rememberSource } from './known-sources.js';
 import { addressKey, emailKey } from '../infra/address-keys.js';
 import { captchaCheck } from './captcha.js';
-import { emailLookupKey } from '../admin/accounts.js';
+import { emailLookupKey } from '../users/index.js';
 import { needsRehash } from './passwords.js';
 import type { Executor } from '../db/connection.js';
 import { dialectAdapter } from '../db/dialect.js';

@@ -5,7 +5,7 @@ import { SESSIONS_REVOKED, revokes, type Revocation } from '../infra/channels.js
 import { ChangeCache, attachCache, listen, type AttachedCache, type CacheConditions, type CacheCore } from '../infra/change-cache.js';
 import type { Clock } from '../infra/clock.js';
 import { sha256 } from '../infra/secrets.js';
-import { requestAddress } from './ip.js';
+import { requestAddress } from '../infra/ip.js';
 import { sessionByAccessHash, sessionEnds, setSessionLastUsed } from './queries.js';
 
 export interface ResolvedSession {

@@ -1,23 +1,21 @@
-import { Secret, TOTP } from 'otpauth';
 import { ApiError, Code, badParam } from '../api/errors.js';
-import { constantTimeEqual, newToken, sha256 } from '../infra/secrets.js';
+import { newToken, sha256 } from '../infra/secrets.js';
+import { matchingSteps } from './totp-codes.js';
 import type { Executor } from '../db/connection.js';
 import { nowSeconds, type Services } from '../services.js';
 import { TOTP_LIMITS } from './defence.js';
-import { requestAddress } from './ip.js';
+import { requestAddress } from '../infra/ip.js';
 import { rememberSource } from './known-sources.js';
 import { recoveryCodeForm, spendSecondFactor, type SecondFactor } from './second-factor.js';
 import { issueUserSessionIn, type SessionData } from './sessions.js';
 import { countTotpAttempt, findTotpChallenge, insertTotpChallenge, totpAccount, totpChallengeUse, useTotpChallenge } from './queries.js';
 
-/** RFC 6238 as the reference service uses it. */
-export const TOTP_PARAMETERS = { algorithm: 'SHA1', digits: 6, period: 30 } as const;
-/** Steps of clock drift accepted either way. */
-const DRIFT_STEPS = 1;
 /** Lifetime of a totp_session_token, seconds. */
 export const TOTP_CHALLENGE_TTL = 5 * 60;
 /** Wrong codes a totp_session_token survives. */
 export const TOTP_MAX_FAILURES = 5;
+
+export { TOTP_PARAMETERS, matchingSteps } from './totp-codes.js';
 
 const WRONG_CODE = 'parameter code: wrong code';
 const BAD_CHALLENGE = 'the totp_session_token is unknown, used or expired';
@@ -39,18 +37,6 @@ export async function startTotpChallenge(
     created_at: now,
   });
   return token;
-}
-
-/** The time steps, within the accepted drift of `nowMs`, whose code equals `code`. */
-export function matchingSteps(secretBase32: string, code: string, nowMs: number): number[] {
-  const secret = Secret.fromBase32(secretBase32);
-  const current = Math.floor(nowMs / 1000 / TOTP_PARAMETERS.period);
-  const steps: number[] = [];
-  for (let step = current - DRIFT_STEPS; step <= current + DRIFT_STEPS; step++) {
-    const expected = TOTP.generate({ ...TOTP_PARAMETERS, secret, timestamp: step * TOTP_PARAMETERS.period * 1000 });
-    if (constantTimeEqual(expected, code)) steps.push(step);
-  }
-  return steps;
 }
 
 /**

@@ -1,12 +1,27 @@
+import type { SerializedData } from '../api/method.js';
 import type { Core, Services } from '../services.js';
 import type { Database } from '../db/connection.js';
 import { CATALOG_CHANGED } from '../infra/channels.js';
 import { ChangeCache, announceChange, attachCache, listen, type CacheConditions } from '../infra/change-cache.js';
-import { DEFAULT_ITEM_TYPES } from '../world/schema.js';
+import { DEFAULT_ITEM_TYPES } from './schemas.js';
 import { protoForms, type ProtoForms } from './serialize.js';
-import type { EntryTexts } from './metadata.js';
-import type { KeptAnswers } from './methods.js';
 import { selectCollections, selectItemTypes, selectProtos, selectQualities, type ProtoRow } from './queries.js';
+
+/** JSON text of each metadata entry an answer may list, by id: built once per catalogue. */
+export interface EntryTexts {
+  collections: Map<number, string | null>;
+  legacyCollections: Map<number, string | null>;
+  thingTypes: Map<number, string>;
+  qualities: Map<number, string>;
+}
+
+/** The search answers given from one catalogue snapshot, oldest first. */
+export interface KeptAnswers {
+  answers: Map<string, SerializedData>;
+  chars: number;
+  /** Keys of answers given once since this snapshot: an answer is kept when its key comes again. */
+  askedOnce: Set<string>;
+}
 
 /** One prototype as the catalogue keeps it: the columns filters need plus its ready-made objects. */
 export interface ProtoEntry extends ProtoForms {

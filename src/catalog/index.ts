@@ -15,5 +15,23 @@ export function startCatalog(core: Core): Promise<CatalogRuntime> {
   return CatalogCache.start(core);
 }
 
-export { getCatalog, type Catalog, type ProtoEntry } from './cache.js';
-export { ownedItemJson, type OwnedRow } from './serialize.js';
+// What the other folders use of this one.
+export { announceCatalogChanged, craftKey, getCatalog } from './cache.js';
+export type { Catalog, ProtoEntry } from './cache.js';
+export { metadataJson } from './metadata.js';
+export { loadProtoShorts } from './protos.js';
+export type { ItemObject } from './protos.js';
+export { storedProtoIds } from './queries.js';
+export {
+  CollectionRef,
+  CollectionRefLegacy,
+  DEFAULT_ITEM_TYPES,
+  Item,
+  ItemLegacy,
+  ItemProtoLegacy,
+  ItemProtoShort,
+  ItemProtoStatus,
+  Price,
+} from './schemas.js';
+export { CASE_TYPE, GIFT_SET_TYPE, ownedItemJson, shrinkKey } from './serialize.js';
+export type { DropWeight, OwnedRow } from './serialize.js';

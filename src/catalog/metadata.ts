@@ -1,12 +1,6 @@
-import type { Catalog, ProtoEntry } from './cache.js';
+import type { Catalog, EntryTexts, ProtoEntry } from './cache.js';
 
-/** JSON text of each metadata entry an answer may list, by id: built once per catalogue. */
-export interface EntryTexts {
-  collections: Map<number, string | null>;
-  legacyCollections: Map<number, string | null>;
-  thingTypes: Map<number, string>;
-  qualities: Map<number, string>;
-}
+export type { EntryTexts };
 
 /** Kept with the catalogue itself: a reloaded catalogue starts afresh. */
 function textsOf(catalog: Catalog): EntryTexts {

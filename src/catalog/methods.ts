@@ -2,7 +2,9 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { SerializedData, SerializedList, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { Strict } from '../api/schema-types.js';
-import { getCatalog, type Catalog, type ProtoEntry } from './cache.js';
+import { getCatalog, type Catalog, type KeptAnswers, type ProtoEntry } from './cache.js';
+
+export type { KeptAnswers };
 import { metadataJson } from './metadata.js';
 import { protoJson } from './serialize.js';
 import { flatText } from '../infra/text.js';
@@ -36,14 +38,6 @@ const MAX_KEPT_CHARS = 16 * 1024 * 1024;
 const MAX_ASKED_ONCE = 4096;
 /** ...when they are no longer than this. */
 const MAX_KEY_CHARS = 1024;
-
-/** The search answers given from one catalogue snapshot, oldest first. */
-export interface KeptAnswers {
-  answers: Map<string, SerializedData>;
-  chars: number;
-  /** Keys of answers given once since this snapshot: an answer is kept when its key comes again. */
-  askedOnce: Set<string>;
-}
 
 /**
  * Search answers are a function of the catalogue snapshot and the parameters alone, and the

@@ -134,3 +134,17 @@ export const CollectionRefLegacy = Type.Object(
   { collection_id: Uint, id: Uint, title: Type.String() },
   { ...Strict, $id: 'CollectionLegacy' },
 );
+
+/** The item types a catalogue has when its world file lists none. */
+export const DEFAULT_ITEM_TYPES = [
+  { type: 0, title: 'Card' },
+  { type: 1, title: 'Gift set' },
+  { type: 2, title: 'Case' },
+  { type: 3, title: 'Key' },
+  { type: 4, title: 'Number generator' },
+  { type: 5, title: 'Badge' },
+  { type: 6, title: 'Pass' },
+  { type: 7, title: 'Subscription' },
+  { type: 8, title: 'Taunt' },
+  { type: 9, title: 'Sticker' },
+];

@@ -1,6 +1,6 @@
 import { SerializedData } from '../api/method.js';
 import { elementAt } from '../infra/elements.js';
-import type { ItemObject } from '../catalog/protos.js';
+import type { ItemObject } from '../catalog/index.js';
 import { protosNamedBy, usersNamedBy } from './messages.js';
 import type { ChatMessage, ChatStatus, ChatUser } from './schemas.js';
 

@@ -2,8 +2,8 @@ import { ApiError, Code, authError, badParam } from '../api/errors.js';
 import { ownTransaction, type Executor, type InTransaction } from '../db/connection.js';
 import type { Services } from '../services.js';
 import { MessageIds } from './message-id.js';
-import { storedProtoIds } from '../catalog/queries.js';
-import { storedUserIds } from '../users/queries.js';
+import { storedProtoIds } from '../catalog/index.js';
+import { storedUserIds } from '../users/index.js';
 import { insertMessage, newestMessageIdLocked, selectNewestVisibleMessages, type MessageRow } from './queries.js';
 import type { ChatMessage } from './schemas.js';
 

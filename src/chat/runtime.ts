@@ -1,14 +1,14 @@
 import type { SerializedData } from '../api/method.js';
 import { randomUUID } from 'node:crypto';
 import type { Core, Runtime, Services } from '../services.js';
-import { CATALOG_CHANGED, CHAT_EVENTS, SESSIONS_REVOKED, USERS_CHANGED, WORLD_CHANGED, type UsersChanged } from '../infra/channels.js';
-import { loadProtoShorts, type ItemObject } from '../catalog/protos.js';
+import { CATALOG_CHANGED, SESSIONS_REVOKED, USERS_CHANGED, WORLD_CHANGED, defineChannel, type UsersChanged } from '../infra/channels.js';
+import { loadProtoShorts, type ItemObject } from '../catalog/index.js';
 import { ChatHistory, type ChatSettings, type GchatAnswer } from './history.js';
 import { MessageWriter, loadNewestMessages, protosNamedBy, usersNamedBy } from './messages.js';
 import { selectChatState } from './queries.js';
 import type { ChatMessage, ChatUser } from './schemas.js';
 import { loadChatUsers } from './users.js';
-import type { FeedEvent } from '../realtime/hub.js';
+import type { FeedEvent } from '../realtime/index.js';
 
 /**
  * How old the in-memory chat may get before it is read again from the database,
@@ -21,6 +21,9 @@ export const RESYNC_AFTER_MS = 30_000;
 /** Where the chat status last announced to realtime connections is kept (beside the counters: in Redis, for every process). */
 const ANNOUNCED_STATUS_KEY = 'chat:status:announced';
 const ANNOUNCED_STATUS_KEPT_SECONDS = 30 * 86400;
+
+/** Chat events; every process applies them to its history. */
+export const CHAT_EVENTS = defineChannel<ChatEvent>('chat.event');
 
 export type ChatEvent =
   | {

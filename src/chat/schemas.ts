@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Strict, Uint } from '../api/schema-types.js';
-import { UserInactive, UserShort } from '../users/schemas.js';
-import { ItemProtoShort } from '../catalog/schemas.js';
+import { UserInactive, UserShort } from '../users/index.js';
+import { ItemProtoShort } from '../catalog/index.js';
 
 /** A user as the chat shows them: the short form, or users.get's placeholder for a globally blocked account. */
 export const ChatUser = Type.Union([UserShort, UserInactive]);

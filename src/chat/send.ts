@@ -1,8 +1,8 @@
 import { ApiError, Code, authError, badParam } from '../api/errors.js';
-import { Friendship, friendshipValues, isBlock } from '../friends/relations.js';
+import { Friendship, friendshipValues, isBlock } from '../friends/index.js';
 import { sha256 } from '../infra/secrets.js';
 import type { CounterStore } from '../infra/counters.js';
-import { loadProfiles, type Profile } from '../users/profiles.js';
+import { loadProfiles, type Profile } from '../users/index.js';
 import type { Services } from '../services.js';
 import { isOnlyEmoticons } from './emoticons.js';
 import { mentionedIds } from './mentions.js';

@@ -1,5 +1,5 @@
 import type { Services } from '../services.js';
-import { inactiveObject, isGloballyBanned, loadProfiles, profileObject, type Profile } from '../users/profiles.js';
+import { inactiveObject, isGloballyBanned, loadProfiles, profileObject, type Profile } from '../users/index.js';
 import type { ChatUser } from './schemas.js';
 
 /** A user as the chat shows them: the short form, or for a globally blocked account users.get's placeholder (as `shownProfile`). */

@@ -1,4 +1,4 @@
-import { isShippedDemoWorld } from '../world/demo.js';
+import { importWorldIfEmpty, isEmptyWorld, isShippedDemoWorld, WorldError } from '../world/index.js';
 import v8 from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
@@ -7,9 +7,8 @@ import { createServer } from '../app.js';
 import { openDatabase, describeDatabaseUrl, type Database, databaseOptions } from '../db/connection.js';
 import { describeSecretKeySource } from '../db/secret-key.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { importWorldIfEmpty, isEmptyWorld, WorldError } from '../world/import.js';
 import { readWorldFile } from './world-commands.js';
-import { publicUrl } from '../accounts/messages.js';
+import { publicUrl } from '../accounts/index.js';
 import { MetricsListenerError } from '../operations/metrics-endpoint.js';
 import { reloadTls, tlsFilesOf } from '../operations/tls.js';
 

@@ -3,11 +3,9 @@ import type { Config } from '../config.js';
 import { openDatabase, describeDatabaseUrl, type Database, databaseOptions } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { sqliteFileAt } from '../db/database-files.js';
-import { importWorld, WorldError, type ImportSummary } from '../world/import.js';
-import { exportWorld } from '../world/export.js';
+import { announceWorldImported, exportWorld, type ImportSummary, importWorld, WorldError } from '../world/index.js';
 import { RedisBus } from '../infra/bus.js';
 import { connectRedis } from '../infra/redis.js';
-import { announceWorldImported } from '../world/announce.js';
 import { createdKeyNotice } from '../db/secret-key.js';
 
 /** Opens the configured database with its secret key; says so when the key file was made now. */

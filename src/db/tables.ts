@@ -412,6 +412,39 @@ export interface MarketFreezesTable {
   reason: string;
 }
 
+/** A game of the classic board game; its state is rebuilt from game_actions. */
+export interface GamesTable {
+  game_id: Id;
+  status: 'live' | 'over';
+  /** JSON: the board config (the game SDK's setup.config). */
+  config: string;
+  /** JSON: the players (setup.players, with `computer` for the built-in computer players). */
+  players: string;
+  /** JSON: the engine's options. */
+  options: string;
+  seed: string;
+  /** Milliseconds. */
+  ts_start: number;
+  ts_end: number | null;
+  winner_user_id: number | null;
+}
+
+export interface GameActionsTable {
+  game_id: number;
+  seq: number;
+  /** Null for a timeout (the default action of whoever was expected). */
+  user_id: number | null;
+  /** JSON: the action as the engine takes it. */
+  action: string;
+  /** Milliseconds. */
+  ts: number;
+}
+
+export interface GamePlayersTable {
+  game_id: number;
+  user_id: number;
+}
+
 export interface Tables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -448,4 +481,7 @@ export interface Tables {
   market_sales: MarketSalesTable;
   market_freezes: MarketFreezesTable;
   shop_purchases: ShopPurchasesTable;
+  games: GamesTable;
+  game_actions: GameActionsTable;
+  game_players: GamePlayersTable;
 }

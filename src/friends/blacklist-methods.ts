@@ -3,14 +3,11 @@ import { defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { ApiError, Code } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
-import { UserRelated } from '../users/schemas.js';
+import { formOf, pagingParams, profilesInOrder, requireUser, UserRelated } from '../users/index.js';
 import { blockUser, unblockUser } from './graph.js';
 import { friendshipLookup } from './relations.js';
 import { blockedPage } from './queries.js';
-import { formOf, pagingParams, profilesInOrder } from './lists.js';
-import { requireUser } from '../users/profiles.js';
 import { ownTransaction } from '../db/connection.js';
-import { endingOpenTrades } from '../trades/invalidate.js';
 
 /*
  * Block lists under the reference service's names (blacklist.get / add / remove); our earlier
@@ -30,8 +27,11 @@ export const blacklistAdd = defineMethod({
   handler: async ({ services, caller }, params) => {
     const target = await requireUser(services, params.user_id, { active: false });
     if (target === caller.userId) throw new ApiError(Code.BAD_PARAM, 'parameter user_id: you cannot block yourself');
-    await endingOpenTrades(services, ownTransaction(services.db), { userId: caller.userId, partnerId: target }, (blocking) =>
-      blockUser(services, caller.userId, target, blocking),
+    await services.hooks.friends.endingTradesBetween(
+      services,
+      ownTransaction(services.db),
+      { userId: caller.userId, partnerId: target },
+      (blocking) => blockUser(services, caller.userId, target, blocking),
     );
     return undefined;
   },

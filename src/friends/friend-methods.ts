@@ -4,12 +4,10 @@ import { P } from '../api/params.js';
 import { ApiError, Code, authError } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
 import type { Services } from '../services.js';
-import { UserEither, UserRelated } from '../users/schemas.js';
+import { formOf, pagingParams, profilesInOrder, profileTextsInOrder, requireUser, UserEither, UserRelated } from '../users/index.js';
 import { addFriendRequest, removeRelation } from './graph.js';
 import { Friendship, cachedRelations } from './relations.js';
 import { friendsPage, friendsWithPresence, incomingRequestsPage } from './queries.js';
-import { formOf, pagingParams, profilesInOrder, profileTextsInOrder } from './lists.js';
-import { requireUser } from '../users/profiles.js';
 
 export const friendsAdd = defineMethod({
   name: 'friends.add',

@@ -31,3 +31,7 @@ export async function startFriends(core: Core): Promise<FriendsRuntime> {
     },
   };
 }
+
+// What the other folders use of this one.
+export { addFriendRequest, blockUser, makeFriends, removeRelation, unblockUser } from './graph.js';
+export { Friendship, friendshipValues, isBlock } from './relations.js';

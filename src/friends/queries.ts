@@ -1,14 +1,6 @@
 import { sql } from 'kysely';
 import type { Database, Executor } from '../db/connection.js';
-import type { Flag } from '../db/flags.js';
-
-/**
- * `global_ban = 1` and `= 0` as literals: the index of blocked accounts (users_banned) is
- * defined by the first, and compared with a bound value SQLite would compile the statement
- * again on every run.
- */
-export const BANNED = sql.lit<Flag>(1);
-export const NOT_BANNED = sql.lit<Flag>(0);
+import { BANNED, NOT_BANNED } from '../users/index.js';
 
 /** Kinds of `relationRows` that are blocks (1..3 are as in `Friendship`). */
 export const KIND_BLOCKED = 4;

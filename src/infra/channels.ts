@@ -1,7 +1,3 @@
-import type { Caller } from '../api/method.js';
-import type { ChatEvent } from '../chat/runtime.js';
-import type { NumberedEvent } from '../realtime/hub.js';
-
 /** A bus channel: its name between processes and, as a type, the message it carries. */
 export interface Channel<M> {
   readonly name: string;
@@ -24,8 +20,15 @@ export interface UsersChanged {
 /** A revocation notice: every session matching it stops working, in every process. */
 export type Revocation = { sessionIds: number[] } | { userId: number } | { familyId: string };
 
+/** The session a caller holds, as a revocation names it. */
+export interface HeldSession {
+  userId: number;
+  sessionId: number;
+  familyId: string;
+}
+
 /** Whether a revocation ends the session of `caller`: the one rule every holder of sessions applies. */
-export function revokes(revocation: Revocation, caller: Pick<Caller, 'userId' | 'sessionId' | 'familyId'>): boolean {
+export function revokes(revocation: Revocation, caller: HeldSession): boolean {
   if (revocation === null || typeof revocation !== 'object') return false;
   return (
     ('sessionIds' in revocation && Array.isArray(revocation.sessionIds) && revocation.sessionIds.includes(caller.sessionId)) ||
@@ -35,7 +38,8 @@ export function revokes(revocation: Revocation, caller: Pick<Caller, 'userId' | 
 }
 
 /*
- * Every channel of the bus, with what it carries. A change announcement is published after
+ * The channels of the bus that carry no domain's types, with what they carry (a channel that
+ * carries a domain's events is defined in that domain: CHAT_EVENTS in chat, FEED_EVENTS in realtime). A change announcement is published after
  * the change is committed; every process, the publisher's included, handles it.
  */
 
@@ -51,10 +55,6 @@ export const FRIENDS_CHANGED = defineChannel<UsersChanged>('friends.changed');
 export const INVENTORY_CHANGED = defineChannel<UsersChanged>('inventory.changed');
 /** Sessions were revoked; published confirmed, so none is accepted anywhere once the publication resolves. */
 export const SESSIONS_REVOKED = defineChannel<Revocation>('auth.revoked');
-/** Chat events; every process applies them to its history. */
-export const CHAT_EVENTS = defineChannel<ChatEvent>('chat.event');
-/** Events for realtime connections, numbered in order (Bus.publishSequenced). */
-export const FEED_EVENTS = defineChannel<NumberedEvent>('realtime.event');
 /** A user may have come online (a signed-in realtime connection opened): every process counts again and tells its connections. */
 export const PRESENCE_CHANGED = defineChannel<Announcement>('realtime.presence');
 /**

@@ -1,6 +1,6 @@
 import type { CallContext } from '../api/method.js';
 import { ANSWER_BYTES_PER_REQUEST } from '../api/address-limits.js';
-import { requireUser } from '../users/profiles.js';
+import { requireUser } from '../users/index.js';
 import { checkInventoryPrivacy } from './privacy.js';
 import { ownedCounts } from './answer-cache.js';
 

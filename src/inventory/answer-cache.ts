@@ -1,5 +1,5 @@
 import type { Core, Services } from '../services.js';
-import type { Catalog } from '../catalog/cache.js';
+import type { Catalog } from '../catalog/index.js';
 import { SerializedData } from '../api/method.js';
 import { INVENTORY_CHANGED } from '../infra/channels.js';
 import { countOwnedItems, type OwnedCounts } from './queries.js';

@@ -3,15 +3,11 @@ import { SerializedData, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import { nowSeconds, type Services } from '../services.js';
-import { craftKey, getCatalog, type Catalog, type ProtoEntry } from '../catalog/cache.js';
-import { ownedItemJson, type OwnedRow } from '../catalog/serialize.js';
+import { type Catalog, craftKey, getCatalog, ownedItemJson, type OwnedRow, type ProtoEntry } from '../catalog/index.js';
 import { CraftResult } from './schemas.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { createCraftResult, readCraftInputs, recordCraftConsuming, type ConsumedInput, type CraftInput } from './queries.js';
 import { elementAt } from '../infra/elements.js';
-import { closeInvalidated } from '../trades/queries.js';
-import { expiryCutoff } from '../trades/status.js';
-import { announceInvalidated } from '../trades/announce.js';
 
 export const CRAFT_INPUTS = 10;
 
@@ -71,9 +67,9 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
       if (craftId === undefined || consumed.length !== CRAFT_INPUTS) throw new ItemsUnusable();
       const result = chooseResult(catalog, consumed);
       const made = { protoId: result.id, type: result.type, qualityId: result.qualityId };
-      const cutoff = expiryCutoff(services, now);
-      const { row, holding } = await createCraftResult(trx, dialect, { userId, craftId, consumedIds: ids }, made, now, cutoff);
-      await closeInvalidated(trx, holding, now);
+      const holdingQuery = services.hooks.inventory.tradesHolding(services, trx, dialect, ids, now);
+      const { row, holding } = await createCraftResult(trx, dialect, { userId, craftId }, made, now, holdingQuery);
+      await services.hooks.inventory.closeTrades(trx, holding, now);
       return { row, proto: result, invalidated: holding };
     });
   } catch (error) {
@@ -84,7 +80,7 @@ export async function craftItems(services: Services, userId: number, itemIds: nu
   }
   services.metrics.count('craft', 'made');
   await announceInventoriesChanged(services, [userId]);
-  await announceInvalidated(services, crafted.invalidated);
+  await services.hooks.inventory.announceEndedTrades(services, crafted.invalidated);
   return crafted;
 }
 

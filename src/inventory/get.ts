@@ -1,14 +1,12 @@
 import { SerializedData, StreamedData, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { authError } from '../api/errors.js';
-import { getCatalog, type Catalog, type ProtoEntry } from '../catalog/cache.js';
-import { ownedItemJson, shrinkKey, type OwnedRow } from '../catalog/serialize.js';
-import { loadUsers, requireUser } from '../users/profiles.js';
+import { type Catalog, getCatalog, metadataJson, ownedItemJson, type OwnedRow, type ProtoEntry, shrinkKey } from '../catalog/index.js';
+import { loadUsers, requireUser } from '../users/index.js';
 import { checkInventoryPrivacy } from './privacy.js';
 import { equippedTree, listOwnedItems, loadEquipped, type ListOptions } from './queries.js';
 import type { Services } from '../services.js';
 import { InventoryResult } from './schemas.js';
-import { metadataJson } from '../catalog/metadata.js';
 import { encodedPart, ownedCounts, type ItemsPart } from './answer-cache.js';
 import { inventoryAnswerBytes } from './answer-bytes.js';
 

@@ -5,8 +5,6 @@ import type { ItemsTable } from '../db/tables.js';
 import { nowSeconds, type Services } from '../services.js';
 import { announceInventoriesChanged } from './answer-cache.js';
 import { insertItems, readProtoClass, recordRevocation, revokeOwnedItem, unequipItems, userExists } from './queries.js';
-import { invalidateTradesHolding } from '../trades/invalidate.js';
-import { announceInvalidated } from '../trades/announce.js';
 
 export interface Grant {
   userId: number;
@@ -65,9 +63,9 @@ export async function revokeItem(
     if (ownerId === undefined) throw badParam('item_id', `item ${itemId} does not exist or is no longer owned`);
     await recordRevocation(trx, { itemId, userId: ownerId, now, reason });
     await unequipItems(trx, [itemId]);
-    const invalidated = await invalidateTradesHolding(services, trx, [itemId]);
+    const invalidated = await services.hooks.inventory.endTradesHolding(services, trx, [itemId]);
     return { ownerId, invalidated };
   });
   await announceInventoriesChanged(services, [revoked.ownerId]);
-  await announceInvalidated(services, revoked.invalidated);
+  await services.hooks.inventory.announceEndedTrades(services, revoked.invalidated);
 }

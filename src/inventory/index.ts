@@ -20,4 +20,9 @@ export async function startInventory(core: Core): Promise<InventoryRuntime> {
   return { answers: answers.cache, stop: answers.detach };
 }
 
+// What the other folders use of this one.
 export { announceInventoriesChanged } from './answer-cache.js';
+export { grantItems, revokeItem } from './grants.js';
+export type { InvalidatedTrade } from './hooks.js';
+export { inventoryShownTo, mayReadInventory } from './privacy.js';
+export { OWNED } from './queries.js';

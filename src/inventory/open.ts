@@ -2,19 +2,21 @@ import { createHash, randomInt } from 'node:crypto';
 import { ApiError, Code, badParam } from '../api/errors.js';
 import type { DialectName, Executor } from '../db/connection.js';
 import { nowSeconds, type Services } from '../services.js';
-import { getCatalog, type Catalog, type ProtoEntry } from '../catalog/cache.js';
-import { CASE_TYPE, GIFT_SET_TYPE, ownedItemJson, type DropWeight, type OwnedRow } from '../catalog/serialize.js';
-import { postSystemMessage } from '../chat/moderation.js';
-import type { SystemMessageFields } from '../chat/messages.js';
+import {
+  CASE_TYPE,
+  type Catalog,
+  type DropWeight,
+  getCatalog,
+  GIFT_SET_TYPE,
+  ownedItemJson,
+  type OwnedRow,
+  type ProtoEntry,
+} from '../catalog/index.js';
+import { postSystemMessage, type SystemMessageFields } from '../chat/index.js';
 import { announceInventoriesChanged } from './answer-cache.js';
-import { invalidateTradesHolding } from '../trades/invalidate.js';
-import type { InvalidatedTrade } from '../trades/queries.js';
+import type { InvalidatedTrade } from './hooks.js';
 import type { DomainEvents } from '../operations/metrics.js';
-import { announceInvalidated } from '../trades/announce.js';
-import { admissionFrom, requireAdmitted } from '../trades/admission.js';
-import { tradePrivacy } from '../trades/queries.js';
-import { Friendship } from '../friends/relations.js';
-import { requireUser } from '../users/profiles.js';
+import { requireUser } from '../users/index.js';
 import {
   consumeOwnedItems,
   insertReceivedItems,
@@ -124,9 +126,15 @@ function plan(catalog: Catalog, request: OpenRequest, rows: OpeningInput[], now:
  * A gift set opened for `receiverId`: 2 unless they are the caller's friend, read under a lock
  * that keeps the friendship until the opening commits; 701 when their settings refuse gifts.
  */
-async function requireGiftReceiver(trx: Executor, dialect: DialectName, userId: number, receiverId: number): Promise<void> {
+async function requireGiftReceiver(
+  services: Services,
+  trx: Executor,
+  dialect: DialectName,
+  userId: number,
+  receiverId: number,
+): Promise<void> {
   if (!(await isFriend(trx, userId, receiverId, dialect))) throw badParam('user_id_receiver', 'a gift set may be opened only for a friend');
-  requireAdmitted(admissionFrom(Friendship.FRIENDS, await tradePrivacy(trx, receiverId)), true);
+  await services.hooks.inventory.requireGiftAdmitted(trx, receiverId);
 }
 
 /** A retry's stored answer: the first opening with this caller and request id. */
@@ -170,14 +178,14 @@ export async function openItem(services: Services, request: OpenRequest): Promis
   let opened: Opened & { kind: DomainEvents['opening']; invalidated: InvalidatedTrade[] };
   try {
     opened = await k.transaction().execute(async (trx) => {
-      if (receiverId !== undefined) await requireGiftReceiver(trx, dialect, userId, receiverId);
+      if (receiverId !== undefined) await requireGiftReceiver(services, trx, dialect, userId, receiverId);
       const chosen = plan(catalog, { ...request, receiverId }, await readOpeningInputs(trx, dialect, ids), now);
       const consumed = [request.itemId, ...(chosen.key ? [chosen.key.item_id] : [])];
       const kind = chosen.container.type === CASE_TYPE ? 'case' : 'gift';
       const updated = await consumeOwnedItems(trx, dialect, userId, consumed, now);
       // Another opening took the case or key first: roll everything back.
       if (updated !== BigInt(consumed.length)) throw notYours('the item is no longer in your inventory');
-      const invalidated = await invalidateTradesHolding(services, trx, consumed);
+      const invalidated = await services.hooks.inventory.endTradesHolding(services, trx, consumed);
       await unequipItems(trx, consumed);
 
       const received = chosen.received.map((proto) => ({ item_proto_id: proto.id, type: proto.type, quality_id: proto.qualityId }));
@@ -220,7 +228,7 @@ export async function openItem(services: Services, request: OpenRequest): Promis
   }
   services.metrics.count('opening', opened.kind);
   await announceInventoriesChanged(services, receiverId === undefined ? [userId] : [userId, receiverId]);
-  await announceInvalidated(services, opened.invalidated);
+  await services.hooks.inventory.announceEndedTrades(services, opened.invalidated);
   if (announcement && announcement.quality >= services.config.announceDropsFromClass) {
     // The opening stands whatever happens to its announcement.
     await postSystemMessage(services, announcement.message).catch((error: unknown) =>

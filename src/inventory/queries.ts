@@ -1,10 +1,10 @@
-import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type SelectQueryBuilder } from 'kysely';
 import type { DialectName, Executor } from '../db/connection.js';
 import type { DrawsTable, InventoryPrivacy, ItemState, ItemsTable, Tables } from '../db/tables.js';
 import type { Services } from '../services.js';
 import { elementAt } from '../infra/elements.js';
-import type { OwnedRow } from '../catalog/serialize.js';
-import { openTradesHolding, type InvalidatedTrade } from '../trades/queries.js';
+import type { OwnedRow } from '../catalog/index.js';
+import type { InvalidatedTrade } from './hooks.js';
 
 export type InventoryOrder = 'time' | 'quality';
 
@@ -286,24 +286,24 @@ export interface CraftResultItem {
 
 /**
  * Creates a craft's result for the user and links it to the craft, in the caller's
- * transaction, and finds the open trades holding any of the consumed items (made after
- * `cutoff`), which the caller makes invalid; on PostgreSQL in one statement, which locks those
- * trades in id order (after the consume step has locked the items and the user's counts).
+ * transaction, and finds the open trades holding any of the consumed items (`holding`, from
+ * the inventory's hooks), which the caller makes invalid; on PostgreSQL in one statement, which
+ * locks those trades in id order (after the consume step has locked the items and the user's
+ * counts).
  */
 export async function createCraftResult(
   trx: Executor,
   dialect: DialectName,
-  craft: { userId: number; craftId: number; consumedIds: number[] },
+  craft: { userId: number; craftId: number },
   result: CraftResultItem,
   now: number,
-  cutoff: number,
+  holding: SelectQueryBuilder<Tables, 'trades', InvalidatedTrade>,
 ): Promise<{ row: OwnedRow; holding: InvalidatedTrade[] }> {
-  const { userId, craftId, consumedIds } = craft;
+  const { userId, craftId } = craft;
   const create = sql<OwnedRow>`
     insert into items (user_id, item_proto_id, type, quality_id, ts_owned, ts_can_trade, state, created_by_craft_id)
     values (${userId}, ${result.protoId}, ${result.type}, ${result.qualityId}, ${now}, 0, ${OWNED}, ${craftId})
     returning item_id, user_id, item_proto_id, ts_owned, ts_can_trade, data`;
-  const holding = openTradesHolding(trx, dialect, consumedIds, cutoff);
   if (dialect === 'postgres') {
     const { rows } = await sql<OwnedRow & { holding: InvalidatedTrade[] }>`
       with created as (${create}),

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Strict, Uint } from '../api/schema-types.js';
-import { CollectionRef, CollectionRefLegacy, Item, ItemLegacy } from '../catalog/schemas.js';
-import { UserFull } from '../users/schemas.js';
+import { CollectionRef, CollectionRefLegacy, Item, ItemLegacy } from '../catalog/index.js';
+import { UserFull } from '../users/index.js';
 
 /** Positions of equipped items: boards by name, then slots; badges on the profile. */
 export const EquippedTree = Type.Object(

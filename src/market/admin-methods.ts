@@ -40,7 +40,7 @@ const moneyChange = (sign: 1 | -1) =>
     description:
       (sign > 0
         ? 'Recorded in the ledger as `admin_grant`'
-        : 'Recorded in the ledger as `admin_revoke`; 1903 when the balance is smaller') +
+        : 'Recorded in the ledger as `admin_revoke`; 2003 when the balance is smaller') +
       ', with the reason, against the platform account; the user sees the new balance live.',
     params: P.object({
       user_id: P.idOrDomain({ description: 'id or domain of the user' }),
@@ -48,7 +48,7 @@ const moneyChange = (sign: 1 | -1) =>
       reason: reasonParam,
     }),
     result: Type.Object({ balance: Money }, Strict),
-    errors: sign > 0 ? { 101: 'user does not exist' } : { 101: 'user does not exist', 1903: 'the balance is smaller than the amount' },
+    errors: sign > 0 ? { 101: 'user does not exist' } : { 101: 'user does not exist', 2003: 'the balance is smaller than the amount' },
     handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
       const amount = unitsToKopecks('amount', params.amount);
@@ -105,7 +105,7 @@ export const marketAdminMethods: AnyMethod[] = [
     summary: 'Take an item off the market',
     description: 'The item returns to its seller.',
     params: P.object({ thing_id: P.uint({ minimum: 1, description: 'the item' }), reason: reasonParam }),
-    errors: { 1901: 'the item is not on sale' },
+    errors: { 2001: 'the item is not on sale' },
     handler: async ({ services, inTransaction }, params) => {
       const listing = await inTransaction(async (trx) => {
         const ended = await cancelListingIn(trx, params.thing_id);
@@ -121,7 +121,7 @@ export const marketAdminMethods: AnyMethod[] = [
     extension: true,
     name: 'admin.freezeMarket',
     summary: "Freeze or unfreeze a user's use of the market",
-    description: 'A frozen user can neither sell nor buy (1905); their listings stay until cancelled.',
+    description: 'A frozen user can neither sell nor buy (2005); their listings stay until cancelled.',
     params: P.object({
       user_id: P.idOrDomain({ description: 'id or domain of the user' }),
       frozen: P.bit({ description: '1 to freeze, 0 to unfreeze' }),

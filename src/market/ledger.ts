@@ -27,7 +27,7 @@ export interface Movement {
 /**
  * Changes the users' balances by their movements, in the caller's transaction: in ascending
  * user order, so that concurrent transfers on PostgreSQL lock balances in one order and never
- * deadlock, a debit only when the balance covers it (else 1903 and the whole transaction rolls
+ * deadlock, a debit only when the balance covers it (else 2003 and the whole transaction rolls
  * back). The movements must sum to zero. Answers each user's balance after it. Balances are
  * changed before any item of the same transaction (an item's change also locks its owner's
  * inventory count), so that money and items are always locked in that order.

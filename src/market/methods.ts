@@ -22,7 +22,7 @@ import {
 import { HistoryEntry, LastSellups, MarketList, Money } from './schemas.js';
 import { buy, cancel, sell } from './trading.js';
 import { buyFromShop, quickSell } from './shop.js';
-import { Item } from '../catalog/schemas.js';
+import { Item } from '../catalog/index.js';
 import { listingsJson, marketThingJson } from './views.js';
 
 export const MAX_LISTING_PAGE = 100;
@@ -35,7 +35,7 @@ const countParam = (max: number, fallback: number) =>
   P.uint({ default: fallback, minimum: 1, maximum: max, description: `rows to answer, at most ${max}` });
 
 const ITEM_ERRORS = { 603: 'the item is not in your inventory, cannot be traded (yet or ever), is equipped or is in an open trade' };
-const FROZEN = { 1905: 'an administrator has frozen your use of the market' };
+const FROZEN = { 2005: 'an administrator has frozen your use of the market' };
 
 export const walletMethods: AnyMethod[] = [
   defineMethod({
@@ -115,7 +115,7 @@ export const marketMethods: AnyMethod[] = [
     auth: 'required',
     extension: true,
     params: P.object({ thing_id: THING_ID }),
-    errors: { 1901: 'you have no listing of this item' },
+    errors: { 2001: 'you have no listing of this item' },
     handler: async ({ services, caller }, params) => {
       await cancel(services, caller.userId, params.thing_id);
     },
@@ -126,8 +126,8 @@ export const marketMethods: AnyMethod[] = [
     summary: 'Buy an item on sale at its price',
     description:
       "`price` is in kopecks (units × 100, as clients send it; a float within a rounding error of a whole number is taken as it) and must be the listing's price: " +
-      'a price changed meanwhile answers 1902 with the current one in `data.price` (units). The seller receives the price less `--market-fee` percent (rounded down); ' +
-      'the item cannot be traded, crafted or sold again for `--market-hold`. Of concurrent buyers one wins; the others answer 1901 and keep their money.',
+      'a price changed meanwhile answers 2002 with the current one in `data.price` (units). The seller receives the price less `--market-fee` percent (rounded down); ' +
+      'the item cannot be traded, crafted or sold again for `--market-hold`. Of concurrent buyers one wins; the others answer 2001 and keep their money.',
     auth: 'required',
     params: P.object({
       thing_id: THING_ID,
@@ -135,10 +135,10 @@ export const marketMethods: AnyMethod[] = [
     }),
     result: Type.Object({ thing_id: Uint, price: Money, balance: Money }, Strict),
     errors: {
-      1901: 'the item is not on sale: sold, taken off, expired or never listed',
-      1902: 'the listing has another price (data.price: the current one, in units)',
-      1903: 'your balance does not cover the price',
-      1904: 'the listing is your own',
+      2001: 'the item is not on sale: sold, taken off, expired or never listed',
+      2002: 'the listing has another price (data.price: the current one, in units)',
+      2003: 'your balance does not cover the price',
+      2004: 'the listing is your own',
       ...FROZEN,
     },
     handler: async ({ services, caller }, params) => {
@@ -280,7 +280,7 @@ export const shopMethods: AnyMethod[] = [
       ),
     }),
     result: Type.Object({ item: Item, balance: Money }, Strict),
-    errors: { 1903: 'your balance does not cover the price', 1906: 'the catalogue does not sell this prototype' },
+    errors: { 2003: 'your balance does not cover the price', 2006: 'the catalogue does not sell this prototype' },
     handler: async ({ services, caller }, params) =>
       new SerializedData(await buyFromShop(services, caller.userId, params.item_proto_id, params.request_id)),
   }),
@@ -293,7 +293,7 @@ export const shopMethods: AnyMethod[] = [
     extension: true,
     params: P.object({ thing_id: THING_ID }),
     result: Type.Object({ balance: Money }, Strict),
-    errors: { ...ITEM_ERRORS, 1906: 'the platform does not buy this prototype back' },
+    errors: { ...ITEM_ERRORS, 2006: 'the platform does not buy this prototype back' },
     handler: async ({ services, caller }, params) => ({ balance: toUnits(await quickSell(services, caller.userId, params.thing_id)) }),
   }),
 ];

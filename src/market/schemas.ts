@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Strict, Ts, Uint } from '../api/schema-types.js';
-import { ItemProtoLegacy } from '../catalog/schemas.js';
+import { ItemProtoLegacy } from '../catalog/index.js';
 import { LEDGER_KINDS } from './ledger.js';
 
 /** An amount of money in units of the currency (kopecks / 100): at most two decimals. */

@@ -87,7 +87,7 @@ async function returnItems(trx: Parameters<typeof markUnlisted>[0], listings: Li
   }
 }
 
-/** market.cancel: takes the caller's item off the market and back into their inventory (1901 when it is not on sale). */
+/** market.cancel: takes the caller's item off the market and back into their inventory (2001 when it is not on sale). */
 export async function cancel(services: Services, sellerId: number, itemId: number): Promise<void> {
   await services.db.kysely.transaction().execute(async (trx) => {
     const listing = await deleteListing(trx, itemId, sellerId);
@@ -113,7 +113,7 @@ export interface BuyResult {
 /**
  * market.buy: buys a listed item at `price` kopecks, the listing's price. One transaction takes
  * the listing by a conditional delete (price, expiry and seller checked in it), debits the
- * buyer (1903 when the balance does not cover it), credits the seller less the fee, records
+ * buyer (2003 when the balance does not cover it), credits the seller less the fee, records
  * the transfer and the sale and moves the item, owned and locked for `--market-hold`. Two
  * buyers, a buyer and a cancel or a price change: one delete wins, the others find nothing.
  */

@@ -1,8 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { registeredEmails } from '../accounts/queries.js';
 import type { Services } from '../services.js';
-import { isShippedDemoWorld } from '../world/demo.js';
+
+/** What the front page asks the domains, handed to it by the composition root (src/app.ts). */
+export interface DemoAccountSource {
+  /** Whether a world file is the shipped demo world, whose accounts are there to be tried. */
+  isShippedDemoWorld(path: string): boolean;
+  /** Which of these e-mails have an account. */
+  registeredEmails(emails: readonly string[]): Promise<string[]>;
+}
 
 /** The package's version: src/operations and dist/operations are both two levels below its root. */
 function packageVersion(): string {
@@ -15,8 +21,8 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
  * E-mails of the accounts the shipped demo world gives a plain password; none for any other
  * world file, whose accounts are no one's to advertise.
  */
-function demoEmails(worldFile: string | undefined): string[] {
-  if (!worldFile || !isShippedDemoWorld(worldFile)) return [];
+function demoEmails(worldFile: string | undefined, source: DemoAccountSource): string[] {
+  if (!worldFile || !source.isShippedDemoWorld(worldFile)) return [];
   try {
     const world = JSON.parse(readFileSync(worldFile, 'utf8')) as { users?: { email?: unknown; password?: unknown }[] };
     return (world.users ?? []).filter((u) => typeof u.email === 'string' && typeof u.password === 'string').map((u) => u.email as string);
@@ -30,11 +36,11 @@ function demoEmails(worldFile: string | undefined): string[] {
  * health checks are and, when the world it started with has demo accounts that are in the
  * database, their e-mails (never their passwords: those are in the README).
  */
-export function registerFrontPage(app: FastifyInstance, services: Pick<Services, 'config' | 'db'>): void {
+export function registerFrontPage(app: FastifyInstance, services: Pick<Services, 'config'>, source: DemoAccountSource): void {
   const version = escapeHtml(packageVersion());
-  const candidates = demoEmails(services.config.world);
+  const candidates = demoEmails(services.config.world, source);
   app.get('/', async (_request, reply) => {
-    const present = candidates.length === 0 ? [] : await registeredEmails(services.db.kysely, candidates);
+    const present = candidates.length === 0 ? [] : await source.registeredEmails(candidates);
     const demo = candidates.filter((email) => present.includes(email));
     const accounts =
       demo.length === 0

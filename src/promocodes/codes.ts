@@ -1,9 +1,8 @@
 import { ApiError, Code, rateLimited } from '../api/errors.js';
 import { nowSeconds, type Services } from '../services.js';
-import { getCatalog } from '../catalog/cache.js';
-import { ownedItemJson, type OwnedRow } from '../catalog/serialize.js';
-import { postSystemMessage } from '../chat/moderation.js';
-import { announceInventoriesChanged } from '../inventory/answer-cache.js';
+import { getCatalog, ownedItemJson, type OwnedRow } from '../catalog/index.js';
+import { postSystemMessage } from '../chat/index.js';
+import { announceInventoriesChanged } from '../inventory/index.js';
 import { countUse, insertGrantedItems, insertUse, setUseItems } from './queries.js';
 
 /** Codes are kept in upper case; users may type them in any case. */

@@ -6,3 +6,7 @@ export const promocodesDomain: Domain = {
   name: 'promocodes',
   methods: [walletPromocodeActivate],
 };
+
+// What the other folders use of this one.
+export { MAX_PROMOCODE_ITEMS, MAX_PROMOCODE_LENGTH } from './codes.js';
+export { createPromocode, disablePromocode, listPromocodes } from './store.js';

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { SerializedData, defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { Strict } from '../api/schema-types.js';
-import { Item } from '../catalog/schemas.js';
+import { Item } from '../catalog/index.js';
 import {
   FAILED_ACTIVATIONS_WINDOW,
   MAX_FAILED_ACTIVATIONS,

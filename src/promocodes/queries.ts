@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/connection.js';
 import type { PromocodesTable } from '../db/tables.js';
-import type { OwnedRow } from '../catalog/serialize.js';
+import type { OwnedRow } from '../catalog/index.js';
 
 /** Records a user's use of a code; false when that user has used it already. */
 export async function insertUse(trx: Executor, code: string, userId: number, now: number): Promise<boolean> {

@@ -5,7 +5,7 @@ import { ownTransaction } from '../db/connection.js';
 import type { Flag } from '../db/flags.js';
 import { nowSeconds, type Services } from '../services.js';
 import { MAX_PROMOCODE_ITEMS, PROMOCODE_PATTERN, normalisePromocode } from './codes.js';
-import { storedProtoIds } from '../catalog/queries.js';
+import { storedProtoIds } from '../catalog/index.js';
 import { countPromocodes, disableCode, insertPromocode, selectPromocodes } from './queries.js';
 
 export interface PromocodeObject {

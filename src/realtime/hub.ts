@@ -5,18 +5,18 @@ import type { Bus } from '../infra/bus.js';
 import {
   BUS_LOST,
   BUS_RESTORED,
-  FEED_EVENTS,
+  defineChannel,
   PRESENCE_CHANGED,
   SESSIONS_REVOKED,
   WORLD_CHANGED,
   revokes,
   type Revocation,
 } from '../infra/channels.js';
-import type { SessionEnd, TokenResolver } from '../auth/tokens.js';
+import type { SessionEnd, TokenResolver } from '../auth/index.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connection.js';
 import type { Clock } from '../infra/clock.js';
-import type { Presence } from '../users/presence.js';
+import type { Presence } from '../users/index.js';
 import { PING, eventFrame } from './extws.js';
 import { elementAt, lastOf } from '../infra/elements.js';
 
@@ -68,6 +68,9 @@ export interface FeedEvent {
    */
   withdraws?: string;
 }
+
+/** Events for realtime connections, numbered in order (Bus.publishSequenced). */
+export const FEED_EVENTS = defineChannel<NumberedEvent>('realtime.event');
 
 export interface NumberedEvent extends FeedEvent {
   /** Greater than every earlier event's, in every process: the `id` clients resume from. */

@@ -1,10 +1,9 @@
 import { ApiError, Code, badParam, rateLimited } from '../api/errors.js';
-import { getCatalog, type Catalog } from '../catalog/cache.js';
+import { getCatalog, type Catalog } from '../catalog/index.js';
 import { dialectAdapter } from '../db/dialect.js';
 import type { Executor } from '../db/connection.js';
-import { Friendship } from '../friends/relations.js';
-import { announceInventoriesChanged } from '../inventory/answer-cache.js';
-import { inventoryShownTo } from '../inventory/privacy.js';
+import { Friendship } from '../friends/index.js';
+import { announceInventoriesChanged, inventoryShownTo } from '../inventory/index.js';
 import { nowSeconds, type Services } from '../services.js';
 import { admissionFrom, relationForTrade, requireAdmitted, type Admission } from './admission.js';
 import { announceClosed, announceInvalidated, announceOffered } from './announce.js';

@@ -1,6 +1,6 @@
 import { ApiError, Code } from '../api/errors.js';
 import type { Services } from '../services.js';
-import { Friendship, friendshipValues, isBlock } from '../friends/relations.js';
+import { Friendship, friendshipValues, isBlock } from '../friends/index.js';
 import { tradePrivacy, type TradePrivacy } from './queries.js';
 
 /** What a receiver's settings let a sender offer them. */

@@ -1,7 +1,13 @@
 import type { DomainEvents } from '../operations/metrics.js';
 import type { Services } from '../services.js';
-import type { TradeParties } from './settle.js';
 import { TradeStatus } from './status.js';
+
+/** A trade and its two parties. */
+export interface TradeParties {
+  trade_id: number;
+  user_id_from: number;
+  user_id_to: number;
+}
 
 /** Realtime event types of trades, sent to the receiver's connections on every process. */
 export const TradeEvent = {

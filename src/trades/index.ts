@@ -42,3 +42,8 @@ export async function heldByOpenTrade(
   const found = await openTradesHolding(executor, services.db.dialect, itemIds, expiryCutoff(services, now)).execute();
   return found.length > 0;
 }
+// What the other folders use of this one.
+export { tradeAdminMethods } from './admin-methods.js';
+export { announceInvalidated } from './announce.js';
+export { endingOpenTrades, invalidateTradesHoldingAt } from './invalidate.js';
+export type { InvalidatedTrade } from './queries.js';

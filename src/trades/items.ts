@@ -1,5 +1,5 @@
 import { ApiError, Code } from '../api/errors.js';
-import type { Catalog } from '../catalog/cache.js';
+import type { Catalog } from '../catalog/index.js';
 import type { CheckedItem } from './queries.js';
 
 /** Whether items of this prototype may change hands at all. */

@@ -1,7 +1,6 @@
 import { SerializedData } from '../api/method.js';
-import { getCatalog } from '../catalog/cache.js';
-import { ownedItemJson } from '../catalog/serialize.js';
-import { loadProfilesByKey, profileTexts, shownProfile } from '../users/profiles.js';
+import { getCatalog, ownedItemJson } from '../catalog/index.js';
+import { loadProfilesByKey, profileTexts, shownProfile } from '../users/index.js';
 import { nowSeconds, type Services } from '../services.js';
 import { Side, TradeStatus, expiryCutoff, shownStatus } from './status.js';
 import { countTradeList, itemsOfTrades, tradeListPage, type TradeListKind, type TradeRecord } from './queries.js';

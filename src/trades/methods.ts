@@ -1,11 +1,9 @@
 import { SerializedData, defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { ApiError, Code, badParam } from '../api/errors.js';
-import { getCatalog } from '../catalog/cache.js';
-import { mayReadInventory } from '../inventory/privacy.js';
-import { ownedItemJson } from '../catalog/serialize.js';
-import { MAX_LIST_COUNT } from '../friends/lists.js';
-import { requireUser } from '../users/profiles.js';
+import { getCatalog, ownedItemJson } from '../catalog/index.js';
+import { mayReadInventory } from '../inventory/index.js';
+import { MAX_LIST_COUNT, requireUser } from '../users/index.js';
 import { nowSeconds, type Services } from '../services.js';
 import { admissionOf } from './admission.js';
 import { MAX_SIDE_ITEMS, acceptTrade, closeTrade, createTrade, tradeOfParty } from './actions.js';

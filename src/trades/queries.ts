@@ -1,10 +1,10 @@
 import { sql, type ExpressionBuilder, type QueryCreator } from 'kysely';
-import type { OwnedRow } from '../catalog/serialize.js';
+import type { OwnedRow } from '../catalog/index.js';
 import type { DialectName, Executor } from '../db/connection.js';
 import { Statement, type Placeholders } from '../db/statements.js';
 import type { InventoryPrivacy, Tables, TradeItemsTable } from '../db/tables.js';
 import { elementAt } from '../infra/elements.js';
-import { OWNED } from '../inventory/queries.js';
+import { type InvalidatedTrade, OWNED } from '../inventory/index.js';
 import { TradeStatus } from './status.js';
 
 /**
@@ -354,12 +354,8 @@ export function markExpired(executor: Executor, tradeIds: number[], ttl: number)
     .execute();
 }
 
-/** A trade made invalid, and its parties. */
-export interface InvalidatedTrade {
-  trade_id: number;
-  user_id_from: number;
-  user_id_to: number;
-}
+/** A trade made invalid, and its parties (the inventory's hooks name it: they end such trades). */
+export type { InvalidatedTrade };
 
 /**
  * The open trades made after `cutoff` that hold any of the items (at most IDS_PER_STATEMENT of

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Strict, Uint } from '../api/schema-types.js';
-import { ItemLegacy } from '../catalog/schemas.js';
-import { UserFull, UserInactive } from '../users/schemas.js';
+import { ItemLegacy } from '../catalog/index.js';
+import { UserFull, UserInactive } from '../users/index.js';
 
 export const TradeStatusValue = Type.Integer({
   minimum: 0,

@@ -1,8 +1,9 @@
-import type { Catalog } from '../catalog/cache.js';
+import type { Catalog } from '../catalog/index.js';
 import type { Executor } from '../db/connection.js';
 import { elementAt } from '../infra/elements.js';
 import { nowSeconds, type Services } from '../services.js';
 import { invalidateTradesHolding } from './invalidate.js';
+import type { TradeParties } from './announce.js';
 import { untradable } from './items.js';
 import {
   acceptInOneStatement,
@@ -18,11 +19,7 @@ import {
 } from './queries.js';
 import { Side, expiryCutoff } from './status.js';
 
-export interface TradeParties {
-  trade_id: number;
-  user_id_from: number;
-  user_id_to: number;
-}
+export type { TradeParties };
 
 export type Settlement =
   /** Every item moved. */

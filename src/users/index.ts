@@ -32,4 +32,26 @@ export async function startUsers(core: Core): Promise<UsersRuntime> {
   };
 }
 
-export { requireUser } from './profiles.js';
+// What the other folders use of this one.
+export { emailLookupKey, normaliseEmail } from './email.js';
+export { formOf, MAX_LIST_COUNT, pagingParams, profilesInOrder, profileTextsInOrder } from './lists.js';
+export { Presence } from './presence.js';
+export { announceUsersChanged } from './profile-cache.js';
+export {
+  inactiveObject,
+  isGloballyBanned,
+  loadProfiles,
+  loadProfilesByKey,
+  loadUsers,
+  Profile,
+  profileObject,
+  profileTexts,
+  requireUser,
+  shownProfile,
+} from './profiles.js';
+export { BANNED, NOT_BANNED, storedUserIds } from './queries.js';
+export { Rank, RANK_KINDS, rankColumn, storedRank, WorldRank } from './rank.js';
+export type { RankKind } from './rank.js';
+export { checkDomain, checkNewPassword, checkNick, DOMAIN_MAX, DOMAIN_MIN, NICK_RULE, PASSWORD_MAX, PASSWORD_MIN } from './rules.js';
+export { UserEither, UserFull, UserInactive, UserRelated, UserShort } from './schemas.js';
+export { nickColumns } from './search-keys.js';

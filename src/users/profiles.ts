@@ -4,11 +4,10 @@ import type { Services } from '../services.js';
 import { ApiError, Code } from '../api/errors.js';
 import type { UsersTable } from '../db/tables.js';
 import type { Flag } from '../db/flags.js';
-import { friendshipLookup, friendshipValues } from '../friends/relations.js';
 import { flatText } from '../infra/text.js';
 import { storedRank } from './rank.js';
 import type { Presence } from './presence.js';
-import { selectProfileRows } from './queries.js';
+import { selectProfileRows, type ProfileRow } from './queries.js';
 import type { UserFull, UserInactive, UserShort } from './schemas.js';
 
 export type UserForm = 'short' | 'full';
@@ -29,31 +28,7 @@ export const INACTIVE_PLACEHOLDERS: Record<InactiveReason, { nick: string; avata
   global_ban: { nick: 'Blocked account', avatar: '', avatar_key: '' },
 };
 
-export type ProfileRow = Pick<
-  UserRow,
-  | 'user_id'
-  | 'domain'
-  | 'approved'
-  | 'nick'
-  | 'nicks_old'
-  | 'gender'
-  | 'avatar'
-  | 'avatar_key'
-  | 'profile_cover'
-  | 'rank'
-  | 'games'
-  | 'games_wins'
-  | 'xp'
-  | 'xp_level'
-  | 'vip'
-  | 'moderator'
-  | 'superadmin'
-  | 'global_ban'
-  | 'muted_until'
-  | 'bot_owner_id'
-  | 'always_online'
-  | 'last_seen'
->;
+export type { ProfileRow };
 
 /** What a profile is shown with besides its row: who is online, and the clock, read once per answer. */
 interface Showing {
@@ -341,7 +316,7 @@ export async function profileTexts(
   if (form === 'full' && viewerId !== undefined) {
     const others: number[] = [];
     for (const u of shown) if (typeof u !== 'string' && u.user_id !== viewerId) others.push(u.user_id);
-    if (others.length > 0) friendshipOf = await friendshipLookup(services, viewerId, others);
+    if (others.length > 0) friendshipOf = await services.hooks.users.friendshipLookup(services, viewerId, others);
   }
   const showing = { presence: services.presence, nowMs: services.clock.now() };
   return shown.map((u) =>
@@ -365,7 +340,7 @@ export function inactiveObject(reason: InactiveReason, key: { user_id?: number; 
 export async function addFriendship(services: Services, users: UserFullObject[], viewerId: number): Promise<void> {
   const others = users.filter((u) => u.user_id !== viewerId).map((u) => u.user_id);
   if (others.length === 0) return;
-  const relations = await friendshipValues(services, viewerId, others);
+  const relations = await services.hooks.users.friendshipValues(services, viewerId, others);
   for (const user of users) {
     const relation = relations.get(user.user_id);
     if (relation !== undefined && user.user_id !== viewerId) user.friendship = relation;

@@ -1,10 +1,43 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Database, Executor } from '../db/connection.js';
 import type { Flag } from '../db/flags.js';
-import type { InventoryPrivacy } from '../db/tables.js';
+import type { InventoryPrivacy, UsersTable } from '../db/tables.js';
 import type { Services } from '../services.js';
-import { NOT_BANNED } from '../friends/queries.js';
-import type { ProfileRow } from './profiles.js';
+
+/** The columns of `users` a profile is made of. */
+export type ProfileRow = Pick<
+  Selectable<UsersTable>,
+  | 'user_id'
+  | 'domain'
+  | 'approved'
+  | 'nick'
+  | 'nicks_old'
+  | 'gender'
+  | 'avatar'
+  | 'avatar_key'
+  | 'profile_cover'
+  | 'rank'
+  | 'games'
+  | 'games_wins'
+  | 'xp'
+  | 'xp_level'
+  | 'vip'
+  | 'moderator'
+  | 'superadmin'
+  | 'global_ban'
+  | 'muted_until'
+  | 'bot_owner_id'
+  | 'always_online'
+  | 'last_seen'
+>;
+
+/**
+ * `global_ban = 1` and `= 0` as literals: the index of blocked accounts (users_banned) is
+ * defined by the first, and compared with a bound value SQLite would compile the statement
+ * again on every run.
+ */
+export const BANNED = sql.lit<Flag>(1);
+export const NOT_BANNED = sql.lit<Flag>(0);
 
 /** The columns a profile is made of (src/users/profiles.ts). */
 const PROFILE_COLUMNS = sql.raw(

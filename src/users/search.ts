@@ -3,7 +3,7 @@ import { defineMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { badParam } from '../api/errors.js';
 import { Strict, Uint } from '../api/schema-types.js';
-import { MAX_LIST_COUNT, profilesInOrder } from '../friends/lists.js';
+import { MAX_LIST_COUNT, profilesInOrder } from './lists.js';
 import { UserShort } from './schemas.js';
 import { nickKey } from './search-keys.js';
 import { searchPage } from './queries.js';

@@ -1,6 +1,6 @@
 import type { Bus } from '../infra/bus.js';
 import { WORLD_CHANGED } from '../infra/channels.js';
-import { announceSessionsRevoked } from '../auth/tokens.js';
+import { announceSessionsRevoked } from '../auth/index.js';
 import type { ImportSummary } from './import.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Database } from '../db/connection.js';
 import type { Selectable } from 'kysely';
 import type { ItemProtosTable } from '../db/tables.js';
 import type { World, WorldItemProto } from './schema.js';
-import { storedRank } from '../users/rank.js';
+import { storedRank } from '../users/index.js';
 import { readStoredWorld } from './queries.js';
 
 const parse = <T>(text: string | null): T | undefined => (text === null ? undefined : (JSON.parse(text) as T));

@@ -7,13 +7,10 @@ import { dialectAdapter } from '../db/dialect.js';
 import type { ItemsTable } from '../db/tables.js';
 import { elementAt } from '../infra/elements.js';
 import { unstorableTextProblem } from '../infra/text.js';
-import { PasswordHasher } from '../auth/passwords.js';
-import { MessageIds } from '../chat/message-id.js';
-import { lockChatWriters } from '../chat/queries.js';
-import { storedProtoIds } from '../catalog/queries.js';
-import { storedUserIds } from '../users/queries.js';
-import { rankColumn } from '../users/rank.js';
-import { nickColumns } from '../users/search-keys.js';
+import { PasswordHasher } from '../auth/index.js';
+import { lockChatWriters, MessageIds } from '../chat/index.js';
+import { storedProtoIds } from '../catalog/index.js';
+import { emailLookupKey, nickColumns, rankColumn, storedUserIds } from '../users/index.js';
 import {
   DEFAULT_ITEM_TYPES,
   DEFAULT_QUALITIES,
@@ -26,9 +23,7 @@ import {
   type WorldPromocode,
   type WorldUser,
 } from './schema.js';
-import { invalidateTradesHoldingAt } from '../trades/invalidate.js';
-import { emailLookupKey } from '../admin/accounts.js';
-import type { InvalidatedTrade } from '../trades/queries.js';
+import { type InvalidatedTrade, invalidateTradesHoldingAt } from '../trades/index.js';
 import {
   advanceSequences,
   deleteItemsAndEquipment,

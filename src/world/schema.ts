@@ -1,8 +1,8 @@
 import { Kind, Type, TypeRegistry, type Static, type TSchema } from '@sinclair/typebox';
-import { RECOVERY_CODE_COUNT } from '../auth/second-factor.js';
-import { WorldRank } from '../users/rank.js';
+import { RECOVERY_CODE_COUNT } from '../auth/index.js';
+import { WorldRank } from '../users/index.js';
 import { characterCountFor } from '../infra/text.js';
-import { ItemProtoStatus, Price } from '../catalog/schemas.js';
+import { ItemProtoStatus, Price } from '../catalog/index.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Uint = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
@@ -323,15 +323,4 @@ export const DEFAULT_QUALITIES = [
   { quality_id: 5, title: 'Exclusive', coeff_rent: 2.5 },
 ];
 
-export const DEFAULT_ITEM_TYPES = [
-  { type: 0, title: 'Card' },
-  { type: 1, title: 'Gift set' },
-  { type: 2, title: 'Case' },
-  { type: 3, title: 'Key' },
-  { type: 4, title: 'Number generator' },
-  { type: 5, title: 'Badge' },
-  { type: 6, title: 'Pass' },
-  { type: 7, title: 'Subscription' },
-  { type: 8, title: 'Taunt' },
-  { type: 9, title: 'Sticker' },
-];
+export { DEFAULT_ITEM_TYPES } from '../catalog/index.js';

@@ -1,9 +1,6 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { remove as removeConfusables } from 'confusables';
 import { badParam } from '../api/errors.js';
-import { normaliseEmail } from '../admin/accounts.js';
-
-export { normaliseEmail };
 
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 128;

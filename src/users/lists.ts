@@ -8,7 +8,7 @@ import {
   type UserFullObject,
   type UserObject,
   type UserShortObject,
-} from '../users/profiles.js';
+} from './profiles.js';
 
 export const MAX_LIST_COUNT = 50;
 

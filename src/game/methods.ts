@@ -1,0 +1,134 @@
+import { Type } from '@sinclair/typebox';
+import { defineMethod } from '../api/method.js';
+import { ApiError, Code } from '../api/errors.js';
+import { P } from '../api/params.js';
+import { Strict, Uint } from '../api/schema-types.js';
+import { actionTypes, type Action } from './engine/index.js';
+import { gamesOf, playAction, replayOf, startVsComputer } from './play.js';
+
+const PacketList = Type.Array(Type.Record(Type.String(), Type.Unknown()), {
+  description: 'packets of the game SDK (version 2): {setup?, events, status, time}',
+});
+const GameErrors = { 1901: 'no such game, or not one of the caller’s' };
+
+export const gamesCreateVsComputer = defineMethod({
+  name: 'games.createVsComputer',
+  summary: 'Start a game of the classic board game against the computer',
+  description:
+    'A new game on the classic board: the caller plays first, then 1 to 3 computer players (user ids -1, -2, -3). ' +
+    'Answers the game id and its first packet (with `setup`); play it with game.action.',
+  auth: 'required',
+  bots: true,
+  extension: true,
+  params: P.object({
+    computers: P.uint({ default: 1, minimum: 1, maximum: 3, description: 'how many computer players' }),
+    action_seconds: P.optional(P.uint({ minimum: 5, maximum: 3600, description: 'time for each action (default: the board’s 60 s)' })),
+  }),
+  result: Type.Object({ game_id: Uint, packets: PacketList }, Strict),
+  handler: async ({ services, caller }, params) => {
+    const options = params.action_seconds === undefined ? {} : { action_ms: params.action_seconds * 1000 };
+    const { gameId, packet } = await startVsComputer(services, caller.userId, params.computers, options);
+    return { game_id: gameId, packets: [packet as unknown as Record<string, unknown>] };
+  },
+});
+
+function readFieldIds(text: string | undefined, name: string): number[] {
+  if (!text) return [];
+  const ids = text.split(',').map((x) => Number(x));
+  if (ids.length > 40 || !ids.every((x) => Number.isInteger(x) && x >= 0 && x < 1000))
+    throw new ApiError(Code.BAD_PARAM, `parameter ${name}: a list of at most 40 field ids`);
+  return ids;
+}
+
+export const gameAction = defineMethod({
+  name: 'game.action',
+  summary: 'Send an action in a game',
+  description:
+    'Sends one action of the turn’s `action.list` (the game SDK’s names: roll-dices, purchase, auction.put, auction.bid, ...; or leave to give up). ' +
+    'Actions on a field take `field_id`; contract.send takes `user_id_to` and the fields and cash of each side. ' +
+    'Timeouts that fell due are played first, and the computer players answer at once. Answers the packets produced, in order.',
+  auth: 'required',
+  bots: true,
+  extension: true,
+  params: P.object({
+    game_id: P.uint({ description: 'the game' }),
+    action: P.enum([...actionTypes, 'leave'] as unknown as readonly [string, ...string[]], { description: 'the action' }),
+    field_id: P.optional(P.uint({ maximum: 1000, description: 'the field of level.*, mortgage.*' })),
+    user_id_to: P.optional(P.int({ description: 'contract.send: the other player' })),
+    give_field_ids: P.optional(P.string({ maxLength: 200, description: 'contract.send: field ids the caller gives, comma-separated' })),
+    give_cash: P.optional(P.uint({ maximum: 1e9, description: 'contract.send: cash the caller gives' })),
+    take_field_ids: P.optional(P.string({ maxLength: 200, description: 'contract.send: field ids the caller asks for, comma-separated' })),
+    take_cash: P.optional(P.uint({ maximum: 1e9, description: 'contract.send: cash the caller asks for' })),
+  }),
+  result: Type.Object({ packets: PacketList }, Strict),
+  errors: {
+    ...GameErrors,
+    1902: 'the game refused the action (not expected now, not the caller’s turn, or against the rules); the description says why',
+  },
+  handler: async ({ services, caller }, params) => {
+    let action: Action;
+    if (params.action === 'contract.send') {
+      if (params.user_id_to === undefined) throw new ApiError(Code.BAD_PARAM, 'parameter user_id_to: required for contract.send');
+      action = {
+        type: 'contract.send',
+        user_id_to: params.user_id_to,
+        give: { field_ids: readFieldIds(params.give_field_ids, 'give_field_ids'), cash: params.give_cash ?? 0 },
+        take: { field_ids: readFieldIds(params.take_field_ids, 'take_field_ids'), cash: params.take_cash ?? 0 },
+      };
+    } else if (['level.build', 'level.sell', 'mortgage.put', 'mortgage.buyback'].includes(params.action)) {
+      if (params.field_id === undefined) throw new ApiError(Code.BAD_PARAM, `parameter field_id: required for ${params.action}`);
+      action = { type: params.action as 'level.build', field_id: params.field_id };
+    } else action = { type: params.action } as Action;
+    const packets = await playAction(services, params.game_id, caller.userId, action);
+    return { packets: packets as unknown as Record<string, unknown>[] };
+  },
+});
+
+export const gamesGetReplay = defineMethod({
+  name: 'games.getReplay',
+  summary: 'Every packet of a game',
+  description:
+    'The packets of a game from its start, as its players received them: of any finished game, and of a live game to its players.',
+  auth: 'required',
+  bots: true,
+  extension: true,
+  params: P.object({ game_id: P.uint({ description: 'the game' }) }),
+  result: Type.Object({ status: Type.Union([Type.Literal('live'), Type.Literal('over')]), packets: PacketList }, Strict),
+  errors: GameErrors,
+  handler: async ({ services, caller }, params) => {
+    const replay = await replayOf(services, params.game_id, caller.userId);
+    return { status: replay.status, packets: replay.packets as unknown as Record<string, unknown>[] };
+  },
+});
+
+export const gamesMy = defineMethod({
+  name: 'games.my',
+  summary: 'The caller’s games, newest first',
+  auth: 'required',
+  bots: true,
+  extension: true,
+  params: P.object({
+    offset: P.uint({ default: 0, maximum: 1_000_000, description: 'games to skip' }),
+    count: P.uint({ default: 20, minimum: 1, maximum: 100, description: 'games to list' }),
+  }),
+  result: Type.Object(
+    {
+      count: Uint,
+      games: Type.Array(
+        Type.Object(
+          {
+            game_id: Uint,
+            status: Type.Union([Type.Literal('live'), Type.Literal('over')]),
+            user_ids: Type.Array(Type.Integer()),
+            ts_start: Uint,
+            ts_end: Type.Optional(Uint),
+            winner_user_id: Type.Optional(Type.Integer()),
+          },
+          Strict,
+        ),
+      ),
+    },
+    Strict,
+  ),
+  handler: async ({ services, caller }, params) => gamesOf(services, caller.userId, params.offset, params.count),
+});

@@ -1,0 +1,188 @@
+/**
+ * Games against the computer through the API: a game's state is rebuilt from its stored
+ * actions (so it resumes after a restart and every process sees the same game), and each call
+ * plays in one transaction that holds the game: the caller's action, the timeouts that fell due
+ * before it, the computer players' answers, and, when the game ends, its result in the players'
+ * profiles.
+ */
+import { ApiError, Code } from '../api/errors.js';
+import { ownTransaction } from '../db/connection.js';
+import type { Services } from '../services.js';
+import { announceUsersChanged } from '../users/index.js';
+import {
+  act,
+  classicBoard,
+  computerAction,
+  createGame,
+  expected,
+  GameActionError,
+  seededRandom,
+  timeout,
+  type Action,
+  type Game,
+  type GameOptions,
+  type Packet,
+  type PlayerSetup,
+} from './engine/index.js';
+import {
+  insertActions,
+  insertGame,
+  recordGameEnd,
+  selectActions,
+  selectGame,
+  selectGameForUpdate,
+  selectGamesOf,
+  type StoredGame,
+} from './queries.js';
+import { randomBytes } from 'node:crypto';
+
+/** The computer players' user ids: below every account's. */
+export const computerUserIds = [-1, -2, -3, -4, -5, -6, -7];
+
+/** Experience a finished game gives: every human player 10, the winner 20 more. */
+export const xpForGame = { played: 10, won: 20 };
+
+interface StoredPlayer extends PlayerSetup {
+  computer?: 1;
+}
+
+const noGame = (gameId: number) => new ApiError(Code.NO_SUCH_GAME, `no game ${gameId}`);
+
+function rebuild(stored: StoredGame, actions: { user_id: number | null; action: string; ts: number }[]): { game: Game; packets: Packet[] } {
+  const players = (JSON.parse(stored.players) as StoredPlayer[]).map(({ computer: _computer, ...setup }) => setup);
+  const { game, packet } = createGame({
+    config: JSON.parse(stored.config),
+    players,
+    seed: stored.seed,
+    now: stored.ts_start,
+    options: JSON.parse(stored.options) as Partial<GameOptions>,
+  });
+  const packets = [packet];
+  for (const a of actions) {
+    const next = a.user_id === null ? timeout(game, a.ts) : act(game, a.user_id, JSON.parse(a.action) as Action, a.ts);
+    if (next) packets.push(next);
+  }
+  return { game, packets };
+}
+
+function computersOf(stored: StoredGame): Set<number> {
+  return new Set((JSON.parse(stored.players) as StoredPlayer[]).filter((p) => p.computer).map((p) => p.user_id));
+}
+
+/** Starts a game of the caller against `computers` computer players; its id and first packet. */
+export async function startVsComputer(
+  services: Services,
+  userId: number,
+  computers: number,
+  options: Partial<GameOptions>,
+): Promise<{ gameId: number; packet: Packet }> {
+  const players: StoredPlayer[] = [
+    { user_id: userId, is_vip: 0, is_loan_available: 0, equipment: { cards: [] } },
+    ...computerUserIds
+      .slice(0, computers)
+      .map((id) => ({ user_id: id, is_vip: 0 as const, is_loan_available: 0 as const, equipment: { cards: [] }, computer: 1 as const })),
+  ];
+  const seed = randomBytes(16).toString('hex');
+  const now = services.clock.now();
+  const setup = players.map(({ computer: _computer, ...p }) => p);
+  const { packet } = createGame({ config: classicBoard, players: setup, seed, now, options });
+  const gameId = await ownTransaction(services.db)((trx) =>
+    insertGame(
+      trx,
+      { config: JSON.stringify(classicBoard), players: JSON.stringify(players), options: JSON.stringify(options), seed, tsStart: now },
+      [userId],
+    ),
+  );
+  return { gameId, packet };
+}
+
+/** Plays the caller's action, then the computer players until a human is expected; the packets this produced. */
+export async function playAction(services: Services, gameId: number, userId: number, action: Action): Promise<Packet[]> {
+  const { packets, counted } = await playInTransaction(services, gameId, userId, action);
+  if (counted.length > 0) await announceUsersChanged(services, counted);
+  return packets;
+}
+
+/** The packets of the call, and the players whose profiles the game's end changed. */
+async function playInTransaction(
+  services: Services,
+  gameId: number,
+  userId: number,
+  action: Action,
+): Promise<{ packets: Packet[]; counted: number[] }> {
+  return ownTransaction(services.db)(async (trx) => {
+    const stored = await selectGameForUpdate(trx, gameId, services.db.dialect);
+    if (!stored) throw noGame(gameId);
+    const computers = computersOf(stored);
+    const players = (JSON.parse(stored.players) as StoredPlayer[]).map((p) => p.user_id);
+    if (!players.includes(userId) || computers.has(userId)) throw noGame(gameId);
+    const actions = await selectActions(trx, gameId);
+    const { game } = rebuild(stored, actions);
+    const now = Math.max(services.clock.now(), game.now);
+    const added: { user_id: number | null; action: string; ts: number }[] = [];
+    const packets: Packet[] = [];
+    const computerTurns = (): void => {
+      const random = seededRandom(`${stored.seed}:computer:${actions.length + added.length}`);
+      for (;;) {
+        if (game.deadline !== null && now >= game.deadline) {
+          const at = game.deadline;
+          packets.push(timeout(game, at)!);
+          added.push({ user_id: null, action: '{"type":"timeout"}', ts: at });
+          continue;
+        }
+        if (game.step.kind === 'over') return;
+        const expectedId = expected(game).user_id;
+        if (expectedId === null || !computers.has(expectedId)) return;
+        const move = computerAction(game, expectedId, random)!;
+        packets.push(act(game, expectedId, move, now));
+        added.push({ user_id: expectedId, action: JSON.stringify(move), ts: now });
+      }
+    };
+    computerTurns();
+    try {
+      packets.push(act(game, userId, action, now));
+    } catch (error) {
+      if (error instanceof GameActionError) throw new ApiError(Code.GAME_ACTION_REFUSED, error.message);
+      throw error;
+    }
+    added.push({ user_id: userId, action: JSON.stringify(action), ts: now });
+    computerTurns();
+    await insertActions(trx, gameId, actions.length, added);
+    if (game.step.kind === 'over' && stored.status === 'live') {
+      const humans = players.filter((id) => !computers.has(id));
+      const xp = new Map(humans.map((id) => [id, xpForGame.played + (id === game.winner ? xpForGame.won : 0)]));
+      await recordGameEnd(trx, gameId, { tsEnd: now, winner: game.winner!, players: humans, xp });
+      return { packets, counted: humans };
+    }
+    return { packets, counted: [] };
+  });
+}
+
+/** Every packet of a game from its start, recomputed from its stored actions: for players and spectators once it is over. */
+export async function replayOf(
+  services: Services,
+  gameId: number,
+  userId: number,
+): Promise<{ status: StoredGame['status']; packets: Packet[] }> {
+  const stored = await selectGame(services.db.kysely, gameId);
+  if (!stored) throw noGame(gameId);
+  const players = (JSON.parse(stored.players) as StoredPlayer[]).map((p) => p.user_id);
+  if (stored.status === 'live' && !players.includes(userId)) throw noGame(gameId);
+  const { packets } = rebuild(stored, await selectActions(services.db.kysely, gameId));
+  return { status: stored.status, packets };
+}
+
+export async function gamesOf(services: Services, userId: number, offset: number, count: number) {
+  const { total, games } = await selectGamesOf(services.db.kysely, userId, offset, count);
+  return {
+    count: total,
+    games: games.map((g) => ({
+      game_id: g.game_id,
+      status: g.status,
+      user_ids: (JSON.parse(g.players) as StoredPlayer[]).map((p) => p.user_id),
+      ts_start: Math.floor(g.ts_start / 1000),
+      ...(g.ts_end !== null ? { ts_end: Math.floor(g.ts_end / 1000) } : {}),
+      ...(g.winner_user_id !== null ? { winner_user_id: g.winner_user_id } : {}),
+    })),
+  };
+}

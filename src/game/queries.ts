@@ -1,0 +1,119 @@
+import { sql, type Selectable } from 'kysely';
+import type { Executor } from '../db/connection.js';
+import type { GamesTable } from '../db/tables.js';
+
+export type StoredGame = Selectable<GamesTable>;
+
+function storedGame(row: Record<string, unknown>): StoredGame {
+  return {
+    game_id: Number(row.game_id),
+    status: row.status as GamesTable['status'],
+    config: String(row.config),
+    players: String(row.players),
+    options: String(row.options),
+    seed: String(row.seed),
+    ts_start: Number(row.ts_start),
+    ts_end: row.ts_end === null ? null : Number(row.ts_end),
+    winner_user_id: row.winner_user_id === null ? null : Number(row.winner_user_id),
+  };
+}
+
+export async function insertGame(
+  trx: Executor,
+  game: { config: string; players: string; options: string; seed: string; tsStart: number },
+  userIds: number[],
+): Promise<number> {
+  const row = await trx
+    .insertInto('games')
+    .values({ status: 'live', config: game.config, players: game.players, options: game.options, seed: game.seed, ts_start: game.tsStart })
+    .returning('game_id')
+    .executeTakeFirstOrThrow();
+  const gameId = Number(row.game_id);
+  await trx
+    .insertInto('game_players')
+    .values(userIds.map((user_id) => ({ game_id: gameId, user_id })))
+    .execute();
+  return gameId;
+}
+
+/** The game, locked against other writers until the transaction ends (PostgreSQL; SQLite has one writer). */
+export async function selectGameForUpdate(trx: Executor, gameId: number, dialect: 'sqlite' | 'postgres'): Promise<StoredGame | undefined> {
+  let query = trx.selectFrom('games').selectAll().where('game_id', '=', gameId);
+  if (dialect === 'postgres') query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row ? storedGame(row) : undefined;
+}
+
+export async function selectGame(db: Executor, gameId: number): Promise<StoredGame | undefined> {
+  const row = await db.selectFrom('games').selectAll().where('game_id', '=', gameId).executeTakeFirst();
+  return row ? storedGame(row) : undefined;
+}
+
+export async function selectActions(db: Executor, gameId: number): Promise<{ user_id: number | null; action: string; ts: number }[]> {
+  const rows = await db
+    .selectFrom('game_actions')
+    .select(['user_id', 'action', 'ts'])
+    .where('game_id', '=', gameId)
+    .orderBy('seq')
+    .execute();
+  return rows.map((r) => ({ user_id: r.user_id === null ? null : Number(r.user_id), action: r.action, ts: Number(r.ts) }));
+}
+
+export async function insertActions(
+  trx: Executor,
+  gameId: number,
+  firstSeq: number,
+  actions: { user_id: number | null; action: string; ts: number }[],
+): Promise<void> {
+  if (actions.length === 0) return;
+  await trx
+    .insertInto('game_actions')
+    .values(actions.map((a, i) => ({ game_id: gameId, seq: firstSeq + i, user_id: a.user_id, action: a.action, ts: a.ts })))
+    .execute();
+}
+
+/** Ends the game and counts it in its players' profiles: games for each, games_wins and xp as given. */
+export async function recordGameEnd(
+  trx: Executor,
+  gameId: number,
+  end: { tsEnd: number; winner: number; players: number[]; xp: Map<number, number> },
+): Promise<void> {
+  await trx
+    .updateTable('games')
+    .set({ status: 'over', ts_end: end.tsEnd, winner_user_id: end.winner })
+    .where('game_id', '=', gameId)
+    .execute();
+  for (const userId of end.players)
+    await trx
+      .updateTable('users')
+      .set({
+        games: sql`games + 1`,
+        games_wins: userId === end.winner ? sql`games_wins + 1` : sql`games_wins`,
+        xp: sql`xp + ${end.xp.get(userId) ?? 0}`,
+      })
+      .where('user_id', '=', userId)
+      .execute();
+}
+
+export async function selectGamesOf(
+  db: Executor,
+  userId: number,
+  offset: number,
+  count: number,
+): Promise<{ total: number; games: StoredGame[] }> {
+  const rows = await db
+    .selectFrom('game_players')
+    .innerJoin('games', 'games.game_id', 'game_players.game_id')
+    .selectAll('games')
+    .where('game_players.user_id', '=', userId)
+    .orderBy('games.game_id', 'desc')
+    .offset(offset)
+    .limit(count)
+    .execute();
+  const total = await db
+    .selectFrom('game_players')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return { total: Number(total.n), games: rows.map(storedGame) };
+}
