@@ -25,10 +25,11 @@ const layers = [
       'catalog',
       'chat',
       'messages',
-      // items and the exchanges that move them (wallet, market, then rooms and game go after promocodes)
+      // items and the exchanges that move them (the market after promocodes; rooms go after the game)
       'inventory',
       'trades',
       'promocodes',
+      'market',
       // the classic board game (its engine, src/game/engine/, imports nothing of src/)
       'game',
     ],

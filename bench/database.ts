@@ -3,11 +3,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import { hash } from '@node-rs/argon2';
 import { openDatabase, type Database } from '../src/db/connection.js';
 import type { SessionsTable } from '../src/db/tables.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { checkLedger } from '../src/market/index.js';
 import { importWorld } from '../src/world/import.js';
 import { PASSWORD_HASH_OPTIONS } from '../src/auth/passwords.js';
 import { newToken, sha256 } from '../src/infra/secrets.js';
@@ -189,7 +190,7 @@ export interface ConservationReport {
  * one, each opening a case and its key for one; and the counts add up (items now = items
  * before + crafts + openings; owned per crafter = before - 9 x crafts, per opener before - openings).
  */
-export async function checkConservation(url: string, roles: WorldRoles): Promise<ConservationReport> {
+export async function checkConservation(url: string, roles: WorldRoles, market?: MarketSeed): Promise<ConservationReport> {
   const db = await openDatabase(url, { secretKey: BENCH_SECRET_KEY });
   const problems: string[] = [];
   const k = db.kysely;
@@ -201,7 +202,7 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
       .execute();
     const count = (state: string) => Number(states.find((s) => s.state === state)?.n ?? 0);
     for (const s of states)
-      if (!['owned', 'consumed', 'revoked'].includes(s.state)) problems.push(`${s.n} items in unknown state ${s.state}`);
+      if (!['owned', 'listed', 'consumed', 'revoked'].includes(s.state)) problems.push(`${s.n} items in unknown state ${s.state}`);
     const itemsTotal = states.reduce((sum, s) => sum + Number(s.n), 0);
     const crafts = await k.selectFrom('crafts').select(['craft_id', 'user_id', 'result_item_id', 'consumed_item_ids']).execute();
     const consumed = await k.selectFrom('items').select(['item_id', 'user_id', 'craft_id']).where('state', '=', 'consumed').execute();
@@ -266,8 +267,20 @@ export async function checkConservation(url: string, roles: WorldRoles): Promise
       if (!result || result.item_id !== craft.result_item_id) problems.push(`craft ${craft.craft_id} has no matching result item`);
       else if (result.user_id !== craft.user_id) problems.push(`craft ${craft.craft_id} result belongs to user ${result.user_id}`);
     }
-    if (itemsTotal !== roles.scale.items + crafts.length + draws.length)
-      problems.push(`items total ${itemsTotal}, expected ${roles.scale.items} + ${crafts.length} crafts + ${draws.length} openings`);
+    const seeded = market?.listings ?? 0;
+    if (itemsTotal !== roles.scale.items + seeded + crafts.length + draws.length)
+      problems.push(
+        `items total ${itemsTotal}, expected ${roles.scale.items} + ${seeded} listed for the market + ${crafts.length} crafts + ${draws.length} openings`,
+      );
+    if (market) {
+      const ledger = await checkLedger(k);
+      problems.push(...ledger.map((problem) => `ledger: ${problem}`));
+      const sold = await k
+        .selectFrom('market_sales')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      if (count('listed') + Number(sold.n) !== seeded) problems.push(`${count('listed')} listed + ${sold.n} sold, ${seeded} were listed`);
+    }
 
     const craftsPerUser = new Map<number, number>();
     for (const craft of crafts) craftsPerUser.set(craft.user_id, (craftsPerUser.get(craft.user_id) ?? 0) + 1);
@@ -328,4 +341,102 @@ export async function dropRunDatabase(kind: DbKind, url: string): Promise<void> 
   }
   const base = process.env.TEST_DATABASE_URL!;
   await adminQuery(base, `drop database if exists ${RUN_DATABASE} with (force)`);
+}
+
+/** What seedMarket put on the market. */
+export interface MarketSeed {
+  protoId: number;
+  /** Listed items firstItemId .. firstItemId + listings - 1, each at `price` kopecks. */
+  firstItemId: number;
+  listings: number;
+  price: number;
+  buyers: number[];
+}
+
+const MARKET_LISTINGS = 100_000;
+const MARKET_PRICE = 100;
+const MARKET_SELLERS = 100;
+
+/**
+ * Puts 100,000 new items of one prototype on sale by a hundred sellers, and gives the buyers money
+ * (granted through the ledger, so that it still balances), straight in the run's database.
+ */
+export async function seedMarket(url: string, roles: WorldRoles, buyers: number[]): Promise<MarketSeed> {
+  const db = await openDatabase(url, { secretKey: BENCH_SECRET_KEY });
+  try {
+    await migrateToLatest(db);
+    const k = db.kysely;
+    const proto = await k
+      .selectFrom('item_protos')
+      .select(['item_proto_id', 'type', 'quality_id'])
+      .where('type', '=', 0)
+      .where('quality_id', '>', 0)
+      .where((eb) => eb.or([eb('item_proto_status', 'is', null), eb('item_proto_status', '=', 0)]))
+      .orderBy('item_proto_id')
+      .executeTakeFirstOrThrow();
+    // Sellers from the last ordinary users (the buyers are the first): one seller of them all would make every sale wait for one balance.
+    const sellerOf = (n: number) => roles.scale.users - (n % MARKET_SELLERS);
+    const { max } = await k
+      .selectFrom('items')
+      .select((eb) => eb.fn.max<number>('item_id').as('max'))
+      .executeTakeFirstOrThrow();
+    const firstItemId = Number(max) + 1;
+    const now = Math.floor(Date.now() / 1000);
+    await k.transaction().execute(async (trx) => {
+      for (let start = 0; start < MARKET_LISTINGS; start += 500) {
+        const ids = Array.from({ length: Math.min(500, MARKET_LISTINGS - start) }, (_, i) => firstItemId + start + i);
+        await trx
+          .insertInto('items')
+          .values(
+            ids.map((item_id) => ({
+              item_id,
+              user_id: sellerOf(item_id),
+              item_proto_id: proto.item_proto_id,
+              type: proto.type,
+              quality_id: proto.quality_id,
+              ts_owned: WORLD_NOW,
+              ts_can_trade: 0,
+              state: 'listed' as const,
+            })),
+          )
+          .execute();
+        await trx
+          .insertInto('market_listings')
+          .values(
+            ids.map((item_id) => ({
+              item_id,
+              seller_id: sellerOf(item_id),
+              item_proto_id: proto.item_proto_id,
+              type: proto.type,
+              quality_id: proto.quality_id,
+              price: MARKET_PRICE,
+              ts_listed: now,
+              ts_expires: now + 365 * 86400,
+            })),
+          )
+          .execute();
+      }
+      const grant = MARKET_LISTINGS * MARKET_PRICE;
+      for (const buyer of buyers) {
+        await trx.insertInto('balances').values({ user_id: buyer, balance: grant }).execute();
+        const { transfer_id } = await trx
+          .insertInto('ledger_transfers')
+          .values({ ts: now, kind: 'admin_grant', item_id: null, item_proto_id: null, listing_id: null, reason: 'benchmark' })
+          .returning('transfer_id')
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto('ledger_entries')
+          .values([
+            { transfer_id: Number(transfer_id), account_id: buyer, kind: 'admin_grant', amount: grant, balance_after: grant },
+            { transfer_id: Number(transfer_id), account_id: -2, kind: 'admin_grant', amount: -grant, balance_after: null },
+          ])
+          .execute();
+      }
+      if (db.dialect === 'postgres')
+        await sql`select setval(pg_get_serial_sequence('items', 'item_id'), ${firstItemId + MARKET_LISTINGS})`.execute(trx);
+    });
+    return { protoId: proto.item_proto_id, firstItemId, listings: MARKET_LISTINGS, price: MARKET_PRICE, buyers };
+  } finally {
+    await db.close();
+  }
 }

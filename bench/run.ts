@@ -28,6 +28,7 @@ import {
   createSessions,
   dropRunDatabase,
   prepareDatabase,
+  seedMarket,
   type ConservationReport,
   type DbKind,
   type PreparedDatabase,
@@ -784,7 +785,9 @@ function verdict(m: Measured, all: Measured[], kind: DbKind): string {
     case 'rpsOf': {
       const other = all.find((x) => x.scenario.id === target.scenario)?.result;
       if (!other) return '';
-      return `≥ ${target.scenario} (${fmt(other.rps)}/s, ${percent(m.result.rps / other.rps)}) ${judged(m.result.rps >= other.rps)}`;
+      const share = target.share ?? 1;
+      const label = share === 1 ? target.scenario : `${percent(share)} of ${target.scenario}`;
+      return `≥ ${label} (${fmt(other.rps)}/s, ${percent(m.result.rps / other.rps)}) ${judged(m.result.rps >= other.rps * share)}`;
     }
     case 'ofQuiet': {
       if (!m.quiet) return '';
@@ -867,7 +870,8 @@ async function runOn(kind: DbKind): Promise<string> {
   const sessions = new Map<number, Session[]>();
   for (const { userId, token, ip } of await createSessions(database.url, toOpen.wanted))
     sessions.set(userId, [...(sessions.get(userId) ?? []), { token, ip }]);
-  const setup: ScenarioSetup = { roles, sessions, viewers: toOpen.viewers };
+  const market = await seedMarket(database.url, roles, toOpen.viewers);
+  const setup: ScenarioSetup = { roles, sessions, viewers: toOpen.viewers, market };
   const scenarios = buildScenarios(setup).filter((s) => selected(s.id));
   log(`  ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
@@ -963,7 +967,7 @@ async function runOn(kind: DbKind): Promise<string> {
   }
   const crafted = rows.find((r) => ['inventory.craft', 'inventory.open', 'trades'].includes(r.scenario.id) && r.result);
   if (crafted) {
-    conservation = await checkConservation(database.url, roles);
+    conservation = await checkConservation(database.url, roles, market);
     log(
       `  conservation: ${conservation.ok ? 'holds' : 'BROKEN'} (${conservation.crafts} crafts, ${conservation.openings} openings, ${conservation.trades} trades; ${conservation.owned} owned, ${conservation.consumed} consumed, ${conservation.revoked} revoked)`,
     );

@@ -1,4 +1,5 @@
 import type { LoadRequest } from './load.js';
+import type { MarketSeed } from './database.js';
 import { BENCH_PASSWORD, Random, SEARCH_FILTER, emailOf, type WorldRoles } from './world.js';
 
 /** What a scenario must reach (from the performance issue). */
@@ -7,8 +8,8 @@ export type Target =
   /** p50 latency at most `max` times that of another scenario. */
   | { kind: 'latencyOf'; scenario: string; max: number }
   | { kind: 'rps'; min: { sqlite: number; postgres: number } }
-  /** At least as many per second as another scenario of the same run. */
-  | { kind: 'rpsOf'; scenario: string }
+  /** At least as many per second as another scenario of the same run (or `share` of its rate). */
+  | { kind: 'rpsOf'; scenario: string; share?: number }
   /** The default settings at least `min` of the quiet ones' speed (same requests, measured in turn). */
   | { kind: 'ofQuiet'; min: number }
   | { kind: 'p99'; maxMs: number };
@@ -36,6 +37,8 @@ export interface ScenarioSetup {
   sessions: Map<number, Session[]>;
   /** Signed-in ordinary users who view others. */
   viewers: number[];
+  /** The listings and buyers seeded for the market scenarios. */
+  market: MarketSeed;
 }
 
 /**
@@ -95,7 +98,7 @@ export function sessionsToOpen(roles: WorldRoles): { wanted: { userId: number; i
 }
 
 /** Every scenario of the run, in order. Requests vary (ids, offsets) but are the same each run. */
-export function buildScenarios({ roles, sessions, viewers }: ScenarioSetup): Scenario[] {
+export function buildScenarios({ roles, sessions, viewers, market }: ScenarioSetup): Scenario[] {
   const random = new Random(`${roles.seed}/scenarios`);
   const { users, protos } = roles.scale;
   const sessionsOf = (userId: number) => sessions.get(userId)!;
@@ -155,6 +158,12 @@ export function buildScenarios({ roles, sessions, viewers }: ScenarioSetup): Sce
         follow: { ...accept, body: accept.body!.replace('{', '{"trade_id":{{trade_id}},'), capture: 'trade_id' },
       });
     }
+
+  // Buying: each request a listing of its own, the buyers' sessions in turn.
+  const marketBuyers = market.buyers.flatMap((userId) => sessionsOf(userId));
+  const buyRequests = Array.from({ length: market.listings }, (_, n) =>
+    authPost('market.buy', { thing_id: market.firstItemId + n, price: market.price }, marketBuyers[n % marketBuyers.length]!),
+  );
 
   return [
     {
@@ -251,6 +260,21 @@ export function buildScenarios({ roles, sessions, viewers }: ScenarioSetup): Sce
       consumable: true,
       connections: 10,
       target: { kind: 'rpsOf', scenario: 'inventory.craft' },
+    },
+    {
+      id: 'market.buy',
+      title: 'market.buy, a listing of its own each',
+      requests: buyRequests,
+      consumable: true,
+      connections: 10,
+      target: { kind: 'rpsOf', scenario: 'inventory.craft', share: 0.7 },
+    },
+    {
+      id: 'market.getListing-100k',
+      title: 'market.getListing, count 20, of a prototype with 100,000 listings',
+      requests: many(2000, () => get('market.getListing', { thing_prototype_id: market.protoId, count: 20 }, anonymous())),
+      connections: 10,
+      target: { kind: 'rpsOf', scenario: 'users.get-1', share: 0.5 },
     },
     {
       id: 'inventory.open',

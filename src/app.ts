@@ -38,6 +38,7 @@ import { startInventory } from './inventory/index.js';
 import { ChatRuntime } from './chat/runtime.js';
 import { createTrades } from './trades/index.js';
 import { startMessages } from './messages/index.js';
+import { createMarket } from './market/index.js';
 import { registeredEmails } from './accounts/queries.js';
 import { isShippedDemoWorld } from './world/demo.js';
 import { domainHooks } from './hooks.js';
@@ -271,16 +272,19 @@ async function startCapabilities(core: Core): Promise<Services> {
   const inventory = await startInventory(core);
   const chat = new ChatRuntime(core);
   const trades = createTrades();
-  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades, hooks: domainHooks };
+  const market = createMarket();
+  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades, market, hooks: domainHooks };
   await chat.start(services);
   trades.start(services);
   startMessages(core);
+  market.start(services);
   return services;
 }
 
 /** Stops every capability, in the reverse of start order. */
 async function stopCapabilities(services: Services): Promise<void> {
   for (const runtime of [
+    services.market,
     services.trades,
     services.chat,
     services.inventory,

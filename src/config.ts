@@ -129,6 +129,17 @@ export interface Config {
   mediaUrl?: string;
   /** Origins (scheme://host[:port]) whose pages may call the API from the browser; empty: no CORS headers at all. */
   corsOrigins: string[];
+  market: {
+    /** Percent of a sale's price the platform keeps, rounded down. */
+    feePercent: number;
+    /** Seconds a bought item stays untradable and unsellable (its ts_can_trade). */
+    hold: number;
+    /** Seconds a listing lasts; then the item returns to its seller. */
+    ttl: number;
+    /** Lowest and highest listing price, in minor units (kopecks). */
+    minPrice: number;
+    maxPrice: number;
+  };
   http: {
     connectionTimeoutMs: number;
     keepAliveTimeoutMs: number;
@@ -198,6 +209,7 @@ export function defaultConfig(): Config {
     im: { burst: 10, perHour: 300, youngAccountDays: 7, newDialogsPerDay: 20, deleteWindow: 86400 },
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
     corsOrigins: [],
+    market: { feePercent: 10, hold: 7 * 86400, ttl: 30 * 86400, minPrice: 1, maxPrice: 100_000_000 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }

@@ -7,7 +7,8 @@ import { inventoryDomain } from './inventory/index.js';
 import { chatDomain } from './chat/index.js';
 import { messagesDomain } from './messages/index.js';
 import { tradesDomain } from './trades/index.js';
-import { walletDomain } from './promocodes/index.js';
+import { promocodesDomain } from './promocodes/index.js';
+import { marketDomain } from './market/index.js';
 import { adminDomain } from './admin/index.js';
 import { accountsDomain } from './accounts/index.js';
 import { oauthDomain } from './oauth/index.js';
@@ -23,7 +24,8 @@ export const domains: Domain[] = [
   tradesDomain,
   chatDomain,
   messagesDomain,
-  walletDomain,
+  promocodesDomain,
+  marketDomain,
   accountsDomain,
   oauthDomain,
   gameDomain,

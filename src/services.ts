@@ -17,6 +17,7 @@ import type { ChatRuntime } from './chat/runtime.js';
 import type { Mailer } from './mail/mailer.js';
 import type { Metrics } from './operations/metrics.js';
 import type { TradesRuntime } from './trades/index.js';
+import type { MarketRuntime } from './market/index.js';
 import type { RealtimeHub } from './realtime/hub.js';
 import type { UsersHooks } from './users/hooks.js';
 import type { FriendsHooks } from './friends/hooks.js';
@@ -56,6 +57,7 @@ export interface Services extends Core {
   inventory: InventoryRuntime;
   chat: ChatRuntime;
   trades: TradesRuntime;
+  market: MarketRuntime;
   /** How a domain makes the ones above it react: the hooks each declares, registered by src/hooks.ts. */
   hooks: { users: UsersHooks; friends: FriendsHooks; inventory: InventoryHooks };
 }

@@ -42,7 +42,14 @@ describe("managing one's own account", () => {
     const { access_token } = await sessionOf(server, BOB.email);
     const info = await server.call('account.info', {}, { token: access_token, http: 'GET' });
     const profile = await server.call('users.get', { user_ids: String(BOB.user_id) }, { token: access_token });
-    assert.deepEqual(info.body.data, { ...profile.body.data[0], email: BOB.email, email_verified: 0, hasTotp: 0, hasPassword: 1 });
+    assert.deepEqual(info.body.data, {
+      ...profile.body.data[0],
+      email: BOB.email,
+      email_verified: 0,
+      hasTotp: 0,
+      hasPassword: 1,
+      balance: 0,
+    });
   });
 
   test('bots may call none of the account methods', async () => {

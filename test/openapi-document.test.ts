@@ -84,6 +84,13 @@ const REFERENCE_METHODS = [
   'trades.getById',
   'execute.prepareTrade',
   'oauth.exchangeCode',
+  'execute.wallet',
+  'wallet.getHistory',
+  'market.sell',
+  'market.buy',
+  'market.getListing',
+  'market.search',
+  'market.getLastSellups',
 ];
 const OUR_METHODS = [
   'inventory.open',
@@ -102,6 +109,10 @@ const OUR_METHODS = [
   'account.sessionsRevoke',
   'account.appsGet',
   'account.appsRevoke',
+  'market.cancel',
+  'market.getMy',
+  'market.quickSell',
+  'shop.buy',
   'games.createVsComputer',
   'game.action',
   'games.getReplay',
@@ -148,6 +159,11 @@ const ADMIN_METHODS = [
   'admin.updateApp',
   'admin.listApps',
   'admin.disableApp',
+  'admin.grantMoney',
+  'admin.revokeMoney',
+  'admin.listListings',
+  'admin.cancelListing',
+  'admin.freezeMarket',
 ];
 /** Methods that need a token and that a bot's token may call; every other such method answers a bot 4. */
 const BOT_ALLOWED = [

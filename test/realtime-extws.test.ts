@@ -43,7 +43,7 @@ test('the auth frame counts the friend requests friends.getRequests lists: none 
     assert.equal(ok(await server.call('friends.getRequests', {}, { token: alice })).count, 1);
     const client = await ExtwsClient.connect(base, { access_token: alice });
     const auth = await client.next((f) => f.event === 'auth');
-    assert.deepEqual(auth.data.counters, { ...ACCOUNT_COUNTERS, friends_requests: 1, trades_new: 0 });
+    assert.deepEqual(auth.data.counters, { ...ACCOUNT_COUNTERS, friends_requests: 1, trades_new: 0, balance: 0 });
     client.close();
   }));
 
@@ -63,7 +63,7 @@ test('a signed-in client gets the open frame, then auth with its profile and cou
     assert.deepEqual(auth.data, {
       status: 1,
       user_data: { ...profile, admin_rights: 0, penalties: {} },
-      counters: { ...ACCOUNT_COUNTERS, friends_requests: 1, trades_new: 0 },
+      counters: { ...ACCOUNT_COUNTERS, friends_requests: 1, trades_new: 0, balance: 0 },
     });
     assert.equal(status.event, 'status');
     assert.deepEqual(Object.keys(status.data.status).sort(), ['emotes_restricted', 'online', 'sct', 'streams', 'time']);

@@ -6,7 +6,7 @@ import { announceUsersChanged, checkDomain, checkNick, loadProfiles, nickColumns
 import { flag, type Flag } from '../db/flags.js';
 import type { AccountInfo as AccountInfoSchema } from './schemas.js';
 import { explainCollision } from './unique.js';
-import { findUser, getUser, updateUser } from './queries.js';
+import { findUser, getUser, readAccountBalance, updateUser } from './queries.js';
 
 /** Nick changes a user may make per window. */
 export const NICK_CHANGE_LIMIT = { max: 3, windowSeconds: 24 * 60 * 60 } as const;
@@ -17,9 +17,10 @@ export type AccountInfo = Static<typeof AccountInfoSchema>;
 
 /** account.info: the caller's full profile plus what only they see. */
 export async function accountInfo(services: Services, userId: number): Promise<AccountInfo> {
-  const [profiles, account] = await Promise.all([
+  const [profiles, account, balance] = await Promise.all([
     loadProfiles(services, [userId]),
     findUser(services.db.kysely, userId, ['email', 'email_verified', 'totp_secret', 'password_hash']),
+    readAccountBalance(services.db.kysely, userId),
   ]);
   const profile = profiles.get(userId);
   if (!profile || !account) throw new ApiError(Code.USER_NOT_FOUND, 'the account no longer exists');
@@ -28,6 +29,7 @@ export async function accountInfo(services: Services, userId: number): Promise<A
     email_verified: account.email_verified,
     hasTotp: account.totp_secret !== null ? 1 : 0,
     hasPassword: account.password_hash !== null ? 1 : 0,
+    balance: balance / 100,
   };
   if (account.email !== null) info.email = account.email;
   return info;

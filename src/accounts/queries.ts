@@ -212,3 +212,9 @@ export async function revokeSessionIds(trx: Executor, sessionIds: number[], now:
     .where('revoked_at', 'is', null)
     .execute();
 }
+
+/** A user's balance in kopecks (the market keeps it; account.info shows it). */
+export async function readAccountBalance(db: Executor, userId: number): Promise<number> {
+  const row = await db.selectFrom('balances').select('balance').where('user_id', '=', userId).executeTakeFirst();
+  return row ? Number(row.balance) : 0;
+}

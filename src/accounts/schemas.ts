@@ -11,6 +11,7 @@ export const AccountInfo = Type.Object(
     email_verified: bit('1 once the address was confirmed (account.verifyEmail)'),
     hasTotp: bit('1 when two-factor sign-in is on'),
     hasPassword: bit('1 when the account has a password'),
+    balance: Type.Number({ description: 'the wallet, in units of the currency (kopecks / 100)' }),
   },
   { ...Strict, $id: 'AccountInfo', description: "The caller's own account: the full user plus what only they see" },
 );

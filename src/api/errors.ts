@@ -39,6 +39,18 @@ export const Code = {
   BOT_NOT_FOUND: 1801,
   /** The caller already owns as many bots as bots.create allows (`--bots-per-owner`). */
   BOT_LIMIT: 1802,
+  /** The item is not on sale: sold, taken off, expired or never listed. */
+  MARKET_NOT_LISTED: 2101,
+  /** The price sent is not the listing's. */
+  MARKET_PRICE_CHANGED: 2102,
+  /** The balance does not cover the price. */
+  NOT_ENOUGH_MONEY: 2103,
+  /** The listing is the caller's own. */
+  MARKET_OWN_LISTING: 2104,
+  /** An administrator froze the caller's market use. */
+  MARKET_FROZEN: 2105,
+  /** The catalogue does not sell (or buy back) this prototype. */
+  SHOP_UNAVAILABLE: 2106,
   /** No game of that id, or none the caller plays in. */
   NO_SUCH_GAME: 1901,
   /** The game refused the action: not expected now, not the caller's to send, or against its rules. */

@@ -28,6 +28,7 @@ export {
   DEFAULT_ITEM_TYPES,
   Item,
   ItemLegacy,
+  ItemProtoLegacy,
   ItemProtoShort,
   ItemProtoStatus,
   Price,

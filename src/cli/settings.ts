@@ -48,7 +48,7 @@ interface Field<T> {
 }
 
 /** The configuration's groups of settings (`http.requestTimeoutMs`). */
-type Section = 'tls' | 'captcha' | 'chat' | 'ws' | 'accounts' | 'bots' | 'mail' | 'trades' | 'im' | 'http';
+type Section = 'tls' | 'captcha' | 'chat' | 'ws' | 'accounts' | 'bots' | 'mail' | 'trades' | 'im' | 'market' | 'http';
 
 function field<K extends keyof Config>(key: K): Field<NonNullable<Config[K]>>;
 function field<S extends Section, K extends keyof NonNullable<Config[S]>>(
@@ -617,6 +617,46 @@ export const SERVER_SETTINGS: Setting[] = [
     description: 'how long after sending a user may delete their private message for both with im.delete (0: never)',
     read: integer(0, 100_000_000),
     into: field('im', 'deleteWindow'),
+  }),
+  row({
+    flag: 'market-fee',
+    env: 'MARKET_FEE',
+    value: 'PERCENT',
+    description: 'the part of a market sale the platform keeps, rounded down to the kopeck',
+    read: integer(0, 100),
+    into: field('market', 'feePercent'),
+  }),
+  row({
+    flag: 'market-hold',
+    env: 'MARKET_HOLD',
+    value: 'SECONDS',
+    description: 'an item bought on the market cannot be traded, crafted or sold again for this long',
+    read: integer(0, YEAR),
+    into: field('market', 'hold'),
+  }),
+  row({
+    flag: 'market-ttl',
+    env: 'MARKET_TTL',
+    value: 'SECONDS',
+    description: 'a market listing ends this long after it was made and the item returns to its seller',
+    read: integer(60, YEAR),
+    into: field('market', 'ttl'),
+  }),
+  row({
+    flag: 'market-min-price',
+    env: 'MARKET_MIN_PRICE',
+    value: 'KOPECKS',
+    description: 'the lowest market price, in kopecks (1/100 of the currency unit)',
+    read: integer(1, 1_000_000_000_000),
+    into: field('market', 'minPrice'),
+  }),
+  row({
+    flag: 'market-max-price',
+    env: 'MARKET_MAX_PRICE',
+    value: 'KOPECKS',
+    description: 'the highest market price, in kopecks',
+    read: integer(1, 1_000_000_000_000),
+    into: field('market', 'maxPrice'),
   }),
   row({
     flag: 'chat-history',

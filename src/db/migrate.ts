@@ -18,6 +18,7 @@ import { tradeFunctionPlansMigration } from './migrations/012_trade_function_pla
 import { tradeCreationWindowMigration } from './migrations/013_trade_creation_window.js';
 import { tradeOfferAdmissionMigration } from './migrations/014_trade_offer_admission.js';
 import { privateMessagesMigration } from './migrations/016_private_messages.js';
+import { marketMigration } from './migrations/017_market.js';
 import { gamesMigration } from './migrations/018_games.js';
 import { oauthMigration } from './migrations/019_oauth.js';
 import { sealStoredSecrets } from './sealed-secrets.js';
@@ -46,6 +47,7 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '013_trade_creation_window': tradeCreationWindowMigration(db.dialect),
     '014_trade_offer_admission': tradeOfferAdmissionMigration(db.dialect),
     '016_private_messages': privateMessagesMigration(db.dialect),
+    '017_market': marketMigration(db.dialect),
     '018_games': gamesMigration(db.dialect),
     '019_oauth': oauthMigration(db.dialect),
   };

@@ -10,7 +10,8 @@ type Defaulted<T> = ColumnType<T, T | undefined, T>;
 export type InventoryPrivacy = 'everyone' | 'friends' | 'nobody';
 
 /** An item's life: its owner holds it, it was used up (opened, crafted, ...), or an operator took it back. */
-export type ItemState = 'owned' | 'consumed' | 'revoked';
+/** `listed`: on sale on the market, still its seller's (every check of an owned item refuses it). */
+export type ItemState = 'owned' | 'listed' | 'consumed' | 'revoked';
 
 /** Where an item is equipped: in games (cards, generator, joke) or on the profile (badge). */
 export type EquipSlot = 'cards' | 'generator' | 'joke' | 'badge';
@@ -426,6 +427,70 @@ export interface ImDialogsTable {
   new_counter: Defaulted<number>;
 }
 
+export interface BalancesTable {
+  user_id: number;
+  /** kopecks */
+  balance: Defaulted<number>;
+}
+
+export interface LedgerTransfersTable {
+  transfer_id: Id;
+  ts: number;
+  kind: string;
+  item_id: number | null;
+  item_proto_id: number | null;
+  listing_id: number | null;
+  reason: string | null;
+}
+
+/** One side of a transfer: a user's account (user_id) or the platform's (negative ids). */
+export interface LedgerEntriesTable {
+  entry_id: Id;
+  transfer_id: number;
+  account_id: number;
+  kind: string;
+  amount: number;
+  balance_after: number | null;
+}
+
+export interface MarketListingsTable {
+  listing_id: Id;
+  item_id: number;
+  seller_id: number;
+  item_proto_id: number;
+  type: number;
+  quality_id: number;
+  price: number;
+  ts_listed: number;
+  ts_expires: number;
+}
+
+export interface MarketSalesTable {
+  sale_id: Id;
+  listing_id: number;
+  item_id: number;
+  item_proto_id: number;
+  seller_id: number;
+  buyer_id: number;
+  price: number;
+  fee: number;
+  ts: number;
+}
+
+export interface ShopPurchasesTable {
+  user_id: number;
+  request_id: string;
+  ts: number;
+  /** JSON text of the answer, given again for a retry with the same request_id */
+  answer: string;
+}
+
+export interface MarketFreezesTable {
+  user_id: number;
+  ts: number;
+  reason: string;
+}
+
 /** A game of the classic board game; its state is rebuilt from game_actions. */
 export interface GamesTable {
   game_id: Id;
@@ -494,6 +559,13 @@ export interface Tables {
   im_events: ImEventsTable;
   im_messages: ImMessagesTable;
   im_dialogs: ImDialogsTable;
+  balances: BalancesTable;
+  ledger_transfers: LedgerTransfersTable;
+  ledger_entries: LedgerEntriesTable;
+  market_listings: MarketListingsTable;
+  market_sales: MarketSalesTable;
+  market_freezes: MarketFreezesTable;
+  shop_purchases: ShopPurchasesTable;
   games: GamesTable;
   game_actions: GameActionsTable;
   game_players: GamePlayersTable;

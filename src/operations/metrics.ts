@@ -13,12 +13,14 @@ export interface DomainEvents {
   craft: 'made';
   trade: 'created' | 'accepted' | 'declined' | 'revoked' | 'cancelled' | 'expired' | 'invalidated';
   opening: 'case' | 'gift' | 'promocode';
+  market: 'listed' | 'repriced' | 'cancelled' | 'sold' | 'expired' | 'shop' | 'quick_sell';
 }
 
 const DOMAIN_EVENTS: { [K in keyof DomainEvents]: DomainEvents[K][] } = {
   craft: ['made'],
   trade: ['created', 'accepted', 'declined', 'revoked', 'cancelled', 'expired', 'invalidated'],
   opening: ['case', 'gift', 'promocode'],
+  market: ['listed', 'repriced', 'cancelled', 'sold', 'expired', 'shop', 'quick_sell'],
 };
 
 /** Hit and miss counts an in-memory cache keeps of itself. */

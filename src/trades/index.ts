@@ -3,6 +3,9 @@ import type { Runtime, Services } from '../services.js';
 import { tradeMethods } from './methods.js';
 import { startExpirySweep, type ExpirySweep } from './expiry.js';
 import { countIncoming } from './lists.js';
+import { openTradesHolding } from './queries.js';
+import { expiryCutoff } from './status.js';
+import type { Executor } from '../db/connection.js';
 
 export const tradesDomain: Domain = {
   name: 'trades',
@@ -29,6 +32,16 @@ export function createTrades(): TradesRuntime {
   };
 }
 
+/** Whether an open trade holds any of the items: an item it holds may not go on the market. */
+export async function heldByOpenTrade(
+  services: Pick<Services, 'config' | 'db'>,
+  executor: Executor,
+  itemIds: number[],
+  now: number,
+): Promise<boolean> {
+  const found = await openTradesHolding(executor, services.db.dialect, itemIds, expiryCutoff(services, now)).execute();
+  return found.length > 0;
+}
 // What the other folders use of this one.
 export { tradeAdminMethods } from './admin-methods.js';
 export { announceInvalidated } from './announce.js';

@@ -18,7 +18,7 @@ export async function readStoredWorld(db: Executor) {
       .orderBy('user_id')
       .orderBy('code_hash')
       .execute(),
-    items: db.selectFrom('items').selectAll().where('state', '=', 'owned').orderBy('item_id').execute(),
+    items: db.selectFrom('items').selectAll().where('state', 'in', ['owned', 'listed']).orderBy('item_id').execute(),
     equipped: db.selectFrom('equipped').selectAll().execute(),
     friendships: db
       .selectFrom('friendships')
@@ -90,6 +90,15 @@ const WORLD_TABLES = [
   'im_dialogs',
   'im_messages',
   'im_events',
+  // World files do not carry the market yet: a replaced world starts with empty wallets and
+  // ledger, and no listings (a listed item is exported as its seller's).
+  'market_listings',
+  'market_sales',
+  'market_freezes',
+  'shop_purchases',
+  'ledger_entries',
+  'ledger_transfers',
+  'balances',
   'trade_moves',
   'trade_items',
   'trades',
