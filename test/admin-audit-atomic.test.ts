@@ -237,6 +237,13 @@ function everyAdminCall(now: number): { method: string; params: Record<string, u
     { method: 'admin.createPromocode', params: { code: 'FRESH-CODE', item_proto_ids: '100' } },
     { method: 'admin.listPromocodes', params: {}, reads: true },
     { method: 'admin.disablePromocode', params: { code: 'fresh-code' } },
+    { method: 'admin.imHistory', params: { user_id: 1, partner_id: 2 }, reads: true },
+    { method: 'admin.imDelete', params: { msg_id: 1 } },
+    { method: 'admin.grantMoney', params: { user_id: 2, amount: 12.5, reason: 'prize' } },
+    { method: 'admin.revokeMoney', params: { user_id: 2, amount: 2.5, reason: 'granted by mistake' } },
+    { method: 'admin.listListings', params: {}, reads: true },
+    { method: 'admin.cancelListing', params: { thing_id: 503, reason: 'reported' } },
+    { method: 'admin.freezeMarket', params: { user_id: 3, frozen: 1, reason: 'reported' } },
     { method: 'admin.importWorld', params: { world: JSON.stringify({ collections: [{ collection_id: 30, title: 'Imported' }] }) } },
     { method: 'admin.exportWorld', params: {}, reads: true },
     { method: 'admin.listTrades', params: { user_id: 1 }, reads: true },
@@ -266,7 +273,9 @@ describe('every admin action and its audit entry commit together', () => {
           { item_id: 500, user_id: 1, item_proto_id: 100 },
           { item_id: 501, user_id: 1, item_proto_id: 101 },
           { item_id: 502, user_id: 4, item_proto_id: 101 },
+          { item_id: 503, user_id: 2, item_proto_id: 100 },
         ],
+        private_messages: [{ msg_id: 1, from: 1, to: 2, text: 'hello', ts_created: now }],
         trades: [
           { trade_id: 1, user_id_from: 1, user_id_to: 2, create_time: now, things_from: [{ item_id: 501, item_proto_id: 101 }] },
           { trade_id: 2, user_id_from: 4, user_id_to: 3, create_time: now, things_from: [{ item_id: 502, item_proto_id: 101 }] },
@@ -281,6 +290,9 @@ describe('every admin action and its audit entry commit together', () => {
       { headers: { 'x-admin-key': SUITE_ADMIN_KEY } },
     );
     assert.equal(app.body.data.app.app_id, 1);
+    // A listing for the call that ends one.
+    const sold = await server.call('market.sell', { thing_id: 503, price: 10 }, { token: await tokenFor(server, 2) });
+    assert.equal(sold.body.code, 0, JSON.stringify(sold.body));
     // Sessions for the calls that end them.
     await tokenFor(server, 2);
     await tokenFor(server, 3);

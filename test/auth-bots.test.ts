@@ -5,12 +5,24 @@ import { startTestServer, type TestServer } from './helpers.js';
 import { ALICE, ALICE_BOT, TOTP_USER_BOT, assertSession, authWorld, probe, sessionOf } from './auth-fixtures.js';
 import { missing } from './components.js';
 
-/** Methods a bot's token may call besides the open ones (compatibility.md). */
+/**
+ * Methods a bot's token may call besides the open ones (compatibility.md), and those of the
+ * private messages and the game, which bots use as players do.
+ */
 const BOT_METHODS = [
   'friends.add',
   'friends.delete',
   'friends.getRequests',
+  'game.action',
+  'games.createVsComputer',
+  'games.getReplay',
+  'games.my',
   'gchat.send',
+  'im.delete',
+  'im.dialogsGet',
+  'im.historyGet',
+  'im.send',
+  'im.sync',
   'inventory.craft',
   'trades.accept',
   'trades.cancel',

@@ -36,7 +36,7 @@ test('the checker refuses a back import, a cycle, a reach past a public face and
   const found = violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
   assert.deepEqual(found, [
     'layer:infra: src/infra/back-import.ts -> src/chat/index.ts',
-    'listed-layer: src/trades/unlisted.ts -> src/market/index.ts',
+    'listed-layer: src/trades/unlisted.ts -> src/auctions/index.ts',
     'no-cycle: src/trades/cycle-a.ts -> src/trades/cycle-b.ts',
     'public-face: src/trades/deep-import.ts -> src/chat/topic.ts',
   ]);

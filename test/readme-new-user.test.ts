@@ -57,7 +57,7 @@ test('the sign-up example: the log holds the message as the README says, and its
     const params = JSON.parse(body[1]!) as Record<string, string>;
     assert.equal((await server.call('auth.signup', params)).body.code, 0);
     const told =
-      /a warning "(mail not sent \(no SMTP server configured\)) \.\.\."\n# whose mail field holds the message: its to is (\S+), and its text holds the link\n# http:\/\/127\.0\.0\.1:8080(\/api\/account\.verifyEmail\?token=)\.\.\. \(the token is what follows token=\)/.exec(
+      /a warning "(mail not sent \(no SMTP server configured\)) \.\.\."\n# whose mail field holds the message: its to is (\S+), and its text holds the link\n# http:\/\/127\.0\.0\.1:8080(\/confirm-email\?token=)\.\.\. \(the token is what follows token=\)/.exec(
         readme,
       );
     assert.ok(told, 'the README says what the log holds');

@@ -10,7 +10,7 @@ import type { World } from '../src/world/schema.js';
 /*
  * SQLite compiles a statement again on every run when it compares a column with a bound value
  * where a partial index's condition names that column with a constant (items_by_time's
- * `state = 'owned'`, trades_open_by_age's `status = 0`, users_banned's `global_ban = 1`): it
+ * `state = 'owned'`, trades_open_by_age's `status = 0`, users_banned's `global_ban = 1`, the unread private messages' `is_read = 0`): it
  * must know the value to tell whether the index applies. For a statement with subqueries that
  * costs several times its run. Those comparisons are written with the constant itself; this
  * test runs the methods that write and read items and trades and looks at every statement
@@ -67,7 +67,11 @@ test('no statement compares a column named by a partial index with a bound value
     select name, sql from sqlite_master where type = 'index' and sql like '% where %'`.execute(server.db.kysely);
   const columns = new Set<string>();
   for (const index of indexes) for (const [, column] of index.sql.matchAll(/(\w+)\s*=\s*(?:'[^']*'|\d+)/g)) columns.add(column!);
-  assert.deepEqual([...columns].sort(), ['global_ban', 'state', 'status'], 'the partial indexes and the columns their conditions compare');
+  assert.deepEqual(
+    [...columns].sort(),
+    ['global_ban', 'is_read', 'state', 'status'],
+    'the partial indexes and the columns their conditions compare',
+  );
 
   const one = { token: await tokenFor(server, 1) };
   const two = { token: await tokenFor(server, 2) };

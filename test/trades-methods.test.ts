@@ -92,6 +92,7 @@ describe('privacy', () => {
   test('privacy.get answers every setting as numbers; privacy.update changes only those given', async () => {
     assert.deepEqual(await callOk(server, 'privacy.get', {}, as(2)), {
       inventory: 'everyone',
+      messages: 'everyone',
       trades_income: 1,
       trades_income_from_friends: 0,
       trades_income_gifts: 1,
@@ -99,6 +100,7 @@ describe('privacy', () => {
     });
     assert.deepEqual(await callOk(server, 'privacy.get', {}, as(4)), {
       inventory: 'everyone',
+      messages: 'everyone',
       trades_income: 1,
       trades_income_from_friends: 1,
       trades_income_gifts: 1,
@@ -107,6 +109,7 @@ describe('privacy', () => {
     assert.deepEqual((await server.call('privacy.update', { inventory: 'friends' }, as(3))).body, { code: 0 });
     assert.deepEqual(await callOk(server, 'account.getPrivacy', {}, as(3)), {
       inventory: 'friends',
+      messages: 'everyone',
       trades_income: 1,
       trades_income_from_friends: 0,
       trades_income_gifts: 1,

@@ -105,6 +105,7 @@ export const marketAdminMethods: AnyMethod[] = [
     summary: 'Take an item off the market',
     description: 'The item returns to its seller.',
     params: P.object({ thing_id: P.uint({ minimum: 1, description: 'the item' }), reason: reasonParam }),
+    result: Type.Object({ thing_id: Uint, user_id: Type.Integer({ description: 'the seller, who has the item back' }) }, Strict),
     errors: { 2101: 'the item is not on sale' },
     handler: async ({ services, inTransaction }, params) => {
       const listing = await inTransaction(async (trx) => {
@@ -113,6 +114,7 @@ export const marketAdminMethods: AnyMethod[] = [
         return ended;
       });
       await announceInventoriesChanged(services, [Number(listing.seller_id)]);
+      return { thing_id: params.thing_id, user_id: Number(listing.seller_id) };
     },
   }),
 
@@ -127,10 +129,12 @@ export const marketAdminMethods: AnyMethod[] = [
       frozen: P.bit({ description: '1 to freeze, 0 to unfreeze' }),
       reason: reasonParam,
     }),
+    result: Type.Object({ user_id: Type.Integer(), frozen: Type.Integer({ description: '1 frozen, 0 not' }) }, Strict),
     errors: { 101: 'user does not exist' },
     handler: async ({ services, inTransaction }, params) => {
       const userId = await requireUser(services, params.user_id);
       await inTransaction((trx) => setFrozen(trx, userId, params.frozen === 1, nowSeconds(services), params.reason));
+      return { user_id: userId, frozen: params.frozen };
     },
   }),
 ];

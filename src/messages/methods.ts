@@ -207,8 +207,10 @@ const adminImDelete = defineMethod({
   summary: 'Delete a private message for both parties',
   description: 'Both parties are told live (event type 3); an unread message stops counting.',
   params: P.object({ msg_id: P.uint({ minimum: 1, description: 'the message' }) }),
+  result: Type.Object({ msg_id: Type.Integer({ description: 'the message deleted' }) }, Strict),
   handler: async ({ services, inTransaction }, params) => {
     await deleteMessage(services, params.msg_id, () => undefined, inTransaction);
+    return { msg_id: params.msg_id };
   },
 });
 

@@ -108,6 +108,9 @@ export async function touchDialog(trx: Executor, userId: number, partnerId: numb
     .execute();
 }
 
+/** The partial index of unread messages names the constant: SQLite uses it only for a comparison written with it. */
+const UNREAD = sql<boolean>`is_read = 0`;
+
 /** Marks the partner's unread messages to the user read and zeroes the counter; the newest message marked, if any. */
 export async function markRead(trx: Executor, userId: number, partnerId: number): Promise<number | undefined> {
   const newest = await trx
@@ -115,7 +118,7 @@ export async function markRead(trx: Executor, userId: number, partnerId: number)
     .select((eb) => eb.fn.max('msg_id').as('msg_id'))
     .where('receiver_id', '=', userId)
     .where('sender_id', '=', partnerId)
-    .where('is_read', '=', 0)
+    .where(UNREAD)
     .executeTakeFirst();
   if (newest?.msg_id === null || newest?.msg_id === undefined) return undefined;
   await trx
@@ -123,7 +126,7 @@ export async function markRead(trx: Executor, userId: number, partnerId: number)
     .set({ is_read: 1 })
     .where('receiver_id', '=', userId)
     .where('sender_id', '=', partnerId)
-    .where('is_read', '=', 0)
+    .where(UNREAD)
     .execute();
   await trx.updateTable('im_dialogs').set({ new_counter: 0 }).where('user_id', '=', userId).where('partner_id', '=', partnerId).execute();
   return Number(newest.msg_id);
