@@ -215,10 +215,16 @@ describe('market', () => {
   });
 
   test('a frozen user can neither sell nor buy', async () => {
-    await callVoid(server, 'admin.freezeMarket', { user_id: 4, frozen: 1, reason: 'test' }, admin);
+    assert.deepEqual(await callOk(server, 'admin.freezeMarket', { user_id: 4, frozen: 1, reason: 'test' }, admin), {
+      user_id: 4,
+      frozen: 1,
+    });
     await callFails(server, 'market.sell', { thing_id: 40, price: 1 }, 2105, as(4));
     await callFails(server, 'market.buy', { thing_id: 11, price: 200 }, 2105, as(4));
-    await callVoid(server, 'admin.freezeMarket', { user_id: 4, frozen: 0, reason: 'test' }, admin);
+    assert.deepEqual(await callOk(server, 'admin.freezeMarket', { user_id: 4, frozen: 0, reason: 'test' }, admin), {
+      user_id: 4,
+      frozen: 0,
+    });
     await callOk(server, 'market.sell', { thing_id: 40, price: 1 }, as(4));
   });
 
@@ -226,7 +232,7 @@ describe('market', () => {
     const listed = await callOk(server, 'admin.listListings', { user_id: 4 }, admin);
     assert.equal(listed.count, 1);
     assert.equal(listed.listings[0].thing_id, 40);
-    await callVoid(server, 'admin.cancelListing', { thing_id: 40, reason: 'test' }, admin);
+    assert.deepEqual(await callOk(server, 'admin.cancelListing', { thing_id: 40, reason: 'test' }, admin), { thing_id: 40, user_id: 4 });
     await callFails(server, 'admin.cancelListing', { thing_id: 40, reason: 'test' }, 2101, admin);
     assert.ok((await inventoryIds(4)).includes(40));
   });

@@ -161,7 +161,7 @@ describe('a conversation', () => {
       read.messages.map((m: any) => m.msg_id),
       [kept],
     );
-    await callVoid(server, 'admin.imDelete', { msg_id: kept }, admin);
+    assert.deepEqual(await callOk(server, 'admin.imDelete', { msg_id: kept }, admin), { msg_id: kept });
     assert.equal(
       (await callOk(server, 'im.dialogsGet', {}, as(9))).dialogs.find((d: any) => d.user_id === 1),
       undefined,
