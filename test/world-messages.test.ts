@@ -26,7 +26,7 @@ test('export and import carry conversations both ways, with their unread counts'
     const gone = await send(one, 2, 'deleted');
     await callOk(server, 'im.historyGet', { user_id: 2 }, { token: one });
     const c = await send(one, 2, 'third');
-    assert.deepEqual((await adminCall(server, 'imDelete', { msg_id: gone })).body, { code: 0 });
+    assert.deepEqual((await adminCall(server, 'imDelete', { msg_id: gone })).body, { code: 0, data: { msg_id: gone } });
     const ts = Math.floor(server.clock.now() / 1000);
 
     const exported = (await admin(server, 'exportWorld')).world as World;
