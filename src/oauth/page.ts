@@ -1,12 +1,12 @@
 /** The OAuth dialog's HTML: no script at all, one style sheet of its own (dialog.css), every value escaped. */
 
+import { escapeHtml } from '../infra/html.js';
+
 export const STYLESHEET_PATH = '/oauth/dialog.css';
 
 export const STYLESHEET = `body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#222}
 h1{font-size:1.4rem}form{margin:1rem 0}label{display:block;margin:.6rem 0}input[type=email],input[type=password],input[type=text]{display:block;width:100%;padding:.4rem;box-sizing:border-box}
 button{padding:.5rem 1.2rem;margin-right:.6rem;font-size:1rem}.message{color:#a00}ul{padding-left:1.2rem}.app{font-weight:bold}`;
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The dialog's request, carried from page to page in hidden fields. */
 export type CarriedFields = Record<string, string | undefined>;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml } from '../infra/html.js';
 import type { Services } from '../services.js';
 
 /** What the front page asks the domains, handed to it by the composition root (src/app.ts). */
@@ -14,8 +15,6 @@ export interface DemoAccountSource {
 function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * E-mails of the accounts the shipped demo world gives a plain password; none for any other
