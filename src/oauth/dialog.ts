@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, Code } from '../api/errors.js';
 import type { Caller } from '../api/method.js';
 import { completeTotpChallenge, signIn, type SessionData } from '../auth/index.js';
-import { constantTimeEqual, sha256 } from '../infra/secrets.js';
+import { constantTimeEqual, newToken, sha256 } from '../infra/secrets.js';
 import type { Services } from '../services.js';
 import { redirectUrisOf } from './apps.js';
 import { CHALLENGE, issueCode } from './codes.js';
@@ -134,7 +133,7 @@ class Dialog {
 
   private formFields(request: DialogRequest, extra: CarriedFields = {}): CarriedFields {
     if (this.csrfSecret === '') {
-      this.csrfSecret = randomBytes(32).toString('base64url');
+      this.csrfSecret = newToken();
       this.reply.header('set-cookie', cookie(this.request, CSRF_COOKIE, this.csrfSecret, 3600));
     }
     return { ...request.fields, ...extra, csrf: csrfToken(this.csrfSecret) };
