@@ -13,5 +13,3 @@ export const oauthDomain: Domain = {
   methods: [oauthExchangeCode, accountAppsGet, accountAppsRevoke, ...oauthAdminMethods],
   routes: registerDialog,
 };
-
-export { oauthAdminMethods };
