@@ -5,6 +5,7 @@ import { Strict } from '../api/schema-types.js';
 import { MAX_APP_NAME_LENGTH, createApp, listApps, updateApp } from './apps.js';
 import { MAX_REDIRECT_URIS, MAX_REDIRECT_URI_LENGTH } from './redirect-uris.js';
 import { AppSchema } from './schemas.js';
+import { ALL_SCOPES } from './scopes.js';
 
 const NO_SUCH_APP = { 2004: 'no such app' };
 const appIdParam = P.uint({ description: 'the app' });
@@ -16,7 +17,7 @@ const redirectUrisParam = P.string({
     `up to ${MAX_REDIRECT_URIS} redirect URIs separated by spaces, each matched exactly: https, or http on a loopback address; ` +
     'no fragment',
 });
-const scopesParam = P.uint({ maximum: 11, description: 'bit mask of the scopes the app may ask for: offline 1, games 2, stat 8' });
+const scopesParam = P.uint({ maximum: ALL_SCOPES, description: 'bit mask of the scopes the app may ask for: offline 1, games 2, stat 8' });
 
 export const oauthAdminMethods: AnyMethod[] = [
   defineMethod({
