@@ -19,10 +19,8 @@ export async function allApps(db: Executor) {
   return db.selectFrom('oauth_apps').select(APP_COLUMNS).orderBy('app_id').execute();
 }
 
-/** Changes an app; false when there is no such app. */
-export async function updateAppRow(trx: Executor, appId: number, changes: Updateable<OauthAppsTable>): Promise<boolean> {
-  const result = await trx.updateTable('oauth_apps').set(changes).where('app_id', '=', appId).executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+export async function updateAppRow(trx: Executor, appId: number, changes: Updateable<OauthAppsTable>): Promise<void> {
+  await trx.updateTable('oauth_apps').set(changes).where('app_id', '=', appId).execute();
 }
 
 export async function insertCode(db: Executor, code: Insertable<OauthCodesTable>): Promise<void> {
@@ -44,9 +42,8 @@ export async function markCodeUsed(trx: Executor, codeHash: string, now: number,
 }
 
 /** Deletes codes that expired before `before` (used or not: a used one is kept until then to catch its reuse). */
-export async function deleteCodesBefore(db: Executor, before: number): Promise<number> {
-  const result = await db.deleteFrom('oauth_codes').where('expires_at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
+export async function deleteCodesBefore(db: Executor, before: number): Promise<void> {
+  await db.deleteFrom('oauth_codes').where('expires_at', '<', before).execute();
 }
 
 export async function consentOf(db: Executor, userId: number, appId: number) {
