@@ -58,7 +58,12 @@ async function startLoopbackApp(
             await fetch(`${platform}/api/users.get`, { headers: { authorization: `Bearer ${answer.data!.access_token}` } })
           ).json()) as { data: { user_id: number; nick: string }[] };
           const refresh = answer.data!.refresh_token === undefined ? 'no refresh token' : 'a refresh token';
-          send(200, `<p id="outcome">signed in as ${me.data[0]!.nick} (${me.data[0]!.user_id}) with ${refresh}</p>`);
+          // The games scope opens the player's games.
+          const games = (await (
+            await fetch(`${platform}/api/games.my`, { headers: { authorization: `Bearer ${answer.data!.access_token}` } })
+          ).json()) as { code: number; data?: { count: number } };
+          const seen = games.code === 0 ? `${games.data!.count} games` : `games.my answered ${games.code}`;
+          send(200, `<p id="outcome">signed in as ${me.data[0]!.nick} (${me.data[0]!.user_id}) with ${refresh}, ${seen}</p>`);
         });
       return;
     }
@@ -110,19 +115,19 @@ test(
       // The consent names the app and what it asks for in plain words.
       assert.deepEqual(await page.locator('#scopes li').allInnerTexts(), [
         'See your profile, your friends and your inventory as you see them yourself',
-        'See the history of your games',
+        'See the history of your games and replay them move by move',
       ]);
       // The page's own style sheet applies under its CSP.
       assert.equal(await page.locator('#message').count(), 0);
       assert.equal(await page.evaluate(() => getComputedStyle(document.body).maxWidth), '448px');
       await Promise.all([page.waitForURL(`${app.origin}/callback?**`, WAIT), page.click('button[value=allow]')]);
       await page.locator('#outcome').waitFor(WAIT);
-      assert.equal(await page.locator('#outcome').innerText(), `signed in as Tess (${TOTP_USER.user_id}) with no refresh token`);
+      assert.equal(await page.locator('#outcome').innerText(), `signed in as Tess (${TOTP_USER.user_id}) with no refresh token, 0 games`);
 
       // Signed in and consent remembered: the dialog answers the app at once.
       await page.goto(`${app.origin}/start`, WAIT);
       await page.locator('#outcome').waitFor(WAIT);
-      assert.equal(await page.locator('#outcome').innerText(), `signed in as Tess (${TOTP_USER.user_id}) with no refresh token`);
+      assert.equal(await page.locator('#outcome').innerText(), `signed in as Tess (${TOTP_USER.user_id}) with no refresh token, 0 games`);
 
       // Another browser, another player, who denies.
       const other = await (await browser.newContext()).newPage();

@@ -14,6 +14,7 @@ import { checkAdminKey } from './admin-key.js';
 import { ANSWER_BYTES_PER_REQUEST, CostlyAnswers, addressLimitKey, type AnswerCharge } from './address-limits.js';
 import { runAudited } from './audit.js';
 import { tokenParameterProblem } from './bearer.js';
+import { SCOPE_BITS } from './oauth-scopes.js';
 
 /** One call of a method, whatever carried it (an HTTP request, a WebSocket emit). */
 export interface Invocation {
@@ -110,7 +111,7 @@ export class MethodDispatcher {
       }
       if (ctx.caller) {
         if (refusesBot(method, ctx.caller)) throw new ApiError(Code.FORBIDDEN, 'bots may not call this method');
-        if (refusesApp(method, ctx.caller)) throw new ApiError(Code.FORBIDDEN, 'the app was not granted access to this method');
+        if (refusesApp(method, ctx.caller)) throw new ApiError(Code.FORBIDDEN, appRefusal(method));
         if (config.rateLimit && !countedToken) await this.limit(tokenLimitKey(ctx.caller), config.rateLimitPerToken);
         services.presence.touch(ctx.caller.userId);
       }
@@ -140,12 +141,18 @@ function refusesBot(method: AnyMethod, caller: Caller): boolean {
 }
 
 /**
- * A session an app obtained through OAuth calls only the methods where a token stands for "me"
- * (auth optional: users.get, inventory.get, ...); its scopes open no signed-in method here, as
- * the ones they open on the reference service (games.my, missions.get, ...) do not exist.
+ * A session an app obtained through OAuth calls the methods where a token stands for "me"
+ * (auth optional: users.get, inventory.get, ...) and, of the signed-in ones, those its scopes open.
  */
 function refusesApp(method: AnyMethod, caller: Caller): boolean {
-  return caller.scopes !== undefined && method.auth === 'required';
+  if (caller.scopes === undefined || method.auth !== 'required') return false;
+  return method.scope === undefined || (caller.scopes & SCOPE_BITS[method.scope]) === 0;
+}
+
+function appRefusal(method: AnyMethod): string {
+  return method.scope === undefined
+    ? 'the app was not granted access to this method'
+    : `the app was not granted the ${method.scope} scope this method needs`;
 }
 
 /** A handler's result as the JSON text of `data` (undefined for a method without a result). */

@@ -4,6 +4,7 @@ import type { Services } from '../services.js';
 import type { InTransaction } from '../db/connection.js';
 import { authError } from './errors.js';
 import { readParams } from './params.js';
+import type { MethodScope } from './oauth-scopes.js';
 
 /** The signed-in caller of a method, resolved from the access token. */
 export interface Caller {
@@ -65,6 +66,11 @@ export interface MethodDescription<P extends TObject = TObject, R extends TSchem
   auth: AuthRequirement;
   /** A bot's token may call this method (methods with auth `none` or `optional` are always open). */
   bots?: boolean;
+  /**
+   * The OAuth scope that opens this signed-in method to a session an app obtained; without one,
+   * such a session answers 4 (methods with auth `none` or `optional` are always open).
+   */
+  scope?: MethodScope;
   params: P;
   /** Schema of `data` on success; absent for methods that answer `{ code: 0 }` only. */
   result?: R;
@@ -91,8 +97,8 @@ export type MethodDefinition<P extends TObject, R extends TSchema | undefined> =
   answerBytes?: AnswerBytesEstimator<P>;
 } & (
     | { auth: 'required'; handler: Handler<SignedInContext, P, R> }
-    | { auth: 'admin'; handler: Handler<AdminContext, P, R> }
-    | { auth: 'none' | 'optional'; handler: Handler<CallContext, P, R> }
+    | { auth: 'admin'; scope?: never; handler: Handler<AdminContext, P, R> }
+    | { auth: 'none' | 'optional'; scope?: never; handler: Handler<CallContext, P, R> }
   );
 
 /**

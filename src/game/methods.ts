@@ -91,6 +91,7 @@ export const gamesGetReplay = defineMethod({
     'The packets of a game from its start, as its players received them: of any finished game, and of a live game to its players.',
   auth: 'required',
   bots: true,
+  scope: 'games',
   extension: true,
   params: P.object({ game_id: P.uint({ description: 'the game' }) }),
   result: Type.Object({ status: Type.Union([Type.Literal('live'), Type.Literal('over')]), packets: PacketList }, Strict),
@@ -106,6 +107,7 @@ export const gamesMy = defineMethod({
   summary: 'The caller’s games, newest first',
   auth: 'required',
   bots: true,
+  scope: 'games',
   extension: true,
   params: P.object({
     offset: P.uint({ default: 0, maximum: 1_000_000, description: 'games to skip' }),

@@ -1,11 +1,21 @@
-/** The OAuth scopes of the reference service, as bits of the `scope` mask. */
+import { SCOPE_BITS } from '../api/oauth-scopes.js';
+
+/** The OAuth scopes of the reference service, as bits of the `scope` mask, and what each lets an app do. */
 export const SCOPES = [
-  { name: 'offline', bit: 1, words: 'Stay signed in to it while you are away (it may keep its access until you revoke it)' },
-  { name: 'games', bit: 2, words: 'See the history of your games' },
-  { name: 'stat', bit: 8, words: 'See your season pass progress (token balance included), your missions and your place in the weekly top' },
+  {
+    name: 'offline',
+    bit: SCOPE_BITS.offline,
+    words: 'Stay signed in to it while you are away (it may keep its access until you revoke it)',
+  },
+  { name: 'games', bit: SCOPE_BITS.games, words: 'See the history of your games and replay them move by move' },
+  {
+    name: 'stat',
+    bit: SCOPE_BITS.stat,
+    words: 'See your season pass progress (token balance included), your missions and your place in the weekly top',
+  },
 ] as const;
 
-export const OFFLINE = 1;
+export const OFFLINE = SCOPE_BITS.offline;
 /** Every scope bit there is. */
 export const ALL_SCOPES = SCOPES.reduce((mask, scope) => mask | scope.bit, 0);
 
