@@ -8,6 +8,7 @@ import { defineMethod, type AnyMethod } from '../src/api/method.js';
 import { P } from '../src/api/params.js';
 import { Strict, Uint } from '../src/api/schema-types.js';
 import { buildOpenApiDocument, ERROR_DATA, GLOBAL_ERRORS } from '../src/api/openapi.js';
+import { SCOPE_BITS } from '../src/api/oauth-scopes.js';
 import { responseProblems } from './response-check.js';
 
 /** A response of an operation, with a `$ref` to the components followed. */
@@ -213,6 +214,13 @@ test("the document has every method: the spec's, the reference service's, ours a
   assert.ok(
     document.info.description.includes(`of the methods that require a token only ${allowList}; any other method answers a bot code 4`),
   );
+  assert.ok(
+    document.info.description.includes(
+      'and of the methods that require a token those its scopes open: `offline` (1) brings a refresh token and opens no method; ' +
+        '`games` (2) opens `games.getReplay`, `games.my`; `stat` (8) opens no method. Any other method answers it code 4.',
+    ),
+  );
+  for (const name of ['games.getReplay', 'games.my']) assert.equal(document.paths[`/api/${name}`].get['x-oauth-scope'], 'games');
 });
 
 /** A copy of a schema with every `$ref` into the document's components replaced by what it names. */
@@ -320,6 +328,17 @@ test('every method: both forms, auth, bot rule, every parameter, every answer an
       botsMayCall ? /\*\*Bot tokens:\*\* Allowed/ : /\*\*Bot tokens:\*\* Not/,
       `${method.name}: bot rule in words`,
     );
+    const appsMayCall = method.auth === 'none' || method.auth === 'optional' || (method.auth === 'required' && method.scope !== undefined);
+    assert.equal(get['x-oauth-apps'], appsMayCall, `${method.name}: OAuth apps`);
+    assert.equal(get['x-oauth-scope'], method.scope, `${method.name}: OAuth scope`);
+    const appWords = method.scope
+      ? `**Sessions of OAuth apps:** Allowed with the \`${method.scope}\` scope (${SCOPE_BITS[method.scope]}); without it the answer is code 4.`
+      : method.auth === 'required'
+        ? '**Sessions of OAuth apps:** Not allowed'
+        : method.auth === 'optional'
+          ? '**Sessions of OAuth apps:** Allowed'
+          : '**Sessions of OAuth apps:** Not applicable';
+    assert.ok(get.description.includes(appWords), `${method.name}: OAuth rule in words`);
     const security = {
       none: [],
       optional: [{}, { accessToken: [] }, { bearerAuth: [] }],
@@ -510,11 +529,17 @@ test('parameters carry their wire format, type, default, limits and description'
   );
 });
 
-test('a bot-forbidden method lists code 4; two schemas under one name are refused', () => {
+test('a bot-forbidden or scoped method lists code 4; two schemas under one name are refused', () => {
   const forbidden = { ...sample, bots: false } as AnyMethod;
   const document: any = buildOpenApiDocument([forbidden]);
   assert.equal(document.paths['/api/sample.read'].get['x-error-codes'][4], 'bots, and sessions of OAuth apps, may not call this method');
   assert.equal(document.paths['/api/sample.read'].get['x-bots'], false);
+  const readOf = (method: AnyMethod) => (buildOpenApiDocument([method]) as any).paths['/api/sample.read'].get;
+  const scoped = readOf({ ...sample, bots: false, scope: 'stat' } as AnyMethod);
+  assert.equal(scoped['x-error-codes'][4], 'bots, and sessions of OAuth apps without the `stat` scope, may not call this method');
+  assert.deepEqual([scoped['x-oauth-apps'], scoped['x-oauth-scope']], [true, 'stat']);
+  const botsToo = readOf({ ...sample, scope: 'games' } as AnyMethod);
+  assert.equal(botsToo['x-error-codes'][4], 'sessions of OAuth apps without the `games` scope may not call this method');
   const clash = {
     ...sample,
     name: 'sample.other',

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { Code } from './errors.js';
 import type { AnyMethod } from './method.js';
+import { SCOPE_BITS } from './oauth-scopes.js';
 import type { ParamKind } from './params.js';
 import { Strict, Ts } from './schema-types.js';
 
@@ -59,8 +60,10 @@ export function errorCodesOf(method: AnyMethod): Record<number, string> {
   add(Code.BAD_PARAM, GLOBAL_ERRORS[Code.BAD_PARAM]);
   add(Code.INTERNAL, GLOBAL_ERRORS[Code.INTERNAL]);
   if (method.auth === 'admin') add(Code.FORBIDDEN, 'the admin API is disabled: no admin key is configured');
-  else if (method.auth === 'required' && !method.bots) add(Code.FORBIDDEN, 'bots, and sessions of OAuth apps, may not call this method');
-  else if (method.auth === 'required') add(Code.FORBIDDEN, 'sessions of OAuth apps may not call this method');
+  else if (method.auth === 'required') {
+    const apps = method.scope ? `sessions of OAuth apps without the \`${method.scope}\` scope` : 'sessions of OAuth apps';
+    add(Code.FORBIDDEN, method.bots ? `${apps} may not call this method` : `bots, and ${apps}, may not call this method`);
+  }
   const tooMany = paramSchemas(method).filter(([, s]) => s['x-too-many'] !== undefined);
   if (tooMany.length > 0)
     add(Code.TOO_MANY_OBJECTS, `too many objects requested (${tooMany.map(([n, s]) => `${n} above ${s['x-too-many']}`).join(', ')})`);
@@ -239,6 +242,26 @@ function botText(method: AnyMethod): string {
   return 'Not allowed: a bot token answers code 4.';
 }
 
+/** Whether a session an app obtained through OAuth may call the method (given its scope, if the method names one). */
+function appsMayCall(method: AnyMethod): boolean {
+  return method.auth === 'none' || method.auth === 'optional' || method.scope !== undefined;
+}
+
+function appText(method: AnyMethod): string {
+  switch (method.auth) {
+    case 'admin':
+      return 'Not applicable (admin key only).';
+    case 'none':
+      return 'Not applicable: tokens are ignored.';
+    case 'optional':
+      return 'Allowed, whatever its scopes: the token stands for the player who allowed the app.';
+    case 'required':
+      return method.scope
+        ? `Allowed with the \`${method.scope}\` scope (${SCOPE_BITS[method.scope]}); without it the answer is code 4.`
+        : 'Not allowed: whatever its scopes, the answer is code 4.';
+  }
+}
+
 function securityOf(method: AnyMethod): Json[] {
   switch (method.auth) {
     case 'none':
@@ -264,6 +287,7 @@ function operationDescription(method: AnyMethod, codes: Record<number, string>):
     method.extension ? '_An extension of this server; the reference service does not have it._' : undefined,
     `**Authentication:** ${AUTH_TEXT[method.auth]}`,
     `**Bot tokens:** ${botText(method)}`,
+    `**Sessions of OAuth apps:** ${appText(method)}`,
     `**Errors:**\n\n${errorTable(codes)}`,
   ]
     .filter(Boolean)
@@ -309,6 +333,8 @@ function operationsOf(method: AnyMethod, components: Components): Json {
     responses: responsesOf(method, components, Object.keys(codes).map(Number)),
     'x-auth': method.auth,
     'x-bots': method.auth === 'admin' ? false : method.auth !== 'required' || method.bots === true,
+    'x-oauth-apps': appsMayCall(method),
+    ...(method.scope ? { 'x-oauth-scope': method.scope } : {}),
     'x-extension': method.extension === true,
     'x-error-codes': codes,
   };
@@ -376,6 +402,23 @@ function botAllowList(methods: AnyMethod[]): string {
   );
 }
 
+/** Which signed-in methods the OAuth scopes open to a session an app obtained, in words. */
+function appAllowList(methods: AnyMethod[]): string {
+  const scopes = Object.entries(SCOPE_BITS).map(([scope, bit]) => {
+    const opened = methods
+      .filter((m) => m.auth === 'required' && m.scope === scope)
+      .map((m) => `\`${m.name}\``)
+      .sort();
+    const brings = scope === 'offline' ? 'brings a refresh token and ' : '';
+    return `\`${scope}\` (${bit}) ${brings}${opened.length > 0 ? `opens ${opened.join(', ')}` : 'opens no method'}`;
+  });
+  return (
+    'A session an app obtained through OAuth (`oauth.exchangeCode`) may call every method whose authentication is none or ' +
+    `optional, and of the methods that require a token those its scopes open: ${scopes.join('; ')}. ` +
+    'Any other method answers it code 4.'
+  );
+}
+
 /** Builds the OpenAPI 3.1 document of these methods. */
 export function buildOpenApiDocument(methods: AnyMethod[], options: OpenApiOptions = {}): Json {
   const components = new Components();
@@ -389,7 +432,7 @@ export function buildOpenApiDocument(methods: AnyMethod[], options: OpenApiOptio
     info: {
       title: 'Game Platform API',
       version: options.version ?? packageVersion(),
-      description: `${INTRODUCTION}\n${botAllowList(methods)}\n\nResult codes of every method:\n\n${errorTable(GLOBAL_ERRORS)}`,
+      description: `${INTRODUCTION}\n${botAllowList(methods)}\n\n${appAllowList(methods)}\n\nResult codes of every method:\n\n${errorTable(GLOBAL_ERRORS)}`,
     },
     servers: [{ url: '/', description: 'the server that serves this document' }],
     tags,
