@@ -216,7 +216,7 @@ test("the document has every method: the spec's, the reference service's, ours a
   );
   assert.ok(
     document.info.description.includes(
-      'and of the methods that require a token those its scopes open: `offline` (1) brings a refresh token and opens no method; ' +
+      'or optional without a scope, and the methods its scopes open: `offline` (1) brings a refresh token and opens no method; ' +
         '`games` (2) opens `games.getReplay`, `games.my`; `stat` (8) opens no method. Any other method answers it code 4.',
     ),
   );
@@ -290,8 +290,8 @@ function expectedWire(declared: TSchema): Record<string, unknown> {
 function expectedCodes(method: AnyMethod): number[] {
   const codes = new Set([2, 3, 7, ...Object.keys(method.errors ?? {}).map(Number)]);
   if (method.auth !== 'none') codes.add(1);
-  // Bots are refused where the method does not allow them, sessions of OAuth apps every required method.
-  if (method.auth === 'admin' || method.auth === 'required') codes.add(4);
+  // Bots are refused where the method does not allow them, sessions of OAuth apps every required method and every scoped one.
+  if (method.auth === 'admin' || method.auth === 'required' || method.scope) codes.add(4);
   if (Object.values(method.params.properties).some((s) => (s as TSchema)['x-too-many'] !== undefined)) codes.add(6);
   return [...codes].sort((a, b) => a - b);
 }
@@ -328,7 +328,7 @@ test('every method: both forms, auth, bot rule, every parameter, every answer an
       botsMayCall ? /\*\*Bot tokens:\*\* Allowed/ : /\*\*Bot tokens:\*\* Not/,
       `${method.name}: bot rule in words`,
     );
-    const appsMayCall = method.auth === 'none' || method.auth === 'optional' || (method.auth === 'required' && method.scope !== undefined);
+    const appsMayCall = method.auth === 'none' || method.auth === 'optional' || method.scope !== undefined;
     assert.equal(get['x-oauth-apps'], appsMayCall, `${method.name}: OAuth apps`);
     assert.equal(get['x-oauth-scope'], method.scope, `${method.name}: OAuth scope`);
     const appWords = method.scope
@@ -540,6 +540,13 @@ test('a bot-forbidden or scoped method lists code 4; two schemas under one name 
   assert.deepEqual([scoped['x-oauth-apps'], scoped['x-oauth-scope']], [true, 'stat']);
   const botsToo = readOf({ ...sample, scope: 'games' } as AnyMethod);
   assert.equal(botsToo['x-error-codes'][4], 'sessions of OAuth apps without the `games` scope may not call this method');
+  const optional = readOf({ ...sample, auth: 'optional', scope: 'stat' } as AnyMethod);
+  assert.equal(optional['x-error-codes'][4], 'sessions of OAuth apps without the `stat` scope may not call this method');
+  assert.match(
+    optional.description,
+    /\*\*Sessions of OAuth apps:\*\* Allowed with the `stat` scope \(8\); without it the answer is code 4\./,
+  );
+  assert.equal(readOf({ ...sample, auth: 'optional' } as AnyMethod)['x-error-codes'][4], undefined);
   const clash = {
     ...sample,
     name: 'sample.other',

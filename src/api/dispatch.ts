@@ -141,12 +141,13 @@ function refusesBot(method: AnyMethod, caller: Caller): boolean {
 }
 
 /**
- * A session an app obtained through OAuth calls the methods where a token stands for "me"
- * (auth optional: users.get, inventory.get, ...) and, of the signed-in ones, those its scopes open.
+ * A session an app obtained through OAuth calls the methods its scopes open, and those without a
+ * scope where a token stands for "me" (auth optional: users.get, inventory.get, ...).
  */
 function refusesApp(method: AnyMethod, caller: Caller): boolean {
-  if (caller.scopes === undefined || method.auth !== 'required') return false;
-  return method.scope === undefined || (caller.scopes & SCOPE_BITS[method.scope]) === 0;
+  if (caller.scopes === undefined) return false;
+  if (method.scope !== undefined) return (caller.scopes & SCOPE_BITS[method.scope]) === 0;
+  return method.auth === 'required';
 }
 
 function appRefusal(method: AnyMethod): string {

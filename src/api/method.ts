@@ -67,8 +67,9 @@ export interface MethodDescription<P extends TObject = TObject, R extends TSchem
   /** A bot's token may call this method (methods with auth `none` or `optional` are always open). */
   bots?: boolean;
   /**
-   * The OAuth scope that opens this signed-in method to a session an app obtained; without one,
-   * such a session answers 4 (methods with auth `none` or `optional` are always open).
+   * The OAuth scope a session an app obtained needs to call this method (auth `required` or
+   * `optional`): without it, such a session answers 4. A method without a scope answers it 4
+   * when its auth is `required`, and is open to it when `optional` (the token stands for the player).
    */
   scope?: MethodScope;
   params: P;
@@ -97,8 +98,9 @@ export type MethodDefinition<P extends TObject, R extends TSchema | undefined> =
   answerBytes?: AnswerBytesEstimator<P>;
 } & (
     | { auth: 'required'; handler: Handler<SignedInContext, P, R> }
+    | { auth: 'optional'; handler: Handler<CallContext, P, R> }
+    | { auth: 'none'; scope?: never; handler: Handler<CallContext, P, R> }
     | { auth: 'admin'; scope?: never; handler: Handler<AdminContext, P, R> }
-    | { auth: 'none' | 'optional'; scope?: never; handler: Handler<CallContext, P, R> }
   );
 
 /**

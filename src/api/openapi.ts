@@ -60,9 +60,10 @@ export function errorCodesOf(method: AnyMethod): Record<number, string> {
   add(Code.BAD_PARAM, GLOBAL_ERRORS[Code.BAD_PARAM]);
   add(Code.INTERNAL, GLOBAL_ERRORS[Code.INTERNAL]);
   if (method.auth === 'admin') add(Code.FORBIDDEN, 'the admin API is disabled: no admin key is configured');
-  else if (method.auth === 'required') {
+  else if (method.auth === 'required' || method.scope) {
     const apps = method.scope ? `sessions of OAuth apps without the \`${method.scope}\` scope` : 'sessions of OAuth apps';
-    add(Code.FORBIDDEN, method.bots ? `${apps} may not call this method` : `bots, and ${apps}, may not call this method`);
+    const botsRefused = method.auth === 'required' && !method.bots;
+    add(Code.FORBIDDEN, botsRefused ? `bots, and ${apps}, may not call this method` : `${apps} may not call this method`);
   }
   const tooMany = paramSchemas(method).filter(([, s]) => s['x-too-many'] !== undefined);
   if (tooMany.length > 0)
@@ -248,6 +249,7 @@ function appsMayCall(method: AnyMethod): boolean {
 }
 
 function appText(method: AnyMethod): string {
+  if (method.scope) return `Allowed with the \`${method.scope}\` scope (${SCOPE_BITS[method.scope]}); without it the answer is code 4.`;
   switch (method.auth) {
     case 'admin':
       return 'Not applicable (admin key only).';
@@ -256,9 +258,7 @@ function appText(method: AnyMethod): string {
     case 'optional':
       return 'Allowed, whatever its scopes: the token stands for the player who allowed the app.';
     case 'required':
-      return method.scope
-        ? `Allowed with the \`${method.scope}\` scope (${SCOPE_BITS[method.scope]}); without it the answer is code 4.`
-        : 'Not allowed: whatever its scopes, the answer is code 4.';
+      return 'Not allowed: whatever its scopes, the answer is code 4.';
   }
 }
 
@@ -402,20 +402,19 @@ function botAllowList(methods: AnyMethod[]): string {
   );
 }
 
-/** Which signed-in methods the OAuth scopes open to a session an app obtained, in words. */
+/** Which methods the OAuth scopes open to a session an app obtained, in words. */
 function appAllowList(methods: AnyMethod[]): string {
   const scopes = Object.entries(SCOPE_BITS).map(([scope, bit]) => {
     const opened = methods
-      .filter((m) => m.auth === 'required' && m.scope === scope)
+      .filter((m) => m.scope === scope)
       .map((m) => `\`${m.name}\``)
       .sort();
     const brings = scope === 'offline' ? 'brings a refresh token and ' : '';
     return `\`${scope}\` (${bit}) ${brings}${opened.length > 0 ? `opens ${opened.join(', ')}` : 'opens no method'}`;
   });
   return (
-    'A session an app obtained through OAuth (`oauth.exchangeCode`) may call every method whose authentication is none or ' +
-    `optional, and of the methods that require a token those its scopes open: ${scopes.join('; ')}. ` +
-    'Any other method answers it code 4.'
+    'A session an app obtained through OAuth (`oauth.exchangeCode`) may call every method whose authentication is none, ' +
+    `or optional without a scope, and the methods its scopes open: ${scopes.join('; ')}. Any other method answers it code 4.`
   );
 }
 
