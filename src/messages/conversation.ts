@@ -1,9 +1,8 @@
 import type { Transaction } from 'kysely';
 import { ApiError, Code, authError } from '../api/errors.js';
-import { ownTransaction, type InTransaction } from '../db/connection.js';
+import type { InTransaction } from '../db/connection.js';
 import type { Tables } from '../db/tables.js';
 import type { Services } from '../services.js';
-import { announceEvent } from './live.js';
 import {
   areFriends,
   blockedEitherWay,
@@ -21,6 +20,7 @@ import {
   type PartyRow,
 } from './queries.js';
 import { MessageType, SyncEventType, type PrivateMessage } from './schemas.js';
+import { inAnnouncedTransaction } from './turns.js';
 
 export function messageOf(row: MessageRow): PrivateMessage {
   return {
@@ -63,13 +63,12 @@ export interface Outgoing {
 /**
  * Stores a message and counts it unread for its receiver, in one transaction under both parties'
  * locks; a send_id the sender used before answers that message's id and stores nothing. Both
- * parties' connections are told before the locks are let go, so every user hears their events
- * in the order of their ids.
+ * parties' connections are told once it has committed, in the order of the events' ids.
  */
 export async function storeOutgoing(services: Services, outgoing: Outgoing): Promise<{ msgId: number; created: boolean }> {
   const { senderId, receiverId, text, sendId } = outgoing;
   const now = nowSeconds(services);
-  return ownTransaction(services.db)(async (trx) => {
+  return inAnnouncedTransaction(services, async (trx, announce) => {
     const parties = await lockParties(trx, services.db.dialect, [senderId, receiverId]);
     const sender = parties.get(senderId);
     if (!sender) throw authError();
@@ -83,24 +82,24 @@ export async function storeOutgoing(services: Services, outgoing: Outgoing): Pro
     await touchDialog(trx, senderId, receiverId, msgId, 0);
     await touchDialog(trx, receiverId, senderId, msgId, 1);
     const message: PrivateMessage = { msg_id: msgId, is_read: 0, text, ts_created: now, type: MessageType.TEXT, user_id: senderId };
-    await announceEvent(services, trx, { eventId: msgId, type: SyncEventType.NEW, msgId, parties: [senderId, receiverId], message });
+    await announce({ eventId: msgId, type: SyncEventType.NEW, msgId, parties: [senderId, receiverId], message });
     return { msgId, created: true };
   });
 }
 
 /**
  * Marks the partner's unread messages to the user read, when there are any: one transaction
- * under both locks, its event told to both parties. Answers whether anything was marked.
+ * under both locks, its event told to both parties once committed. Answers whether anything was marked.
  */
 export async function readConversation(services: Services, userId: number, partnerId: number): Promise<boolean> {
   if ((await newCounter(services.db.kysely, userId, partnerId)) === 0) return false;
   const now = nowSeconds(services);
-  return ownTransaction(services.db)(async (trx) => {
+  return inAnnouncedTransaction(services, async (trx, announce) => {
     await lockParties(trx, services.db.dialect, [userId, partnerId]);
     const newest = await markRead(trx, userId, partnerId);
     if (newest === undefined) return false;
     const eventId = await insertEvent(trx, SyncEventType.READ, newest, userId, partnerId, now);
-    await announceEvent(services, trx, { eventId, type: SyncEventType.READ, msgId: newest, parties: [userId, partnerId] });
+    await announce({ eventId, type: SyncEventType.READ, msgId: newest, parties: [userId, partnerId] });
     return true;
   });
 }
@@ -109,31 +108,31 @@ export const NO_SUCH_MESSAGE = (msgId: number) => new ApiError(Code.BAD_PARAM, `
 
 /**
  * Deletes a message for both parties: `allowed` sees it under the parties' locks and refuses
- * what the caller may not delete. An unread message stops counting; both parties are told.
+ * what the caller may not delete. An unread message stops counting; both parties are told once
+ * `inTransaction` (by default one of its own) has committed.
  */
 export async function deleteMessage(
   services: Services,
   msgId: number,
   allowed: (message: MessageRow) => void,
-  inTransaction: InTransaction = ownTransaction(services.db),
+  inTransaction?: InTransaction,
 ): Promise<MessageRow> {
   const found = await selectMessage(services.db.kysely, msgId);
   if (!found || found.deleted_at !== null) throw NO_SUCH_MESSAGE(msgId);
   const now = nowSeconds(services);
-  return inTransaction(async (trx) => {
-    await lockParties(trx, services.db.dialect, [found.sender_id, found.receiver_id]);
-    const message = await selectMessage(trx, msgId);
-    if (!message || message.deleted_at !== null) throw NO_SUCH_MESSAGE(msgId);
-    allowed(message);
-    await hideMessage(trx, message, now);
-    await refreshLastMessage(trx, message.sender_id, message.receiver_id);
-    const eventId = await insertEvent(trx, SyncEventType.DELETED, msgId, message.sender_id, message.receiver_id, now);
-    await announceEvent(services, trx, {
-      eventId,
-      type: SyncEventType.DELETED,
-      msgId,
-      parties: [message.sender_id, message.receiver_id],
-    });
-    return message;
-  });
+  return inAnnouncedTransaction(
+    services,
+    async (trx, announce) => {
+      await lockParties(trx, services.db.dialect, [found.sender_id, found.receiver_id]);
+      const message = await selectMessage(trx, msgId);
+      if (!message || message.deleted_at !== null) throw NO_SUCH_MESSAGE(msgId);
+      allowed(message);
+      await hideMessage(trx, message, now);
+      await refreshLastMessage(trx, message.sender_id, message.receiver_id);
+      const eventId = await insertEvent(trx, SyncEventType.DELETED, msgId, message.sender_id, message.receiver_id, now);
+      await announce({ eventId, type: SyncEventType.DELETED, msgId, parties: [message.sender_id, message.receiver_id] });
+      return message;
+    },
+    inTransaction,
+  );
 }

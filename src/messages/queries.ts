@@ -152,6 +152,19 @@ export async function unreadTotal(k: Executor, userId: number): Promise<number> 
   return Number(row?.n ?? 0);
 }
 
+/**
+ * Each party's unread count of the conversation with the other (`counter`) and of all their
+ * conversations (`total`), in one query: a party's partner is the other one.
+ */
+export async function partyCounters(k: Executor, a: number, b: number): Promise<Map<number, { counter: number; total: number }>> {
+  const { rows } = await sql<{ user_id: number | string; counter: number | string | null; total: number | string | null }>`
+    select user_id,
+      sum(case when partner_id = ${a + b} - user_id then new_counter else 0 end) as counter,
+      sum(new_counter) as total
+    from im_dialogs where user_id in (${a}, ${b}) group by user_id`.execute(k);
+  return new Map(rows.map((row) => [Number(row.user_id), { counter: Number(row.counter ?? 0), total: Number(row.total ?? 0) }]));
+}
+
 export function selectMessage(k: Executor, msgId: number): Promise<MessageRow | undefined> {
   return k.selectFrom('im_messages').selectAll().where('msg_id', '=', msgId).executeTakeFirst();
 }
