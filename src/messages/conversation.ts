@@ -15,7 +15,7 @@ import {
   newCounter,
   refreshLastMessage,
   selectMessage,
-  touchDialog,
+  touchDialogs,
   type MessageRow,
   type PartyRow,
 } from './queries.js';
@@ -79,8 +79,7 @@ export async function storeOutgoing(services: Services, outgoing: Outgoing): Pro
     await checkAllowed(trx, parties, sender, receiverId, now);
     const msgId = await insertEvent(trx, SyncEventType.NEW, null, senderId, receiverId, now);
     await insertMessage(trx, { msg_id: msgId, sender_id: senderId, receiver_id: receiverId, text, ts_created: now, send_id: sendId });
-    await touchDialog(trx, senderId, receiverId, msgId, 0);
-    await touchDialog(trx, receiverId, senderId, msgId, 1);
+    await touchDialogs(trx, senderId, receiverId, msgId);
     const message: PrivateMessage = { msg_id: msgId, is_read: 0, text, ts_created: now, type: MessageType.TEXT, user_id: senderId };
     await announce({ eventId: msgId, type: SyncEventType.NEW, msgId, parties: [senderId, receiverId], message });
     return { msgId, created: true };

@@ -63,14 +63,23 @@ export async function msgIdOfSendId(trx: Executor, senderId: number, sendId: str
   return row === undefined ? undefined : Number(row.msg_id);
 }
 
-export async function dialogExists(k: Executor, userId: number, partnerId: number): Promise<boolean> {
+/** When the user's account was created (seconds), and whether they have a conversation with `partnerId`; undefined when no such user. */
+export async function senderFacts(
+  k: Executor,
+  userId: number,
+  partnerId: number,
+): Promise<{ createdAt: number; hasDialog: boolean } | undefined> {
   const row = await k
-    .selectFrom('im_dialogs')
-    .select('user_id')
-    .where('user_id', '=', userId)
-    .where('partner_id', '=', partnerId)
+    .selectFrom('users as u')
+    .select((eb) => [
+      'u.created_at',
+      eb
+        .exists(eb.selectFrom('im_dialogs as d').select('d.user_id').where('d.user_id', '=', userId).where('d.partner_id', '=', partnerId))
+        .as('has_dialog'),
+    ])
+    .where('u.user_id', '=', userId)
     .executeTakeFirst();
-  return row !== undefined;
+  return row === undefined ? undefined : { createdAt: row.created_at, hasDialog: Boolean(row.has_dialog) };
 }
 
 /** Records an event of the conversation between `a` and `b`; its id. */
@@ -94,16 +103,22 @@ export async function insertMessage(
     .execute();
 }
 
-/** Makes `msgId` the newest message of the user's side of the conversation, adding `unread` to its counter. */
-export async function touchDialog(trx: Executor, userId: number, partnerId: number, msgId: number, unread: number): Promise<void> {
+/**
+ * Makes `msgId` the newest message of both sides of the conversation, counting it unread for the
+ * receiver: one statement for both rows.
+ */
+export async function touchDialogs(trx: Executor, senderId: number, receiverId: number, msgId: number): Promise<void> {
   await trx
     .insertInto('im_dialogs')
-    .values({ user_id: userId, partner_id: partnerId, last_msg_id: msgId, new_counter: unread })
+    .values([
+      { user_id: senderId, partner_id: receiverId, last_msg_id: msgId, new_counter: 0 },
+      { user_id: receiverId, partner_id: senderId, last_msg_id: msgId, new_counter: 1 },
+    ])
     .onConflict((oc) =>
-      oc.columns(['user_id', 'partner_id']).doUpdateSet({
-        last_msg_id: msgId,
-        new_counter: sql`im_dialogs.new_counter + ${unread}`,
-      }),
+      oc.columns(['user_id', 'partner_id']).doUpdateSet((eb) => ({
+        last_msg_id: eb.ref('excluded.last_msg_id'),
+        new_counter: sql`im_dialogs.new_counter + excluded.new_counter`,
+      })),
     )
     .execute();
 }
@@ -277,10 +292,4 @@ export async function selectCounters(k: Executor, userId: number, partnerIds: nu
     .where('partner_id', 'in', partnerIds)
     .execute();
   return new Map(rows.map((row) => [Number(row.partner_id), row.new_counter]));
-}
-
-/** When the user's account was created (seconds), if it exists. */
-export async function createdAt(k: Executor, userId: number): Promise<number | undefined> {
-  const row = await k.selectFrom('users').select('created_at').where('user_id', '=', userId).executeTakeFirst();
-  return row?.created_at;
 }
