@@ -9,7 +9,9 @@
  *     over `--messages` messages sent at a steady pace (a frame that arrives before the answer
  *     counts 0).
  *
- * The numbers depend on the machine and on what else runs on it: compare runs on one machine.
+ * `--cpu-prof` writes the server's CPU profile to bench/.cache/profiles/messages/ (read it with
+ * bench/profile-summary.ts). The numbers depend on the machine and on what else runs on it:
+ * compare runs on one machine.
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
@@ -27,6 +29,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     seconds: { type: 'string', default: '5' },
     messages: { type: 'string', default: '2000' },
+    'cpu-prof': { type: 'boolean', default: false },
   },
 });
 const CONNECTIONS = Number(args.connections);
@@ -49,6 +52,7 @@ async function main(): Promise<void> {
   const server = await startServerProcess({
     databaseUrl: location.url,
     secretKey: location.secretKey,
+    nodeArgs: args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', 'bench/.cache/profiles/messages'] : [],
     args: [
       '--world',
       worldFile,

@@ -10,6 +10,7 @@ import {
   insertEvent,
   insertMessage,
   lockParties,
+  lockPartiesOfSend,
   markRead,
   msgIdOfSendId,
   newCounter,
@@ -35,8 +36,18 @@ export function messageOf(row: MessageRow): PrivateMessage {
 
 const nowSeconds = (services: Services) => Math.floor(services.clock.now() / 1000);
 
-/** Refuses a message from `sender` to `receiver` that a ban, a mute, a block or the receiver's privacy forbids. */
-async function checkAllowed(trx: Transaction<Tables>, parties: Map<number, PartyRow>, sender: PartyRow, receiverId: number, now: number) {
+/**
+ * Refuses a message from `sender` to `receiver` that a ban, a mute, a block (`blocked`: between
+ * the two) or the receiver's privacy forbids.
+ */
+async function checkAllowed(
+  trx: Transaction<Tables>,
+  parties: Map<number, PartyRow>,
+  sender: PartyRow,
+  receiverId: number,
+  blocked: boolean,
+  now: number,
+) {
   const receiver = parties.get(receiverId);
   if (!receiver || receiver.global_ban === 1)
     throw new ApiError(Code.USER_NOT_FOUND, `parameter user_id: user ${receiverId} does not exist`);
@@ -44,10 +55,9 @@ async function checkAllowed(trx: Transaction<Tables>, parties: Map<number, Party
   if (sender.muted_until !== null && sender.muted_until > now)
     throw new ApiError(Code.MUTED, 'you are muted', { muted_until: sender.muted_until });
   // A bot acts for its owner: the owner's blocks bind it too.
-  const senders = sender.bot_owner_id === null ? [sender.user_id] : [sender.user_id, sender.bot_owner_id];
-  for (const id of senders)
-    if (id !== receiverId && (await blockedEitherWay(trx, id, receiverId)))
-      throw new ApiError(Code.BLOCKED_BY_USER, 'you cannot write to this user: one of you has blocked the other');
+  const owner = sender.bot_owner_id;
+  if (blocked || (owner !== null && owner !== receiverId && (await blockedEitherWay(trx, owner, receiverId))))
+    throw new ApiError(Code.BLOCKED_BY_USER, 'you cannot write to this user: one of you has blocked the other');
   if (receiver.im_privacy === 'nobody') throw new ApiError(Code.PRIVACY, "the user's privacy settings allow no private messages");
   if (receiver.im_privacy === 'friends' && !(await areFriends(trx, sender.user_id, receiverId)))
     throw new ApiError(Code.PRIVACY, "the user's privacy settings allow private messages from friends only");
@@ -69,14 +79,14 @@ export async function storeOutgoing(services: Services, outgoing: Outgoing): Pro
   const { senderId, receiverId, text, sendId } = outgoing;
   const now = nowSeconds(services);
   return inAnnouncedTransaction(services, async (trx, announce) => {
-    const parties = await lockParties(trx, services.db.dialect, [senderId, receiverId]);
+    const { parties, blocked } = await lockPartiesOfSend(trx, services.db.dialect, [senderId, receiverId]);
     const sender = parties.get(senderId);
     if (!sender) throw authError();
     if (sendId !== null) {
       const earlier = await msgIdOfSendId(trx, senderId, sendId);
       if (earlier !== undefined) return { msgId: earlier, created: false };
     }
-    await checkAllowed(trx, parties, sender, receiverId, now);
+    await checkAllowed(trx, parties, sender, receiverId, blocked, now);
     const msgId = await insertEvent(trx, SyncEventType.NEW, null, senderId, receiverId, now);
     await insertMessage(trx, { msg_id: msgId, sender_id: senderId, receiver_id: receiverId, text, ts_created: now, send_id: sendId });
     await touchDialogs(trx, senderId, receiverId, msgId);

@@ -22,14 +22,45 @@ export interface PartyRow {
  * event of a user is written under that user's lock, the user's events commit in id order.
  */
 export async function lockParties(trx: Executor, dialect: DialectName, ids: number[]): Promise<Map<number, PartyRow>> {
+  return (await lockPartiesOfSend(trx, dialect, ids)).parties;
+}
+
+/**
+ * lockParties, which also answers in the same query whether either of the first two users has
+ * blocked the other (what a send asks first).
+ */
+export async function lockPartiesOfSend(
+  trx: Executor,
+  dialect: DialectName,
+  ids: number[],
+): Promise<{ parties: Map<number, PartyRow>; blocked: boolean }> {
   const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  const [a = 0, b = a] = ids;
   const query = trx
     .selectFrom('users')
     .select(['user_id', 'global_ban', 'muted_until', 'bot_owner_id', 'im_privacy', 'created_at'])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('blocks')
+            .select('blocks.user_id')
+            .where((w) =>
+              w.or([
+                w.and([w('blocks.user_id', '=', a), w('blocks.blocked_user_id', '=', b)]),
+                w.and([w('blocks.user_id', '=', b), w('blocks.blocked_user_id', '=', a)]),
+              ]),
+            ),
+        )
+        .as('blocked'),
+    )
     .where('user_id', 'in', sorted)
     .orderBy('user_id');
-  const rows = dialect === 'postgres' ? await query.forUpdate().execute() : await query.execute();
-  return new Map(rows.map((row) => [Number(row.user_id), { ...row, user_id: Number(row.user_id) } as PartyRow]));
+  const rows = dialect === 'postgres' ? await query.forUpdate('users').execute() : await query.execute();
+  const parties = new Map(
+    rows.map(({ blocked: _, ...row }) => [Number(row.user_id), { ...row, user_id: Number(row.user_id) } as PartyRow]),
+  );
+  return { parties, blocked: rows.some((row) => Boolean(row.blocked)) };
 }
 
 /** Whether either user has blocked the other. */
