@@ -63,6 +63,22 @@ export async function lockPartiesOfSend(
   return { parties, blocked: rows.some((row) => Boolean(row.blocked)) };
 }
 
+/**
+ * The first key of the PostgreSQL advisory locks that make a user's conversation events take
+ * turns to be announced (the second is the user's id).
+ */
+const ANNOUNCE_LOCK = 41_001;
+
+/** Takes the users' announcing turns (session advisory locks, in id order): held until let go, past the end of a transaction. */
+export async function takeAnnouncingTurns(k: Executor, ids: number[]): Promise<void> {
+  await sql`select ${sql.join(ids.map((id) => sql`pg_advisory_lock(${ANNOUNCE_LOCK}, ${id})`))}`.execute(k);
+}
+
+/** Lets go of the users' announcing turns, on the connection that took them. */
+export async function leaveAnnouncingTurns(k: Executor, ids: number[]): Promise<void> {
+  await sql`select ${sql.join(ids.map((id) => sql`pg_advisory_unlock(${ANNOUNCE_LOCK}, ${id})`))}`.execute(k);
+}
+
 /** Whether either user has blocked the other. */
 export async function blockedEitherWay(trx: Executor, a: number, b: number): Promise<boolean> {
   const row = await trx

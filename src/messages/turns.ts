@@ -1,14 +1,9 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { ownTransaction, type Database, type InTransaction } from '../db/connection.js';
 import type { Tables } from '../db/tables.js';
 import type { Services } from '../services.js';
 import { framesOf, publishFrames, type ConversationEvent, type PartyFrame } from './live.js';
-
-/**
- * The first key of the PostgreSQL advisory locks that make a user's conversation events take
- * turns to be announced (the second is the user's id).
- */
-const ANNOUNCE_LOCK = 41_001;
+import { leaveAnnouncingTurns, takeAnnouncingTurns } from './queries.js';
 
 /** Records an event of the transaction: what its parties are told once it has committed. */
 export type Announce = (event: ConversationEvent) => Promise<void>;
@@ -41,12 +36,10 @@ export async function inAnnouncedTransaction<T>(
       const result = await transaction((trx) =>
         work(trx, async (event) => {
           const ids = [...new Set(event.parties)].filter((id) => !locked.includes(id)).sort((a, b) => a - b);
-          // On the transaction's own connection, or the one held beside someone else's transaction.
-          if (ids.length > 0)
-            await sql`select ${sql.join(ids.map((id) => sql`pg_advisory_lock(${ANNOUNCE_LOCK}, ${id})`))}`.execute(
-              inTransaction ? connection : trx,
-            );
+          // Counted before they are taken, so that a statement failing half way lets go of what it took.
           locked.push(...ids);
+          // On the transaction's own connection, or the one held beside someone else's transaction.
+          if (ids.length > 0) await takeAnnouncingTurns(inTransaction ? connection : trx, ids);
           frames.push(...(await framesOf(trx, event)));
         }),
       );
@@ -60,7 +53,7 @@ export async function inAnnouncedTransaction<T>(
 
 async function unlock(services: Services, connection: Kysely<Tables>, ids: number[]): Promise<void> {
   try {
-    await sql`select ${sql.join(ids.map((id) => sql`pg_advisory_unlock(${ANNOUNCE_LOCK}, ${id})`))}`.execute(connection);
+    await leaveAnnouncingTurns(connection, ids);
   } catch (error) {
     services.log.error({ err: error }, 'the announcing turns of private messages could not be let go');
   }
