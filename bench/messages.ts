@@ -4,12 +4,14 @@
  * `--connections` (default 1,000) signed-in realtime connections open, one per user, it measures
  *
  *   - sends a second: `im.send` between pairs of users, against `gchat.send` by the same users,
- *     each from `--concurrency` clients at once for `--seconds`;
+ *     each from `--concurrency` clients at once for `--seconds`, after `--warmup` seconds of each;
  *   - delivery: the time from `im.send`'s answer to the receiver's `im.sync` frame, p50 and p99,
  *     over `--messages` messages sent at a steady pace (a frame that arrives before the answer
  *     counts 0).
  *
- * The numbers depend on the machine and on what else runs on it: compare runs on one machine.
+ * `--cpu-prof` writes the server's CPU profile to bench/.cache/profiles/messages/ (read it with
+ * bench/profile-summary.ts). The numbers depend on the machine and on what else runs on it:
+ * compare runs on one machine.
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
@@ -27,12 +29,15 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     seconds: { type: 'string', default: '5' },
     messages: { type: 'string', default: '2000' },
+    warmup: { type: 'string', default: '2' },
+    'cpu-prof': { type: 'boolean', default: false },
   },
 });
 const CONNECTIONS = Number(args.connections);
 const CONCURRENCY = Number(args.concurrency);
 const SECONDS = Number(args.seconds);
 const MESSAGES = Number(args.messages);
+const WARMUP = Number(args.warmup);
 const USERS = Math.max(2, CONNECTIONS + (CONNECTIONS % 2));
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -46,9 +51,12 @@ async function main(): Promise<void> {
     worldFile,
     JSON.stringify({ users: Array.from({ length: USERS }, (_, i) => ({ user_id: i + 1, nick: `u${i + 1}`, created_at: 0 })) }),
   );
+  // Opening the database first creates its schema (PostgreSQL) for the server to migrate.
+  const db = await location.open();
   const server = await startServerProcess({
     databaseUrl: location.url,
     secretKey: location.secretKey,
+    nodeArgs: args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', 'bench/.cache/profiles/messages'] : [],
     args: [
       '--world',
       worldFile,
@@ -63,7 +71,6 @@ async function main(): Promise<void> {
       '0',
     ],
   });
-  const db = await location.open();
   const sockets: WebSocket[] = [];
   try {
     const tokens = new Map<number, string>();
@@ -121,9 +128,9 @@ async function main(): Promise<void> {
       return body.data!;
     };
 
-    const rate = async (method: string, params: (userId: number, n: number) => Record<string, unknown>) => {
+    const rate = async (method: string, params: (userId: number, n: number) => Record<string, unknown>, seconds = SECONDS) => {
       let done = 0;
-      const end = performance.now() + SECONDS * 1000;
+      const end = performance.now() + seconds * 1000;
       await Promise.all(
         Array.from({ length: CONCURRENCY }, async (_, worker) => {
           for (let n = 0; performance.now() < end; n++) {
@@ -133,10 +140,19 @@ async function main(): Promise<void> {
           }
         }),
       );
-      return done / SECONDS;
+      return done / seconds;
     };
-    const imRate = await rate('im.send', (userId, n) => ({ user_id: partnerOf(userId), text: `rate ${n}` }));
-    const chatRate = await rate('gchat.send', (userId, n) => ({ message: `rate ${userId} ${n}` }));
+    const imParams = (userId: number, n: number) => ({ user_id: partnerOf(userId), text: `rate ${n}` });
+    const chatParams = (userId: number, n: number) => ({ message: `rate ${userId} ${n}` });
+    // Both paths warmed first (modules loaded, code compiled), so neither pays for the server's start.
+    if (WARMUP > 0)
+      for (const [method, params] of [
+        ['im.send', imParams],
+        ['gchat.send', chatParams],
+      ] as const)
+        await rate(method, params, WARMUP);
+    const imRate = await rate('im.send', imParams);
+    const chatRate = await rate('gchat.send', chatParams);
 
     const delays: number[] = [];
     const pace = 1000 / 200;

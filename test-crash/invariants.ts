@@ -359,8 +359,9 @@ async function checkChat(db: Database, log: StormLog): Promise<string[]> {
 }
 
 /**
- * Every acknowledged private message is stored as sent, once per send_id, with increasing ids;
- * each conversation's unread counter equals its unread messages.
+ * Every acknowledged private message, and every one in flight at the kill once sent again, is
+ * stored as sent, once per send_id, under the msg_id its sender was answered; acknowledged ones
+ * have increasing ids; each conversation's unread counter equals its unread messages.
  */
 async function checkPrivateMessages(db: Database, log: StormLog): Promise<string[]> {
   const problems: string[] = [];
@@ -368,7 +369,7 @@ async function checkPrivateMessages(db: Database, log: StormLog): Promise<string
   const byId = new Map(rows.map((r) => [r.msg_id, r]));
   const sendIds = new Set(rows.map((r) => `${r.sender_id}:${r.send_id}`));
   if (sendIds.size !== rows.length) problems.push('two private messages share a send_id');
-  for (const message of log.privateMessages) {
+  for (const message of [...log.privateMessages, ...log.retriedPrivateMessages]) {
     const row = byId.get(message.msgId);
     if (!row) problems.push(`acknowledged private message ${message.msgId} of user ${message.from} is gone`);
     else if (

@@ -1,12 +1,14 @@
 /**
  * Crash safety (`npm run crash-test`): in each round the real server runs as a child process
  * on a fresh database; concurrent clients craft, open cases, redeem promo codes, trade, revoke, change
- * friendships and chat; the server is killed with SIGKILL at a random moment and restarted on
- * the same database; the openings in flight are retried with their request_id; then the
- * invariants of test-crash/invariants.ts are checked against everything the clients saw
- * acknowledged. Twenty rounds on SQLite, and twenty on PostgreSQL when TEST_DATABASE_URL is set.
+ * friendships, chat and write private messages; the server is killed with SIGKILL at a random
+ * moment, once at least `--messages` private messages have been acknowledged (default 3), and
+ * restarted on the same database; the openings and private messages in flight are sent again
+ * with their request_id or send_id; then the invariants of test-crash/invariants.ts are checked
+ * against everything the clients saw acknowledged. Twenty rounds on SQLite, and twenty on
+ * PostgreSQL when TEST_DATABASE_URL is set.
  *
- *   npm run crash-test -- [--rounds N] [--db sqlite|postgres] [--seed S]
+ *   npm run crash-test -- [--rounds N] [--db sqlite|postgres] [--seed S] [--messages M]
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
@@ -39,8 +41,10 @@ const PROMOCODES = Array.from({ length: 40 }, (_, i) => ({
 }));
 /** Says one thing before the storm, so the first messages of the storm do not meet a cold chat. */
 const HERALD = 40;
-/** The kill comes this long after the storm starts (milliseconds, uniformly). */
+/** The kill comes this long after the storm starts (milliseconds, uniformly)... */
 const KILL_AFTER = { min: 300, max: 3000 };
+/** ...or later, once the private messages asked for are acknowledged, waited for this long at most (milliseconds). */
+const MESSAGES_WAIT = 60_000;
 
 /** No request limits: the storm is as fast as the server. */
 const SERVE_ARGS = [
@@ -58,8 +62,14 @@ const SERVE_ARGS = [
 ];
 
 const { values: args } = parseArgs({
-  options: { rounds: { type: 'string', default: '20' }, db: { type: 'string' }, seed: { type: 'string' } },
+  options: {
+    rounds: { type: 'string', default: '20' },
+    db: { type: 'string' },
+    seed: { type: 'string' },
+    messages: { type: 'string', default: '3' },
+  },
 });
+const MESSAGES = Number(args.messages);
 const ROUNDS = Number(args.rounds);
 const SEED = args.seed !== undefined ? Number(args.seed) : Date.now() % 1_000_000;
 
@@ -234,6 +244,46 @@ async function retryPendingOpenings(server: ServerProcess, db: Database, setup: 
   return problems;
 }
 
+/**
+ * The private messages in flight at the kill, sent again with their send_id: one that committed
+ * answers the msg_id it was stored under and stores nothing more; one that did not is stored now.
+ */
+async function retryPendingPrivateMessages(server: ServerProcess, db: Database, setup: Setup, log: StormLog): Promise<string[]> {
+  const problems: string[] = [];
+  for (const pending of log.pendingPrivateMessages.splice(0)) {
+    const stored = await db.kysely
+      .selectFrom('im_messages')
+      .select('msg_id')
+      .where('sender_id', '=', pending.from)
+      .where('send_id', '=', pending.sendId)
+      .executeTakeFirst();
+    const response = await fetch(`${server.url}/api/im.send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.tokens.get(pending.from)}` },
+      body: JSON.stringify({ user_id: pending.to, text: pending.text, send_id: pending.sendId }),
+    });
+    const body = (await response.json()) as { code: number; data?: { msg_id: number } };
+    if (body.code !== 0 || !body.data) {
+      problems.push(`the retry of private message ${pending.sendId} answered ${JSON.stringify(body).slice(0, 300)}`);
+      continue;
+    }
+    if (stored && body.data.msg_id !== Number(stored.msg_id))
+      problems.push(`the retry of committed private message ${pending.sendId} answered ${body.data.msg_id}, not ${stored.msg_id}`);
+    log.retriedPrivateMessages.push({ ...pending, msgId: body.data.msg_id, committed: stored !== undefined });
+  }
+  return problems;
+}
+
+/** Waits until `count` private messages are acknowledged; false when they are not within `ms`. */
+async function privateMessagesAcknowledged(log: StormLog, count: number, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (log.privateMessages.length < count) {
+    if (Date.now() >= until || log.gone) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return true;
+}
+
 interface RoundResult {
   problems: string[];
   log: StormLog;
@@ -285,6 +335,10 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
       log,
     );
     await new Promise((resolve) => setTimeout(resolve, killedAfterMs));
+    if (!(await privateMessagesAcknowledged(log, MESSAGES, MESSAGES_WAIT)))
+      log.unexpected.push(
+        `only ${log.privateMessages.length} of the ${MESSAGES} private messages asked for were acknowledged before the kill`,
+      );
     const how = await first.kill('SIGKILL');
     if (how !== 'SIGKILL') log.unexpected.push(`the server had already exited (${how}) before the kill:\n${first.output()}`);
     await storm;
@@ -302,6 +356,7 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
         ...log.unexpected,
         ...(await checkRestartedServer(second, db, setup)),
         ...(await retryPendingOpenings(second, db, setup, log)),
+        ...(await retryPendingPrivateMessages(second, db, setup, log)),
       ];
       const stopped = await second.kill('SIGTERM');
       if (stopped !== 'exit 0') problems.push(`the restarted server did not stop cleanly on SIGTERM (${stopped}):\n${second.output()}`);
@@ -334,7 +389,9 @@ async function main(): Promise<void> {
       console.log(
         `${kind} round ${String(n).padStart(2)}: killed after ${killedAfterMs} ms; acknowledged ${log.crafts.length} crafts, ${log.openings.length} openings, ${log.redemptions.length} redemptions, ` +
           `${log.revocations.length} revocations, ${log.trades.filter((t) => t.accepted).length} of ${log.trades.length} trades accepted, ${log.pairs.reduce((s, p) => s + p.acked, 0)} friend changes (${pending} in flight), ` +
-          `${log.messages.length} messages, ${log.deletions.size} deletions, ${log.privateMessages.length} private messages; ${log.requests} requests; ${Date.now() - started} ms` +
+          `${log.messages.length} messages, ${log.deletions.size} deletions, ${log.privateMessages.length} private messages ` +
+          `(${log.retriedPrivateMessages.length} in flight sent again, ${log.retriedPrivateMessages.filter((m) => m.committed).length} of them stored before the kill); ` +
+          `${log.requests} requests; ${Date.now() - started} ms` +
           (problems.length > 0 ? ` — ${problems.length} VIOLATIONS` : ' — ok'),
       );
       if (problems.length > 0) {

@@ -32,12 +32,15 @@ export interface ServerOptions {
   adminKey?: string;
   /** Further `serve` flags. */
   args?: string[];
+  /** Node's own flags for the server process (`--cpu-prof`...). */
+  nodeArgs?: string[];
   env?: Record<string, string>;
 }
 
 /** Starts `serve --port 0` and resolves once it prints the address it listens on. */
 export function startServerProcess(options: ServerOptions): Promise<ServerProcess> {
   const args = [
+    ...(options.nodeArgs ?? []),
     '--import',
     'tsx',
     'src/cli/main.ts',

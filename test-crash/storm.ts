@@ -92,6 +92,10 @@ export interface StormLog {
   messages: ChatRecord[];
   /** Acknowledged private messages. */
   privateMessages: PrivateMessageRecord[];
+  /** Private messages sent and not answered when the server died (sent again with their send_id after the restart). */
+  pendingPrivateMessages: Omit<PrivateMessageRecord, 'msgId'>[];
+  /** Those sent again after the restart, with the msg_id the retry answered and whether the first send had committed. */
+  retriedPrivateMessages: (PrivateMessageRecord & { committed: boolean })[];
   deletions: Set<string>;
   /** Deletions sent and not answered. */
   pendingDeletions: Set<string>;
@@ -404,7 +408,10 @@ async function messenger(plan: StormPlan, log: StormLog, index: number): Promise
     }
     const text = `round ${plan.round} from ${from} message ${n}`;
     const sendId = `${plan.round}-${from}-${n}`;
-    const answer = await call(plan, log, 'im.send', { user_id: to, text, send_id: sendId }, { token });
+    const answer = await call(plan, log, 'im.send', { user_id: to, text, send_id: sendId }, { token }).catch((error: unknown) => {
+      if (error instanceof ServerGone) log.pendingPrivateMessages.push({ from, to, text, sendId });
+      throw error;
+    });
     if (answer.code !== 0) {
       log.unexpected.push(`im.send answered ${JSON.stringify(answer)}`);
       return;
@@ -475,6 +482,8 @@ export function newStormLog(): StormLog {
     pairs: [],
     messages: [],
     privateMessages: [],
+    pendingPrivateMessages: [],
+    retriedPrivateMessages: [],
     deletions: new Set(),
     pendingDeletions: new Set(),
     unexpected: [],

@@ -140,3 +140,59 @@ test('across two processes with Redis: a message sent on one reaches the connect
     config,
   ),
 );
+
+/** Zakovskiy/monopolyone.py's parsing of a frame: the character, the type up to the first `{`, the JSON from there. */
+const parsedAsPython = (text: string) => ({ type: text.slice(1, text.indexOf('{')), json: JSON.parse(text.slice(text.indexOf('{'))) });
+
+/** The keys Zakovskiy/monopolyone.py reads without a default (`src/utils/objects.py`), by where it reads them. */
+const PYTHON_READS = {
+  auth: ['status', 'user_data', 'counters'],
+  user_data: ['user_id', 'nick', 'nicks_old', 'gender', 'avatar', 'avatar_key', 'online', 'rank', 'games_wins', 'games'],
+  user_data_more: ['xp', 'xp_level', 'admin_rights', 'penalties'],
+  counters: ['vip_expires', 'balance', 'friends_requests', 'messages_new', 'invites', 'trades_new', 'email_verified'],
+  status: ['time', 'online', 'streams', 'sct', 'emotes_restricted'],
+  im_sync: ['id', 'type', 'id_last'],
+  users_data: ['avatar', 'gender', 'nick', 'rank', 'user_id'],
+};
+const missingKeys = (object: Record<string, unknown>, keys: string[]) => keys.filter((key) => !(key in object));
+
+test('every field Zakovskiy/monopolyone.py reads of the auth, status and events frames, and its dialogs and history calls', async () => {
+  const server = await startTestServer({ world: { users: [user(1), user(2, { avatar_key: 'key-2', rank: { qual: 10 } })] }, config });
+  try {
+    const base = await listen(server);
+    const [one, two] = [await tokenFor(server, 1), await tokenFor(server, 2)];
+    const client = await ExtwsClient.connect(base, { access_token: two, subs: 'rooms' });
+    const frame = (type: string) => client.next((f) => parsedAsPython(f.text).type === type).then((f) => parsedAsPython(f.text).json);
+    const auth = await frame('auth');
+    assert.deepEqual(missingKeys(auth, PYTHON_READS.auth), []);
+    assert.deepEqual(missingKeys(auth.user_data, [...PYTHON_READS.user_data, ...PYTHON_READS.user_data_more]), []);
+    assert.deepEqual(missingKeys(auth.counters, PYTHON_READS.counters), []);
+    assert.deepEqual(missingKeys((await frame('status')).status, PYTHON_READS.status), []);
+
+    const msgId = await send(server, one, 2, 'from one');
+    const events = await client.next(
+      (f) => parsedAsPython(f.text).type === 'events' && parsedAsPython(f.text).json.events.some((e: any) => e.type === 'im.sync'),
+    );
+    const body = parsedAsPython(events.text).json;
+    const imSync = body.events.find((e: any) => e.type === 'im.sync');
+    assert.deepEqual(missingKeys(imSync, PYTHON_READS.im_sync), []);
+    assert.deepEqual([typeof imSync.id, imSync.type, imSync.id_last], ['number', 'im.sync', msgId]);
+    for (const entry of body.users_data ?? []) assert.deepEqual(missingKeys(entry, PYTHON_READS.users_data), []);
+
+    // get_dialogs and get_history: the access token, the client's clock and a large id_last in the body.
+    const asPython = { access_token: two, sct: Math.floor(server.clock.now() / 1000), id_last: 419729250000, offset: 0, count: 30 };
+    const dialogs = await callOk(server, 'im.dialogsGet', asPython);
+    assert.deepEqual(
+      dialogs.dialogs.map((d: any) => [d.user_id, d.new_counter, d.message.msg_id]),
+      [[1, 1, msgId]],
+    );
+    const history = await callOk(server, 'im.historyGet', { ...asPython, user_id: 1 });
+    assert.deepEqual(
+      history.messages.map((m: any) => [m.msg_id, m.user_id, m.text, m.is_read]),
+      [[msgId, 1, 'from one', 1]],
+    );
+    client.close();
+  } finally {
+    await server.close();
+  }
+});

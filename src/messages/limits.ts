@@ -1,6 +1,6 @@
 import { ApiError, Code } from '../api/errors.js';
 import type { Services } from '../services.js';
-import { createdAt, dialogExists } from './queries.js';
+import { senderFacts } from './queries.js';
 
 const BURST_WINDOW = 10;
 const HOUR = 3600;
@@ -35,9 +35,9 @@ export async function takeSendLimits(services: Services, senderId: number, recei
   await take(`im:burst:${senderId}`, BURST_WINDOW, im.burst, `at most ${im.burst} in 10 seconds`);
   await take(`im:hour:${senderId}`, HOUR, im.perHour, `at most ${im.perHour} an hour`);
   if (im.youngAccountDays > 0) {
-    const created = (await createdAt(services.db.kysely, senderId)) ?? 0;
-    const young = created > Math.floor(services.clock.now() / 1000) - im.youngAccountDays * DAY;
-    if (young && !(await dialogExists(services.db.kysely, senderId, receiverId)))
+    const facts = await senderFacts(services.db.kysely, senderId, receiverId);
+    const young = (facts?.createdAt ?? 0) > Math.floor(services.clock.now() / 1000) - im.youngAccountDays * DAY;
+    if (young && !facts?.hasDialog)
       await take(
         `im:new:${senderId}`,
         DAY,

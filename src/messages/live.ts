@@ -1,6 +1,7 @@
-import type { Executor } from '../db/connection.js';
+import type { Transaction } from 'kysely';
+import type { Tables } from '../db/tables.js';
 import type { Services } from '../services.js';
-import { newCounter, unreadTotal } from './queries.js';
+import { partyCounters } from './queries.js';
 import type { PrivateMessage } from './schemas.js';
 
 /** The realtime event type of every change to a user's conversations (what Zakovskiy/monopolyone.py reads as ImSync). */
@@ -15,32 +16,49 @@ export interface ConversationEvent {
   message?: PrivateMessage;
 }
 
+/** What one party's connections are told of an event. */
+export interface PartyFrame {
+  userId: number;
+  fields: Record<string, unknown>;
+}
+
 /**
- * Tells each party's connections, in every process, of an event of their conversation: an
- * `im.sync` event `{id_last, chain, data: {type, msg_id, dialog: {user_id}}, message?,
- * new_counter, messages_new}` with the party's own counters, read in `trx`. Run while the
- * parties' locks are held, so their events are told in the order of their ids. A failure to
- * tell is logged: the change stands, and `im.sync` gives it to clients that ask.
+ * The `im.sync` event each party of `event` is told: `{id_last, chain, data: {type, msg_id,
+ * dialog: {user_id}}, message?, new_counter, messages_new}` with the party's own counters as
+ * the event's transaction leaves them (one query for both parties).
  */
-export async function announceEvent(services: Services, trx: Executor, event: ConversationEvent): Promise<void> {
-  const [first, second] = event.parties;
-  const targets =
-    first === second
-      ? [[first, second]]
+export async function framesOf(trx: Transaction<Tables>, event: ConversationEvent): Promise<PartyFrame[]> {
+  const [actor, other] = event.parties;
+  const counters = await partyCounters(trx, actor, other);
+  const targets: [number, number][] =
+    actor === other
+      ? [[actor, other]]
       : [
-          [first, second],
-          [second, first],
+          [actor, other],
+          [other, actor],
         ];
-  for (const [userId, partnerId] of targets as [number, number][]) {
-    const [counter, total] = await Promise.all([newCounter(trx, userId, partnerId), unreadTotal(trx, userId)]);
-    const fields = {
-      id_last: event.eventId,
-      chain: [null, event.eventId],
-      data: { type: event.type, msg_id: event.msgId, dialog: { user_id: partnerId } },
-      ...(event.message ? { message: event.message } : {}),
-      new_counter: counter,
-      messages_new: total,
+  return targets.map(([userId, partnerId]) => {
+    const { counter, total } = counters.get(userId) ?? { counter: 0, total: 0 };
+    return {
+      userId,
+      fields: {
+        id_last: event.eventId,
+        chain: [null, event.eventId],
+        data: { type: event.type, msg_id: event.msgId, dialog: { user_id: partnerId } },
+        ...(event.message ? { message: event.message } : {}),
+        new_counter: counter,
+        messages_new: total,
+      },
     };
+  });
+}
+
+/**
+ * Tells each party's connections, in every process. A failure to tell is logged: the change
+ * stands, and `im.sync` gives it to clients that ask.
+ */
+export async function publishFrames(services: Services, frames: readonly PartyFrame[]): Promise<void> {
+  for (const { userId, fields } of frames) {
     try {
       await services.realtime.pushToUser(userId, { type: IM_SYNC_EVENT, fields, json: fields });
     } catch (error) {

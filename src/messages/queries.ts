@@ -22,14 +22,61 @@ export interface PartyRow {
  * event of a user is written under that user's lock, the user's events commit in id order.
  */
 export async function lockParties(trx: Executor, dialect: DialectName, ids: number[]): Promise<Map<number, PartyRow>> {
+  return (await lockPartiesOfSend(trx, dialect, ids)).parties;
+}
+
+/**
+ * lockParties, which also answers in the same query whether either of the first two users has
+ * blocked the other (what a send asks first).
+ */
+export async function lockPartiesOfSend(
+  trx: Executor,
+  dialect: DialectName,
+  ids: number[],
+): Promise<{ parties: Map<number, PartyRow>; blocked: boolean }> {
   const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  const [a = 0, b = a] = ids;
   const query = trx
     .selectFrom('users')
     .select(['user_id', 'global_ban', 'muted_until', 'bot_owner_id', 'im_privacy', 'created_at'])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('blocks')
+            .select('blocks.user_id')
+            .where((w) =>
+              w.or([
+                w.and([w('blocks.user_id', '=', a), w('blocks.blocked_user_id', '=', b)]),
+                w.and([w('blocks.user_id', '=', b), w('blocks.blocked_user_id', '=', a)]),
+              ]),
+            ),
+        )
+        .as('blocked'),
+    )
     .where('user_id', 'in', sorted)
     .orderBy('user_id');
-  const rows = dialect === 'postgres' ? await query.forUpdate().execute() : await query.execute();
-  return new Map(rows.map((row) => [Number(row.user_id), { ...row, user_id: Number(row.user_id) } as PartyRow]));
+  const rows = dialect === 'postgres' ? await query.forUpdate('users').execute() : await query.execute();
+  const parties = new Map(
+    rows.map(({ blocked: _, ...row }) => [Number(row.user_id), { ...row, user_id: Number(row.user_id) } as PartyRow]),
+  );
+  return { parties, blocked: rows.some((row) => Boolean(row.blocked)) };
+}
+
+/**
+ * The first key of the PostgreSQL advisory locks that make a user's conversation events take
+ * turns to be announced (the second is the user's id).
+ */
+const ANNOUNCE_LOCK = 41_001;
+
+/** Takes the users' announcing turns (session advisory locks, in id order): held until let go, past the end of a transaction. */
+export async function takeAnnouncingTurns(k: Executor, ids: number[]): Promise<void> {
+  await sql`select ${sql.join(ids.map((id) => sql`pg_advisory_lock(${ANNOUNCE_LOCK}, ${id})`))}`.execute(k);
+}
+
+/** Lets go of the users' announcing turns, on the connection that took them. */
+export async function leaveAnnouncingTurns(k: Executor, ids: number[]): Promise<void> {
+  await sql`select ${sql.join(ids.map((id) => sql`pg_advisory_unlock(${ANNOUNCE_LOCK}, ${id})`))}`.execute(k);
 }
 
 /** Whether either user has blocked the other. */
@@ -63,14 +110,23 @@ export async function msgIdOfSendId(trx: Executor, senderId: number, sendId: str
   return row === undefined ? undefined : Number(row.msg_id);
 }
 
-export async function dialogExists(k: Executor, userId: number, partnerId: number): Promise<boolean> {
+/** When the user's account was created (seconds), and whether they have a conversation with `partnerId`; undefined when no such user. */
+export async function senderFacts(
+  k: Executor,
+  userId: number,
+  partnerId: number,
+): Promise<{ createdAt: number; hasDialog: boolean } | undefined> {
   const row = await k
-    .selectFrom('im_dialogs')
-    .select('user_id')
-    .where('user_id', '=', userId)
-    .where('partner_id', '=', partnerId)
+    .selectFrom('users as u')
+    .select((eb) => [
+      'u.created_at',
+      eb
+        .exists(eb.selectFrom('im_dialogs as d').select('d.user_id').where('d.user_id', '=', userId).where('d.partner_id', '=', partnerId))
+        .as('has_dialog'),
+    ])
+    .where('u.user_id', '=', userId)
     .executeTakeFirst();
-  return row !== undefined;
+  return row === undefined ? undefined : { createdAt: row.created_at, hasDialog: Boolean(row.has_dialog) };
 }
 
 /** Records an event of the conversation between `a` and `b`; its id. */
@@ -94,16 +150,22 @@ export async function insertMessage(
     .execute();
 }
 
-/** Makes `msgId` the newest message of the user's side of the conversation, adding `unread` to its counter. */
-export async function touchDialog(trx: Executor, userId: number, partnerId: number, msgId: number, unread: number): Promise<void> {
+/**
+ * Makes `msgId` the newest message of both sides of the conversation, counting it unread for the
+ * receiver: one statement for both rows.
+ */
+export async function touchDialogs(trx: Executor, senderId: number, receiverId: number, msgId: number): Promise<void> {
   await trx
     .insertInto('im_dialogs')
-    .values({ user_id: userId, partner_id: partnerId, last_msg_id: msgId, new_counter: unread })
+    .values([
+      { user_id: senderId, partner_id: receiverId, last_msg_id: msgId, new_counter: 0 },
+      { user_id: receiverId, partner_id: senderId, last_msg_id: msgId, new_counter: 1 },
+    ])
     .onConflict((oc) =>
-      oc.columns(['user_id', 'partner_id']).doUpdateSet({
-        last_msg_id: msgId,
-        new_counter: sql`im_dialogs.new_counter + ${unread}`,
-      }),
+      oc.columns(['user_id', 'partner_id']).doUpdateSet((eb) => ({
+        last_msg_id: eb.ref('excluded.last_msg_id'),
+        new_counter: sql`im_dialogs.new_counter + excluded.new_counter`,
+      })),
     )
     .execute();
 }
@@ -150,6 +212,19 @@ export async function unreadTotal(k: Executor, userId: number): Promise<number> 
     .where('user_id', '=', userId)
     .executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/**
+ * Each party's unread count of the conversation with the other (`counter`) and of all their
+ * conversations (`total`), in one query: a party's partner is the other one.
+ */
+export async function partyCounters(k: Executor, a: number, b: number): Promise<Map<number, { counter: number; total: number }>> {
+  const { rows } = await sql<{ user_id: number | string; counter: number | string | null; total: number | string | null }>`
+    select user_id,
+      sum(case when partner_id = ${a + b} - user_id then new_counter else 0 end) as counter,
+      sum(new_counter) as total
+    from im_dialogs where user_id in (${a}, ${b}) group by user_id`.execute(k);
+  return new Map(rows.map((row) => [Number(row.user_id), { counter: Number(row.counter ?? 0), total: Number(row.total ?? 0) }]));
 }
 
 export function selectMessage(k: Executor, msgId: number): Promise<MessageRow | undefined> {
@@ -264,10 +339,4 @@ export async function selectCounters(k: Executor, userId: number, partnerIds: nu
     .where('partner_id', 'in', partnerIds)
     .execute();
   return new Map(rows.map((row) => [Number(row.partner_id), row.new_counter]));
-}
-
-/** When the user's account was created (seconds), if it exists. */
-export async function createdAt(k: Executor, userId: number): Promise<number | undefined> {
-  const row = await k.selectFrom('users').select('created_at').where('user_id', '=', userId).executeTakeFirst();
-  return row?.created_at;
 }
