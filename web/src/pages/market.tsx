@@ -110,7 +110,7 @@ export function Market() {
         <ul class="grid" aria-label={t('market')}>
           {offers.data.things.map((thing) => (
             <li key={thing.item_proto_id} class="item">
-              <button type="button" class="item-button" onClick={() => setOpen(thing)} aria-label={`${thing.title}: ${t('offers')}`}>
+              <button type="button" class="item-button" onClick={() => setOpen(thing)}>
                 <img src={thing.image} alt="" width={72} height={72} loading="lazy" />
                 <span>{thing.title}</span>
                 <span class="muted">{t('priceFrom', { price: money(lang, thing.price), n: thing.count ?? 1 })}</span>

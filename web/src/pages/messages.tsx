@@ -191,7 +191,7 @@ export function Conversation({ partnerId }: { partnerId: number }) {
             </button>
           )}
           {messages.length === 0 && <p>{t('noMessages')}</p>}
-          <ol class="chat-lines" ref={list} aria-live="polite" aria-label={title}>
+          <ol class="chat-lines" ref={list} aria-live="polite" aria-label={title} tabIndex={0}>
             {messages.map((message) => {
               const mine = message.user_id !== partnerId;
               return (
@@ -213,7 +213,7 @@ export function Conversation({ partnerId }: { partnerId: number }) {
               );
             })}
           </ol>
-          <Form onSubmit={send} label={t('writeMessage')}>
+          <Form onSubmit={send}>
             <div class="inline">
               <Field label={t('writeMessage')} name="text" value={text} onInput={setText} required />
               <button type="submit" disabled={sendAction.busy || text.trim() === ''}>
