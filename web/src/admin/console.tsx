@@ -176,7 +176,6 @@ function UserView({ userId }: { userId: string }) {
       return w('done', { what });
     });
   const id = user.user_id;
-  const now = Date.now() / 1000;
   return (
     <>
       <Card title={`${user.nick} (#${id})`}>
@@ -195,7 +194,7 @@ function UserView({ userId }: { userId: string }) {
           <dt>{w('ban')}</dt>
           <dd>{user.global_ban ? w('banned') : t('no')}</dd>
           <dt>{w('mute')}</dt>
-          <dd>{user.muted_until > now ? w('mutedUntil', { ts: when(user.muted_until, lang) }) : t('no')}</dd>
+          <dd>{user.muted_until > 0 ? w('mutedUntil', { ts: when(user.muted_until, lang) }) : t('no')}</dd>
           <dt>{t('twoFactor')}</dt>
           <dd>{user.totp ? t('yes') : t('no')}</dd>
         </dl>
@@ -236,7 +235,7 @@ function UserView({ userId }: { userId: string }) {
           <div class="inline">
             <Field label={w('muteMinutes')} name="minutes" inputMode="numeric" value={minutes} onInput={setMinutes} required />
             <button type="submit">{w('mute')}</button>
-            {user.muted_until > now && (
+            {user.muted_until > 0 && (
               <button
                 type="button"
                 class="secondary"
