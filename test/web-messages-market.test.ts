@@ -167,11 +167,9 @@ test(
       await bob.setViewportSize({ width: 390, height: 844 });
       assert.equal(await overflows(bob), false);
       problems.push(...(await accessibilityProblems(bob)));
-      await bob.screenshot({ path: 'docs/screenshots/market-phone-ru.png' });
       await bob.goto(`${origin}/messages/1`, WAIT);
       await bob.getByRole('heading', { name: 'Диалог с Alice', level: 1 }).waitFor(WAIT);
       assert.equal(await overflows(bob), false);
-      await bob.screenshot({ path: 'docs/screenshots/messages-phone-ru.png' });
 
       assert.deepEqual(problems, []);
     } finally {
