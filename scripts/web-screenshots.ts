@@ -56,6 +56,11 @@ try {
   await mobile.screenshot({ path: join(out, 'home-phone-ru.png') });
   await mobile.goto(`${origin}/messages/2`);
   await mobile.getByRole('heading', { level: 1 }).filter({ hasText: 'Диалог' }).waitFor();
+  for (const text of ['Привет! Сыграем вечером?', 'Меняю кубики на кейс, если интересно.']) {
+    await mobile.getByLabel('Ваше сообщение', { exact: true }).fill(text);
+    await mobile.getByRole('button', { name: 'Отправить' }).click();
+    await mobile.getByText(text).waitFor();
+  }
   await mobile.screenshot({ path: join(out, 'messages-phone-ru.png') });
   await mobile.goto(`${origin}/market`);
   await mobile.getByRole('heading', { name: 'Маркет', level: 1 }).waitFor();
