@@ -42,6 +42,10 @@ try {
   await page.getByRole('button', { name: 'Set up' }).click();
   await page.locator('img.qr').waitFor();
   await page.screenshot({ path: join(out, 'settings.png') });
+  await page.goto(`${origin}/shop`);
+  await page.getByRole('list', { name: 'Shop' }).waitFor();
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(out, 'shop.png') });
   const phone = await browser.newContext({ viewport: { width: 390, height: 780 }, locale: 'ru-RU', deviceScaleFactor: 1 });
   const mobile = await phone.newPage();
   await mobile.goto(`${origin}/signin`);
@@ -50,6 +54,18 @@ try {
   await mobile.getByText('На связи').first().waitFor();
   await mobile.waitForTimeout(500);
   await mobile.screenshot({ path: join(out, 'home-phone-ru.png') });
+  await mobile.goto(`${origin}/messages/2`);
+  await mobile.getByRole('heading', { level: 1 }).filter({ hasText: 'Диалог' }).waitFor();
+  for (const text of ['Привет! Сыграем вечером?', 'Меняю кубики на кейс, если интересно.']) {
+    await mobile.getByLabel('Ваше сообщение', { exact: true }).fill(text);
+    await mobile.getByRole('button', { name: 'Отправить' }).click();
+    await mobile.getByText(text).waitFor();
+  }
+  await mobile.screenshot({ path: join(out, 'messages-phone-ru.png') });
+  await mobile.goto(`${origin}/market`);
+  await mobile.getByRole('heading', { name: 'Маркет', level: 1 }).waitFor();
+  await mobile.waitForTimeout(300);
+  await mobile.screenshot({ path: join(out, 'market-phone-ru.png') });
 } finally {
   await browser.close();
   await server.close();

@@ -1,16 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { startTestServer, type TestServer } from './helpers.js';
 import type { World } from '../src/world/schema.js';
 import { WAIT, launchChromium, missing } from './components.js';
 import { MailCatcher, mailConfig, tokenIn } from './mail-support.js';
 import { callOk } from './item-fixtures.js';
-
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+import { accessibilityProblems, signIn, watchPage } from './web-support.js';
 
 const TRADER_PASSWORD = 'trader password 1';
 const PUBLIC_URL = 'http://game.test';
@@ -37,39 +34,6 @@ const world: World = {
   items: [{ item_id: 1, user_id: 1, item_proto_id: 300, ts_owned: 100 }],
   promocodes: [{ code: 'WELCOME', item_proto_ids: [...Array.from({ length: 10 }, () => 100), 500, 501] }],
 };
-
-/** Serious and critical findings of axe-core on the page as it is now. */
-async function accessibilityProblems(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
-  await page.evaluate(`${axeSource}\n;undefined`);
-  const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as {
-    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-  };
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${page.url()}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-function watchPage(page: Page, origin: string, problems: string[]): void {
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  void page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith('data:')) return route.continue();
-    problems.push(`outside request: ${url}`);
-    return route.abort();
-  });
-}
-
-async function signIn(page: Page, origin: string, email: string, password: string): Promise<void> {
-  await page.goto(`${origin}/signin`, WAIT);
-  await page.getByLabel('E-mail', { exact: true }).fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor(WAIT);
-}
 
 test(
   'a new player signs up, confirms the address from the e-mail, signs in, crafts, opens a case, trades live, chats and resets the password',

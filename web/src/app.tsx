@@ -1,10 +1,12 @@
 import type { ComponentChildren, JSX } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { language, setLanguage, useI18n, type Key, type Language } from './i18n';
 import { ConfirmEmail, ResetPassword, SignIn, SignUp } from './pages/auth';
 import { Friends } from './pages/friends';
 import { Home } from './pages/home';
 import { Inventory } from './pages/inventory';
+import { Market, MyListings, Shop, WalletHistory, money, readBalance } from './pages/market';
+import { Conversation, Dialogs } from './pages/messages';
 import { Profile } from './pages/profile';
 import { Promo } from './pages/promo';
 import { Settings } from './pages/settings';
@@ -12,7 +14,8 @@ import { NewTrade, Trades } from './pages/trades';
 import { followLinks, match, navigate, useLocation } from './router';
 import { session, signOut } from './session';
 import { useStore } from './store';
-import { Page } from './ui';
+import { Loading, Page } from './ui';
+import { balance, counters } from './realtime';
 
 interface Route {
   path: string;
@@ -41,13 +44,43 @@ const ROUTES: Route[] = [
   { path: '/friends', view: () => <Friends /> },
   { path: '/settings', view: () => <Settings /> },
   { path: '/promo', view: () => <Promo /> },
-  ...['/market', '/market/my', '/messages', '/lobby', '/m1tv'].map((path) => ({ path, view: () => <ComingSoon /> })),
+  { path: '/messages', view: () => <Dialogs /> },
+  { path: '/messages/:id', view: ({ id }) => <Conversation partnerId={Number(id)} /> },
+  { path: '/market', view: () => <Market /> },
+  { path: '/market/my', view: () => <MyListings /> },
+  { path: '/market/history', view: () => <WalletHistory /> },
+  { path: '/shop', view: () => <Shop /> },
+  { path: '/admin', open: true, view: () => <AdminConsole /> },
+  { path: '/admin/:section', open: true, view: (params) => <AdminConsole {...params} /> },
+  { path: '/admin/:section/:id', open: true, view: (params) => <AdminConsole {...params} /> },
+  ...['/lobby', '/m1tv'].map((path) => ({ path, view: () => <ComingSoon /> })),
 ];
+
+type ConsoleModule = typeof import('./admin/console');
+let consoleModule: ConsoleModule | undefined;
+
+/** The operator console, loaded on its first visit only: players never download it. */
+function AdminConsole(props: { section?: string; id?: string }) {
+  const [loaded, setLoaded] = useState(consoleModule);
+  const [error, setError] = useState<unknown>(undefined);
+  useEffect(() => {
+    if (!loaded)
+      import('./admin/console').then(
+        (module) => setLoaded((consoleModule = module)),
+        (failure: unknown) => setError(failure),
+      );
+  }, []);
+  if (!loaded) return <Loading error={error} />;
+  const Console = loaded.default;
+  return <Console {...props} />;
+}
 
 const NAV: [string, Key][] = [
   ['/', 'home'],
   ['/inventory', 'inventory'],
+  ['/messages', 'messages'],
   ['/trades', 'trades'],
+  ['/market', 'market'],
   ['/friends', 'friends'],
   ['/promo', 'promo'],
   ['/settings', 'settings'],
@@ -75,6 +108,7 @@ function Header() {
   const { t, lang } = useI18n();
   const me = useStore(session);
   const { path } = useLocation();
+  const unread = useStore(counters).messages_new ?? 0;
   return (
     <header class="top">
       <a href="#main" class="skip">
@@ -89,7 +123,7 @@ function Header() {
             {NAV.map(([href, key]) => (
               <li key={href}>
                 <a href={href} aria-current={(href === '/' ? path === '/' : path.startsWith(href)) ? 'page' : undefined}>
-                  {t(key)}
+                  {key === 'messages' && unread ? t('messagesCount', { n: unread }) : t(key)}
                 </a>
               </li>
             ))}
@@ -100,6 +134,7 @@ function Header() {
         </nav>
       )}
       <div class="tools">
+        {me && <Balance />}
         <label for="language" class="visually-hidden">
           {t('language')}
         </label>
@@ -120,6 +155,21 @@ function Header() {
         )}
       </div>
     </header>
+  );
+}
+
+/** The wallet's balance, read once and kept current by the feed's `wallet.balance` events. */
+function Balance() {
+  const { t, lang } = useI18n();
+  const amount = useStore(balance);
+  useEffect(() => {
+    void readBalance().catch(() => undefined);
+  }, []);
+  if (amount === undefined) return null;
+  return (
+    <a href="/market/history" class="balance" aria-live="polite">
+      {t('balanceIs', { amount: money(lang, amount) })}
+    </a>
   );
 }
 

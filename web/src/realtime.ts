@@ -1,3 +1,4 @@
+import { useEffect } from 'preact/hooks';
 import { session, refreshNow } from './session';
 import { Store } from './store';
 
@@ -23,6 +24,12 @@ const MAX_BACKOFF_MS = 30_000;
 export const feedState = new Store<'connecting' | 'live'>('connecting');
 /** Players online, from the feed's status frames. */
 export const onlineCount = new Store<number | undefined>(undefined);
+/** The signed-in connection's counters (`auth` frame), kept current by the events that change them. */
+export const counters = new Store<{ messages_new?: number; trades_new?: number; friends_requests?: number }>({});
+/** The balance in units: `wallet.balance` events, or what a page read. */
+export const balance = new Store<number | undefined>(undefined);
+/** How many times the feed has (re)connected: pages read again what they show when it changes after a drop. */
+export const connections = new Store(0);
 
 const listeners = new Set<Listener>();
 let socket: WebSocket | undefined;
@@ -49,6 +56,7 @@ function receive(text: string): void {
   if (text.startsWith('1')) {
     attempts = 0;
     feedState.set('live');
+    connections.set(connections.value + 1);
     return;
   }
   if (!text.startsWith('4')) return;
@@ -60,12 +68,20 @@ function receive(text: string): void {
   } catch {
     return;
   }
-  if (name === 'status') {
+  if (name === 'auth') {
+    const given = data.counters as typeof counters.value | undefined;
+    if (given) counters.set(given);
+  } else if (name === 'status') {
     const status = data.status as { online?: number } | undefined;
     if (typeof status?.online === 'number') onlineCount.set(status.online);
   } else if (name === 'events') {
     const events = (data.events ?? []) as FeedEvent[];
-    for (const event of events) for (const listener of listeners) listener(event, data as FeedLists);
+    for (const event of events) {
+      if (event.type === 'im.sync' && typeof event.messages_new === 'number')
+        counters.set({ ...counters.value, messages_new: event.messages_new });
+      if (event.type === 'wallet.balance' && typeof event.balance === 'number') balance.set(event.balance);
+      for (const listener of listeners) listener(event, data as FeedLists);
+    }
     if (typeof data.id_last_given === 'number') lastId = data.id_last_given;
   }
 }
@@ -74,6 +90,8 @@ function connect(): void {
   clearTimeout(retryTimer);
   const token = session.value?.access_token;
   connectedToken = token;
+  counters.set({});
+  if (!token) balance.set(undefined);
   const current = new WebSocket(url(token));
   socket = current;
   current.onmessage = (message) => receive(String(message.data));
@@ -86,6 +104,22 @@ function connect(): void {
     const delay = Math.min(MAX_BACKOFF_MS, 500 * 2 ** attempts++) * (0.75 + Math.random() / 2);
     retryTimer = setTimeout(connect, delay);
   };
+}
+
+/**
+ * Calls `listener` with every feed event while the component is shown, and `recover` each time
+ * the feed connects again after a drop (what happened meanwhile may not have been heard).
+ */
+export function useFeed(listener: Listener, recover: () => void, deps: unknown[] = []): void {
+  useEffect(() => {
+    const seen = connections.value;
+    const stopEvents = onFeedEvent(listener);
+    const stopConnections = connections.subscribe((count) => count > seen && recover());
+    return () => {
+      stopEvents();
+      stopConnections();
+    };
+  }, deps);
 }
 
 /** Connects (again) with the session's token; a new token or sign-out reconnects. */

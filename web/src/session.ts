@@ -1,3 +1,4 @@
+import type { Middleware } from 'openapi-fetch';
 import { api, ok, useAccessToken, ApiFailure } from './api/client';
 import { Store } from './store';
 
@@ -65,6 +66,35 @@ export function refreshNow(): Promise<void> {
     .finally(() => (refreshing = undefined));
   return refreshing;
 }
+
+const NOT_SIGNED_IN = 1;
+const copies = new WeakMap<Request, Request>();
+
+/**
+ * An access token the server no longer takes (it expired while the device slept, or its clock is
+ * off) is refreshed once and the call made again with the new one: the player stays signed in.
+ */
+const refreshOnExpiry: Middleware = {
+  onRequest({ request }) {
+    if (session.value?.refresh_token && request.headers.has('authorization') && !request.url.includes('/api/auth.'))
+      copies.set(request, request.clone());
+    return request;
+  },
+  async onResponse({ request, response }) {
+    const copy = copies.get(request);
+    copies.delete(request);
+    if (!copy || !(response.headers.get('content-type') ?? '').includes('json')) return response;
+    const answer = (await response.clone().json()) as { code?: unknown };
+    if (answer.code !== NOT_SIGNED_IN) return response;
+    const before = session.value?.access_token;
+    await refreshNow();
+    const token = session.value?.access_token;
+    if (!token || token === before) return response;
+    copy.headers.set('authorization', `Bearer ${token}`);
+    return fetch(copy);
+  },
+};
+api.use(refreshOnExpiry);
 
 export async function signOut(): Promise<void> {
   try {

@@ -46,7 +46,7 @@ export function Field(props: {
 export function Outcome({ error, notice }: { error?: unknown; notice?: string }) {
   const { error: sentence } = useI18n();
   if (error !== undefined) {
-    const text = error instanceof ApiFailure ? sentence(error.code, error.description) : sentence(3);
+    const text = error instanceof ApiFailure ? sentence(error.code, error.description, error.data) : sentence(3);
     return (
       <p class="error" role="alert">
         {text}

@@ -6,8 +6,8 @@ import { Loading, Outcome, Page, useAction, useLoad } from '../ui';
 
 type Item = components['schemas']['Item'];
 
-const TYPES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
-const TYPE_NAMES: Record<'en' | 'ru', string[]> = {
+export const TYPES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
+export const TYPE_NAMES: Record<'en' | 'ru', string[]> = {
   en: ['Cards', 'Gift sets', 'Cases', 'Keys', 'Dice', 'Badges', 'Passes', 'Subscriptions', 'Taunts', 'Stickers'],
   ru: ['Карточки', 'Наборы', 'Кейсы', 'Ключи', 'Кубики', 'Значки', 'Пропуска', 'Подписки', 'Насмешки', 'Стикеры'],
 };

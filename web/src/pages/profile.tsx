@@ -82,6 +82,9 @@ export function Profile({ who }: { who: string }) {
             <a class="button" href={`/trades/new?to=${profile.user_id}`}>
               {t('offerTrade')}
             </a>
+            <a class="button" href={`/messages/${profile.user_id}`}>
+              {t('writeTo')}
+            </a>
           </div>
         )
       )}
