@@ -24,6 +24,7 @@ const TABLES = [
   'friend_requests',
   'friendships',
   'game_actions',
+  'game_live_players',
   'game_players',
   'games',
   'im_dialogs',

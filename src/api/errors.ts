@@ -55,6 +55,8 @@ export const Code = {
   NO_SUCH_GAME: 1901,
   /** The game refused the action: not expected now, not the caller's to send, or against its rules. */
   GAME_ACTION_REFUSED: 1902,
+  /** A player is already in a live game (data: user_id, gs_id, gs_game_id). */
+  ALREADY_IN_GAME: 1903,
   /** oauth.exchangeCode: the code is unknown, used or expired (or its PKCE verifier is wrong). */
   OAUTH_BAD_CODE: 2001,
   /** oauth.exchangeCode: redirect_uri is not the one the dialog was given. */

@@ -506,6 +506,10 @@ export interface GamesTable {
   ts_start: number;
   ts_end: number | null;
   winner_user_id: number | null;
+  /** Milliseconds: when the next timeout of a live game falls due (null when none will). */
+  deadline: number | null;
+  /** How many actions game_actions holds for it: the version of its state. */
+  actions: Defaulted<number>;
 }
 
 export interface GameActionsTable {
@@ -522,6 +526,12 @@ export interface GameActionsTable {
 export interface GamePlayersTable {
   game_id: number;
   user_id: number;
+}
+
+/** An account playing a live game: at most one each. */
+export interface GameLivePlayersTable {
+  user_id: number;
+  game_id: number;
 }
 
 export interface Tables {
@@ -569,4 +579,5 @@ export interface Tables {
   games: GamesTable;
   game_actions: GameActionsTable;
   game_players: GamePlayersTable;
+  game_live_players: GameLivePlayersTable;
 }
