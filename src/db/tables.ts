@@ -534,6 +534,72 @@ export interface GameLivePlayersTable {
   game_id: number;
 }
 
+/** A room of the lobby: waiting for players (status 0), or started (1) as the game `game_id`. */
+export interface RoomsTable {
+  room_id: Id;
+  status: number;
+  admin_id: number;
+  game_submode: number;
+  maxplayers: number;
+  private: number;
+  autostart: number;
+  game_timers: number;
+  br_corner: number;
+  /** The version realtime patches carry; one more at each change. */
+  v: number;
+  /** Seconds. */
+  ts_created: number;
+  /** JSON: the players in seat order, written when the game starts (room_members hold them before). */
+  players: string | null;
+  game_id: number | null;
+  gs_id: string | null;
+}
+
+/** A player waiting in a room; a player is in one room at most (the primary key). */
+export interface RoomMembersTable {
+  user_id: number;
+  room_id: number;
+  seat: number;
+  /** Seconds. */
+  ts_joined: number;
+}
+
+export interface RoomInvitesTable {
+  room_id: number;
+  user_id: number;
+  inviter_id: number;
+  /** Seconds. */
+  ts: number;
+}
+
+/** A user kicked from a room: not let in again. */
+export interface RoomBansTable {
+  room_id: number;
+  user_id: number;
+}
+
+/** An operator-defined weekly goal: play or win `target` games; its reward once reached. */
+export interface MissionsTable {
+  mission_id: Id;
+  name: string;
+  goal: 'games' | 'wins';
+  target: number;
+  /** `item` (reward: the prototype id) or `money` (reward: units of the wallet). */
+  reward_type: 'item' | 'money';
+  reward: number;
+  active: number;
+}
+
+export interface MissionProgressTable {
+  user_id: number;
+  mission_id: number;
+  /** The week counted, as the number of weeks since the Unix epoch (weeks start on Monday, UTC). */
+  week: number;
+  counter: number;
+  /** Seconds; set when the reward was given. */
+  ts_rewarded: number | null;
+}
+
 export interface Tables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -580,4 +646,10 @@ export interface Tables {
   game_actions: GameActionsTable;
   game_players: GamePlayersTable;
   game_live_players: GameLivePlayersTable;
+  rooms: RoomsTable;
+  room_members: RoomMembersTable;
+  room_invites: RoomInvitesTable;
+  room_bans: RoomBansTable;
+  missions: MissionsTable;
+  mission_progress: MissionProgressTable;
 }
