@@ -97,7 +97,7 @@ test('a join racing the start: in the game, or refused; never a member of a star
     const room = (await call(a, 'rooms.get', { room_id: roomId })).data.rooms[0];
     const players = join.code === 0 ? [a, b, c] : [a, b];
     assert.deepEqual(room.players, [players]);
-    assert.deepEqual(await gamePlayers(room.gs_game_id), players);
+    assert.deepEqual(await gamePlayers(Number(room.gs_game_id)), players);
     assert.equal(room.status, 1);
     assert.deepEqual(await seated(roomId), []);
   }
@@ -115,7 +115,7 @@ test('a leave racing the start: out of the game, or in it; a kick racing a join:
     const room = got.data.rooms[0];
     const players = leave.code === 0 ? [a, b] : [a, b, c];
     assert.deepEqual(room.players, [players]);
-    assert.deepEqual(await gamePlayers(room.gs_game_id), players);
+    assert.deepEqual(await gamePlayers(Number(room.gs_game_id)), players);
     assert.deepEqual(await seated(roomId), []);
   }
   for (let round = 0; round < 4; round++) {

@@ -16,6 +16,7 @@ import {
 } from './lobby.js';
 import { lobbyOf, oneRoom } from './list.js';
 import { RoomList } from './schemas.js';
+import { gamesGetLive } from './live-games.js';
 
 const roomId = P.uint({ minimum: 1, description: 'the room' });
 const userId = P.uint({ minimum: 1, description: 'the user' });
@@ -222,4 +223,5 @@ export const roomMethods = [
   roomsSettingsChange,
   roomsStartGame,
   roomsGet,
+  gamesGetLive,
 ];

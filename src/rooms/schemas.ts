@@ -36,7 +36,7 @@ export const Room = Type.Object(
     op_ts_end: Uint,
     v: Type.Integer({ description: 'the room’s version: one more at each change (room.patch carries it)' }),
     gs_id: Type.Optional(Type.String({ description: 'once started: the game server of its game' })),
-    gs_game_id: Type.Optional(Type.Integer({ description: 'once started: its game (games.getReplay’s game_id)' })),
+    gs_game_id: Type.Optional(Type.String({ description: 'once started: its game, as text (games.getReplay’s game_id)' })),
   },
   Strict,
 );

@@ -34,7 +34,7 @@ export async function startRoomGame(
       patches: [
         [2, 'status', 1],
         [2, 'gs_id', game.gsId],
-        [2, 'gs_game_id', game.gameId],
+        [2, 'gs_game_id', String(game.gameId)],
       ],
     },
     { kind: 'delete', roomId: view!.room_id },

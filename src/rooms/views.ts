@@ -36,7 +36,7 @@ export interface RoomView {
   v: number;
   /** Once started: the game the room became (games.getReplay takes gs_game_id). */
   gs_id?: string;
-  gs_game_id?: number;
+  gs_game_id?: string;
 }
 
 /** The classic game, the only mode the rooms start. */
@@ -70,7 +70,7 @@ export function roomView(room: StoredRoom, members: number[], invites: [number, 
     gsm_votes: {},
     op_ts_end: 0,
     v: room.v,
-    ...(room.gs_id !== null && room.game_id !== null ? { gs_id: room.gs_id, gs_game_id: room.game_id } : {}),
+    ...(room.gs_id !== null && room.game_id !== null ? { gs_id: room.gs_id, gs_game_id: String(room.game_id) } : {}),
   };
 }
 
