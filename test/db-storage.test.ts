@@ -39,8 +39,6 @@ const TABLES = [
   'market_freezes',
   'market_listings',
   'market_sales',
-  'mission_progress',
-  'missions',
   'oauth_apps',
   'oauth_codes',
   'oauth_consents',

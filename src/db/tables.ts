@@ -578,28 +578,6 @@ export interface RoomBansTable {
   user_id: number;
 }
 
-/** An operator-defined weekly goal: play or win `target` games; its reward once reached. */
-export interface MissionsTable {
-  mission_id: Id;
-  name: string;
-  goal: 'games' | 'wins';
-  target: number;
-  /** `item` (reward: the prototype id) or `money` (reward: units of the wallet). */
-  reward_type: 'item' | 'money';
-  reward: number;
-  active: number;
-}
-
-export interface MissionProgressTable {
-  user_id: number;
-  mission_id: number;
-  /** The week counted, as the number of weeks since the Unix epoch (weeks start on Monday, UTC). */
-  week: number;
-  counter: number;
-  /** Seconds; set when the reward was given. */
-  ts_rewarded: number | null;
-}
-
 export interface Tables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -650,6 +628,4 @@ export interface Tables {
   room_members: RoomMembersTable;
   room_invites: RoomInvitesTable;
   room_bans: RoomBansTable;
-  missions: MissionsTable;
-  mission_progress: MissionProgressTable;
 }

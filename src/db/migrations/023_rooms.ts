@@ -4,8 +4,7 @@ import type { DialectName } from '../connection.js';
 /**
  * The lobby: rooms (their settings, a version the realtime patches carry, and once started the
  * game they became), room_members (the players waiting in a room: one room per player, by the
- * primary key), room_invites and room_bans (the users kicked from a room); and missions
- * (operator-defined weekly goals with a reward) with each player's progress per week.
+ * primary key), room_invites and room_bans (the users kicked from a room).
  */
 export function roomsMigration(dialect: DialectName) {
   const idType = dialect === 'postgres' ? 'bigserial' : 'integer';
@@ -52,25 +51,6 @@ export function roomsMigration(dialect: DialectName) {
         .addColumn('room_id', big, (c) => c.notNull())
         .addColumn('user_id', big, (c) => c.notNull())
         .addPrimaryKeyConstraint('room_bans_pk', ['room_id', 'user_id'])
-        .execute();
-      await db.schema
-        .createTable('missions')
-        .addColumn('mission_id', idType, (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('goal', 'text', (c) => c.notNull())
-        .addColumn('target', 'integer', (c) => c.notNull())
-        .addColumn('reward_type', 'text', (c) => c.notNull())
-        .addColumn('reward', big, (c) => c.notNull())
-        .addColumn('active', 'integer', (c) => c.notNull().defaultTo(1))
-        .execute();
-      await db.schema
-        .createTable('mission_progress')
-        .addColumn('user_id', big, (c) => c.notNull())
-        .addColumn('mission_id', big, (c) => c.notNull())
-        .addColumn('week', 'integer', (c) => c.notNull())
-        .addColumn('counter', 'integer', (c) => c.notNull())
-        .addColumn('ts_rewarded', big)
-        .addPrimaryKeyConstraint('mission_progress_pk', ['user_id', 'mission_id', 'week'])
         .execute();
     },
   };
