@@ -25,13 +25,15 @@ const layers = [
       'catalog',
       'chat',
       'messages',
-      // items and the exchanges that move them (the market after promocodes; rooms go after the game)
+      // items and the exchanges that move them (the market after promocodes)
       'inventory',
       'trades',
       'promocodes',
       'market',
       // the classic board game (its engine, src/game/engine/, imports nothing of src/)
       'game',
+      // the lobby: rooms players gather in, which start the game's live games
+      'rooms',
     ],
     ordered: true,
   },

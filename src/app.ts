@@ -15,6 +15,7 @@ import { Presence } from './users/presence.js';
 import { createMailer } from './mail/mailer.js';
 import { frameworkErrorAnswers, registerApi } from './api/transport.js';
 import { RealtimeHub } from './realtime/hub.js';
+import { createRooms } from './rooms/index.js';
 import { registerRealtimeRoute } from './realtime/route.js';
 import { answerClientError } from './api/client-errors.js';
 import { clientAddressCheck, trustFunction } from './api/client-address.js';
@@ -273,17 +274,20 @@ async function startCapabilities(core: Core): Promise<Services> {
   const chat = new ChatRuntime(core);
   const trades = createTrades();
   const market = createMarket();
-  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades, market, hooks: domainHooks };
+  const rooms = createRooms();
+  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades, market, rooms, hooks: domainHooks };
   await chat.start(services);
   trades.start(services);
   startMessages(core);
   market.start(services);
+  await rooms.start(services);
   return services;
 }
 
 /** Stops every capability, in the reverse of start order. */
 async function stopCapabilities(services: Services): Promise<void> {
   for (const runtime of [
+    services.rooms,
     services.market,
     services.trades,
     services.chat,

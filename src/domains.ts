@@ -13,6 +13,7 @@ import { adminDomain } from './admin/index.js';
 import { accountsDomain } from './accounts/index.js';
 import { oauthDomain } from './oauth/index.js';
 import { gameDomain } from './game/index.js';
+import { roomsDomain } from './rooms/index.js';
 
 /** Every capability of the server, in start order. */
 export const domains: Domain[] = [
@@ -29,6 +30,7 @@ export const domains: Domain[] = [
   accountsDomain,
   oauthDomain,
   gameDomain,
+  roomsDomain,
   adminDomain,
 ];
 

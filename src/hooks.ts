@@ -8,9 +8,10 @@ import { announceInvalidated } from './trades/announce.js';
 import { closeInvalidated, openTradesHolding, tradePrivacy } from './trades/queries.js';
 import { expiryCutoff } from './trades/status.js';
 import { admissionFrom, requireAdmitted } from './trades/admission.js';
+import { liveGamesOf } from './game/index.js';
 
 export const domainHooks: Services['hooks'] = {
-  users: { friendshipValues, friendshipLookup },
+  users: { friendshipValues, friendshipLookup, currentGames: liveGamesOf },
   friends: { endingTradesBetween: endingOpenTrades },
   inventory: {
     endTradesHolding: (services, trx, itemIds) => invalidateTradesHolding(services, trx, itemIds),

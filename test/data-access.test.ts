@@ -49,6 +49,7 @@ test('the domains that store things have a data-access module with their SQL', (
     'messages',
     'oauth',
     'promocodes',
+    'rooms',
     'trades',
     'users',
     'world',

@@ -139,6 +139,7 @@ describe('games against the computer', () => {
     });
     assert.equal(contract.body.code, 2);
     assert.equal((await call(1, 'games.createVsComputer', { computers: 4 })).body.code, 2);
+    await callOk(server, 'game.action', { game_id: created.game_id, action: 'leave' }, { token: tokens.get(1) });
   });
 
   test('time runs out: the next call plays the default action first', async () => {

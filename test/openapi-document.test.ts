@@ -92,6 +92,16 @@ const REFERENCE_METHODS = [
   'market.getListing',
   'market.search',
   'market.getLastSellups',
+  'rooms.create',
+  'rooms.join',
+  'rooms.leave',
+  'rooms.delete',
+  'rooms.invite',
+  'rooms.kick',
+  'rooms.settingsChange',
+  'rooms.startGame',
+  'rooms.get',
+  'games.getLive',
 ];
 const OUR_METHODS = [
   'inventory.open',
@@ -189,6 +199,14 @@ const BOT_ALLOWED = [
   'game.action',
   'games.getReplay',
   'games.my',
+  'rooms.create',
+  'rooms.join',
+  'rooms.leave',
+  'rooms.delete',
+  'rooms.invite',
+  'rooms.kick',
+  'rooms.settingsChange',
+  'rooms.startGame',
 ];
 
 test("the document has every method: the spec's, the reference service's, ours and the admin API", async () => {

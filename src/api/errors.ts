@@ -55,6 +55,28 @@ export const Code = {
   NO_SUCH_GAME: 1901,
   /** The game refused the action: not expected now, not the caller's to send, or against its rules. */
   GAME_ACTION_REFUSED: 1902,
+  /** A player is already in a live game (data: user_id, gs_id, gs_game_id). */
+  ALREADY_IN_GAME: 1903,
+  /** No such room, or not one the caller may see. */
+  NO_SUCH_ROOM: 2201,
+  /** The room has as many players as its maxplayers. */
+  ROOM_FULL: 2202,
+  /** The caller (or the user named) is in a room already. */
+  IN_A_ROOM: 2203,
+  /** Only the room's creator (its admin) may do that. */
+  NOT_ROOM_ADMIN: 2204,
+  /** The room's game has started. */
+  ROOM_STARTED: 2205,
+  /** A private room is joined by invitation only. */
+  ROOM_PRIVATE: 2206,
+  /** The user was kicked from the room. */
+  KICKED_FROM_ROOM: 2207,
+  /** The option or setting is not one this server plays; the description names it. */
+  ROOM_OPTION_UNSUPPORTED: 2208,
+  /** A game needs at least two players. */
+  NOT_ENOUGH_PLAYERS: 2209,
+  /** The caller (or the user named) is not in the room. */
+  NOT_IN_ROOM: 2211,
   /** oauth.exchangeCode: the code is unknown, used or expired (or its PKCE verifier is wrong). */
   OAUTH_BAD_CODE: 2001,
   /** oauth.exchangeCode: redirect_uri is not the one the dialog was given. */

@@ -34,7 +34,16 @@ export const ERROR_DATA: Record<number, TObject> = {
   [Code.RATE_LIMIT]: Type.Object({ retry_after: Type.Integer({ minimum: 0, description: 'seconds until the limit lifts' }) }, Strict),
   [Code.MUTED]: Type.Object({ muted_until: Ts }, Strict),
   [Code.OAUTH_BAD_REDIRECT_URI]: Type.Object({ details: Type.String({ description: 'why the address is not valid' }) }, Strict),
+  [Code.IN_A_ROOM]: Type.Object({ room_id: Type.String({ description: 'the room the user is in' }) }, Strict),
   [Code.MARKET_PRICE_CHANGED]: Type.Object({ price: Type.Number({ description: "the listing's price now, in units" }) }, Strict),
+  [Code.ALREADY_IN_GAME]: Type.Object(
+    {
+      user_id: Type.Integer({ description: 'the player already in a game' }),
+      gs_id: Type.String({ description: 'the game server of that game' }),
+      gs_game_id: Type.Integer({ description: 'that game' }),
+    },
+    Strict,
+  ),
   [Code.CHAT_RESTRICTED]: Type.Object(
     {
       type: Type.Union([Type.Literal('DISABLED'), Type.Literal('STRICT'), Type.Literal('EMOTES_ONLY'), Type.Literal('BOT_LIMITATIONS')]),

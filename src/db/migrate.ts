@@ -21,6 +21,8 @@ import { privateMessagesMigration } from './migrations/016_private_messages.js';
 import { marketMigration } from './migrations/017_market.js';
 import { gamesMigration } from './migrations/018_games.js';
 import { oauthMigration } from './migrations/019_oauth.js';
+import { liveGamesMigration } from './migrations/022_live_games.js';
+import { roomsMigration } from './migrations/023_rooms.js';
 import { sealStoredSecrets } from './sealed-secrets.js';
 
 /**
@@ -50,6 +52,8 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '017_market': marketMigration(db.dialect),
     '018_games': gamesMigration(db.dialect),
     '019_oauth': oauthMigration(db.dialect),
+    '022_live_games': liveGamesMigration(db.dialect),
+    '023_rooms': roomsMigration(db.dialect),
   };
 }
 

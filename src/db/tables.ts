@@ -506,6 +506,10 @@ export interface GamesTable {
   ts_start: number;
   ts_end: number | null;
   winner_user_id: number | null;
+  /** Milliseconds: when the next timeout of a live game falls due (null when none will). */
+  deadline: number | null;
+  /** How many actions game_actions holds for it: the version of its state. */
+  actions: Defaulted<number>;
 }
 
 export interface GameActionsTable {
@@ -521,6 +525,56 @@ export interface GameActionsTable {
 
 export interface GamePlayersTable {
   game_id: number;
+  user_id: number;
+}
+
+/** An account playing a live game: at most one each. */
+export interface GameLivePlayersTable {
+  user_id: number;
+  game_id: number;
+}
+
+/** A room of the lobby: waiting for players (status 0), or started (1) as the game `game_id`. */
+export interface RoomsTable {
+  room_id: Id;
+  status: number;
+  admin_id: number;
+  game_submode: number;
+  maxplayers: number;
+  private: number;
+  autostart: number;
+  game_timers: number;
+  br_corner: number;
+  /** The version realtime patches carry; one more at each change. */
+  v: number;
+  /** Seconds. */
+  ts_created: number;
+  /** JSON: the players in seat order, written when the game starts (room_members hold them before). */
+  players: string | null;
+  game_id: number | null;
+  gs_id: string | null;
+}
+
+/** A player waiting in a room; a player is in one room at most (the primary key). */
+export interface RoomMembersTable {
+  user_id: number;
+  room_id: number;
+  seat: number;
+  /** Seconds. */
+  ts_joined: number;
+}
+
+export interface RoomInvitesTable {
+  room_id: number;
+  user_id: number;
+  inviter_id: number;
+  /** Seconds. */
+  ts: number;
+}
+
+/** A user kicked from a room: not let in again. */
+export interface RoomBansTable {
+  room_id: number;
   user_id: number;
 }
 
@@ -569,4 +623,9 @@ export interface Tables {
   games: GamesTable;
   game_actions: GameActionsTable;
   game_players: GamePlayersTable;
+  game_live_players: GameLivePlayersTable;
+  rooms: RoomsTable;
+  room_members: RoomMembersTable;
+  room_invites: RoomInvitesTable;
+  room_bans: RoomBansTable;
 }

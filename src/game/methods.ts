@@ -25,6 +25,7 @@ export const gamesCreateVsComputer = defineMethod({
     action_seconds: P.optional(P.uint({ minimum: 5, maximum: 3600, description: 'time for each action (default: the board’s 60 s)' })),
   }),
   result: Type.Object({ game_id: Uint, packets: PacketList }, Strict),
+  errors: { 1903: 'the caller already plays a live game (data: user_id, gs_id, gs_game_id): finish or leave it first' },
   handler: async ({ services, caller }, params) => {
     const options = params.action_seconds === undefined ? {} : { action_ms: params.action_seconds * 1000 };
     const { gameId, packet } = await startVsComputer(services, caller.userId, params.computers, options);

@@ -11,7 +11,6 @@ import type { Services } from '../services.js';
 import { announceUsersChanged } from '../users/index.js';
 import {
   act,
-  classicBoard,
   computerAction,
   createGame,
   expected,
@@ -22,11 +21,11 @@ import {
   type Game,
   type GameOptions,
   type Packet,
-  type PlayerSetup,
 } from './engine/index.js';
 import {
+  deleteLivePlayers,
   insertActions,
-  insertGame,
+  updateProgress,
   recordGameEnd,
   selectActions,
   selectGame,
@@ -34,17 +33,11 @@ import {
   selectGamesOf,
   type StoredGame,
 } from './queries.js';
-import { randomBytes } from 'node:crypto';
-
-/** The computer players' user ids: below every account's. */
-export const computerUserIds = [-1, -2, -3, -4, -5, -6, -7];
+import { startGame } from './live.js';
+import { type StoredPlayer } from './players.js';
 
 /** Experience a finished game gives: every human player 10, the winner 20 more. */
 export const xpForGame = { played: 10, won: 20 };
-
-interface StoredPlayer extends PlayerSetup {
-  computer?: 1;
-}
 
 const noGame = (gameId: number) => new ApiError(Code.NO_SUCH_GAME, `no game ${gameId}`);
 
@@ -76,24 +69,11 @@ export async function startVsComputer(
   computers: number,
   options: Partial<GameOptions>,
 ): Promise<{ gameId: number; packet: Packet }> {
-  const players: StoredPlayer[] = [
-    { user_id: userId, is_vip: 0, is_loan_available: 0, equipment: { cards: [] } },
-    ...computerUserIds
-      .slice(0, computers)
-      .map((id) => ({ user_id: id, is_vip: 0 as const, is_loan_available: 0 as const, equipment: { cards: [] }, computer: 1 as const })),
-  ];
-  const seed = randomBytes(16).toString('hex');
-  const now = services.clock.now();
-  const setup = players.map(({ computer: _computer, ...p }) => p);
-  const { packet } = createGame({ config: classicBoard, players: setup, seed, now, options });
-  const gameId = await ownTransaction(services.db)((trx) =>
-    insertGame(
-      trx,
-      { config: JSON.stringify(classicBoard), players: JSON.stringify(players), options: JSON.stringify(options), seed, tsStart: now },
-      [userId],
-    ),
-  );
-  return { gameId, packet };
+  return ownTransaction(services.db)(async (trx) => {
+    const { gameId } = await startGame(services, trx, { players: [userId], computers, options });
+    const stored = (await selectGame(trx, gameId))!;
+    return { gameId, packet: rebuild(stored, []).packets[0]! };
+  });
 }
 
 /** Plays the caller's action, then the computer players until a human is expected; the packets this produced. */
@@ -148,8 +128,14 @@ async function playInTransaction(
     added.push({ user_id: userId, action: JSON.stringify(action), ts: now });
     computerTurns();
     await insertActions(trx, gameId, actions.length, added);
+    await updateProgress(trx, gameId, { actions: actions.length + added.length, deadline: game.deadline });
+    const humans = players.filter((id) => !computers.has(id));
+    await deleteLivePlayers(
+      trx,
+      gameId,
+      humans.filter((id) => game.step.kind === 'over' || game.players.find((p) => p.user_id === id)?.status !== 0),
+    );
     if (game.step.kind === 'over' && stored.status === 'live') {
-      const humans = players.filter((id) => !computers.has(id));
       const xp = new Map(humans.map((id) => [id, xpForGame.played + (id === game.winner ? xpForGame.won : 0)]));
       await recordGameEnd(trx, gameId, { tsEnd: now, winner: game.winner!, players: humans, xp });
       return { packets, counted: humans };

@@ -15,17 +15,27 @@ function storedGame(row: Record<string, unknown>): StoredGame {
     ts_start: Number(row.ts_start),
     ts_end: row.ts_end === null ? null : Number(row.ts_end),
     winner_user_id: row.winner_user_id === null ? null : Number(row.winner_user_id),
+    deadline: row.deadline === null || row.deadline === undefined ? null : Number(row.deadline),
+    actions: Number(row.actions ?? 0),
   };
 }
 
 export async function insertGame(
   trx: Executor,
-  game: { config: string; players: string; options: string; seed: string; tsStart: number },
+  game: { config: string; players: string; options: string; seed: string; tsStart: number; deadline: number | null },
   userIds: number[],
 ): Promise<number> {
   const row = await trx
     .insertInto('games')
-    .values({ status: 'live', config: game.config, players: game.players, options: game.options, seed: game.seed, ts_start: game.tsStart })
+    .values({
+      status: 'live',
+      config: game.config,
+      players: game.players,
+      options: game.options,
+      seed: game.seed,
+      ts_start: game.tsStart,
+      deadline: game.deadline,
+    })
     .returning('game_id')
     .executeTakeFirstOrThrow();
   const gameId = Number(row.game_id);
@@ -116,4 +126,53 @@ export async function selectGamesOf(
     .where('user_id', '=', userId)
     .executeTakeFirstOrThrow();
   return { total: Number(total.n), games: rows.map(storedGame) };
+}
+
+/** Seats the players in the live game; fails on the key when one of them already plays one. */
+export async function insertLivePlayers(trx: Executor, gameId: number, userIds: readonly number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await trx
+    .insertInto('game_live_players')
+    // In one order, so that two starts sharing players wait on each other rather than deadlock.
+    .values([...userIds].sort((a, b) => a - b).map((user_id) => ({ user_id, game_id: gameId })))
+    .execute();
+}
+
+/** Frees the players from the live game (they left it, or it ended): they may play another. */
+export async function deleteLivePlayers(trx: Executor, gameId: number, userIds: readonly number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await trx.deleteFrom('game_live_players').where('game_id', '=', gameId).where('user_id', 'in', userIds).execute();
+}
+
+export async function selectLiveGamesOf(db: Executor, userIds: readonly number[]): Promise<{ user_id: number; game_id: number }[]> {
+  if (userIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('game_live_players')
+    .select(['user_id', 'game_id'])
+    .where('user_id', 'in', userIds)
+    .orderBy('user_id')
+    .execute();
+  return rows.map((r) => ({ user_id: Number(r.user_id), game_id: Number(r.game_id) }));
+}
+
+export async function selectLiveGames(db: Executor, offset: number, count: number): Promise<{ total: number; games: StoredGame[] }> {
+  const rows = await db
+    .selectFrom('games')
+    .selectAll()
+    .where('status', '=', 'live')
+    .orderBy('game_id', 'desc')
+    .offset(offset)
+    .limit(count)
+    .execute();
+  const total = await db
+    .selectFrom('games')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'live')
+    .executeTakeFirstOrThrow();
+  return { total: Number(total.n), games: rows.map(storedGame) };
+}
+
+/** After actions were stored: the game's version and when its next timeout falls due. */
+export async function updateProgress(trx: Executor, gameId: number, progress: { actions: number; deadline: number | null }): Promise<void> {
+  await trx.updateTable('games').set({ actions: progress.actions, deadline: progress.deadline }).where('game_id', '=', gameId).execute();
 }

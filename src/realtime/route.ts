@@ -14,7 +14,7 @@ import { PONG, eventFrame, openFrame, parseClientFrame } from './extws.js';
 import { lastOf } from '../infra/elements.js';
 
 /** Topics a connection may subscribe to with `subs`; others are ignored. */
-const TOPICS = new Set(['gchat']);
+const TOPICS = new Set(['gchat', 'rooms']);
 
 interface FeedQuery {
   access_token?: string;
@@ -45,7 +45,7 @@ function idLastOf(value: unknown): number | undefined {
 }
 
 /**
- * The realtime feed: `GET /ws?access_token=...&subs=gchat[&id_last=N][&format=json]`
+ * The realtime feed: `GET /ws?access_token=...&subs=gchat,rooms[&id_last=N][&format=json]`
  * upgraded to a WebSocket. The token is optional; with one, the connection also receives the
  * events meant for its user, and the user counts as online while connected.
  *

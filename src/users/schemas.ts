@@ -24,6 +24,12 @@ const shortFields = {
   bot_owner: Type.Optional(Uint),
   moderator: Type.Optional(One),
   superadmin: Type.Optional(One),
+  current_game: Type.Optional(
+    Type.Object(
+      { gs_id: Type.String({ description: 'the game server' }), gs_game_id: Type.String({ description: 'the game, as text' }) },
+      { ...Strict, description: 'the live game the user plays (games.getReplay’s game_id is gs_game_id)' },
+    ),
+  ),
 };
 
 export const UserShort = Type.Object(shortFields, { ...Strict, $id: 'UserShort', description: 'A user in the short form' });

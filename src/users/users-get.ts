@@ -22,7 +22,7 @@ export const usersGet = defineMethod({
     'removed; without either, the signed-in caller. An unknown id or domain gives a placeholder with ' +
     '`inactive: "not_exists"`, a globally blocked account one with `inactive: "global_ban"`. `type=short` gives the ' +
     "short form, any other value the full form, which carries `friendship` (the caller's relation) when a caller is " +
-    'signed in and asks about someone else.',
+    'signed in and asks about someone else. A user playing a live game carries `current_game` (`gs_id`, `gs_game_id`).',
   auth: 'optional',
   params: P.object({
     user_id: P.optional(P.idOrDomain({ description: 'id or domain' })),
@@ -62,6 +62,18 @@ export const usersGet = defineMethod({
       }
       shown.push(shownProfile(profile));
     }
-    return new SerializedList(await profileTexts(services, shown, form, caller?.userId));
+    const texts = await profileTexts(services, shown, form, caller?.userId);
+    const playing = await services.hooks.users.currentGames(
+      services,
+      shown.flatMap((u) => (typeof u === 'string' ? [] : [u.user_id])),
+    );
+    if (playing.size > 0)
+      shown.forEach((u, i) => {
+        const game = typeof u === 'string' ? undefined : playing.get(u.user_id);
+        if (game)
+          texts[i] =
+            `${texts[i]!.slice(0, -1)},"current_game":${JSON.stringify({ gs_id: game.gs_id, gs_game_id: String(game.gs_game_id) })}}`;
+      });
+    return new SerializedList(texts);
   },
 });
