@@ -8,6 +8,7 @@ import { announceInvalidated } from './trades/announce.js';
 import { closeInvalidated, openTradesHolding, tradePrivacy } from './trades/queries.js';
 import { expiryCutoff } from './trades/status.js';
 import { admissionFrom, requireAdmitted } from './trades/admission.js';
+import { announceBalances, payPromocodeMoney } from './market/ledger.js';
 
 export const domainHooks: Services['hooks'] = {
   users: { friendshipValues, friendshipLookup },
@@ -19,5 +20,9 @@ export const domainHooks: Services['hooks'] = {
     announceEndedTrades: announceInvalidated,
     requireGiftAdmitted: async (trx, receiverId) =>
       requireAdmitted(admissionFrom(Friendship.FRIENDS, await tradePrivacy(trx, receiverId)), true),
+  },
+  promocodes: {
+    payMoney: payPromocodeMoney,
+    announceBalance: (services, userId, kopecks) => announceBalances(services, new Map([[userId, kopecks]])),
   },
 };

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogWorld, tokenFor, user } from './item-fixtures.js';
-import { callsInTurn, startProcesses, type Processes } from './race-support.js';
+import { CLUSTERED, callsInTurn, startProcesses, type Processes } from './race-support.js';
 import { missing } from './components.js';
 import { checkLedger } from '../src/market/index.js';
 import type { World } from '../src/world/schema.js';
@@ -34,18 +34,21 @@ const world: World = {
   ),
 };
 
+/** Only PostgreSQL's two processes need Redis; SQLite's one process runs without it when it is missing. */
+const needsRedis = CLUSTERED ? missing.redis : false;
+
 let processes: Processes;
 const tokens = new Map<number, string>();
 let call: (userId: number, method: string, params: Record<string, unknown>) => Promise<any>;
 
 before(async () => {
-  if (missing.redis) return;
+  if (needsRedis) return;
   const config = {
     rateLimit: false,
     adminKey: ADMIN_KEY,
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 10_000, createsPerMinute: 100_000 },
   };
-  processes = await startProcesses({ world, config });
+  processes = await startProcesses({ world, config, redis: !missing.redis });
   for (const id of USERS) tokens.set(id, await tokenFor(processes.servers[0]!, id));
   call = callsInTurn(processes, (id) => tokens.get(id));
   for (const id of USERS) {
@@ -138,7 +141,7 @@ async function assertConserved(): Promise<void> {
   assert.ok(soldItems.size === sales.length, 'no item sold twice from one listing');
 }
 
-describe('the market under concurrency', { skip: missing.redis }, () => {
+describe('the market under concurrency', { skip: needsRedis }, () => {
   test('four buyers of one listing: one buys it, three answer 2101 and keep their money', async () => {
     for (let round = 0; round < 8; round++) {
       const itemId = itemOf(1, round);
