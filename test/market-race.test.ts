@@ -214,6 +214,39 @@ describe('the market under concurrency', { skip: needsRedis }, () => {
     await assertConserved();
   });
 
+  test('a listing or a quick sale racing an offer of the same item in a trade: exactly one of them happens', async () => {
+    for (let round = 0; round < 12; round++) {
+      const itemId = itemOf(4, round);
+      const [offered, listed] = await Promise.all([
+        call(4, 'trades.create', { user_id: 5, thing_ids_from: String(itemId) }),
+        call(4, 'market.sell', { thing_id: itemId, price: 2 }),
+      ]);
+      assert.equal([offered.code, listed.code].filter((c) => c === 0).length, 1, JSON.stringify([offered, listed]));
+      assert.deepEqual(await ownerOf(itemId), { user_id: 4, state: listed.code === 0 ? 'listed' : 'owned' });
+      if (offered.code === 0) {
+        // The offer stands and completes: the item was never on sale.
+        const accepted = await call(5, 'trades.accept', { trade_id: offered.data.trade_id });
+        assert.equal(accepted.code, 0, JSON.stringify(accepted));
+        assert.deepEqual(await ownerOf(itemId), { user_id: 5, state: 'owned' });
+      } else {
+        const cancelled = await call(4, 'market.cancel', { thing_id: itemId });
+        assert.equal(cancelled.code, 0, JSON.stringify(cancelled));
+      }
+    }
+    // A quick sale racing an offer: the item is sold back or offered, never both.
+    for (let round = 12; round < 20; round++) {
+      const itemId = itemOf(4, round);
+      const [offered, sold] = await Promise.all([
+        call(4, 'trades.create', { user_id: 5, thing_ids_from: String(itemId) }),
+        call(4, 'market.quickSell', { thing_id: itemId }),
+      ]);
+      assert.equal([offered.code, sold.code].filter((c) => c === 0).length, 1, JSON.stringify([offered, sold]));
+      assert.deepEqual(await ownerOf(itemId), { user_id: 4, state: sold.code === 0 ? 'consumed' : 'owned' });
+      if (offered.code === 0) assert.equal((await call(4, 'trades.revoke', { trade_id: offered.data.trade_id })).code, 0);
+    }
+    await assertConserved();
+  });
+
   test('one buyer spending the same balance twice: only what it covers is bought', async () => {
     // User 6 keeps 10 units; ten listings of 4 units each, bought at once.
     const keep = 1000;
