@@ -208,7 +208,7 @@ describe('the market in world files', () => {
     for (const { change, mode, problem } of cases) {
       const answer = await importAnswer(mode === 'replace' ? { ...file, ...change } : change, mode);
       assert.equal(answer.code, 2, JSON.stringify(answer));
-      assert.match(answer.description, problem);
+      assert.match(answer.description ?? '', problem);
       assert.deepEqual(marketOf(await exported()), marketOf(file), `nothing changed after ${problem}`);
     }
   });
