@@ -9,6 +9,7 @@ import { closeInvalidated, openTradesHolding, tradePrivacy } from './trades/quer
 import { expiryCutoff } from './trades/status.js';
 import { admissionFrom, requireAdmitted } from './trades/admission.js';
 import { liveGamesOf } from './game/index.js';
+import { announceBalances, payPromocodeMoney } from './market/ledger.js';
 
 export const domainHooks: Services['hooks'] = {
   users: { friendshipValues, friendshipLookup, currentGames: liveGamesOf },
@@ -20,5 +21,9 @@ export const domainHooks: Services['hooks'] = {
     announceEndedTrades: announceInvalidated,
     requireGiftAdmitted: async (trx, receiverId) =>
       requireAdmitted(admissionFrom(Friendship.FRIENDS, await tradePrivacy(trx, receiverId)), true),
+  },
+  promocodes: {
+    payMoney: payPromocodeMoney,
+    announceBalance: (services, userId, kopecks) => announceBalances(services, new Map([[userId, kopecks]])),
   },
 };

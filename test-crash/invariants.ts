@@ -1,5 +1,6 @@
 import type { Database } from '../src/db/connection.js';
-import { applyFriendOp, type PairState, type StormLog } from './storm.js';
+import { checkMarket } from '../src/market/index.js';
+import { applyFriendOp, type MarketRecord, type PairState, type StormLog } from './storm.js';
 
 /**
  * What must hold in the database after a crash and a restart, whatever moment the server
@@ -20,6 +21,7 @@ export async function checkInvariants(
   problems.push(...(await checkFriendships(db, log)));
   problems.push(...(await checkChat(db, log)));
   problems.push(...(await checkPrivateMessages(db, log)));
+  problems.push(...(await checkMarketOperations(db, log)));
   return problems;
 }
 
@@ -32,13 +34,14 @@ export async function checkInvariants(
 async function checkItems(db: Database, log: StormLog, originalItemIds: number[]): Promise<string[]> {
   const problems: string[] = [];
   const k = db.kysely;
-  const [items, crafts, revocations, counts, draws, uses] = await Promise.all([
+  const [items, crafts, revocations, counts, draws, uses, shopAndQuickSales] = await Promise.all([
     k.selectFrom('items').selectAll().execute(),
     k.selectFrom('crafts').selectAll().execute(),
     k.selectFrom('revocations').selectAll().execute(),
     k.selectFrom('inventory_counts').selectAll().execute(),
     k.selectFrom('draws').selectAll().execute(),
     k.selectFrom('promocode_uses').selectAll().execute(),
+    k.selectFrom('ledger_transfers').select(['transfer_id', 'kind', 'item_id']).where('kind', 'in', ['shop', 'quick_sell']).execute(),
   ]);
   const itemById = new Map(items.map((i) => [Number(i.item_id), i]));
   const consumedBy = new Map<number, number>();
@@ -93,6 +96,18 @@ async function checkItems(db: Database, log: StormLog, originalItemIds: number[]
       if (made.has(id)) problems.push(`item ${id} made by ${made.get(id)} and by promo code ${use.code}`);
       made.set(id, `promo code ${use.code}`);
     }
+  for (const t of shopAndQuickSales) {
+    const id = Number(t.item_id);
+    if (t.kind === 'shop') {
+      if (made.has(id)) problems.push(`item ${id} made by ${made.get(id)} and by shop purchase ${t.transfer_id}`);
+      made.set(id, `shop purchase ${t.transfer_id}`);
+    } else {
+      if (consumedBy.has(id)) problems.push(`item ${id} consumed twice (${consumedBy.get(id)}, quick sale ${t.transfer_id})`);
+      consumedBy.set(id, -1_000_000_000 - Number(t.transfer_id));
+      if (itemById.get(id)?.state !== 'consumed')
+        problems.push(`item ${id} quick-sold by transfer ${t.transfer_id} is ${itemById.get(id)?.state}`);
+    }
+  }
   const revokedItems = new Map<number, number>();
   for (const r of revocations) revokedItems.set(r.item_id, (revokedItems.get(r.item_id) ?? 0) + 1);
 
@@ -100,8 +115,9 @@ async function checkItems(db: Database, log: StormLog, originalItemIds: number[]
   for (const item of items) {
     const id = Number(item.item_id);
     if (!expectedIds.has(id))
-      problems.push(`item ${id} appeared from nowhere (not in the world, not made by a craft, an opening or a promo code)`);
-    const fates = [item.state === 'owned', consumedBy.has(id), revokedItems.get(id) === 1].filter(Boolean).length;
+      problems.push(`item ${id} appeared from nowhere (not in the world, not made by a craft, an opening, a promo code or the shop)`);
+    const held = item.state === 'owned' || item.state === 'listed';
+    const fates = [held, consumedBy.has(id), revokedItems.get(id) === 1].filter(Boolean).length;
     if (fates !== 1 || (revokedItems.get(id) ?? 0) > 1)
       problems.push(
         `item ${id} (${item.state}) has ${fates} fates: consumed by ${consumedBy.get(id) ?? 'none'}, revocations ${revokedItems.get(id) ?? 0}`,
@@ -233,12 +249,20 @@ async function checkPromocodes(
 async function checkTrades(db: Database, log: StormLog, firstOwners: Map<number, number>): Promise<string[]> {
   const problems: string[] = [];
   const k = db.kysely;
-  const [items, crafts, trades, entries, moves] = await Promise.all([
+  const [items, crafts, trades, entries, moves, sales, shopped] = await Promise.all([
     k.selectFrom('items').select(['item_id', 'user_id', 'state']).execute(),
     k.selectFrom('crafts').select(['user_id', 'result_item_id']).execute(),
     k.selectFrom('trades').selectAll().execute(),
     k.selectFrom('trade_items').selectAll().execute(),
     k.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
+    k.selectFrom('market_sales').selectAll().orderBy('sale_id').execute(),
+    k
+      .selectFrom('ledger_transfers as t')
+      .innerJoin('ledger_entries as e', 'e.transfer_id', 't.transfer_id')
+      .select(['t.item_id', 'e.account_id'])
+      .where('t.kind', '=', 'shop')
+      .where('e.account_id', '>', 0)
+      .execute(),
   ]);
   const owner = new Map(firstOwners);
   for (const craft of crafts) if (craft.result_item_id !== null) owner.set(Number(craft.result_item_id), craft.user_id);
@@ -248,6 +272,13 @@ async function checkTrades(db: Database, log: StormLog, firstOwners: Map<number,
         `move ${move.move_id} of item ${move.item_id} (trade ${move.trade_id}) leaves user ${move.from_user_id}, which did not own it`,
       );
     owner.set(move.item_id, move.to_user_id);
+  }
+  // The market's items never enter trades in the storm: their sales replay after the moves.
+  for (const purchase of shopped) owner.set(Number(purchase.item_id), Number(purchase.account_id));
+  for (const sale of sales) {
+    if (owner.get(Number(sale.item_id)) !== Number(sale.seller_id))
+      problems.push(`sale ${sale.sale_id} of item ${sale.item_id} is from user ${sale.seller_id}, which did not own it`);
+    owner.set(Number(sale.item_id), Number(sale.buyer_id));
   }
   for (const item of items)
     if (owner.has(item.item_id) && owner.get(item.item_id) !== item.user_id)
@@ -398,5 +429,94 @@ async function checkPrivateMessages(db: Database, log: StormLog): Promise<string
     unread.delete(key);
   }
   for (const key of unread.keys()) problems.push(`unread private messages ${key} have no conversation`);
+  return problems;
+}
+
+/**
+ * The market: the ledger and the listings check (balances equal their entries, transfers sum
+ * to zero, the fee account holds the fees, listed items are held); no balance below zero;
+ * every acknowledged sale, purchase, shop purchase and quick sale is there once, and nothing
+ * is there that was neither acknowledged nor in flight at the kill.
+ */
+async function checkMarketOperations(db: Database, log: StormLog): Promise<string[]> {
+  const k = db.kysely;
+  const problems = (await checkMarket(k)).map((problem) => `market: ${problem}`);
+  const [balances, sales, listings, transfers, shopRequests] = await Promise.all([
+    k.selectFrom('balances').selectAll().execute(),
+    k.selectFrom('market_sales').selectAll().execute(),
+    k.selectFrom('market_listings').selectAll().execute(),
+    k
+      .selectFrom('ledger_transfers as t')
+      .innerJoin('ledger_entries as e', 'e.transfer_id', 't.transfer_id')
+      .select(['t.transfer_id', 't.kind', 't.item_id', 'e.account_id'])
+      .where('t.kind', 'in', ['shop', 'quick_sell'])
+      .where('e.account_id', '>', 0)
+      .execute(),
+    k.selectFrom('shop_purchases').selectAll().execute(),
+  ]);
+  for (const b of balances) if (Number(b.balance) < 0) problems.push(`user ${b.user_id} is overdrawn: ${b.balance}`);
+
+  /** Stored records by key, each taken once by what explains it. */
+  const counted = (keys: string[]) => {
+    const counts = new Map<string, number>();
+    for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+    return counts;
+  };
+  const take = (counts: Map<string, number>, key: string) => {
+    const n = counts.get(key) ?? 0;
+    if (n > 0) counts.set(key, n - 1);
+    return n > 0;
+  };
+  const storedSales = counted(sales.map((s) => `${s.item_id}:${s.buyer_id}:${s.price}`));
+  const storedShop = counted(transfers.filter((t) => t.kind === 'shop').map((t) => `${t.account_id}:${t.item_id}`));
+  const storedQuick = counted(transfers.filter((t) => t.kind === 'quick_sell').map((t) => `${t.account_id}:${t.item_id}`));
+  const requests = new Set(shopRequests.map((r) => `${r.user_id}:${r.request_id}`));
+  for (const record of log.market) {
+    if (record.op === 'buy' && !take(storedSales, `${record.itemId}:${record.userId}:${record.price}`))
+      problems.push(`acknowledged purchase of item ${record.itemId} by user ${record.userId} at ${record.price} is not recorded once`);
+    if (record.op === 'shop') {
+      if (!take(storedShop, `${record.userId}:${record.itemId}`))
+        problems.push(`acknowledged shop purchase ${record.requestId} (item ${record.itemId}) is not in the ledger once`);
+      if (!requests.has(`${record.userId}:${record.requestId}`))
+        problems.push(`acknowledged shop purchase ${record.requestId} has no request record`);
+    }
+    if (record.op === 'quickSell' && !take(storedQuick, `${record.userId}:${record.itemId}`))
+      problems.push(`acknowledged quick sale of item ${record.itemId} by user ${record.userId} is not in the ledger once`);
+  }
+  // What is left must be explained by the operation each client had in flight at the kill.
+  for (const record of log.pendingMarket) {
+    if (record.op === 'buy') take(storedSales, `${record.itemId}:${record.userId}:${record.price}`);
+    if (record.op === 'quickSell') take(storedQuick, `${record.userId}:${record.itemId}`);
+  }
+  for (const [what, left] of [
+    ['sale', storedSales],
+    ['shop purchase', storedShop],
+    ['quick sale', storedQuick],
+  ] as const)
+    for (const [key, n] of left) if (n > 0) problems.push(`${n} ${what}(s) ${key} recorded but never acknowledged nor in flight`);
+  if (shopRequests.length !== transfers.filter((t) => t.kind === 'shop').length)
+    problems.push(
+      `${shopRequests.length} shop requests recorded, ${transfers.filter((t) => t.kind === 'shop').length} shop purchases in the ledger`,
+    );
+
+  // Listings as the clients left them: an item only ever sold (listed or repriced) by its owner is
+  // on sale at one of those prices; an item on sale was listed by an acknowledged or pending sell.
+  const opsOf = new Map<number, MarketRecord[]>();
+  for (const record of [...log.market, ...log.pendingMarket])
+    if (record.op !== 'shop') (opsOf.get(record.itemId) ?? opsOf.set(record.itemId, []).get(record.itemId)!).push(record);
+  const stored = new Map(listings.map((l) => [Number(l.item_id), l]));
+  for (const [itemId, ops] of opsOf) {
+    const onlySold = ops.every((r) => r.op === 'sell');
+    const ackedSell = log.market.some((r) => r.op === 'sell' && r.itemId === itemId);
+    const listing = stored.get(itemId);
+    if (onlySold && ackedSell) {
+      const prices = ops.map((r) => (r.op === 'sell' ? r.price : -1));
+      if (!listing) problems.push(`acknowledged listing of item ${itemId} is gone though nothing else was done with it`);
+      else if (!prices.includes(Number(listing.price))) problems.push(`item ${itemId} is on sale at ${listing.price}, sold at ${prices}`);
+    }
+  }
+  for (const [itemId, listing] of stored)
+    if (!(opsOf.get(itemId) ?? []).some((r) => r.op === 'sell' && r.userId === Number(listing.seller_id)))
+      problems.push(`item ${itemId} is on sale by user ${listing.seller_id}, who never sold it`);
   return problems;
 }

@@ -1,12 +1,13 @@
 /**
  * Crash safety (`npm run crash-test`): in each round the real server runs as a child process
  * on a fresh database; concurrent clients craft, open cases, redeem promo codes, trade, revoke, change
- * friendships, chat and write private messages; the server is killed with SIGKILL at a random
- * moment, once at least `--messages` private messages have been acknowledged (default 3), and
- * restarted on the same database; the openings and private messages in flight are sent again
- * with their request_id or send_id; then the invariants of test-crash/invariants.ts are checked
- * against everything the clients saw acknowledged. Twenty rounds on SQLite, and twenty on
- * PostgreSQL when TEST_DATABASE_URL is set.
+ * friendships, chat, write private messages, sell, buy and cancel on the market, quick-sell and buy
+ * from the shop; the server is killed with SIGKILL at a random moment, once at least `--messages`
+ * private messages have been acknowledged (default 3), and restarted on the same database; the
+ * openings, shop purchases and private messages in flight are sent again with their request_id or
+ * send_id; then the invariants of test-crash/invariants.ts are checked against everything the
+ * clients saw acknowledged. Twenty rounds on SQLite, and twenty on PostgreSQL when
+ * TEST_DATABASE_URL is set.
  *
  *   npm run crash-test -- [--rounds N] [--db sqlite|postgres] [--seed S] [--messages M]
  */
@@ -33,6 +34,10 @@ const CASES_PER_OPENER = 300;
 const REDEEMERS = Array.from({ length: 10 }, (_, i) => 51 + i);
 const TRADERS = [71, 72, 73, 74];
 const ITEMS_PER_TRADER = 40;
+const MARKETEERS = [81, 82, 83, 84];
+const ITEMS_PER_MARKETEER = 30;
+/** Kopecks each market user starts with, granted in the world's ledger. */
+const MARKET_GRANT = 100_000;
 /** Every fifth code has 4 uses for the 10 redeemers; the others are open to all. */
 const PROMOCODES = Array.from({ length: 40 }, (_, i) => ({
   code: `CRASH-${String(i).padStart(2, '0')}`,
@@ -58,6 +63,9 @@ const SERVE_ARGS = [
   '--im-per-hour',
   '10000000',
   '--im-young-account-days',
+  '0',
+  // Bought items may be sold again at once, so items go round.
+  '--market-hold',
   '0',
 ];
 
@@ -91,6 +99,7 @@ interface Setup {
   crafters: Map<number, number[]>;
   openers: Map<number, { cases: number[]; keys: number[] }>;
   traders: Map<number, number[]>;
+  marketeers: Map<number, number[]>;
   originalItemIds: number[];
   /** The first owner of every item of the world. */
   firstOwners: Map<number, number>;
@@ -109,9 +118,12 @@ async function prepare(db: Database): Promise<Setup> {
     ]),
   );
   const traders = new Map(TRADERS.map((userId) => [userId, Array.from({ length: ITEMS_PER_TRADER }, (_, i) => userId * 10_000 + i)]));
+  const marketeers = new Map(
+    MARKETEERS.map((userId) => [userId, Array.from({ length: ITEMS_PER_MARKETEER }, (_, i) => userId * 10_000 + i)]),
+  );
   const world: World = {
     ...catalogWorld,
-    users: [...CRAFTERS, ...FRIENDS, ...CHATTERS, HERALD, ...OPENERS, ...REDEEMERS, ...TRADERS].map((userId) => ({
+    users: [...CRAFTERS, ...FRIENDS, ...CHATTERS, HERALD, ...OPENERS, ...REDEEMERS, ...TRADERS, ...MARKETEERS].map((userId) => ({
       user_id: userId,
       nick: `user${userId}`,
     })),
@@ -123,8 +135,21 @@ async function prepare(db: Database): Promise<Setup> {
         ...owned.cases.map((item_id) => ({ item_id, user_id: userId, item_proto_id: 501, ts_owned: 100 })),
         ...owned.keys.map((item_id) => ({ item_id, user_id: userId, item_proto_id: 502, ts_owned: 100 })),
       ]),
+      ...[...marketeers].flatMap(([userId, ids]) =>
+        ids.map((item_id) => ({ item_id, user_id: userId, item_proto_id: 101, ts_owned: 100 })),
+      ),
     ],
     promocodes: PROMOCODES,
+    balances: MARKETEERS.map((user_id) => ({ user_id, balance: MARKET_GRANT })),
+    ledger: MARKETEERS.map((userId, i) => ({
+      transfer_id: i + 1,
+      kind: 'admin_grant' as const,
+      reason: 'crash test',
+      entries: [
+        { account_id: userId, kind: 'admin_grant' as const, amount: MARKET_GRANT, balance_after: MARKET_GRANT },
+        { account_id: -2, kind: 'admin_grant' as const, amount: -MARKET_GRANT },
+      ],
+    })),
   };
   await migrateToLatest(db);
   const now = Math.floor(Date.now() / 1000);
@@ -153,7 +178,8 @@ async function prepare(db: Database): Promise<Setup> {
     crafters,
     openers,
     traders,
-    originalItemIds: [...crafters.values(), ...traders.values()]
+    marketeers,
+    originalItemIds: [...crafters.values(), ...traders.values(), ...marketeers.values()]
       .flat()
       .concat([...openers.values()].flatMap((o) => [...o.cases, ...o.keys])),
     firstOwners,
@@ -274,6 +300,38 @@ async function retryPendingPrivateMessages(server: ServerProcess, db: Database, 
   return problems;
 }
 
+/**
+ * The shop purchases in flight at the kill, sent again with their request_id: one that committed
+ * answers the same item, one that did not buys now.
+ */
+async function retryPendingShopping(server: ServerProcess, db: Database, setup: Setup, log: StormLog): Promise<string[]> {
+  const problems: string[] = [];
+  for (const pending of log.pendingMarket.filter((r) => r.op === 'shop')) {
+    const stored = await db.kysely
+      .selectFrom('shop_purchases')
+      .select('answer')
+      .where('user_id', '=', pending.userId)
+      .where('request_id', '=', pending.requestId)
+      .executeTakeFirst();
+    const response = await fetch(`${server.url}/api/shop.buy`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${setup.tokens.get(pending.userId)}` },
+      body: JSON.stringify({ item_proto_id: 101, request_id: pending.requestId }),
+    });
+    const body = (await response.json()) as { code: number; data?: { item: { item_id: number } } };
+    if (body.code !== 0) problems.push(`the retry of shop purchase ${pending.requestId} answered ${JSON.stringify(body).slice(0, 300)}`);
+    else if (stored && stored.answer !== JSON.stringify(body.data))
+      problems.push(
+        `the retry of committed shop purchase ${pending.requestId} answered ${JSON.stringify(body.data)}, not ${stored.answer}`,
+      );
+    else {
+      log.pendingMarket.splice(log.pendingMarket.indexOf(pending), 1);
+      log.market.push({ ...pending, itemId: body.data!.item.item_id });
+    }
+  }
+  return problems;
+}
+
 /** Waits until `count` private messages are acknowledged; false when they are not within `ms`. */
 async function privateMessagesAcknowledged(log: StormLog, count: number, ms: number): Promise<boolean> {
   const until = Date.now() + ms;
@@ -328,6 +386,7 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
         openers: setup.openers,
         traders: setup.traders,
         redeemers: REDEEMERS,
+        marketeers: setup.marketeers,
         promocodes: PROMOCODES.map((p) => p.code),
         round: number,
         random,
@@ -357,6 +416,7 @@ async function round(kind: 'sqlite' | 'postgres', number: number, seed: number):
         ...(await checkRestartedServer(second, db, setup)),
         ...(await retryPendingOpenings(second, db, setup, log)),
         ...(await retryPendingPrivateMessages(second, db, setup, log)),
+        ...(await retryPendingShopping(second, db, setup, log)),
       ];
       const stopped = await second.kill('SIGTERM');
       if (stopped !== 'exit 0') problems.push(`the restarted server did not stop cleanly on SIGTERM (${stopped}):\n${second.output()}`);
@@ -387,7 +447,7 @@ async function main(): Promise<void> {
       const { problems, log, killedAfterMs } = await round(kind, n, seed);
       const pending = log.pairs.filter((p) => p.pending).length;
       console.log(
-        `${kind} round ${String(n).padStart(2)}: killed after ${killedAfterMs} ms; acknowledged ${log.crafts.length} crafts, ${log.openings.length} openings, ${log.redemptions.length} redemptions, ` +
+        `${kind} round ${String(n).padStart(2)}: killed after ${killedAfterMs} ms; acknowledged ${log.crafts.length} crafts, ${log.openings.length} openings, ${log.redemptions.length} redemptions, ${log.market.length} market operations, ` +
           `${log.revocations.length} revocations, ${log.trades.filter((t) => t.accepted).length} of ${log.trades.length} trades accepted, ${log.pairs.reduce((s, p) => s + p.acked, 0)} friend changes (${pending} in flight), ` +
           `${log.messages.length} messages, ${log.deletions.size} deletions, ${log.privateMessages.length} private messages ` +
           `(${log.retriedPrivateMessages.length} in flight sent again, ${log.retriedPrivateMessages.filter((m) => m.committed).length} of them stored before the kill); ` +

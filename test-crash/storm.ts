@@ -1,6 +1,6 @@
 /**
  * The traffic of one crash round: concurrent clients crafting, opening cases, redeeming promo
- * codes, revoking, changing friendships and chatting against a server that is about to be killed. Every acknowledged (code 0)
+ * codes, revoking, trading on the market, changing friendships and chatting against a server that is about to be killed. Every acknowledged (code 0)
  * operation is recorded, and so is the one each client had in flight when the server died.
  */
 
@@ -77,7 +77,19 @@ export interface AckedTrade {
   accepted: boolean;
 }
 
+/** A market operation acknowledged (or in flight at the kill: then it may or may not have happened). */
+export type MarketRecord =
+  | { op: 'sell'; userId: number; itemId: number; price: number }
+  | { op: 'cancel'; userId: number; itemId: number }
+  | { op: 'buy'; userId: number; itemId: number; price: number }
+  | { op: 'quickSell'; userId: number; itemId: number }
+  | { op: 'shop'; userId: number; requestId: string; itemId?: number };
+
 export interface StormLog {
+  /** Acknowledged market operations and shop purchases. */
+  market: MarketRecord[];
+  /** Market operations sent and not answered when the server died (shop purchases are retried after the restart). */
+  pendingMarket: MarketRecord[];
   crafts: AckedCraft[];
   /** Every trade whose creation was acknowledged. */
   trades: AckedTrade[];
@@ -119,6 +131,8 @@ export interface StormPlan {
   /** Per opening user: the ids of their cases (prototype 501) and of their keys (502). */
   openers: Map<number, { cases: number[]; keys: number[] }>;
   redeemers: number[];
+  /** Per market user: the ids of their cards (prototype 101, which the shop sells and buys back). */
+  marketeers: Map<number, number[]>;
   /** Promo codes, in the order every redeemer tries them. */
   promocodes: string[];
   round: number;
@@ -351,6 +365,91 @@ async function trader(plan: StormPlan, log: StormLog, pools: Map<number, Set<num
   }
 }
 
+/** What the market clients believe: each user's items and what is on sale. */
+interface MarketBoard {
+  owned: Map<number, Set<number>>;
+  /** Items on sale: their seller and price (kopecks). */
+  listed: Map<number, { seller: number; price: number }>;
+}
+
+/**
+ * A market client: sells (or reprices), cancels, buys another's listing, quick-sells or buys from
+ * the shop, at random; two clients per user share its believed inventory, so they race each
+ * other and the other users' buyers. Every acknowledged operation is recorded, and the one in
+ * flight at the kill too.
+ */
+async function marketeer(plan: StormPlan, log: StormLog, board: MarketBoard, userId: number, client: number): Promise<void> {
+  const token = plan.tokens.get(userId)!;
+  const mine = board.owned.get(userId)!;
+  const expected = [0, 603, 2101, 2102, 2103, 2104];
+  for (let n = 0; ; n++) {
+    const roll = plan.random();
+    const others = [...board.listed].filter(([, l]) => l.seller !== userId);
+    const own = [...board.listed].filter(([, l]) => l.seller === userId);
+    let record: MarketRecord;
+    let method: string;
+    let params: Record<string, unknown>;
+    if (roll < 0.35 && mine.size > 0) {
+      const [itemId] = pickFrom(plan.random, [...mine], 1);
+      const price = 100 * (1 + Math.floor(plan.random() * 3));
+      record = { op: 'sell', userId, itemId: itemId!, price };
+      [method, params] = ['market.sell', { thing_id: itemId, price: price / 100 }];
+    } else if (roll < 0.65 && others.length > 0) {
+      const [itemId, listing] = others[Math.floor(plan.random() * others.length)]!;
+      record = { op: 'buy', userId, itemId, price: listing.price };
+      [method, params] = ['market.buy', { thing_id: itemId, price: listing.price }];
+    } else if (roll < 0.75 && own.length > 0) {
+      const [itemId] = own[Math.floor(plan.random() * own.length)]!;
+      record = { op: 'cancel', userId, itemId };
+      [method, params] = ['market.cancel', { thing_id: itemId }];
+    } else if (roll < 0.85 && mine.size > 0) {
+      const [itemId] = pickFrom(plan.random, [...mine], 1);
+      record = { op: 'quickSell', userId, itemId: itemId! };
+      [method, params] = ['market.quickSell', { thing_id: itemId }];
+    } else {
+      const requestId = `m${plan.round}-u${userId}-c${client}-${n}`;
+      record = { op: 'shop', userId, requestId };
+      [method, params] = ['shop.buy', { item_proto_id: 101, request_id: requestId }];
+    }
+    log.pendingMarket.push(record);
+    const answer = await call(plan, log, method, params, { token });
+    log.pendingMarket.splice(log.pendingMarket.indexOf(record), 1);
+    if (!expected.includes(answer.code)) {
+      log.unexpected.push(`${method} answered ${JSON.stringify(answer)}`);
+      return;
+    }
+    const itemId = record.op === 'shop' ? undefined : record.itemId;
+    if (answer.code !== 0) {
+      // Stale belief: another client got there first.
+      if (itemId !== undefined && record.op !== 'buy' && record.op !== 'cancel') mine.delete(itemId);
+      if (itemId !== undefined && (record.op === 'buy' || record.op === 'cancel')) board.listed.delete(itemId);
+      continue;
+    }
+    if (record.op === 'shop') record.itemId = answer.data.item.item_id as number;
+    log.market.push(record);
+    switch (record.op) {
+      case 'sell':
+        mine.delete(record.itemId);
+        board.listed.set(record.itemId, { seller: userId, price: record.price });
+        break;
+      case 'cancel':
+        board.listed.delete(record.itemId);
+        mine.add(record.itemId);
+        break;
+      case 'buy':
+        board.listed.delete(record.itemId);
+        mine.add(record.itemId);
+        break;
+      case 'quickSell':
+        mine.delete(record.itemId);
+        break;
+      case 'shop':
+        mine.add(record.itemId!);
+        break;
+    }
+  }
+}
+
 /** One client per pair of users, asking, accepting, withdrawing and unfriending in random order. */
 async function friendPair(plan: StormPlan, log: StormLog, record: PairRecord): Promise<void> {
   const ops: FriendOp[] = ['add_ab', 'add_ba', 'delete_ab', 'delete_ba'];
@@ -447,6 +546,7 @@ export async function runStorm(plan: StormPlan, log: StormLog): Promise<void> {
   for (const [userId, ids] of plan.crafters) for (const id of ids) poolOf(pools, userId, 1).add(id);
   for (const [a, b] of plan.pairs) log.pairs.push({ a, b, confirmed: 'none', pending: null, acked: 0 });
   const tradePools = new Map([...plan.traders].map(([userId, ids]) => [userId, new Set(ids)]));
+  const board: MarketBoard = { owned: new Map([...plan.marketeers].map(([userId, ids]) => [userId, new Set(ids)])), listed: new Map() };
   const clients: Promise<void>[] = [
     ...[...plan.crafters.keys()].flatMap((userId) => [crafter(plan, log, pools, userId), crafter(plan, log, pools, userId)]),
     ...[...plan.traders.keys()].flatMap((userId) => [trader(plan, log, tradePools, userId), trader(plan, log, tradePools, userId)]),
@@ -460,6 +560,7 @@ export async function runStorm(plan: StormPlan, log: StormLog): Promise<void> {
       return [opener(plan, log, userId, shared, 0), opener(plan, log, userId, shared, 1)];
     }),
     ...plan.redeemers.map((userId) => redeemer(plan, log, userId)),
+    ...[...plan.marketeers.keys()].flatMap((userId) => [marketeer(plan, log, board, userId, 0), marketeer(plan, log, board, userId, 1)]),
   ];
   await Promise.all(
     clients.map((client) =>
@@ -472,6 +573,8 @@ export async function runStorm(plan: StormPlan, log: StormLog): Promise<void> {
 
 export function newStormLog(): StormLog {
   return {
+    market: [],
+    pendingMarket: [],
     crafts: [],
     trades: [],
     openings: [],

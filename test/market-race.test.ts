@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogWorld, tokenFor, user } from './item-fixtures.js';
-import { callsInTurn, startProcesses, type Processes } from './race-support.js';
+import { CLUSTERED, callsInTurn, startProcesses, type Processes } from './race-support.js';
 import { missing } from './components.js';
 import { checkLedger } from '../src/market/index.js';
 import type { World } from '../src/world/schema.js';
@@ -34,18 +34,21 @@ const world: World = {
   ),
 };
 
+/** Only PostgreSQL's two processes need Redis; SQLite's one process runs without it when it is missing. */
+const needsRedis = CLUSTERED ? missing.redis : false;
+
 let processes: Processes;
 const tokens = new Map<number, string>();
 let call: (userId: number, method: string, params: Record<string, unknown>) => Promise<any>;
 
 before(async () => {
-  if (missing.redis) return;
+  if (needsRedis) return;
   const config = {
     rateLimit: false,
     adminKey: ADMIN_KEY,
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 10_000, createsPerMinute: 100_000 },
   };
-  processes = await startProcesses({ world, config });
+  processes = await startProcesses({ world, config, redis: !missing.redis });
   for (const id of USERS) tokens.set(id, await tokenFor(processes.servers[0]!, id));
   call = callsInTurn(processes, (id) => tokens.get(id));
   for (const id of USERS) {
@@ -138,7 +141,7 @@ async function assertConserved(): Promise<void> {
   assert.ok(soldItems.size === sales.length, 'no item sold twice from one listing');
 }
 
-describe('the market under concurrency', { skip: missing.redis }, () => {
+describe('the market under concurrency', { skip: needsRedis }, () => {
   test('four buyers of one listing: one buys it, three answer 2101 and keep their money', async () => {
     for (let round = 0; round < 8; round++) {
       const itemId = itemOf(1, round);
@@ -207,6 +210,39 @@ describe('the market under concurrency', { skip: missing.redis }, () => {
         call(4, 'market.sell', { thing_id: caseId, price: 2 }),
       ]);
       assert.equal([opened.code, caseListed.code].filter((c) => c === 0).length, 1, JSON.stringify([opened, caseListed]));
+    }
+    await assertConserved();
+  });
+
+  test('a listing or a quick sale racing an offer of the same item in a trade: exactly one of them happens', async () => {
+    for (let round = 0; round < 12; round++) {
+      const itemId = itemOf(4, round);
+      const [offered, listed] = await Promise.all([
+        call(4, 'trades.create', { user_id: 5, thing_ids_from: String(itemId) }),
+        call(4, 'market.sell', { thing_id: itemId, price: 2 }),
+      ]);
+      assert.equal([offered.code, listed.code].filter((c) => c === 0).length, 1, JSON.stringify([offered, listed]));
+      assert.deepEqual(await ownerOf(itemId), { user_id: 4, state: listed.code === 0 ? 'listed' : 'owned' });
+      if (offered.code === 0) {
+        // The offer stands and completes: the item was never on sale.
+        const accepted = await call(5, 'trades.accept', { trade_id: offered.data.trade_id });
+        assert.equal(accepted.code, 0, JSON.stringify(accepted));
+        assert.deepEqual(await ownerOf(itemId), { user_id: 5, state: 'owned' });
+      } else {
+        const cancelled = await call(4, 'market.cancel', { thing_id: itemId });
+        assert.equal(cancelled.code, 0, JSON.stringify(cancelled));
+      }
+    }
+    // A quick sale racing an offer: the item is sold back or offered, never both.
+    for (let round = 12; round < 20; round++) {
+      const itemId = itemOf(4, round);
+      const [offered, sold] = await Promise.all([
+        call(4, 'trades.create', { user_id: 5, thing_ids_from: String(itemId) }),
+        call(4, 'market.quickSell', { thing_id: itemId }),
+      ]);
+      assert.equal([offered.code, sold.code].filter((c) => c === 0).length, 1, JSON.stringify([offered, sold]));
+      assert.deepEqual(await ownerOf(itemId), { user_id: 4, state: sold.code === 0 ? 'consumed' : 'owned' });
+      if (offered.code === 0) assert.equal((await call(4, 'trades.revoke', { trade_id: offered.data.trade_id })).code, 0);
     }
     await assertConserved();
   });

@@ -4,6 +4,7 @@ import { catalogWorld, tokenFor, user } from './item-fixtures.js';
 import type { World } from '../src/world/schema.js';
 import { missing } from './components.js';
 import { CLUSTERED, startProcesses, type Processes } from './race-support.js';
+import { checkLedger } from '../src/market/index.js';
 
 /*
  * Activations racing for the same promo code, with real concurrent HTTP requests over
@@ -15,13 +16,15 @@ const USERS = Array.from({ length: 20 }, (_, i) => i + 1);
 const ROUNDS = 3;
 const LIMIT = 3;
 const ITEMS = [101, 601];
+/** Kopecks each code pays besides its items. */
+const MONEY = 250;
 
 const world: World = {
   ...catalogWorld,
   users: USERS.map((id) => user(id)),
   promocodes: [
-    ...Array.from({ length: ROUNDS }, (_, round) => ({ code: `LIMITED-${round}`, item_proto_ids: ITEMS, max_uses: LIMIT })),
-    { code: 'EVERYONE', item_proto_ids: ITEMS },
+    ...Array.from({ length: ROUNDS }, (_, round) => ({ code: `LIMITED-${round}`, item_proto_ids: ITEMS, max_uses: LIMIT, money: MONEY })),
+    { code: 'EVERYONE', item_proto_ids: ITEMS, money: MONEY },
   ],
 };
 
@@ -52,7 +55,7 @@ async function activate(userId: number, promocode: string): Promise<any> {
   return response.json();
 }
 
-/** The code's count of uses, its use rows and the items granted agree. */
+/** The code's count of uses, its use rows, the items granted and the money paid (once per use, through the ledger) agree. */
 async function assertConserved(code: string, winners: number[]): Promise<void> {
   const k = processes.servers[0].db.kysely;
   const row = await k.selectFrom('promocodes').select('uses').where('code', '=', code).executeTakeFirstOrThrow();
@@ -70,6 +73,21 @@ async function assertConserved(code: string, winners: number[]): Promise<void> {
       ITEMS.map((item_proto_id) => ({ user_id: use.user_id, item_proto_id })),
     );
   }
+  const paid = await k
+    .selectFrom('ledger_transfers as t')
+    .innerJoin('ledger_entries as e', 'e.transfer_id', 't.transfer_id')
+    .select(['e.account_id', 'e.amount'])
+    .where('t.kind', '=', 'promocode')
+    .where('t.reason', '=', code)
+    .where('e.account_id', '>', 0)
+    .orderBy('e.account_id')
+    .execute();
+  assert.deepEqual(
+    paid.map((p) => [Number(p.account_id), Number(p.amount)]),
+    [...winners].sort((a, b) => a - b).map((id) => [id, MONEY]),
+    'each redemption paid once',
+  );
+  assert.deepEqual(await checkLedger(k), []);
 }
 
 describe('wallet.promocodeActivate under concurrency', { skip: withoutRedis }, () => {

@@ -6,6 +6,7 @@ import { ADMIN_KEY } from './admin-support.js';
 import { exportWorld } from '../src/world/export.js';
 import { importWorld } from '../src/world/import.js';
 import type { World } from '../src/world/schema.js';
+import { checkLedger } from '../src/market/index.js';
 
 const REFUSED = { code: 1501, description: 'the promo code is unknown, expired, used up or already used' };
 const USERS = [1, 2, 3, 4, 5, 6];
@@ -234,5 +235,52 @@ describe('wallet.promocodeActivate', () => {
     } finally {
       await other.close();
     }
+  });
+
+  test('a code may pay money: credited once per redemption through the ledger (kind promocode) and shown in the history', async () => {
+    const created = await admin('createPromocode', { code: 'cash-and-card', item_proto_ids: '101', money: 12.34, max_uses: 1 });
+    assert.deepEqual(created.data.promocode, {
+      code: 'CASH-AND-CARD',
+      item_proto_ids: [101],
+      max_uses: 1,
+      uses: 0,
+      disabled: 0,
+      created_at: now(),
+      money: 12.34,
+    });
+    const cashOnly = await admin('createPromocode', { code: 'cash-only', money: 0.5 });
+    assert.deepEqual(cashOnly.data.promocode.item_proto_ids, []);
+    for (const money of [0, 0.001, -1, 1_000_001])
+      assert.equal((await admin('createPromocode', { code: 'BAD-MONEY', money })).code, 2, String(money));
+    assert.equal((await admin('createPromocode', { code: 'NOTHING-AT-ALL' })).code, 2);
+
+    const paid = await activate(5, 'cash-and-card');
+    assert.equal(paid.body.code, 0, JSON.stringify(paid.body));
+    assert.deepEqual(
+      { money: paid.body.data.money, balance: paid.body.data.balance, protos: paid.body.data.items.map((i: any) => i.item_proto_id) },
+      { money: 12.34, balance: 12.34, protos: [101] },
+    );
+    assert.deepEqual((await activate(6, 'cash-and-card')).body, REFUSED, 'used up: nothing paid');
+    assert.deepEqual((await activate(5, 'cash-and-card')).body, REFUSED, 'used: nothing paid again');
+    assert.deepEqual((await activate(5, 'cash-only')).body, { code: 0, data: { items: [], money: 0.5, balance: 12.84 } });
+
+    const history = await callOk(server, 'wallet.getHistory', {}, { token: tokens.get(5) });
+    assert.deepEqual(history, {
+      count: 2,
+      history: [
+        { id: history.history[0].id, ts: now(), amount: 0.5, balance: 12.84, kind: 'promocode' },
+        { id: history.history[1].id, ts: now(), amount: 12.34, balance: 12.34, kind: 'promocode' },
+      ],
+    });
+    assert.equal((await callOk(server, 'wallet.getHistory', {}, { token: tokens.get(6) })).count, 0);
+    assert.deepEqual(await checkLedger(server.db.kysely), []);
+    const exported = await exportWorld(server.db);
+    assert.deepEqual(
+      exported.promocodes!.filter((p) => p.money !== undefined).map((p) => [p.code, p.money, p.uses]),
+      [
+        ['CASH-AND-CARD', 1234, 1],
+        ['CASH-ONLY', 50, 1],
+      ],
+    );
   });
 });

@@ -2,7 +2,15 @@ import { Type } from '@sinclair/typebox';
 import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { Bit, Strict, Ts, Uint } from '../api/schema-types.js';
-import { createPromocode, disablePromocode, listPromocodes, MAX_PROMOCODE_ITEMS, MAX_PROMOCODE_LENGTH } from '../promocodes/index.js';
+import {
+  createPromocode,
+  disablePromocode,
+  listPromocodes,
+  MAX_PROMOCODE_ITEMS,
+  MAX_PROMOCODE_LENGTH,
+  MAX_PROMOCODE_MONEY,
+} from '../promocodes/index.js';
+import { unitsToKopecks } from '../market/index.js';
 
 export const MAX_PROMOCODES_PAGE = 100;
 
@@ -15,6 +23,7 @@ export const PromocodeSchema = Type.Object(
     ts_expires: Type.Optional(Ts),
     disabled: Bit,
     created_at: Ts,
+    money: Type.Optional(Type.Number({ description: 'units of the currency each redemption pays; absent: none' })),
   },
   { ...Strict, $id: 'Promocode' },
 );
@@ -31,10 +40,20 @@ export const promocodeMethods: AnyMethod[] = [
     extension: true,
     name: 'admin.createPromocode',
     summary: 'Create a promo code',
-    description: 'Each user may redeem the code once (wallet.promocodeActivate), for one item of each listed prototype.',
+    description:
+      'Each user may redeem the code once (wallet.promocodeActivate), for one item of each listed prototype and `money` credited to the wallet (ledger kind `promocode`); a code gives items, money or both.',
     params: P.object({
       code: codeParam,
-      item_proto_ids: P.uintSet({ maxItems: MAX_PROMOCODE_ITEMS, description: 'the prototypes a redemption gives' }),
+      item_proto_ids: P.optional(
+        P.uintSet({ maxItems: MAX_PROMOCODE_ITEMS, description: 'the prototypes a redemption gives (default none)' }),
+      ),
+      money: P.optional(
+        P.double({
+          minimum: 0.01,
+          maximum: MAX_PROMOCODE_MONEY / 100,
+          description: 'units of the currency a redemption pays, at most two decimals (default none)',
+        }),
+      ),
       max_uses: P.optional(P.uint({ minimum: 1, description: 'total redemptions allowed (default: no limit)' })),
       ts_expires: P.optional(P.uint({ description: 'Unix time from which the code is refused (default: never)' })),
     }),
@@ -42,7 +61,8 @@ export const promocodeMethods: AnyMethod[] = [
     handler: async ({ services, inTransaction }, params) => {
       const input = {
         code: params.code,
-        itemProtoIds: params.item_proto_ids,
+        itemProtoIds: params.item_proto_ids ?? [],
+        ...(params.money !== undefined ? { money: unitsToKopecks('money', params.money) } : {}),
         ...(params.max_uses !== undefined ? { maxUses: params.max_uses } : {}),
         ...(params.ts_expires !== undefined ? { tsExpires: params.ts_expires } : {}),
       };

@@ -16,6 +16,7 @@ import {
 const serveModule = () => import('./serve.js');
 const worldCommands = () => import('./world-commands.js');
 const backupCommands = () => import('./backup-commands.js');
+const doctorCommand = () => import('./doctor-command.js');
 
 /** A command of the `game-platform` program. */
 interface Command {
@@ -86,6 +87,15 @@ const COMMANDS: Command[] = [
     settings: settingsNamed('database', 'secret-key'),
     maxPositionals: 1,
     run: async ({ config, positionals }) => (await backupCommands()).restoreCommand(config, positionals[0]),
+  },
+  {
+    name: 'doctor',
+    usage: 'game-platform doctor [--database URL] [--secret-key KEY]',
+    summary:
+      'check that the money adds up: balances equal their ledger entries, the fee account the fees, every listed item is held (exit 1 with the problems)',
+    settings: settingsNamed('database', 'secret-key'),
+    maxPositionals: 0,
+    run: async ({ config }) => (await doctorCommand()).doctorCommand(config),
   },
   {
     name: 'export',

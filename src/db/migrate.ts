@@ -21,6 +21,7 @@ import { privateMessagesMigration } from './migrations/016_private_messages.js';
 import { marketMigration } from './migrations/017_market.js';
 import { gamesMigration } from './migrations/018_games.js';
 import { oauthMigration } from './migrations/019_oauth.js';
+import { promocodeMoneyMigration } from './migrations/020_promocode_money.js';
 import { liveGamesMigration } from './migrations/022_live_games.js';
 import { roomsMigration } from './migrations/023_rooms.js';
 import { sealStoredSecrets } from './sealed-secrets.js';
@@ -52,6 +53,7 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '017_market': marketMigration(db.dialect),
     '018_games': gamesMigration(db.dialect),
     '019_oauth': oauthMigration(db.dialect),
+    '020_promocode_money': promocodeMoneyMigration(),
     '022_live_games': liveGamesMigration(db.dialect),
     '023_rooms': roomsMigration(db.dialect),
   };

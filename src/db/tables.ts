@@ -335,6 +335,8 @@ export interface PromocodesTable {
   ts_expires: number | null;
   disabled: Defaulted<Flag>;
   created_at: number;
+  /** kopecks each redemption pays */
+  money: Defaulted<number>;
 }
 
 export interface PromocodeUsesTable {

@@ -40,4 +40,8 @@ export function createMarket(): MarketRuntime {
   };
 }
 
-export { checkLedger } from './ledger.js';
+// What the other folders use of this one.
+export { announceBalances, checkLedger, LEDGER_KINDS, payPromocodeMoney, type LedgerKind } from './ledger.js';
+export { checkListings, checkMarket } from './checks.js';
+export { PlatformAccount } from './queries.js';
+export { unitsToKopecks } from './money.js';

@@ -1,7 +1,15 @@
 import type { Executor } from '../db/connection.js';
 import type { Services } from '../services.js';
 import { notEnoughMoney, toUnits } from './money.js';
-import { creditBalance, debitBalance, insertTransfer, readLedgerTotals, type EntryRecord, type TransferRecord } from './queries.js';
+import {
+  PlatformAccount,
+  creditBalance,
+  debitBalance,
+  insertTransfer,
+  readLedgerTotals,
+  type EntryRecord,
+  type TransferRecord,
+} from './queries.js';
 
 /** What an entry of the ledger records, as wallet.getHistory names it. */
 export const LEDGER_KINDS = [
@@ -114,4 +122,13 @@ export async function checkLedger(db: Executor): Promise<string[]> {
   const feeAccount = sums.get(-1) ?? 0;
   if (feeAccount !== totals.saleFees) problems.push(`the fee account holds ${feeAccount}, sales' fees sum to ${totals.saleFees}`);
   return problems;
+}
+
+/** A promo code's money, in the caller's transaction (the one counting the redemption): the user's new balance. */
+export async function payPromocodeMoney(trx: Executor, userId: number, kopecks: number, code: string, now: number): Promise<number> {
+  const balances = await transfer(trx, { ts: now, kind: 'promocode', reason: code }, [
+    { account: userId, amount: kopecks, kind: 'promocode' },
+    { account: PlatformAccount.ISSUE, amount: -kopecks, kind: 'promocode' },
+  ]);
+  return balances.get(userId)!;
 }

@@ -479,3 +479,35 @@ export async function consumeSoldItem(trx: Executor, itemId: number, userId: num
       and not exists (select 1 from equipped where equipped.item_id = items.item_id)`.execute(trx);
   return Number(result.numAffectedRows ?? 0n) === 1;
 }
+
+// ---- the listings' check ----
+
+/**
+ * Listings whose item is not held for them (gone, not in state `listed`, another owner or
+ * prototype, or equipped), and listed items without a listing.
+ */
+export async function readListingProblems(db: Executor) {
+  const [unheld, orphans] = await Promise.all([
+    sql<{ item_id: number; seller_id: number; owner: number | null; state: string | null; equipped: number }>`
+      select l.item_id, l.seller_id, i.user_id as owner, i.state,
+        case when exists (select 1 from equipped e where e.item_id = l.item_id) then 1 else 0 end as equipped
+      from market_listings l left join items i on i.item_id = l.item_id
+      where i.item_id is null or i.state <> 'listed' or i.user_id <> l.seller_id or i.item_proto_id <> l.item_proto_id
+        or exists (select 1 from equipped e where e.item_id = l.item_id)
+      order by l.item_id`.execute(db),
+    sql<{ item_id: number; user_id: number }>`
+      select i.item_id, i.user_id from items i
+      where i.state = 'listed' and not exists (select 1 from market_listings l where l.item_id = i.item_id)
+      order by i.item_id`.execute(db),
+  ]);
+  return {
+    unheld: unheld.rows.map((r) => ({
+      item_id: Number(r.item_id),
+      seller_id: Number(r.seller_id),
+      owner: r.owner === null ? null : Number(r.owner),
+      state: r.state,
+      equipped: Number(r.equipped) === 1,
+    })),
+    orphans: orphans.rows.map((r) => ({ item_id: Number(r.item_id), user_id: Number(r.user_id) })),
+  };
+}

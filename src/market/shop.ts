@@ -76,7 +76,6 @@ export async function quickSell(services: Services, userId: number, itemId: numb
     const proto = catalog.protos.get(item.item_proto_id);
     const price = proto && proto.item.item_proto_status !== 1 ? priceOf(proto, 'quick_sell') : undefined;
     if (price === undefined) throw unavailable('the platform does not buy this prototype back');
-    if (await heldByOpenTrade(services, trx, [itemId], now)) throw new ApiError(Code.CRAFT_ITEM_UNUSABLE, 'the item is in an open trade');
     const movements: Movement[] = [
       { account: userId, amount: price, kind: 'quick_sell' },
       { account: PlatformAccount.ISSUE, amount: -price, kind: 'quick_sell' },
@@ -84,6 +83,8 @@ export async function quickSell(services: Services, userId: number, itemId: numb
     const balances = await moveBalances(trx, movements);
     if (!(await consumeSoldItem(trx, itemId, userId, now)))
       throw new ApiError(Code.CRAFT_ITEM_UNUSABLE, 'the item cannot be sold yet, or is equipped');
+    // After the item's row is locked, as in market.sell: an offer of it made meanwhile is seen now, or finds it gone.
+    if (await heldByOpenTrade(services, trx, [itemId], now)) throw new ApiError(Code.CRAFT_ITEM_UNUSABLE, 'the item is in an open trade');
     await recordTransfer(trx, { ts: now, kind: 'quick_sell', item_id: itemId, item_proto_id: item.item_proto_id }, movements, balances);
     return balances;
   });

@@ -60,8 +60,10 @@ export async function sell(services: Services, sellerId: number, itemId: number,
     if (!proto || proto.item.item_proto_status === 1 || item.ts_can_trade === -1) throw ITEM_UNUSABLE('can never be traded');
     if (item.ts_can_trade > now) throw ITEM_UNUSABLE('cannot be traded or sold yet');
     if (item.equipped) throw ITEM_UNUSABLE('is equipped');
-    if (await heldByOpenTrade(services, trx, [itemId], now)) throw ITEM_UNUSABLE('is in an open trade');
     if (!(await markListed(trx, itemId, sellerId, now))) throw ITEM_UNUSABLE('is not in your inventory');
+    // Only once the item is listed (its row locked, as every writer locks items before trades):
+    // an offer of it made meanwhile has committed and is seen now, or waits and finds it listed.
+    if (await heldByOpenTrade(services, trx, [itemId], now)) throw ITEM_UNUSABLE('is in an open trade');
     const listingId = await insertListing(trx, {
       item_id: itemId,
       seller_id: sellerId,

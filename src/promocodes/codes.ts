@@ -31,10 +31,13 @@ export interface Redeemed {
   /** JSON text of the granted items, `[Item, ...]` in the add_legacy = 0 form. */
   itemsJson: string;
   itemProtoIds: number[];
+  /** Kopecks paid, and the balance after them (when the code paid any). */
+  money: number;
+  balance?: number;
 }
 
 /**
- * Grants a code's items, in one transaction: the user's use is a new row of promocode_uses
+ * Grants a code's items and money, in one transaction: the user's use is a new row of promocode_uses
  * (its key, code and user, allows one), and the code's count of uses goes up by a
  * conditional update that only matches an enabled, unexpired code with uses left, so neither
  * limit can be passed by concurrent activations, on either database or across processes.
@@ -56,10 +59,14 @@ async function redeem(services: Services, userId: number, code: string): Promise
     }
     const itemIds = rows.map((r) => r.item_id);
     await setUseItems(trx, code, userId, itemIds);
+    const money = Number(counted.money);
+    const balance = money > 0 ? await services.hooks.promocodes.payMoney(trx, userId, money, code, now) : undefined;
     const protoOf = new Map(protos.map((p) => [p.id, p]));
     return {
       itemsJson: `[${rows.map((row) => ownedItemJson(protoOf.get(row.item_proto_id)!, row, false)).join(',')}]`,
       itemProtoIds: rows.map((r) => r.item_proto_id),
+      money,
+      ...(balance !== undefined ? { balance } : {}),
     };
   });
 }
@@ -87,7 +94,8 @@ export async function activatePromocode(services: Services, userId: number, type
   }
   await counters.hit(key, FAILED_ACTIVATIONS_WINDOW, -1);
   services.metrics.count('opening', 'promocode');
-  await announceInventoriesChanged(services, [userId]);
+  if (redeemed.itemProtoIds.length > 0) await announceInventoriesChanged(services, [userId]);
+  if (redeemed.balance !== undefined) await services.hooks.promocodes.announceBalance(services, userId, redeemed.balance);
   if (redeemed.itemProtoIds.length > 0) {
     // The activation stands whatever happens to its announcement.
     await postSystemMessage(services, { type: 4, user_id: userId, item_proto_ids: redeemed.itemProtoIds }).catch((error: unknown) =>

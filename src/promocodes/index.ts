@@ -9,4 +9,5 @@ export const promocodesDomain: Domain = {
 
 // What the other folders use of this one.
 export { MAX_PROMOCODE_ITEMS, MAX_PROMOCODE_LENGTH } from './codes.js';
-export { createPromocode, disablePromocode, listPromocodes } from './store.js';
+export { createPromocode, disablePromocode, listPromocodes, MAX_PROMOCODE_MONEY } from './store.js';
+export type { PromocodesHooks } from './hooks.js';

@@ -17,7 +17,7 @@ export async function insertUse(trx: Executor, code: string, userId: number, now
  * Counts one more use of an enabled, unexpired code with uses left, in one conditional
  * update; its prototypes, or undefined when the code is none of these.
  */
-export async function countUse(trx: Executor, code: string, now: number): Promise<{ item_proto_ids: string } | undefined> {
+export async function countUse(trx: Executor, code: string, now: number): Promise<{ item_proto_ids: string; money: number } | undefined> {
   return trx
     .updateTable('promocodes')
     .set({ uses: sql`uses + 1` })
@@ -25,7 +25,7 @@ export async function countUse(trx: Executor, code: string, now: number): Promis
     .where('disabled', '=', 0)
     .where((eb) => eb.or([eb('max_uses', 'is', null), eb('uses', '<', eb.ref('max_uses'))]))
     .where((eb) => eb.or([eb('ts_expires', 'is', null), eb('ts_expires', '>', now)]))
-    .returning('item_proto_ids')
+    .returning(['item_proto_ids', 'money'])
     .executeTakeFirst();
 }
 
@@ -70,6 +70,8 @@ export interface PromocodeInsert {
   maxUses: number | null;
   tsExpires: number | null;
   createdAt: number;
+  /** kopecks */
+  money: number;
 }
 
 /** Adds a code; undefined when one with its text exists. */
@@ -82,6 +84,7 @@ export async function insertPromocode(trx: Executor, input: PromocodeInsert): Pr
       max_uses: input.maxUses,
       ts_expires: input.tsExpires,
       created_at: input.createdAt,
+      money: input.money,
     })
     .onConflict((oc) => oc.column('code').doNothing())
     .returningAll()

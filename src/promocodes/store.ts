@@ -16,6 +16,8 @@ export interface PromocodeObject {
   ts_expires?: number;
   disabled: Flag;
   created_at: number;
+  /** Units of the currency each redemption pays (absent: none). */
+  money?: number;
 }
 
 export function promocodeObject(row: Selectable<PromocodesTable>): PromocodeObject {
@@ -27,17 +29,26 @@ export function promocodeObject(row: Selectable<PromocodesTable>): PromocodeObje
     ...(row.ts_expires !== null ? { ts_expires: Number(row.ts_expires) } : {}),
     disabled: row.disabled,
     created_at: Number(row.created_at),
+    ...(Number(row.money) > 0 ? { money: Number(row.money) / KOPECKS_PER_UNIT } : {}),
   };
 }
+
+/** Kopecks in a unit of the currency (the wallet's MINOR_PER_UNIT, which this layer cannot import). */
+export const KOPECKS_PER_UNIT = 100;
+
+/** The most one redemption may pay, in kopecks: 1,000,000 units. */
+export const MAX_PROMOCODE_MONEY = 100_000_000;
 
 export interface NewPromocode {
   code: string;
   itemProtoIds: number[];
   maxUses?: number;
   tsExpires?: number;
+  /** Kopecks each redemption pays (default 0). */
+  money?: number;
 }
 
-/** Adds a code; 2 when it is malformed, exists already or names an unknown prototype. */
+/** Adds a code; 2 when it is malformed, gives nothing, exists already or names an unknown prototype. */
 export async function createPromocode(
   services: Services,
   input: NewPromocode,
@@ -46,10 +57,14 @@ export async function createPromocode(
   const code = normalisePromocode(input.code);
   if (!PROMOCODE_PATTERN.test(code)) throw badParam('code', 'must be 4 to 64 letters, digits, - or _ (kept in upper case)');
   const ids = [...new Set(input.itemProtoIds)];
-  if (ids.length === 0 || ids.length > MAX_PROMOCODE_ITEMS)
-    throw badParam('item_proto_ids', `must name 1 to ${MAX_PROMOCODE_ITEMS} prototypes`);
+  const money = input.money ?? 0;
+  if (!Number.isSafeInteger(money) || money < 0 || money > MAX_PROMOCODE_MONEY)
+    throw badParam('money', `must be 0.01 to ${MAX_PROMOCODE_MONEY / KOPECKS_PER_UNIT} units, at most two decimals`);
+  if (ids.length > MAX_PROMOCODE_ITEMS) throw badParam('item_proto_ids', `must name at most ${MAX_PROMOCODE_ITEMS} prototypes`);
+  if (ids.length === 0 && money === 0)
+    throw badParam('item_proto_ids', 'a code gives items, money or both: name a prototype or give money');
   return inTransaction(async (trx) => {
-    const known = await storedProtoIds(trx, ids);
+    const known = ids.length > 0 ? await storedProtoIds(trx, ids) : [];
     const unknown = ids.filter((id) => !known.includes(id));
     if (unknown.length > 0) throw badParam('item_proto_ids', `no prototype ${unknown.join(', ')}`);
     const inserted = await insertPromocode(trx, {
@@ -58,6 +73,7 @@ export async function createPromocode(
       maxUses: input.maxUses ?? null,
       tsExpires: input.tsExpires ?? null,
       createdAt: nowSeconds(services),
+      money,
     });
     if (!inserted) throw badParam('code', `promo code ${code} exists already`);
     return promocodeObject(inserted);

@@ -4,6 +4,7 @@ import type { ItemProtosTable } from '../db/tables.js';
 import type { World, WorldItemProto } from './schema.js';
 import { storedRank } from '../users/index.js';
 import { readStoredWorld } from './queries.js';
+import type { LedgerKind } from '../market/index.js';
 
 const parse = <T>(text: string | null): T | undefined => (text === null ? undefined : (JSON.parse(text) as T));
 /** Drops keys whose value is undefined, so the file carries only what is set. */
@@ -108,6 +109,7 @@ function promocodeEntry(p: Row<'promocodes'>, uses: Row<'promocodeUses'>[]) {
     disabled: flag(p.disabled),
     created_at: p.created_at,
     uses: p.uses,
+    money: promocodeMoney(p),
     used_by:
       uses.length > 0 ? uses.map((u) => ({ user_id: u.user_id, ts: u.ts, item_ids: JSON.parse(u.item_ids) as number[] })) : undefined,
   });
@@ -153,6 +155,35 @@ function messageEntry(m: Row<'messages'>) {
   });
 }
 
+function promocodeMoney(p: Row<'promocodes'>) {
+  return Number(p.money) > 0 ? Number(p.money) : undefined;
+}
+
+/** The ledger's transfers, each with its entries. */
+function ledgerEntries(transfers: Row<'transfers'>[], entries: Row<'entries'>[]): World['ledger'] {
+  const entriesOf = groupedBy(entries, (e) => Number(e.transfer_id));
+  return transfers.map((t) =>
+    compact({
+      transfer_id: Number(t.transfer_id),
+      ts: Number(t.ts),
+      kind: t.kind as LedgerKind,
+      item_id: t.item_id === null ? undefined : Number(t.item_id),
+      item_proto_id: t.item_proto_id === null ? undefined : Number(t.item_proto_id),
+      listing_id: t.listing_id === null ? undefined : Number(t.listing_id),
+      reason: nn(t.reason),
+      entries: (entriesOf.get(Number(t.transfer_id)) ?? []).map((e) =>
+        compact({
+          entry_id: Number(e.entry_id),
+          account_id: Number(e.account_id),
+          kind: e.kind as LedgerKind,
+          amount: Number(e.amount),
+          balance_after: e.balance_after === null ? undefined : Number(e.balance_after),
+        }),
+      ),
+    }),
+  ) as World['ledger'];
+}
+
 /** The rows by `key`, each group in the rows' order. */
 function groupedBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -166,7 +197,8 @@ function groupedBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
 
 /**
  * Writes the current world in the import format (passwords and recovery codes as hashes, owned
- * items only, every trade and its moves, every promo code with its uses and who redeemed it).
+ * and listed items only, every trade and its moves, every promo code with its uses and who
+ * redeemed it, the balances, the ledger, the listings, the sales and the market freezes).
  */
 export async function exportWorld(db: Database): Promise<World> {
   // One snapshot of every table: on PostgreSQL a repeatable-read transaction on one
@@ -224,6 +256,27 @@ export async function exportWorld(db: Database): Promise<World> {
       ts_created: m.ts_created,
       is_read: m.is_read === 1 ? 1 : 0,
     })),
+    balances: stored.balances.map((b) => ({ user_id: Number(b.user_id), balance: Number(b.balance) })),
+    ledger: ledgerEntries(stored.transfers, stored.entries),
+    listings: stored.listings.map((l) => ({
+      listing_id: Number(l.listing_id),
+      item_id: Number(l.item_id),
+      price: Number(l.price),
+      ts_listed: Number(l.ts_listed),
+      ts_expires: Number(l.ts_expires),
+    })),
+    market_sales: stored.sales.map((m) => ({
+      sale_id: Number(m.sale_id),
+      listing_id: Number(m.listing_id),
+      item_id: Number(m.item_id),
+      item_proto_id: Number(m.item_proto_id),
+      seller_id: Number(m.seller_id),
+      buyer_id: Number(m.buyer_id),
+      price: Number(m.price),
+      fee: Number(m.fee),
+      ts: Number(m.ts),
+    })),
+    market_freezes: stored.freezes.map((f) => ({ user_id: Number(f.user_id), ts: Number(f.ts), reason: f.reason })),
     gchat: {
       status: {
         closed: chatState?.closed === 1,

@@ -24,14 +24,19 @@ import {
   type WorldUser,
 } from './schema.js';
 import { type InvalidatedTrade, invalidateTradesHoldingAt } from '../trades/index.js';
+import { checkMarket } from '../market/index.js';
 import {
   advanceSequences,
   deleteItemsAndEquipment,
   deleteUnusedRecoveryCodes,
   raiseUsesToRedemptions,
   upsertKeeping,
+  deleteEntriesOf,
   deleteTradeContents,
   emptyWorldTables,
+  endListingsOf,
+  itemsToList,
+  markItemsListed,
   hasUsersOrProtos,
   insertBatched,
   insertItems,
@@ -328,11 +333,62 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
     p.item_proto_ids.forEach((id, j) => proto(id, `${where}.item_proto_ids[${j}]`));
     unique(p.used_by, (u) => u.user_id, `${where}.used_by`, 'user_id');
     (p.used_by ?? []).forEach((u, j) => user(u.user_id, `${where}.used_by[${j}].user_id`));
+    if (p.item_proto_ids.length === 0 && (p.money ?? 0) === 0) problems.push(`${where}: a code gives items, money or both`);
     const redemptions = p.used_by?.length ?? 0;
     if (p.uses !== undefined && p.uses < redemptions)
       problems.push(`${where}.uses: ${p.uses} is fewer than the ${redemptions} redemptions in used_by`);
   });
+  problems.push(...marketProblems(world, user, proto, unique));
   return { problems, outside };
+}
+
+type Unique = <T>(list: T[] | undefined, key: (x: T) => unknown, name: string, field: string) => Set<unknown>;
+
+/** The market's sections on their own: who and what they name, unique ids, transfers that sum to zero. */
+function marketProblems(
+  world: World,
+  user: (id: number, where: string) => unknown,
+  proto: (id: number, where: string) => unknown,
+  unique: Unique,
+): string[] {
+  const problems: string[] = [];
+  unique(world.balances, (b) => b.user_id, 'balances', 'user_id');
+  (world.balances ?? []).forEach((b, i) => user(b.user_id, `balances[${i}].user_id`));
+  unique(world.ledger, (t) => t.transfer_id, 'ledger', 'transfer_id');
+  const entryIds = new Set<number>();
+  (world.ledger ?? []).forEach((t, i) => {
+    const where = `ledger[${i}]`;
+    if (t.item_proto_id !== undefined) proto(t.item_proto_id, `${where}.item_proto_id`);
+    const sum = t.entries.reduce((total, e) => total + e.amount, 0);
+    if (sum !== 0) problems.push(`${where}.entries: their amounts sum to ${sum}, not 0 (a transfer moves money, it never makes it)`);
+    t.entries.forEach((e, j) => {
+      if (e.entry_id !== undefined) {
+        if (entryIds.has(e.entry_id)) problems.push(`${where}.entries[${j}].entry_id: duplicate ${e.entry_id}`);
+        entryIds.add(e.entry_id);
+      }
+      if (e.account_id > 0) {
+        user(e.account_id, `${where}.entries[${j}].account_id`);
+        if (e.balance_after === undefined) problems.push(`${where}.entries[${j}]: a user's entry needs balance_after`);
+      } else if (e.balance_after !== undefined) problems.push(`${where}.entries[${j}]: the platform's accounts have no balance_after`);
+    });
+  });
+  unique(world.listings, (l) => l.item_id, 'listings', 'item_id');
+  unique(world.listings, (l) => l.listing_id, 'listings', 'listing_id');
+  (world.listings ?? []).forEach((l, i) => {
+    if (l.ts_expires !== undefined && l.ts_listed !== undefined && l.ts_expires <= l.ts_listed)
+      problems.push(`listings[${i}].ts_expires: must be after ts_listed`);
+  });
+  unique(world.market_sales, (m) => m.sale_id, 'market_sales', 'sale_id');
+  (world.market_sales ?? []).forEach((m, i) => {
+    const where = `market_sales[${i}]`;
+    user(m.seller_id, `${where}.seller_id`);
+    user(m.buyer_id, `${where}.buyer_id`);
+    proto(m.item_proto_id, `${where}.item_proto_id`);
+    if (m.fee > m.price) problems.push(`${where}.fee: ${m.fee} is more than the price ${m.price}`);
+  });
+  unique(world.market_freezes, (f) => f.user_id, 'market_freezes', 'user_id');
+  (world.market_freezes ?? []).forEach((f, i) => user(f.user_id, `market_freezes[${i}].user_id`));
+  return problems;
 }
 
 /** The item type each equipment slot takes. */
@@ -778,7 +834,7 @@ async function importItems(
   world: World,
   now: number,
   replace: boolean,
-): Promise<{ written: number; invalidatedTrades: InvalidatedTrade[] }> {
+): Promise<{ written: number; invalidatedTrades: InvalidatedTrade[]; replacedItems: number[] }> {
   // Items: explicit ids first so generated ones never collide with them.
   const protoRows = await protoClasses(trx);
   const protoById = new Map(protoRows.map((p) => [p.item_proto_id, p]));
@@ -844,7 +900,7 @@ async function importItems(
     itemCount += copies;
   }
   await insertBatched(trx, 'equipped', equipRows, upsert(['item_id']));
-  return { written: itemCount, invalidatedTrades };
+  return { written: itemCount, invalidatedTrades, replacedItems: explicitIds };
 }
 
 async function importRelations(trx: Executor, world: World, now: number): Promise<void> {
@@ -880,7 +936,11 @@ async function importPromocodes(trx: Executor, world: World, now: number): Promi
     trx,
     'promocodes',
     codes.map((p) => ({
-      keep: [...(p.created_at === undefined ? ['created_at'] : []), ...(givesUses(p) ? [] : ['uses'])],
+      keep: [
+        ...(p.created_at === undefined ? ['created_at'] : []),
+        ...(givesUses(p) ? [] : ['uses']),
+        ...(p.money === undefined ? ['money'] : []),
+      ],
       row: {
         code: p.code.toUpperCase(),
         item_proto_ids: JSON.stringify(p.item_proto_ids),
@@ -889,6 +949,7 @@ async function importPromocodes(trx: Executor, world: World, now: number): Promi
         disabled: bit(p.disabled),
         created_at: p.created_at ?? now,
         uses: p.uses ?? p.used_by?.length ?? 0,
+        money: p.money ?? 0,
       },
     })),
     ['code'],
@@ -1049,7 +1110,9 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       await prepareStoredWorld(trx, db.dialect, replace, { world, outside }, endedSessionsOf);
       await importCatalogue(trx, world);
       await importUsers(trx, db, users, passwordHashes, { now, replace }, endedSessionsOf);
-      ({ written: itemCount, invalidatedTrades } = await importItems(trx, db, world, now, replace));
+      let replacedItems: number[];
+      ({ written: itemCount, invalidatedTrades, replacedItems } = await importItems(trx, db, world, now, replace));
+      await importMarket(trx, db.dialect, world, now, replace ? [] : replacedItems);
       await importRelations(trx, world, now);
       await importPromocodes(trx, world, now);
       await importApps(trx, world, now);
@@ -1057,6 +1120,10 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       await importChat(trx, world, now, replace);
       await importPrivateMessages(trx, world, now);
       await advanceSequences(trx, db.dialect);
+      if (replace || hasMarket(world)) {
+        const problems = await checkMarket(trx);
+        if (problems.length > 0) throw invalid(problems.map((problem) => `the market does not add up: ${problem}`));
+      }
     }),
   );
   if (!imported) return null;
@@ -1072,6 +1139,123 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
     invalidatedTrades,
     wrote: replace || hasEntries(world),
   };
+}
+
+const MARKET_SECTIONS = ['balances', 'ledger', 'listings', 'market_sales', 'market_freezes'] as const;
+
+/** Whether a file gives any of the market's sections. */
+const hasMarket = (world: World) => MARKET_SECTIONS.some((section) => world[section] !== undefined);
+
+/** A listing without ts_expires lasts the default --market-ttl. */
+const DEFAULT_LISTING_DAYS = 30;
+
+/**
+ * The market's sections: balances, transfers (each replacing a stored one with its id, entries
+ * and all), listings, sales and freezes. In a merge, the stored listing of an item the file
+ * replaces or lists anew ends first. Whether it all adds up is checked once everything is written.
+ */
+async function importMarket(trx: Executor, dialect: DialectName, world: World, now: number, replacedItems: number[]): Promise<void> {
+  const listings = world.listings ?? [];
+  await endListingsOf(trx, [...new Set([...replacedItems, ...listings.map((l) => l.item_id)])]);
+  await insertBatched(
+    trx,
+    'balances',
+    (world.balances ?? []).map((b) => ({ user_id: b.user_id, balance: b.balance })),
+    upsert(['user_id']),
+  );
+  const transfers = world.ledger ?? [];
+  await deleteEntriesOf(
+    trx,
+    transfers.map((t) => t.transfer_id),
+  );
+  await insertBatched(
+    trx,
+    'ledger_transfers',
+    transfers.map((t) => ({
+      transfer_id: t.transfer_id,
+      ts: t.ts ?? now,
+      kind: t.kind,
+      item_id: t.item_id ?? null,
+      item_proto_id: t.item_proto_id ?? null,
+      listing_id: t.listing_id ?? null,
+      reason: t.reason ?? null,
+    })),
+    upsert(['transfer_id']),
+  );
+  const entries = transfers.flatMap((t) =>
+    t.entries.map((e) => ({
+      ...(e.entry_id !== undefined ? { entry_id: e.entry_id } : {}),
+      transfer_id: t.transfer_id,
+      account_id: e.account_id,
+      kind: e.kind,
+      amount: e.amount,
+      balance_after: e.balance_after ?? null,
+    })),
+  );
+  // Numbered entries first, so that the others are numbered after them.
+  await insertBatched(
+    trx,
+    'ledger_entries',
+    entries.filter((e) => 'entry_id' in e),
+  );
+  await advanceSequences(trx, dialect);
+  await insertBatched(
+    trx,
+    'ledger_entries',
+    entries.filter((e) => !('entry_id' in e)),
+  );
+
+  const items = new Map(
+    (
+      await itemsToList(
+        trx,
+        listings.map((l) => l.item_id),
+      )
+    ).map((item) => [item.item_id, item]),
+  );
+  const problems: string[] = [];
+  listings.forEach((l, i) => {
+    const item = items.get(l.item_id);
+    const where = `listings[${i}].item_id`;
+    if (!item) problems.push(`${where}: unknown item ${l.item_id}`);
+    else if (item.state !== 'owned') problems.push(`${where}: item ${l.item_id} is ${item.state}, not in its owner's inventory`);
+    else if (item.equipped) problems.push(`${where}: item ${l.item_id} is equipped (an item on sale cannot be)`);
+  });
+  if (problems.length > 0) throw invalid(problems);
+  await markItemsListed(
+    trx,
+    listings.map((l) => l.item_id),
+  );
+  const listingRow = (l: (typeof listings)[number]) => {
+    const item = items.get(l.item_id)!;
+    const listed = l.ts_listed ?? now;
+    return {
+      ...(l.listing_id !== undefined ? { listing_id: l.listing_id } : {}),
+      item_id: l.item_id,
+      seller_id: item.user_id,
+      item_proto_id: item.item_proto_id,
+      type: item.type,
+      quality_id: item.quality_id,
+      price: l.price,
+      ts_listed: listed,
+      ts_expires: l.ts_expires ?? listed + DEFAULT_LISTING_DAYS * 86400,
+    };
+  };
+  await insertBatched(trx, 'market_listings', listings.filter((l) => l.listing_id !== undefined).map(listingRow), upsert(['listing_id']));
+  await advanceSequences(trx, dialect);
+  await insertBatched(trx, 'market_listings', listings.filter((l) => l.listing_id === undefined).map(listingRow));
+  await insertBatched(
+    trx,
+    'market_sales',
+    (world.market_sales ?? []).map((m) => ({ ...m, ts: m.ts ?? now })),
+    upsert(['sale_id']),
+  );
+  await insertBatched(
+    trx,
+    'market_freezes',
+    (world.market_freezes ?? []).map((f) => ({ user_id: f.user_id, ts: f.ts ?? now, reason: f.reason })),
+    upsert(['user_id']),
+  );
 }
 
 /** Whether a file gives anything to write. */

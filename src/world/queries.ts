@@ -42,6 +42,12 @@ export async function readStoredWorld(db: Executor) {
     tradeItems: db.selectFrom('trade_items').selectAll().orderBy('trade_id').orderBy('item_id').execute(),
     moves: db.selectFrom('trade_moves').selectAll().orderBy('move_id').execute(),
     privateMessages: db.selectFrom('im_messages').selectAll().where('deleted_at', 'is', null).orderBy('msg_id').execute(),
+    balances: db.selectFrom('balances').selectAll().orderBy('user_id').execute(),
+    transfers: db.selectFrom('ledger_transfers').selectAll().orderBy('transfer_id').execute(),
+    entries: db.selectFrom('ledger_entries').selectAll().orderBy('entry_id').execute(),
+    listings: db.selectFrom('market_listings').selectAll().orderBy('listing_id').execute(),
+    sales: db.selectFrom('market_sales').selectAll().orderBy('sale_id').execute(),
+    freezes: db.selectFrom('market_freezes').selectAll().orderBy('user_id').execute(),
   });
 }
 
@@ -90,8 +96,7 @@ const WORLD_TABLES = [
   'im_dialogs',
   'im_messages',
   'im_events',
-  // World files do not carry the market yet: a replaced world starts with empty wallets and
-  // ledger, and no listings (a listed item is exported as its seller's).
+  // Shop purchases by request id are not carried: a retry after a replace buys again.
   'market_listings',
   'market_sales',
   'market_freezes',
@@ -145,6 +150,10 @@ export async function advanceSequences(trx: Executor, dialect: DialectName): Pro
     ['im_events', 'event_id'],
     ['trade_moves', 'move_id'],
     ['oauth_apps', 'app_id'],
+    ['ledger_transfers', 'transfer_id'],
+    ['ledger_entries', 'entry_id'],
+    ['market_listings', 'listing_id'],
+    ['market_sales', 'sale_id'],
   ] as const) {
     const sequence = sql`pg_get_serial_sequence(${table}, ${column})`;
     const pastStored = sql`(select coalesce(max(${sql.ref(column)}), 0) + 1 from ${sql.table(table)})`;
@@ -333,4 +342,69 @@ export async function rebuildPrivateDialogs(trx: Executor): Promise<void> {
       select receiver_id, sender_id, msg_id, case when is_read = 0 then 1 else 0 end from im_messages where deleted_at is null
     ) sides
     group by user_id, partner_id`.execute(trx);
+}
+
+// ---- the market ----
+
+/** Ends the stored listings of these items, their items back in their owners' inventories (a merge replacing them). */
+export async function endListingsOf(trx: Executor, itemIds: number[]): Promise<void> {
+  for (let i = 0; i < itemIds.length; i += 1000) {
+    const ids = itemIds.slice(i, i + 1000);
+    await trx.deleteFrom('market_listings').where('item_id', 'in', ids).execute();
+    await trx.updateTable('items').set({ state: 'owned' }).where('item_id', 'in', ids).where('state', '=', 'listed').execute();
+  }
+}
+
+/** These items as a listing needs them: owner, prototype, class, state and whether equipped. */
+export async function itemsToList(trx: Executor, itemIds: number[]) {
+  const rows: {
+    item_id: number;
+    user_id: number;
+    item_proto_id: number;
+    type: number;
+    quality_id: number;
+    state: string;
+    equipped: boolean;
+  }[] = [];
+  for (let i = 0; i < itemIds.length; i += 1000) {
+    const found = await trx
+      .selectFrom('items')
+      .select(['item_id', 'user_id', 'item_proto_id', 'type', 'quality_id', 'state'])
+      .select((eb) =>
+        eb.exists(eb.selectFrom('equipped').select('equipped.item_id').whereRef('equipped.item_id', '=', 'items.item_id')).as('equipped'),
+      )
+      .where('item_id', 'in', itemIds.slice(i, i + 1000))
+      .execute();
+    for (const r of found)
+      rows.push({
+        item_id: Number(r.item_id),
+        user_id: Number(r.user_id),
+        item_proto_id: Number(r.item_proto_id),
+        type: r.type,
+        quality_id: r.quality_id,
+        state: r.state,
+        equipped: Boolean(r.equipped),
+      });
+  }
+  return rows;
+}
+
+/** Puts these owned items on sale (state `listed`). */
+export async function markItemsListed(trx: Executor, itemIds: number[]): Promise<void> {
+  for (let i = 0; i < itemIds.length; i += 1000)
+    await trx
+      .updateTable('items')
+      .set({ state: 'listed' })
+      .where('item_id', 'in', itemIds.slice(i, i + 1000))
+      .where('state', '=', 'owned')
+      .execute();
+}
+
+/** Removes the entries of these transfers (a merge replaces a transfer as a whole). */
+export async function deleteEntriesOf(trx: Executor, transferIds: number[]): Promise<void> {
+  for (let i = 0; i < transferIds.length; i += 1000)
+    await trx
+      .deleteFrom('ledger_entries')
+      .where('transfer_id', 'in', transferIds.slice(i, i + 1000))
+      .execute();
 }

@@ -3,6 +3,7 @@ import { RECOVERY_CODE_COUNT } from '../auth/index.js';
 import { WorldRank } from '../users/index.js';
 import { characterCountFor } from '../infra/text.js';
 import { ItemProtoStatus, Price } from '../catalog/index.js';
+import { LEDGER_KINDS, PlatformAccount } from '../market/index.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Uint = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
@@ -265,6 +266,84 @@ export const WorldChatStatus = Type.Object(
   { additionalProperties: false },
 );
 
+/** An amount of money in kopecks (1/100 of the unit), as the database keeps it. */
+const Kopecks = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+const SignedKopecks = Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER });
+
+/** A user's balance in kopecks: the sum of the user's entries in `ledger`, which the import checks. */
+export const WorldBalance = Type.Object({ user_id: Id, balance: Kopecks }, { additionalProperties: false });
+
+/** An account of the ledger: a user's (its user id), the fee account (-1) or the issuing account (-2). */
+const LedgerAccount = Type.Union([Id, Type.Literal(PlatformAccount.FEES), Type.Literal(PlatformAccount.ISSUE)]);
+const LedgerKind = Type.Union(LEDGER_KINDS.map((kind) => Type.Literal(kind)));
+
+/** One side of a transfer. */
+export const WorldLedgerEntry = Type.Object(
+  {
+    /** Unique; entries without one are numbered after the highest, in the order of the file. */
+    entry_id: Type.Optional(Id),
+    account_id: LedgerAccount,
+    kind: LedgerKind,
+    amount: SignedKopecks,
+    /** A user's balance after the entry (required for users' accounts, absent for the platform's). */
+    balance_after: Type.Optional(Kopecks),
+  },
+  { additionalProperties: false },
+);
+
+/** One transfer of the double-entry ledger: its entries sum to zero. */
+export const WorldTransfer = Type.Object(
+  {
+    transfer_id: Id,
+    ts: Type.Optional(Uint),
+    kind: LedgerKind,
+    item_id: Type.Optional(Id),
+    item_proto_id: Type.Optional(Id),
+    listing_id: Type.Optional(Id),
+    reason: Type.Optional(Text({ maxLength: 500 })),
+    entries: Type.Array(WorldLedgerEntry, { minItems: 1, maxItems: 10 }),
+  },
+  { additionalProperties: false },
+);
+
+/** An item on sale: the item (owned by its seller, not equipped) leaves the inventory while listed. */
+export const WorldListing = Type.Object(
+  {
+    /** Default: numbered after the highest. */
+    listing_id: Type.Optional(Id),
+    item_id: Id,
+    /** In kopecks. */
+    price: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+    ts_listed: Type.Optional(Uint),
+    /** Default: 30 days (the default --market-ttl) after ts_listed. */
+    ts_expires: Type.Optional(Uint),
+  },
+  { additionalProperties: false },
+);
+
+/** A sale made on the market (market.getLastSellups shows them; their fees are the fee account's). */
+export const WorldSale = Type.Object(
+  {
+    sale_id: Id,
+    listing_id: Id,
+    item_id: Id,
+    item_proto_id: Id,
+    seller_id: Id,
+    buyer_id: Id,
+    /** In kopecks, the fee included. */
+    price: Kopecks,
+    fee: Kopecks,
+    ts: Type.Optional(Uint),
+  },
+  { additionalProperties: false },
+);
+
+/** A user whose use of the market an administrator froze. */
+export const WorldMarketFreeze = Type.Object(
+  { user_id: Id, ts: Type.Optional(Uint), reason: Text({ minLength: 1, maxLength: 500 }) },
+  { additionalProperties: false },
+);
+
 /** One user's redemption of a promo code (a user redeems a code once). */
 export const WorldPromocodeUse = Type.Object(
   {
@@ -279,7 +358,8 @@ export const WorldPromocodeUse = Type.Object(
 export const WorldPromocode = Type.Object(
   {
     code: Type.String({ pattern: '^[A-Za-z0-9_-]{4,64}$', description: 'kept and matched in upper case' }),
-    item_proto_ids: Type.Array(Id, { minItems: 1, maxItems: 50 }),
+    /** Empty only when the code gives money. */
+    item_proto_ids: Type.Array(Id, { maxItems: 50 }),
     max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
     ts_expires: Type.Optional(Uint),
     disabled: Type.Optional(Bit),
@@ -291,6 +371,8 @@ export const WorldPromocode = Type.Object(
      * gives neither (older files) keeps them in a merge, and has none after a replace.
      */
     uses: Type.Optional(Uint),
+    /** Money each redemption pays, in kopecks (default 0); a code may give money, items or both. */
+    money: Type.Optional(Kopecks),
     /** Who redeemed the code, each user once: they cannot redeem it again. */
     used_by: Type.Optional(Type.Array(WorldPromocodeUse)),
   },
@@ -337,6 +419,11 @@ export const World = Type.Object(
     promocodes: Type.Optional(Type.Array(WorldPromocode)),
     apps: Type.Optional(Type.Array(WorldOauthApp)),
     private_messages: Type.Optional(Type.Array(WorldPrivateMessage)),
+    balances: Type.Optional(Type.Array(WorldBalance)),
+    ledger: Type.Optional(Type.Array(WorldTransfer)),
+    listings: Type.Optional(Type.Array(WorldListing)),
+    market_sales: Type.Optional(Type.Array(WorldSale)),
+    market_freezes: Type.Optional(Type.Array(WorldMarketFreeze)),
     gchat: Type.Optional(
       Type.Object(
         { status: Type.Optional(WorldChatStatus), messages: Type.Optional(Type.Array(WorldChatMessage)) },
@@ -355,6 +442,7 @@ export type WorldChatMessage = Static<typeof WorldChatMessage>;
 export type WorldTrade = Static<typeof WorldTrade>;
 export type WorldPromocode = Static<typeof WorldPromocode>;
 export type WorldFriendship = Static<typeof WorldFriendship>;
+export type WorldTransfer = Static<typeof WorldTransfer>;
 
 /** Defaults per compatibility.md when a world gives none. */
 export const DEFAULT_QUALITIES = [
