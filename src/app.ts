@@ -38,6 +38,7 @@ import { startInventory } from './inventory/index.js';
 import { ChatRuntime } from './chat/runtime.js';
 import { createTrades } from './trades/index.js';
 import { startMessages } from './messages/index.js';
+import { createGameRuntime } from './game/index.js';
 import { createMarket } from './market/index.js';
 import { registeredEmails } from './accounts/queries.js';
 import { isShippedDemoWorld } from './world/demo.js';
@@ -118,8 +119,9 @@ export async function createServer(
   const services = await startCapabilities(core);
   const dispatcher = await registerApi(app, services, allMethods());
   await registerDocs(app, allMethods());
-  for (const domain of domains) await domain.routes?.(app, services);
+  // After the realtime feed, which registers the WebSocket support a domain's routes may use.
   await registerRealtimeRoute(app, services, dispatcher);
+  for (const domain of domains) await domain.routes?.(app, services);
 
   app.addHook('onClose', async () => {
     await stopCapabilities(services);
@@ -273,17 +275,20 @@ async function startCapabilities(core: Core): Promise<Services> {
   const chat = new ChatRuntime(core);
   const trades = createTrades();
   const market = createMarket();
-  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades, market, hooks: domainHooks };
+  const game = createGameRuntime();
+  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades, market, game, hooks: domainHooks };
   await chat.start(services);
   trades.start(services);
   startMessages(core);
   market.start(services);
+  await game.start(services);
   return services;
 }
 
 /** Stops every capability, in the reverse of start order. */
 async function stopCapabilities(services: Services): Promise<void> {
   for (const runtime of [
+    services.game,
     services.market,
     services.trades,
     services.chat,
