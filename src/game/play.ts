@@ -119,18 +119,19 @@ async function playInTransaction(
     const computerTurns = (): void => {
       const random = seededRandom(`${stored.seed}:computer:${actions.length + added.length}`);
       for (;;) {
-        if (game.deadline !== null && now >= game.deadline) {
-          const at = game.deadline;
-          packets.push(timeout(game, at)!);
-          added.push({ user_id: null, action: '{"type":"timeout"}', ts: at });
-          continue;
-        }
         if (game.step.kind === 'over') return;
         const expectedId = expected(game).user_id;
-        if (expectedId === null || !computers.has(expectedId)) return;
-        const move = computerAction(game, expectedId, random)!;
-        packets.push(act(game, expectedId, move, now));
-        added.push({ user_id: expectedId, action: JSON.stringify(move), ts: now });
+        if (expectedId !== null && computers.has(expectedId)) {
+          // A computer player answers as soon as it is expected: at the time the game is at.
+          const move = computerAction(game, expectedId, random)!;
+          packets.push(act(game, expectedId, move, game.now));
+          added.push({ user_id: expectedId, action: JSON.stringify(move), ts: game.now });
+          continue;
+        }
+        if (game.deadline === null || now < game.deadline) return;
+        const at = game.deadline;
+        packets.push(timeout(game, at)!);
+        added.push({ user_id: null, action: '{"type":"timeout"}', ts: at });
       }
     };
     computerTurns();
