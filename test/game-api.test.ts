@@ -82,7 +82,11 @@ describe('games against the computer', () => {
       code: 1901,
       description: `no game ${gameId}`,
     });
-    assert.deepEqual((await call(2, 'games.getReplay', { game_id: gameId })).body, { code: 1901, description: `no game ${gameId}` });
+    assert.deepEqual(
+      (await call(2, 'games.getReplay', { game_id: gameId })).body,
+      { code: 0, data: { status: 'live', packets: [] } },
+      'a spectator sees nothing played within the spectators’ delay',
+    );
     const left = await callOk(server, 'game.action', { game_id: gameId, action: 'leave' }, { token: tokens.get(1) });
     const end: Packet = left.packets.at(-1);
     received.push(...left.packets);

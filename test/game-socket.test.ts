@@ -116,7 +116,11 @@ describe('the game server over WebSocket', () => {
     assert.deepEqual(JSON.parse(JSON.stringify(bob.packets())), expectedPackets);
     for (const [, packet] of alice.packets()) assert.deepEqual(packetProblems(packet), []);
 
+    const watchedEarly = await callOk(server, 'games.getReplay', { game_id: gameId }, { token: tokens.get(3) });
+    assert.deepEqual(watchedEarly, { status: 'live', packets: [] }, 'over HTTP too, a spectator waits out the delay');
     server.clock.advance(delaySeconds);
+    const watched = await callOk(server, 'games.getReplay', { game_id: gameId }, { token: tokens.get(3) });
+    assert.deepEqual(watched, replay, 'then sees the same packets over HTTP');
     await spectator.untilSeq(replay.packets.length - 1);
     assert.deepEqual(JSON.parse(JSON.stringify(spectator.packets())), expectedPackets, 'the spectator sees the same packets');
 

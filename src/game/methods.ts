@@ -72,7 +72,8 @@ export const gamesGetReplay = defineMethod({
   name: 'games.getReplay',
   summary: 'Every packet of a game',
   description:
-    'The packets of a game from its start, as its players received them: of any finished game, and of a live game to its players.',
+    'The packets of a game from its start, as its players received them: of any finished game, of a live game to its players, ' +
+    'and to anyone else those played at least the spectators’ delay (`--game-spectator-delay`) ago.',
   auth: 'required',
   bots: true,
   extension: true,

@@ -163,7 +163,7 @@ async function playInTransaction(
   });
 }
 
-/** Every packet of a game from its start, recomputed from its stored actions: for players and spectators once it is over. */
+/** Every packet of a game from its start, recomputed from its stored actions: a live game's to spectators with their delay. */
 export async function replayOf(
   services: Services,
   gameId: number,
@@ -172,9 +172,11 @@ export async function replayOf(
   const stored = await selectGame(services.db.kysely, gameId);
   if (!stored) throw noGame(gameId);
   const players = (JSON.parse(stored.players) as StoredPlayer[]).map((p) => p.user_id);
-  if (stored.status === 'live' && !players.includes(userId)) throw noGame(gameId);
   const { packets } = rebuild(stored, await selectActions(services.db.kysely, gameId));
-  return { status: stored.status, packets };
+  if (stored.status === 'over' || players.includes(userId)) return { status: stored.status, packets };
+  // A spectator of a live game sees it as it was the spectators' delay ago.
+  const shown = services.clock.now() - services.config.games.spectatorDelaySeconds * 1000;
+  return { status: stored.status, packets: packets.filter((p) => p.time.ts_now <= shown) };
 }
 
 export async function gamesOf(services: Services, userId: number, offset: number, count: number) {
