@@ -39,6 +39,7 @@ import { startInventory } from './inventory/index.js';
 import { ChatRuntime } from './chat/runtime.js';
 import { createTrades } from './trades/index.js';
 import { startMessages } from './messages/index.js';
+import { createGameRuntime } from './game/index.js';
 import { createMarket } from './market/index.js';
 import { registeredEmails } from './accounts/queries.js';
 import { isShippedDemoWorld } from './world/demo.js';
@@ -119,8 +120,9 @@ export async function createServer(
   const services = await startCapabilities(core);
   const dispatcher = await registerApi(app, services, allMethods());
   await registerDocs(app, allMethods());
-  for (const domain of domains) await domain.routes?.(app, services);
+  // After the realtime feed, which registers the WebSocket support a domain's routes may use.
   await registerRealtimeRoute(app, services, dispatcher);
+  for (const domain of domains) await domain.routes?.(app, services);
 
   app.addHook('onClose', async () => {
     await stopCapabilities(services);
@@ -274,12 +276,14 @@ async function startCapabilities(core: Core): Promise<Services> {
   const chat = new ChatRuntime(core);
   const trades = createTrades();
   const market = createMarket();
+  const game = createGameRuntime();
   const rooms = createRooms();
-  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades, market, rooms, hooks: domainHooks };
+  const services: Services = { ...core, auth, users, friends, catalog, inventory, chat, trades, market, game, rooms, hooks: domainHooks };
   await chat.start(services);
   trades.start(services);
   startMessages(core);
   market.start(services);
+  await game.start(services);
   await rooms.start(services);
   return services;
 }
@@ -288,6 +292,7 @@ async function startCapabilities(core: Core): Promise<Services> {
 async function stopCapabilities(services: Services): Promise<void> {
   for (const runtime of [
     services.rooms,
+    services.game,
     services.market,
     services.trades,
     services.chat,

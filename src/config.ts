@@ -140,6 +140,10 @@ export interface Config {
     minPrice: number;
     maxPrice: number;
   };
+  games: {
+    /** Seconds a spectator's packets lag behind the game (the players' are live). */
+    spectatorDelaySeconds: number;
+  };
   http: {
     connectionTimeoutMs: number;
     keepAliveTimeoutMs: number;
@@ -210,6 +214,7 @@ export function defaultConfig(): Config {
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
     corsOrigins: [],
     market: { feePercent: 10, hold: 7 * 86400, ttl: 30 * 86400, minPrice: 1, maxPrice: 100_000_000 },
+    games: { spectatorDelaySeconds: 30 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }

@@ -18,6 +18,7 @@ import type { Mailer } from './mail/mailer.js';
 import type { Metrics } from './operations/metrics.js';
 import type { TradesRuntime } from './trades/index.js';
 import type { MarketRuntime } from './market/index.js';
+import type { GameRuntime } from './game/index.js';
 import type { RoomsRuntime } from './rooms/index.js';
 import type { RealtimeHub } from './realtime/hub.js';
 import type { UsersHooks } from './users/hooks.js';
@@ -60,6 +61,7 @@ export interface Services extends Core {
   chat: ChatRuntime;
   trades: TradesRuntime;
   market: MarketRuntime;
+  game: GameRuntime;
   /** The lobby's reactions: invitations counted in `auth` frames, blocked accounts taken out of rooms. */
   rooms: RoomsRuntime;
   /** How a domain makes the ones above it react: the hooks each declares, registered by src/hooks.ts. */

@@ -82,7 +82,11 @@ describe('games against the computer', () => {
       code: 1901,
       description: `no game ${gameId}`,
     });
-    assert.deepEqual((await call(2, 'games.getReplay', { game_id: gameId })).body, { code: 1901, description: `no game ${gameId}` });
+    assert.deepEqual(
+      (await call(2, 'games.getReplay', { game_id: gameId })).body,
+      { code: 0, data: { status: 'live', packets: [] } },
+      'a spectator sees nothing played within the spectators’ delay',
+    );
     const left = await callOk(server, 'game.action', { game_id: gameId, action: 'leave' }, { token: tokens.get(1) });
     const end: Packet = left.packets.at(-1);
     received.push(...left.packets);
@@ -142,14 +146,18 @@ describe('games against the computer', () => {
     await callOk(server, 'game.action', { game_id: created.game_id, action: 'leave' }, { token: tokens.get(1) });
   });
 
-  test('time runs out: the next call plays the default action first', async () => {
+  test('time runs out: the default action is played without anyone calling, and stored', async () => {
     const created = await callOk(server, 'games.createVsComputer', { action_seconds: 10 }, { token: tokens.get(1) });
     server.clock.advance(11);
-    const late = await callOk(server, 'game.action', { game_id: created.game_id, action: 'leave' }, { token: tokens.get(1) });
-    assert.deepEqual(late.packets[0].events[0], { id: '1', type: 'roll-dices', user_id: 1, dices: late.packets[0].events[0].dices });
-    assert.ok(late.packets.some((p: Packet) => p.events[0]?.type === 'leave'));
-    const replay = await callOk(server, 'games.getReplay', { game_id: created.game_id }, { token: tokens.get(1) });
-    assert.deepEqual(replay.packets.slice(1, 3), late.packets.slice(0, 2), 'the timeout is stored with the action');
+    let replay = await callOk(server, 'games.getReplay', { game_id: created.game_id }, { token: tokens.get(1) });
+    for (let tries = 0; replay.packets.length < 2 && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      replay = await callOk(server, 'games.getReplay', { game_id: created.game_id }, { token: tokens.get(1) });
+    }
+    assert.deepEqual(replay.packets[1].events[0], { id: '1', type: 'roll-dices', user_id: 1, dices: replay.packets[1].events[0].dices });
+    assert.equal(replay.packets[1].time.ts_now, created.packets[0].time.ts_now + 10_000, 'played at the time it fell due');
+    const left = await callOk(server, 'game.action', { game_id: created.game_id, action: 'leave' }, { token: tokens.get(1) });
+    assert.equal(left.packets[0].events[0].type, 'leave');
   });
 });
 

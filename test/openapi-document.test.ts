@@ -53,6 +53,7 @@ const SPEC_METHODS = [
   'gchat.get',
 ];
 const REFERENCE_METHODS = [
+  'games.resolve',
   'auth.refresh',
   'friends.getRequests',
   'gchat.send',

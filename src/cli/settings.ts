@@ -48,7 +48,7 @@ interface Field<T> {
 }
 
 /** The configuration's groups of settings (`http.requestTimeoutMs`). */
-type Section = 'tls' | 'captcha' | 'chat' | 'ws' | 'accounts' | 'bots' | 'mail' | 'trades' | 'im' | 'market' | 'http';
+type Section = 'tls' | 'captcha' | 'chat' | 'ws' | 'accounts' | 'bots' | 'mail' | 'trades' | 'im' | 'market' | 'games' | 'http';
 
 function field<K extends keyof Config>(key: K): Field<NonNullable<Config[K]>>;
 function field<S extends Section, K extends keyof NonNullable<Config[S]>>(
@@ -545,6 +545,14 @@ export const SERVER_SETTINGS: Setting[] = [
     description: 'a user counts as online this long after an authenticated request',
     read: integer(1, 86400),
     into: field('onlineWindow'),
+  }),
+  row({
+    flag: 'game-spectator-delay',
+    env: 'GAME_SPECTATOR_DELAY',
+    value: 'SECONDS',
+    description: "a live game's spectators see each packet this long after its players (0: at once)",
+    read: integer(0, 3600),
+    into: field('games', 'spectatorDelaySeconds'),
   }),
   row({
     flag: 'trade-ttl',

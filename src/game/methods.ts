@@ -1,9 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { defineMethod } from '../api/method.js';
-import { ApiError, Code } from '../api/errors.js';
 import { P } from '../api/params.js';
 import { Strict, Uint } from '../api/schema-types.js';
-import { actionTypes, type Action } from './engine/index.js';
+import { actionTypes } from './engine/index.js';
+import { actionOf } from './actions.js';
+import { gameServerId } from './live.js';
+import { issueGsToken } from './token.js';
+import { resolveGame } from './play.js';
 import { gamesOf, playAction, replayOf, startVsComputer } from './play.js';
 
 const PacketList = Type.Array(Type.Record(Type.String(), Type.Unknown()), {
@@ -33,14 +36,6 @@ export const gamesCreateVsComputer = defineMethod({
   },
 });
 
-function readFieldIds(text: string | undefined, name: string): number[] {
-  if (!text) return [];
-  const ids = text.split(',').map((x) => Number(x));
-  if (ids.length > 40 || !ids.every((x) => Number.isInteger(x) && x >= 0 && x < 1000))
-    throw new ApiError(Code.BAD_PARAM, `parameter ${name}: a list of at most 40 field ids`);
-  return ids;
-}
-
 export const gameAction = defineMethod({
   name: 'game.action',
   summary: 'Send an action in a game',
@@ -67,19 +62,7 @@ export const gameAction = defineMethod({
     1902: 'the game refused the action (not expected now, not the caller’s turn, or against the rules); the description says why',
   },
   handler: async ({ services, caller }, params) => {
-    let action: Action;
-    if (params.action === 'contract.send') {
-      if (params.user_id_to === undefined) throw new ApiError(Code.BAD_PARAM, 'parameter user_id_to: required for contract.send');
-      action = {
-        type: 'contract.send',
-        user_id_to: params.user_id_to,
-        give: { field_ids: readFieldIds(params.give_field_ids, 'give_field_ids'), cash: params.give_cash ?? 0 },
-        take: { field_ids: readFieldIds(params.take_field_ids, 'take_field_ids'), cash: params.take_cash ?? 0 },
-      };
-    } else if (['level.build', 'level.sell', 'mortgage.put', 'mortgage.buyback'].includes(params.action)) {
-      if (params.field_id === undefined) throw new ApiError(Code.BAD_PARAM, `parameter field_id: required for ${params.action}`);
-      action = { type: params.action as 'level.build', field_id: params.field_id };
-    } else action = { type: params.action } as Action;
+    const action = actionOf(params);
     const packets = await playAction(services, params.game_id, caller.userId, action);
     return { packets: packets as unknown as Record<string, unknown>[] };
   },
@@ -89,7 +72,8 @@ export const gamesGetReplay = defineMethod({
   name: 'games.getReplay',
   summary: 'Every packet of a game',
   description:
-    'The packets of a game from its start, as its players received them: of any finished game, and of a live game to its players.',
+    'The packets of a game from its start, as its players received them: of any finished game, of a live game to its players, ' +
+    'and to anyone else those played at least the spectators’ delay (`--game-spectator-delay`) ago.',
   auth: 'required',
   bots: true,
   scope: 'games',
@@ -134,4 +118,40 @@ export const gamesMy = defineMethod({
     Strict,
   ),
   handler: async ({ services, caller }, params) => gamesOf(services, caller.userId, params.offset, params.count),
+});
+
+export const gamesResolve = defineMethod({
+  name: 'games.resolve',
+  summary: 'A token for the game server: to play a game or watch it',
+  description:
+    'Answers a `gs_token` for the game server’s WebSocket, `GET /gs/ws?gs_token=...`: a player of the live game gets one that plays it ' +
+    '(`player: 1`), anyone else (without an access token too) one that watches it with the spectators’ delay (`player: 0`). ' +
+    'The token is good for 12 hours, for as many connections as needed.',
+  auth: 'optional',
+  bots: true,
+  params: P.object({
+    gs_id: P.optional(P.string({ maxLength: 64, description: 'the game server (users.get’s current_game.gs_id)' })),
+    gs_game_id: P.uint({ description: 'the game on it' }),
+  }),
+  result: Type.Object(
+    {
+      gs_id: Type.String(),
+      gs_game_id: Uint,
+      gs_token: Type.String({ description: 'for GET /gs/ws?gs_token=...' }),
+      player: Type.Union([Type.Literal(0), Type.Literal(1)], { description: '1: the token plays the game; 0: it watches' }),
+      url: Type.String({ description: 'the path of the game server’s WebSocket' }),
+    },
+    Strict,
+  ),
+  errors: GameErrors,
+  handler: async ({ services, caller }, params) => {
+    const claim = await resolveGame(services, params.gs_id, params.gs_game_id, caller?.userId);
+    return {
+      gs_id: gameServerId,
+      gs_game_id: claim.gameId,
+      gs_token: issueGsToken(services, claim),
+      player: claim.role === 'player' ? (1 as const) : (0 as const),
+      url: '/gs/ws',
+    };
+  },
 });

@@ -31,9 +31,11 @@ import {
   selectGame,
   selectGameForUpdate,
   selectGamesOf,
+  selectLiveGamesOf,
   type StoredGame,
 } from './queries.js';
-import { startGame } from './live.js';
+import { gameServerId, startGame } from './live.js';
+import type { GameClaim } from './token.js';
 import { type StoredPlayer } from './players.js';
 
 /** Experience a finished game gives: every human player 10, the winner 20 more. */
@@ -78,24 +80,37 @@ export async function startVsComputer(
 
 /** Plays the caller's action, then the computer players until a human is expected; the packets this produced. */
 export async function playAction(services: Services, gameId: number, userId: number, action: Action): Promise<Packet[]> {
-  const { packets, counted } = await playInTransaction(services, gameId, userId, action);
-  if (counted.length > 0) await announceUsersChanged(services, counted);
-  return packets;
+  return (await play(services, gameId, { userId, action })).packets;
 }
 
-/** The packets of the call, and the players whose profiles the game's end changed. */
+/**
+ * Plays what is due in the game (timeouts, computer players) and `move` if given, in one
+ * transaction holding the game; then tells every process the packets, and announces the profiles
+ * its end changed.
+ */
+export async function play(
+  services: Services,
+  gameId: number,
+  move: { userId: number; action: Action } | null,
+): Promise<{ packets: Packet[] }> {
+  const { packets, first, counted } = await playInTransaction(services, gameId, move);
+  await services.game.feed.publish({ game_id: gameId, first, packets });
+  if (counted.length > 0) await announceUsersChanged(services, counted);
+  return { packets };
+}
+
+/** The packets of the call and the number of the first, and the players whose profiles the game's end changed. */
 async function playInTransaction(
   services: Services,
   gameId: number,
-  userId: number,
-  action: Action,
-): Promise<{ packets: Packet[]; counted: number[] }> {
+  move: { userId: number; action: Action } | null,
+): Promise<{ packets: Packet[]; first: number; counted: number[] }> {
   return ownTransaction(services.db)(async (trx) => {
     const stored = await selectGameForUpdate(trx, gameId, services.db.dialect);
     if (!stored) throw noGame(gameId);
     const computers = computersOf(stored);
     const players = (JSON.parse(stored.players) as StoredPlayer[]).map((p) => p.user_id);
-    if (!players.includes(userId) || computers.has(userId)) throw noGame(gameId);
+    if (move && (!players.includes(move.userId) || computers.has(move.userId))) throw noGame(gameId);
     const actions = await selectActions(trx, gameId);
     const { game } = rebuild(stored, actions);
     const now = Math.max(services.clock.now(), game.now);
@@ -104,29 +119,33 @@ async function playInTransaction(
     const computerTurns = (): void => {
       const random = seededRandom(`${stored.seed}:computer:${actions.length + added.length}`);
       for (;;) {
-        if (game.deadline !== null && now >= game.deadline) {
-          const at = game.deadline;
-          packets.push(timeout(game, at)!);
-          added.push({ user_id: null, action: '{"type":"timeout"}', ts: at });
-          continue;
-        }
         if (game.step.kind === 'over') return;
         const expectedId = expected(game).user_id;
-        if (expectedId === null || !computers.has(expectedId)) return;
-        const move = computerAction(game, expectedId, random)!;
-        packets.push(act(game, expectedId, move, now));
-        added.push({ user_id: expectedId, action: JSON.stringify(move), ts: now });
+        if (expectedId !== null && computers.has(expectedId)) {
+          // A computer player answers as soon as it is expected: at the time the game is at.
+          const move = computerAction(game, expectedId, random)!;
+          packets.push(act(game, expectedId, move, game.now));
+          added.push({ user_id: expectedId, action: JSON.stringify(move), ts: game.now });
+          continue;
+        }
+        if (game.deadline === null || now < game.deadline) return;
+        const at = game.deadline;
+        packets.push(timeout(game, at)!);
+        added.push({ user_id: null, action: '{"type":"timeout"}', ts: at });
       }
     };
     computerTurns();
-    try {
-      packets.push(act(game, userId, action, now));
-    } catch (error) {
-      if (error instanceof GameActionError) throw new ApiError(Code.GAME_ACTION_REFUSED, error.message);
-      throw error;
+    if (move) {
+      try {
+        packets.push(act(game, move.userId, move.action, now));
+      } catch (error) {
+        if (error instanceof GameActionError) throw new ApiError(Code.GAME_ACTION_REFUSED, error.message);
+        throw error;
+      }
+      added.push({ user_id: move.userId, action: JSON.stringify(move.action), ts: now });
+      computerTurns();
     }
-    added.push({ user_id: userId, action: JSON.stringify(action), ts: now });
-    computerTurns();
+    const first = actions.length + 1;
     await insertActions(trx, gameId, actions.length, added);
     await updateProgress(trx, gameId, { actions: actions.length + added.length, deadline: game.deadline });
     const humans = players.filter((id) => !computers.has(id));
@@ -138,13 +157,13 @@ async function playInTransaction(
     if (game.step.kind === 'over' && stored.status === 'live') {
       const xp = new Map(humans.map((id) => [id, xpForGame.played + (id === game.winner ? xpForGame.won : 0)]));
       await recordGameEnd(trx, gameId, { tsEnd: now, winner: game.winner!, players: humans, xp });
-      return { packets, counted: humans };
+      return { packets, first, counted: humans };
     }
-    return { packets, counted: [] };
+    return { packets, first, counted: [] };
   });
 }
 
-/** Every packet of a game from its start, recomputed from its stored actions: for players and spectators once it is over. */
+/** Every packet of a game from its start, recomputed from its stored actions: a live game's to spectators with their delay. */
 export async function replayOf(
   services: Services,
   gameId: number,
@@ -153,9 +172,11 @@ export async function replayOf(
   const stored = await selectGame(services.db.kysely, gameId);
   if (!stored) throw noGame(gameId);
   const players = (JSON.parse(stored.players) as StoredPlayer[]).map((p) => p.user_id);
-  if (stored.status === 'live' && !players.includes(userId)) throw noGame(gameId);
   const { packets } = rebuild(stored, await selectActions(services.db.kysely, gameId));
-  return { status: stored.status, packets };
+  if (stored.status === 'over' || players.includes(userId)) return { status: stored.status, packets };
+  // A spectator of a live game sees it as it was the spectators' delay ago.
+  const shown = services.clock.now() - services.config.games.spectatorDelaySeconds * 1000;
+  return { status: stored.status, packets: packets.filter((p) => p.time.ts_now <= shown) };
 }
 
 export async function gamesOf(services: Services, userId: number, offset: number, count: number) {
@@ -171,4 +192,25 @@ export async function gamesOf(services: Services, userId: number, offset: number
       ...(g.winner_user_id !== null ? { winner_user_id: g.winner_user_id } : {}),
     })),
   };
+}
+
+/** Every packet of a live or finished game, numbered by their place: for the game server's feed. */
+export async function packetsOf(services: Services, gameId: number): Promise<Packet[]> {
+  const stored = await selectGame(services.db.kysely, gameId);
+  if (!stored) return [];
+  return rebuild(stored, await selectActions(services.db.kysely, gameId)).packets;
+}
+
+/** Who the caller is in the game: a player while they play it, else a spectator; 1901 when there is no such game. */
+export async function resolveGame(
+  services: Services,
+  gsId: string | undefined,
+  gameId: number,
+  userId: number | undefined,
+): Promise<GameClaim> {
+  const stored = gsId === undefined || gsId === gameServerId ? await selectGame(services.db.kysely, gameId) : undefined;
+  if (!stored) throw noGame(gameId);
+  const playing =
+    userId !== undefined && stored.status === 'live' && (await selectLiveGamesOf(services.db.kysely, [userId]))[0]?.game_id === gameId;
+  return { gameId, userId: userId ?? 0, role: playing ? 'player' : 'spectator' };
 }

@@ -176,3 +176,16 @@ export async function selectLiveGames(db: Executor, offset: number, count: numbe
 export async function updateProgress(trx: Executor, gameId: number, progress: { actions: number; deadline: number | null }): Promise<void> {
   await trx.updateTable('games').set({ actions: progress.actions, deadline: progress.deadline }).where('game_id', '=', gameId).execute();
 }
+
+/** Live games whose next timeout is due at `now`, the longest due first. */
+export async function selectDueGames(db: Executor, now: number, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('games')
+    .select('game_id')
+    .where('status', '=', 'live')
+    .where('deadline', '<=', now)
+    .orderBy('deadline')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => Number(r.game_id));
+}

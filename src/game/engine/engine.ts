@@ -89,7 +89,7 @@ export function createGame(input: NewGame): { game: Game; packet: Packet } {
   };
   const packet = takePacket(game);
   packet.setup = setupOf(game);
-  return { game, packet: { setup: packet.setup, events: packet.events, status: packet.status, time: packet.time } };
+  return { game, packet: { v: 2, setup: packet.setup, events: packet.events, status: packet.status, time: packet.time } };
 }
 
 export function setupOf(game: Game): Record<string, unknown> {
@@ -231,7 +231,7 @@ function finish(game: Game, before: { step: Step; actor: number | null } | null)
 function takePacket(game: Game): Packet {
   const events = game.events;
   game.events = [];
-  return { events, status: statusOf(game), time: { ts_start: game.tsStart, ts_now: game.now, inactive: 0 } };
+  return { v: 2, events, status: statusOf(game), time: { ts_start: game.tsStart, ts_now: game.now, inactive: 0 } };
 }
 
 /** Sells levels, then mortgages fields, until the player has `amount` or nothing is left to raise. */

@@ -105,6 +105,8 @@ export type Step =
 export type GameEvent = { id: string; type: string } & Record<string, unknown>;
 
 export interface Packet {
+  /** The packet version (the game SDK's M1LiveDemo reads a packet without it as version 1). */
+  v: 2;
   setup?: Record<string, unknown>;
   events: GameEvent[];
   status: Record<string, unknown>;

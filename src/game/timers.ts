@@ -1,0 +1,38 @@
+/**
+ * The turn timers: every process looks for live games whose next timeout has fallen due
+ * (games.deadline) and plays it, without anyone calling. Each game is played in the
+ * transaction that holds its row (play), which rebuilds it and applies only what is due then:
+ * when two processes find the same game, the second finds its timeout already played.
+ */
+import type { Services } from '../services.js';
+import { play } from './play.js';
+import { selectDueGames } from './queries.js';
+
+/** How often each process looks for due timeouts, ms. */
+export const timerTickMs = 500;
+/** Games played in one look; the rest wait for the next. */
+const gamesPerTick = 50;
+
+export function startTimers(services: Services): () => void {
+  let running = false;
+  const tick = async (): Promise<void> => {
+    if (running) return;
+    running = true;
+    try {
+      for (const gameId of await selectDueGames(services.db.kysely, services.clock.now(), gamesPerTick)) {
+        try {
+          await play(services, gameId, null);
+        } catch (err) {
+          services.log.error({ err, gameId }, 'a game timeout could not be played');
+        }
+      }
+    } catch (err) {
+      services.log.error({ err }, 'looking for due game timeouts failed');
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), timerTickMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
