@@ -7,7 +7,7 @@ import { missing } from './components.js';
 
 /**
  * Methods a bot's token may call besides the open ones (compatibility.md), and those of the
- * private messages and the game, which bots use as players do.
+ * private messages, the game and the lobby, which bots use as players do.
  */
 const BOT_METHODS = [
   'friends.add',
@@ -24,6 +24,14 @@ const BOT_METHODS = [
   'im.send',
   'im.sync',
   'inventory.craft',
+  'rooms.create',
+  'rooms.delete',
+  'rooms.invite',
+  'rooms.join',
+  'rooms.kick',
+  'rooms.leave',
+  'rooms.settingsChange',
+  'rooms.startGame',
   'trades.accept',
   'trades.cancel',
   'trades.create',

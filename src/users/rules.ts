@@ -67,6 +67,7 @@ export const RESERVED_NAMES = new Set([
   'root',
   'security',
   'settings',
+  'shop',
   'signin',
   'signup',
   'staff',
