@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogWorld, tokenFor, user } from './item-fixtures.js';
-import { CLUSTERED, callsInTurn, startProcesses, type Processes } from './race-support.js';
+import { needsRedis, callsInTurn, startProcesses, type Processes } from './race-support.js';
 import { missing } from './components.js';
 import { checkLedger } from '../src/market/index.js';
 import type { World } from '../src/world/schema.js';
@@ -33,9 +33,6 @@ const world: World = {
     }),
   ),
 };
-
-/** Only PostgreSQL's two processes need Redis; SQLite's one process runs without it when it is missing. */
-const needsRedis = CLUSTERED ? missing.redis : false;
 
 let processes: Processes;
 const tokens = new Map<number, string>();

@@ -1,12 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLUSTERED, callsInTurn, startProcesses, type Processes } from './race-support.js';
+import { needsRedis, callsInTurn, startProcesses, type Processes } from './race-support.js';
 import { tokenFor, user } from './item-fixtures.js';
 import type { TestServer } from './helpers.js';
 import { missing } from './components.js';
-
-/** Only PostgreSQL's two processes need Redis; SQLite's one process runs without it when it is missing. */
-const needsRedis = CLUSTERED ? missing.redis : false;
 
 /*
  * Private messages under concurrent requests, spread over two processes on PostgreSQL: one

@@ -1,5 +1,6 @@
 import { DB_KIND, startTestServer, type StartOptions, type TestServer } from './helpers.js';
 import { listen } from './transport-support.js';
+import { missing } from './components.js';
 
 /**
  * The servers of a race test, listening on real sockets. On PostgreSQL two processes share the
@@ -14,6 +15,9 @@ export interface Processes {
 
 /** Whether a race test runs two processes (PostgreSQL) or one (SQLite). */
 export const CLUSTERED = DB_KIND === 'postgres';
+
+/** Only PostgreSQL's two processes need Redis; SQLite's one process runs without it when it is missing. */
+export const needsRedis = CLUSTERED ? missing.redis : false;
 
 /** `redis: false` runs SQLite's one process without Redis; PostgreSQL's processes always have it. */
 export async function startProcesses(options: StartOptions): Promise<Processes> {

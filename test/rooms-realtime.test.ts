@@ -1,13 +1,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLUSTERED, startProcesses, type Processes } from './race-support.js';
+import { needsRedis, startProcesses, type Processes } from './race-support.js';
 import { tokenFor, user } from './item-fixtures.js';
 import { ExtwsClient } from './extws-client.js';
 import type { TestServer } from './helpers.js';
 import { missing } from './components.js';
-
-/** Only PostgreSQL's two processes need Redis; SQLite's one process runs without it when it is missing. */
-const needsRedis = CLUSTERED ? missing.redis : false;
 
 /*
  * The lobby live on `/ws?subs=rooms`, as the reference clients parse it: room.set with the room
