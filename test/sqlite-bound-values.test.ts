@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { DB_KIND, startTestServer, type TestServer } from './helpers.js';
 import { callOk, catalogWorld, tokenFor, user } from './item-fixtures.js';
 import { sweepExpiredTrades } from '../src/trades/expiry.js';
+import { timerTickMs } from '../src/game/timers.js';
 import type { World } from '../src/world/schema.js';
 
 /*
@@ -13,8 +14,8 @@ import type { World } from '../src/world/schema.js';
  * `state = 'owned'`, trades_open_by_age's `status = 0`, users_banned's `global_ban = 1`, the unread private messages' `is_read = 0`): it
  * must know the value to tell whether the index applies. For a statement with subqueries that
  * costs several times its run. Those comparisons are written with the constant itself; this
- * test runs the methods that write and read items and trades and looks at every statement
- * SQLite was given.
+ * test runs the methods that write and read items, trades and rooms, lets the game timers tick,
+ * and looks at every statement SQLite was given.
  */
 
 const sqliteOnly = { skip: DB_KIND !== 'sqlite' && 'SQLite only: PostgreSQL plans a statement on every run anyway' };
@@ -100,6 +101,11 @@ test('no statement compares a column named by a partial index with a bound value
   await callOk(server, 'inventory.get', { user_id: 1 }, one);
   await callOk(server, 'users.get', { user_ids: '1,2' }, one);
   await callOk(server, 'friends.get', { user_id: 1 }, one);
+  const { room_id } = await callOk(server, 'rooms.create', { maxplayers: 2 }, one);
+  assert.deepEqual((await server.call('rooms.invite', { room_id, user_id: 2 }, one)).body, { code: 0 });
+  await callOk(server, 'rooms.get', {}, two);
+  await callOk(server, 'games.getLive', {}, two);
+  await new Promise((resolve) => setTimeout(resolve, 2 * timerTickMs));
   await offer(23);
   server.clock.advance(3601);
   assert.equal(await sweepExpiredTrades(server.services), 1);

@@ -6,6 +6,7 @@ export type StoredRoom = Selectable<RoomsTable>;
 
 /** Room statuses as the clients read them. */
 export const RoomStatus = { WAITING: 0, STARTED: 1 } as const;
+const WAITING = sql.lit(RoomStatus.WAITING);
 
 const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
@@ -78,7 +79,7 @@ export async function selectVisibleRooms(
 ): Promise<{ rooms: StoredRoom[]; total: number }> {
   const visible = db
     .selectFrom('rooms')
-    .where('status', '=', RoomStatus.WAITING)
+    .where('status', '=', WAITING)
     .where((eb) =>
       viewerId === undefined
         ? eb('private', '=', 0)
@@ -256,7 +257,7 @@ export async function inviteCount(db: Executor, userId: number): Promise<number>
     .innerJoin('rooms', 'rooms.room_id', 'room_invites.room_id')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('room_invites.user_id', '=', userId)
-    .where('rooms.status', '=', RoomStatus.WAITING)
+    .where('rooms.status', '=', WAITING)
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
