@@ -143,6 +143,12 @@ export interface Config {
   games: {
     /** Seconds a spectator's packets lag behind the game (the players' are live). */
     spectatorDelaySeconds: number;
+    /** Unix seconds: when season 1 of the rank begins. */
+    seasonStart: number;
+    /** Days a season lasts; 0: one season without end. */
+    seasonDays: number;
+    /** Rated games a player plays in a season before their rank shows (`{qual: N}` until then). */
+    rankQualifyingGames: number;
   };
   http: {
     connectionTimeoutMs: number;
@@ -214,7 +220,7 @@ export function defaultConfig(): Config {
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
     corsOrigins: [],
     market: { feePercent: 10, hold: 7 * 86400, ttl: 30 * 86400, minPrice: 1, maxPrice: 100_000_000 },
-    games: { spectatorDelaySeconds: 30 },
+    games: { spectatorDelaySeconds: 30, seasonStart: 1767225600, seasonDays: 30, rankQualifyingGames: 3 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }

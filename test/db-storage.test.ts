@@ -26,6 +26,7 @@ const TABLES = [
   'game_actions',
   'game_live_players',
   'game_players',
+  'game_ranks',
   'games',
   'im_dialogs',
   'im_events',

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers.js';
+import { defaultConfig } from '../src/config.js';
 import { listen } from './transport-support.js';
 import { callOk, catalogWorld, tokenFor, user } from './item-fixtures.js';
 import { packetProblems } from './game-packet-schemas.js';
@@ -24,7 +25,7 @@ describe('the game server over WebSocket', () => {
   const tokens = new Map<number, string>();
   const sockets: GameSocket[] = [];
   before(async () => {
-    server = await startTestServer({ world, config: { games: { spectatorDelaySeconds: delaySeconds } } });
+    server = await startTestServer({ world, config: { games: { ...defaultConfig().games, spectatorDelaySeconds: delaySeconds } } });
     url = await listen(server);
     for (const id of [1, 2, 3]) tokens.set(id, await tokenFor(server, id));
   });

@@ -512,6 +512,17 @@ export interface GamesTable {
   deadline: number | null;
   /** How many actions game_actions holds for it: the version of its state. */
   actions: Defaulted<number>;
+  /** JSON, once over: each seat's result, [{user_id, place, xp, rank_pts}] in seat order. */
+  results: Defaulted<string | null>;
+}
+
+/** A player's rank in one season of the game: points and rated games. */
+export interface GameRanksTable {
+  user_id: number;
+  season: number;
+  pts: number;
+  games: number;
+  wins: number;
 }
 
 export interface GameActionsTable {
@@ -626,6 +637,7 @@ export interface Tables {
   game_actions: GameActionsTable;
   game_players: GamePlayersTable;
   game_live_players: GameLivePlayersTable;
+  game_ranks: GameRanksTable;
   rooms: RoomsTable;
   room_members: RoomMembersTable;
   room_invites: RoomInvitesTable;

@@ -6,7 +6,8 @@
 import { ApiError, Code } from '../api/errors.js';
 import type { Executor } from '../db/connection.js';
 import type { Services } from '../services.js';
-import { classicBoard, createGame, GameActionError, type GameOptions } from './engine/index.js';
+import { classicBoard, createGame, GameActionError, type BoardConfig, type GameOptions, type PlayerSetup } from './engine/index.js';
+import { gameEquipment, type GameEquipment } from '../inventory/index.js';
 import { computerUserIds, newSeed, type StoredPlayer } from './players.js';
 import { insertGame, insertLivePlayers, selectLiveGames, selectLiveGamesOf } from './queries.js';
 
@@ -33,6 +34,35 @@ function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT'));
 }
 
+/** The name the classic board's equipment is kept under (inventory.get's equipped.game). */
+export const classicBoardName = 'classic';
+
+/**
+ * A player's equipment as the game's setup shows it: the cards of each monopoly go onto the
+ * monopoly's companies in board order, in the order they were equipped (ascending item_id); a
+ * card beyond the monopoly's companies, or of a monopoly the board lacks, stays off the board.
+ */
+export function onBoard(config: BoardConfig, equipment: GameEquipment): PlayerSetup['equipment'] {
+  const free = new Map<number, number[]>();
+  config.fields.forEach((field, fieldId) => {
+    if (field.type !== 'company') return;
+    const list = free.get(field.monopoly_id) ?? [];
+    list.push(fieldId);
+    free.set(field.monopoly_id, list);
+  });
+  const cards: PlayerSetup['equipment']['cards'] = [];
+  for (const card of equipment.cards) {
+    const fieldId = free.get(card.monopoly_id)?.shift();
+    if (fieldId !== undefined) cards.push({ field_id: fieldId, item_proto_id: card.item_proto_id, rent_multiplier: card.rent_multiplier });
+  }
+  cards.sort((a, b) => a.field_id - b.field_id);
+  return {
+    cards,
+    ...(equipment.generator ? { generator: equipment.generator } : {}),
+    ...(equipment.joke ? { joke: equipment.joke } : {}),
+  };
+}
+
 /**
  * Creates a live game in the caller's transaction `trx`: the players in seat order, then the
  * computer players. Refuses (1903) a player who already plays a live game, and (2) a list the
@@ -44,8 +74,14 @@ export async function startGame(services: Services, trx: Executor, input: NewLiv
     throw new ApiError(Code.BAD_PARAM, 'parameter players: user ids of accounts');
   if (!Number.isInteger(computers) || computers < 0 || computers > computerUserIds.length)
     throw new ApiError(Code.BAD_PARAM, `parameter computers: 0 to ${computerUserIds.length}`);
+  const equipment = await gameEquipment(trx, input.players, classicBoardName);
   const seats: StoredPlayer[] = [
-    ...input.players.map((user_id) => ({ user_id, is_vip: 0 as const, is_loan_available: 0 as const, equipment: { cards: [] } })),
+    ...input.players.map((user_id) => ({
+      user_id,
+      is_vip: 0 as const,
+      is_loan_available: 0 as const,
+      equipment: onBoard(classicBoard, equipment.get(user_id)!),
+    })),
     ...computerUserIds
       .slice(0, computers)
       .map((user_id) => ({ user_id, is_vip: 0 as const, is_loan_available: 0 as const, equipment: { cards: [] }, computer: 1 as const })),

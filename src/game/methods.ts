@@ -87,9 +87,23 @@ export const gamesGetReplay = defineMethod({
   },
 });
 
+const SeatResultSchema = Type.Object(
+  {
+    user_id: Type.Integer({ description: 'the player (computer players: -1, -2, ...)' }),
+    place: Uint,
+    xp: Uint,
+    rank_pts: Type.Integer({ description: 'rank points gained (negative: lost); 0 in a game that is not rated' }),
+  },
+  Strict,
+);
+
 export const gamesMy = defineMethod({
   name: 'games.my',
   summary: 'The caller’s games, newest first',
+  description:
+    'Each finished game carries `results`: every seat in seat order with its `place` (1 the winner, then by finishing order), ' +
+    'the `xp` it gave and the rank points `rank_pts` it gave or took (a game is rated when at least two seats are accounts; ' +
+    'a player who left or timed out takes the last place’s loss).',
   auth: 'required',
   bots: true,
   scope: 'games',
@@ -110,6 +124,9 @@ export const gamesMy = defineMethod({
             ts_start: Uint,
             ts_end: Type.Optional(Uint),
             winner_user_id: Type.Optional(Type.Integer()),
+            results: Type.Optional(
+              Type.Array(SeatResultSchema, { description: 'once the game is over: each seat’s result, in seat order' }),
+            ),
           },
           Strict,
         ),

@@ -8,7 +8,9 @@
 import { ApiError, Code } from '../api/errors.js';
 import { ownTransaction } from '../db/connection.js';
 import type { Services } from '../services.js';
-import { announceUsersChanged } from '../users/index.js';
+import type { Executor } from '../db/connection.js';
+import { announceUsersChanged, rankColumn } from '../users/index.js';
+import { resultsOf, rankShown, seasonAt, seasonStartPoints, type SeatResult } from './results.js';
 import {
   act,
   computerAction,
@@ -23,7 +25,9 @@ import {
   type Packet,
 } from './engine/index.js';
 import {
+  addRankPoints,
   deleteLivePlayers,
+  writeShownRank,
   insertActions,
   updateProgress,
   recordGameEnd,
@@ -37,9 +41,6 @@ import {
 import { gameServerId, startGame } from './live.js';
 import type { GameClaim } from './token.js';
 import { type StoredPlayer } from './players.js';
-
-/** Experience a finished game gives: every human player 10, the winner 20 more. */
-export const xpForGame = { played: 10, won: 20 };
 
 const noGame = (gameId: number) => new ApiError(Code.NO_SUCH_GAME, `no game ${gameId}`);
 
@@ -112,7 +113,7 @@ async function playInTransaction(
     const players = (JSON.parse(stored.players) as StoredPlayer[]).map((p) => p.user_id);
     if (move && (!players.includes(move.userId) || computers.has(move.userId))) throw noGame(gameId);
     const actions = await selectActions(trx, gameId);
-    const { game } = rebuild(stored, actions);
+    const { game, packets: before } = rebuild(stored, actions);
     const now = Math.max(services.clock.now(), game.now);
     const added: { user_id: number | null; action: string; ts: number }[] = [];
     const packets: Packet[] = [];
@@ -155,12 +156,51 @@ async function playInTransaction(
       humans.filter((id) => game.step.kind === 'over' || game.players.find((p) => p.user_id === id)?.status !== 0),
     );
     if (game.step.kind === 'over' && stored.status === 'live') {
-      const xp = new Map(humans.map((id) => [id, xpForGame.played + (id === game.winner ? xpForGame.won : 0)]));
-      await recordGameEnd(trx, gameId, { tsEnd: now, winner: game.winner!, players: humans, xp });
-      return { packets, first, counted: humans };
+      const counted = await countGameEnd(services, trx, gameId, {
+        now,
+        winner: game.winner!,
+        packets: [...before, ...packets],
+        seats: players,
+        computers,
+      });
+      return { packets, first, counted };
     }
     return { packets, first, counted: [] };
   });
+}
+
+/**
+ * Counts the game's end in the caller's transaction, once: the results in the game, each
+ * account's games, wins and xp, and in a rated game its rank points of the season and the rank
+ * its profile shows. Answers the accounts whose profiles changed (none when the game was already
+ * over).
+ */
+async function countGameEnd(
+  services: Services,
+  trx: Executor,
+  gameId: number,
+  end: { now: number; winner: number; packets: Packet[]; seats: number[]; computers: Set<number> },
+): Promise<number[]> {
+  const { results, rated } = resultsOf(end.packets, end.seats, end.winner, end.computers);
+  // In one order, so that two ends sharing players wait on each other rather than deadlock.
+  const accounts = end.seats.filter((id) => !end.computers.has(id)).sort((a, b) => a - b);
+  if (!(await recordGameEnd(trx, gameId, { tsEnd: end.now, winner: end.winner, results, players: accounts }))) return [];
+  if (rated) {
+    const { games } = services.config;
+    const season = seasonAt(games, end.now);
+    for (const userId of accounts) {
+      const result = results.find((r) => r.user_id === userId)!;
+      const standing = await addRankPoints(trx, {
+        userId,
+        season,
+        pts: result.rank_pts,
+        won: userId === end.winner,
+        startPts: seasonStartPoints,
+      });
+      await writeShownRank(trx, userId, rankColumn(rankShown(standing, games.rankQualifyingGames))!);
+    }
+  }
+  return accounts;
 }
 
 /** Every packet of a game from its start, recomputed from its stored actions: a live game's to spectators with their delay. */
@@ -190,6 +230,7 @@ export async function gamesOf(services: Services, userId: number, offset: number
       ts_start: Math.floor(g.ts_start / 1000),
       ...(g.ts_end !== null ? { ts_end: Math.floor(g.ts_end / 1000) } : {}),
       ...(g.winner_user_id !== null ? { winner_user_id: g.winner_user_id } : {}),
+      ...(g.results !== null ? { results: JSON.parse(g.results) as SeatResult[] } : {}),
     })),
   };
 }

@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/connection.js';
 import type { GamesTable } from '../db/tables.js';
+import type { SeatResult } from './results.js';
 
 export type StoredGame = Selectable<GamesTable>;
 
@@ -20,6 +21,7 @@ function storedGame(row: Record<string, unknown>): StoredGame {
     winner_user_id: row.winner_user_id === null ? null : Number(row.winner_user_id),
     deadline: row.deadline === null || row.deadline === undefined ? null : Number(row.deadline),
     actions: Number(row.actions ?? 0),
+    results: row.results === null || row.results === undefined ? null : String(row.results),
   };
 }
 
@@ -85,27 +87,88 @@ export async function insertActions(
     .execute();
 }
 
-/** Ends the game and counts it in its players' profiles: games for each, games_wins and xp as given. */
+/**
+ * Ends the game and counts it in its players' profiles, once: the game turns over only while it
+ * is live (a second end finds it over and counts nothing, answering false). Each player's
+ * `games` grows, the winner's `games_wins`, and `xp` by their result.
+ */
 export async function recordGameEnd(
   trx: Executor,
   gameId: number,
-  end: { tsEnd: number; winner: number; players: number[]; xp: Map<number, number> },
-): Promise<void> {
-  await trx
+  end: { tsEnd: number; winner: number; results: SeatResult[]; players: readonly number[] },
+): Promise<boolean> {
+  const ended = await trx
     .updateTable('games')
-    .set({ status: 'over', ts_end: end.tsEnd, winner_user_id: end.winner })
+    .set({ status: 'over', ts_end: end.tsEnd, winner_user_id: end.winner, results: JSON.stringify(end.results) })
     .where('game_id', '=', gameId)
-    .execute();
+    .where('status', '=', LIVE)
+    .executeTakeFirst();
+  if (Number(ended.numUpdatedRows) !== 1) return false;
   for (const userId of end.players)
     await trx
       .updateTable('users')
       .set({
         games: sql`games + 1`,
         games_wins: userId === end.winner ? sql`games_wins + 1` : sql`games_wins`,
-        xp: sql`xp + ${end.xp.get(userId) ?? 0}`,
+        xp: sql`xp + ${end.results.find((r) => r.user_id === userId)?.xp ?? 0}`,
       })
       .where('user_id', '=', userId)
       .execute();
+  return true;
+}
+
+/** The operator's hidden rank as stored (rankColumn): games do not show a rank the operator hid. */
+const HIDDEN_RANK = JSON.stringify({ hidden: 1 });
+const EXPIRED_RANK = JSON.stringify({ expired: 1 });
+
+/**
+ * Adds `pts` rank points (never below 0 in all) and one game (and a win) to the player's
+ * standing in `season`, starting it at `startPts`; answers the standing after.
+ */
+export async function addRankPoints(
+  trx: Executor,
+  entry: { userId: number; season: number; pts: number; won: boolean; startPts: number },
+): Promise<{ pts: number; games: number }> {
+  const first = Math.max(0, entry.startPts + entry.pts);
+  const row = await trx
+    .insertInto('game_ranks')
+    .values({ user_id: entry.userId, season: entry.season, pts: first, games: 1, wins: entry.won ? 1 : 0 })
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'season']).doUpdateSet({
+        pts: sql`case when game_ranks.pts + ${entry.pts} < 0 then 0 else game_ranks.pts + ${entry.pts} end`,
+        games: sql`game_ranks.games + 1`,
+        wins: sql`game_ranks.wins + ${entry.won ? 1 : 0}`,
+      }),
+    )
+    .returning(['pts', 'games'])
+    .executeTakeFirstOrThrow();
+  return { pts: Number(row.pts), games: Number(row.games) };
+}
+
+/** Writes the rank a profile shows (JSON of its form), unless the operator hid the player's rank. */
+export async function writeShownRank(trx: Executor, userId: number, rank: string): Promise<void> {
+  await trx
+    .updateTable('users')
+    .set({ rank })
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('rank', 'is', null), eb('rank', '<>', HIDDEN_RANK)]))
+    .execute();
+}
+
+/**
+ * A new season: every player who played rated games in an earlier season and none in
+ * `season` shows `{expired: 1}` (a rank the operator hid stays hidden); answers whose changed.
+ */
+export async function expireRanksBefore(trx: Executor, season: number): Promise<number[]> {
+  const rows = await trx
+    .updateTable('users')
+    .set({ rank: EXPIRED_RANK })
+    .where('user_id', 'in', (eb) => eb.selectFrom('game_ranks').select('user_id').where('season', '<', season))
+    .where('user_id', 'not in', (eb) => eb.selectFrom('game_ranks').select('user_id').where('season', '=', season))
+    .where((eb) => eb.or([eb('rank', 'is', null), eb('rank', 'not in', [HIDDEN_RANK, EXPIRED_RANK])]))
+    .returning('user_id')
+    .execute();
+  return rows.map((r) => Number(r.user_id)).sort((a, b) => a - b);
 }
 
 export async function selectGamesOf(

@@ -5,20 +5,40 @@
  * when two processes find the same game, the second finds its timeout already played.
  */
 import type { Services } from '../services.js';
+import { ownTransaction } from '../db/connection.js';
+import { announceUsersChanged } from '../users/index.js';
 import { play } from './play.js';
-import { selectDueGames } from './queries.js';
+import { expireRanksBefore, selectDueGames } from './queries.js';
+import { seasonAt } from './results.js';
 
 /** How often each process looks for due timeouts, ms. */
 export const timerTickMs = 500;
 /** Games played in one look; the rest wait for the next. */
 const gamesPerTick = 50;
 
+/**
+ * When a season begins (and once when the process starts), the ranks of the players who have
+ * played no rated game in it yet turn `{expired: 1}`. Every process may do it; it changes each
+ * profile once.
+ */
+export async function expireRanks(services: Services, season: number): Promise<void> {
+  const changed = await ownTransaction(services.db)((trx) => expireRanksBefore(trx, season));
+  if (changed.length > 0) await announceUsersChanged(services, changed);
+}
+
 export function startTimers(services: Services): () => void {
   let running = false;
+  let seasonSeen = 0;
   const tick = async (): Promise<void> => {
     if (running) return;
     running = true;
     try {
+      const season = seasonAt(services.config.games, services.clock.now());
+      if (season !== seasonSeen)
+        await expireRanks(services, season).then(
+          () => (seasonSeen = season),
+          (err: unknown) => services.log.error({ err, season }, 'expiring the ranks of an earlier season failed'),
+        );
       for (const gameId of await selectDueGames(services.db.kysely, services.clock.now(), gamesPerTick)) {
         try {
           await play(services, gameId, null);
