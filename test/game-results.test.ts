@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from './helpers.js';
+import { sql } from 'kysely';
+import { DB_KIND, startTestServer, type TestServer } from './helpers.js';
 import { defaultConfig } from '../src/config.js';
 import { missing } from './components.js';
 import { CLUSTERED, callsInTurn, startProcesses } from './race-support.js';
@@ -11,6 +12,8 @@ import { GameSocket } from './game-socket-support.js';
 import { ownTransaction } from '../src/db/connection.js';
 import { startGame, type NewLiveGame } from '../src/game/index.js';
 import { rankPointsFor, rankShown, resultsOf, seasonAt } from '../src/game/results.js';
+import { addRankPoints, writeShownRank } from '../src/game/queries.js';
+import { expireRanks } from '../src/game/timers.js';
 import type { Packet } from '../src/game/engine/index.js';
 import type { World } from '../src/world/schema.js';
 
@@ -269,6 +272,41 @@ test(
       assert.equal(Number(ranks[0]!.pts) + Number(ranks[1]!.pts), 2000, 'every game moved 30 points from one to the other');
     } finally {
       await processes.close();
+    }
+  },
+);
+
+test(
+  'a season’s expiry racing the end of a game of the new season leaves the new rank',
+  { skip: DB_KIND === 'postgres' ? false : 'PostgreSQL only: SQLite has one writer' },
+  async () => {
+    const server = await startTestServer({ world: { ...catalogWorld, users: [user(9)] } });
+    try {
+      const db = server.db.kysely;
+      await db.insertInto('game_ranks').values({ user_id: 9, season: 1, pts: 1060, games: 3, wins: 2 }).execute();
+      await db.updateTable('users').set({ rank: '{"id":6,"pts":1060}' }).where('user_id', '=', 9).execute();
+      let sweep: Promise<void> | undefined;
+      // A game of season 2 ends (its writes, as the end makes them) while season 2's expiry runs.
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('users').set({ games: 4 }).where('user_id', '=', 9).execute();
+        const standing = await addRankPoints(trx, { userId: 9, season: 2, pts: 30, won: true, startPts: 1000 });
+        await writeShownRank(trx, 9, JSON.stringify(rankShown(standing, 3)));
+        sweep = expireRanks(server.services, 2);
+        // Commit once the expiry waits for this transaction's row lock.
+        for (let tries = 0; tries < 200; tries++) {
+          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock' and query like '%game_ranks%'`.execute(db);
+          if (waiting.rows[0]!.n > 0) return;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        assert.fail('the expiry never waited for the game’s end');
+      });
+      await sweep;
+      const [row] = await db.selectFrom('users').select('rank').where('user_id', '=', 9).execute();
+      assert.equal(row!.rank, '{"qual":2}', 'the rank the game of the new season wrote');
+      assert.deepEqual((await callOk(server, 'users.get', { user_ids: '9' }, { token: await tokenFor(server, 9) }))[0].rank, { qual: 2 });
+    } finally {
+      await server.close();
     }
   },
 );

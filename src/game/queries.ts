@@ -158,17 +158,41 @@ export async function writeShownRank(trx: Executor, userId: number, rank: string
 /**
  * A new season: every player who played rated games in an earlier season and none in
  * `season` shows `{expired: 1}` (a rank the operator hid stays hidden); answers whose changed.
+ * On PostgreSQL the players' rows are locked first and the update reads the seasons after it
+ * has them: a game end of the new season committing meanwhile (it holds the same rows) is seen,
+ * and its rank is not overwritten; a call there takes at most `batch` players (call again until
+ * `more` is false). SQLite has one writer and takes them all.
  */
-export async function expireRanksBefore(trx: Executor, season: number): Promise<number[]> {
-  const rows = await trx
+export async function expireRanksBefore(
+  trx: Executor,
+  season: number,
+  dialect: 'sqlite' | 'postgres',
+  batch = 1000,
+): Promise<{ changed: number[]; more: boolean }> {
+  const stale = () =>
+    trx
+      .selectFrom('users')
+      .select('user_id')
+      .where('user_id', 'in', (eb) => eb.selectFrom('game_ranks').select('user_id').where('season', '<', season))
+      .where('user_id', 'not in', (eb) => eb.selectFrom('game_ranks').select('user_id').where('season', '=', season))
+      .where((eb) => eb.or([eb('rank', 'is', null), eb('rank', 'not in', [HIDDEN_RANK, EXPIRED_RANK])]));
+  let candidates: number[] | undefined;
+  if (dialect === 'postgres') {
+    // In one order, so that two processes expiring together wait on each other rather than deadlock.
+    const locked = await stale().orderBy('user_id').limit(batch).forUpdate().execute();
+    candidates = locked.map((r) => Number(r.user_id));
+    if (candidates.length === 0) return { changed: [], more: false };
+  }
+  // A new statement: on PostgreSQL it sees what committed while the rows were being locked.
+  let update = trx
     .updateTable('users')
     .set({ rank: EXPIRED_RANK })
     .where('user_id', 'in', (eb) => eb.selectFrom('game_ranks').select('user_id').where('season', '<', season))
     .where('user_id', 'not in', (eb) => eb.selectFrom('game_ranks').select('user_id').where('season', '=', season))
-    .where((eb) => eb.or([eb('rank', 'is', null), eb('rank', 'not in', [HIDDEN_RANK, EXPIRED_RANK])]))
-    .returning('user_id')
-    .execute();
-  return rows.map((r) => Number(r.user_id)).sort((a, b) => a - b);
+    .where((eb) => eb.or([eb('rank', 'is', null), eb('rank', 'not in', [HIDDEN_RANK, EXPIRED_RANK])]));
+  if (candidates) update = update.where('user_id', 'in', candidates);
+  const rows = await update.returning('user_id').execute();
+  return { changed: rows.map((r) => Number(r.user_id)).sort((a, b) => a - b), more: candidates !== undefined };
 }
 
 export async function selectGamesOf(

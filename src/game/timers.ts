@@ -22,8 +22,11 @@ const gamesPerTick = 50;
  * profile once.
  */
 export async function expireRanks(services: Services, season: number): Promise<void> {
-  const changed = await ownTransaction(services.db)((trx) => expireRanksBefore(trx, season));
-  if (changed.length > 0) await announceUsersChanged(services, changed);
+  for (;;) {
+    const { changed, more } = await ownTransaction(services.db)((trx) => expireRanksBefore(trx, season, services.db.dialect));
+    if (changed.length > 0) await announceUsersChanged(services, changed);
+    if (!more) return;
+  }
 }
 
 export function startTimers(services: Services): () => void {
