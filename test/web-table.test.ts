@@ -60,6 +60,15 @@ test(
       await alice.getByText('3600 s left').waitFor(WAIT);
       problems.push(...(await accessibilityProblems(alice)));
 
+      // One live game at a time: starting another points to this one.
+      await alice.getByRole('link', { name: 'Game', exact: true }).click();
+      await alice.getByRole('link', { name: `Game ${gameId}, under way: open the table` }).waitFor(WAIT);
+      await alice.getByRole('button', { name: 'Start the game' }).click();
+      await alice.getByText('You already play a game: finish or leave it first.').waitFor(WAIT);
+      await alice.getByRole('link', { name: 'Open that game' }).click();
+      await alice.getByRole('heading', { name: `Game ${gameId}`, level: 1 }).waitFor(WAIT);
+      await panel.getByText('Your turn.').waitFor(WAIT);
+
       // Bob watches the same game as a spectator (the test server's delay is 0).
       await bob.goto(`${origin}/table/#/gs-1/${gameId}`, WAIT);
       await bob.getByRole('heading', { name: `Game ${gameId}`, level: 1 }).waitFor(WAIT);
@@ -203,7 +212,10 @@ test(
       await alice.getByRole('heading', { name: `Повтор игры ${gameId}`, level: 1 }).waitFor(WAIT);
       await alice.getByRole('button', { name: 'Шаг вперёд' }).click();
       await alice.getByText(`Шаг 2 из ${packets}`).waitFor(WAIT);
-      await alice.locator('.game-log li').first().waitFor(WAIT);
+      await alice
+        .locator('.game-log li')
+        .filter({ hasText: /^Alice выбросил \d и \d\.$/ })
+        .waitFor(WAIT);
       assert.equal(await overflows(alice), false);
       problems.push(...(await accessibilityProblems(alice)));
 
