@@ -46,6 +46,24 @@ try {
   await page.getByRole('list', { name: 'Shop' }).waitFor();
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(out, 'shop.png') });
+  await page.goto(`${origin}/table/`);
+  await page.getByRole('button', { name: 'Start the game' }).click();
+  const panel = page.getByRole('region', { name: 'Your move' });
+  for (let moves = 0; moves < 12; moves++) {
+    await panel.locator('.actions button:enabled').first().waitFor();
+    const names = await panel.locator('.actions button:enabled').allInnerTexts();
+    const name = names.find((n) => /^(Buy for|Pay [\d,]+$|Roll the dice|Leave the auction|Reject the deal)/.test(n)) ?? names[0]!;
+    await panel.getByRole('button', { name, exact: true }).click();
+    await page.waitForTimeout(300);
+  }
+  await page.locator('.board .cell.owned').first().waitFor();
+  await page.screenshot({ path: join(out, 'table.png') });
+  await panel.locator('.actions button:enabled').first().waitFor();
+  page.once('dialog', (dialog) => void dialog.accept());
+  await panel.getByRole('button', { name: 'Leave the game' }).click();
+  await page.getByRole('link', { name: 'Watch the replay' }).click();
+  await page.getByRole('button', { name: 'Play' }).waitFor();
+  await page.getByRole('button', { name: 'Step forward' }).click();
   const phone = await browser.newContext({ viewport: { width: 390, height: 780 }, locale: 'ru-RU', deviceScaleFactor: 1 });
   const mobile = await phone.newPage();
   await mobile.goto(`${origin}/signin`);
@@ -66,6 +84,16 @@ try {
   await mobile.getByRole('heading', { name: 'Маркет', level: 1 }).waitFor();
   await mobile.waitForTimeout(300);
   await mobile.screenshot({ path: join(out, 'market-phone-ru.png') });
+  await mobile.goto(`${origin}/table/`);
+  await mobile
+    .getByRole('link', { name: /окончена: смотреть повтор/ })
+    .first()
+    .click();
+  await mobile.getByRole('button', { name: 'Шаг вперёд' }).waitFor();
+  const forward = mobile.getByRole('button', { name: 'Шаг вперёд' });
+  for (let step = 0; step < 30 && (await forward.isEnabled()); step++) await forward.click();
+  await mobile.waitForTimeout(300);
+  await mobile.screenshot({ path: join(out, 'table-replay-phone-ru.png'), fullPage: true });
 } finally {
   await browser.close();
   await server.close();

@@ -53,8 +53,28 @@ const ROUTES: Route[] = [
   { path: '/admin', open: true, view: () => <AdminConsole /> },
   { path: '/admin/:section', open: true, view: (params) => <AdminConsole {...params} /> },
   { path: '/admin/:section/:id', open: true, view: (params) => <AdminConsole {...params} /> },
+  { path: '/table', open: true, view: () => <GameTable /> },
   ...['/lobby', '/m1tv'].map((path) => ({ path, view: () => <ComingSoon /> })),
 ];
+
+type TableModule = typeof import('./pages/table');
+let tableModule: TableModule | undefined;
+
+/** The game table (`/table/#/{gs_id}/{gs_game_id}`, `/table/#/replay/{game_id}`), loaded on its first visit only. */
+function GameTable() {
+  const [loaded, setLoaded] = useState(tableModule);
+  const [error, setError] = useState<unknown>(undefined);
+  useEffect(() => {
+    if (!loaded)
+      import('./pages/table').then(
+        (module) => setLoaded((tableModule = module)),
+        (failure: unknown) => setError(failure),
+      );
+  }, []);
+  if (!loaded) return <Loading error={error} />;
+  const Table = loaded.default;
+  return <Table />;
+}
 
 type ConsoleModule = typeof import('./admin/console');
 let consoleModule: ConsoleModule | undefined;
@@ -81,6 +101,7 @@ const NAV: [string, Key][] = [
   ['/messages', 'messages'],
   ['/trades', 'trades'],
   ['/market', 'market'],
+  ['/table/', 'table'],
   ['/friends', 'friends'],
   ['/promo', 'promo'],
   ['/settings', 'settings'],

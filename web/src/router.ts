@@ -40,5 +40,6 @@ export function followLinks(event: MouseEvent): void {
   if (!link || link.target || link.origin !== window.location.origin || link.hasAttribute('download')) return;
   if (['/docs', '/openapi.json', '/about', '/healthz'].some((p) => link.pathname.startsWith(p))) return;
   event.preventDefault();
-  navigate(link.pathname + link.search);
+  // A hash route (`/table/#/...`) is part of where the link goes; a fragment (`#main`) is not.
+  navigate(link.pathname + link.search + (link.hash.startsWith('#/') ? link.hash : ''));
 }
