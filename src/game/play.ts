@@ -37,6 +37,7 @@ import {
 import { gameServerId, startGame } from './live.js';
 import type { GameClaim } from './token.js';
 import { type StoredPlayer } from './players.js';
+import type { GameEndEffects } from './hooks.js';
 
 /** Experience a finished game gives: every human player 10, the winner 20 more. */
 export const xpForGame = { played: 10, won: 20 };
@@ -93,9 +94,10 @@ export async function play(
   gameId: number,
   move: { userId: number; action: Action } | null,
 ): Promise<{ packets: Packet[] }> {
-  const { packets, first, counted } = await playInTransaction(services, gameId, move);
+  const { packets, first, counted, ended } = await playInTransaction(services, gameId, move);
   await services.game.feed.publish({ game_id: gameId, first, packets });
   if (counted.length > 0) await announceUsersChanged(services, counted);
+  if (ended) await services.hooks.game.announceGameEnded(services, ended);
   return { packets };
 }
 
@@ -104,7 +106,7 @@ async function playInTransaction(
   services: Services,
   gameId: number,
   move: { userId: number; action: Action } | null,
-): Promise<{ packets: Packet[]; first: number; counted: number[] }> {
+): Promise<{ packets: Packet[]; first: number; counted: number[]; ended?: GameEndEffects }> {
   return ownTransaction(services.db)(async (trx) => {
     const stored = await selectGameForUpdate(trx, gameId, services.db.dialect);
     if (!stored) throw noGame(gameId);
@@ -157,7 +159,8 @@ async function playInTransaction(
     if (game.step.kind === 'over' && stored.status === 'live') {
       const xp = new Map(humans.map((id) => [id, xpForGame.played + (id === game.winner ? xpForGame.won : 0)]));
       await recordGameEnd(trx, gameId, { tsEnd: now, winner: game.winner!, players: humans, xp });
-      return { packets, first, counted: humans };
+      const ended = await services.hooks.game.gameEnded(services, trx, { gameId, tsEnd: now, winner: game.winner!, players: humans, xp });
+      return { packets, first, counted: humans, ended };
     }
     return { packets, first, counted: [] };
   });
