@@ -32,8 +32,12 @@ const layers = [
       'market',
       // the classic board game (its engine, src/game/engine/, imports nothing of src/)
       'game',
+      // what finished games leave: the week's missions, the season's pass, the week's top
+      'missions',
       // the lobby: rooms players gather in, which start the game's live games
       'rooms',
+      // the home screen and the profile page, composed from the domains above
+      'home',
     ],
     ordered: true,
   },

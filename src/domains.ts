@@ -14,6 +14,8 @@ import { accountsDomain } from './accounts/index.js';
 import { oauthDomain } from './oauth/index.js';
 import { gameDomain } from './game/index.js';
 import { roomsDomain } from './rooms/index.js';
+import { missionsDomain } from './missions/index.js';
+import { homeDomain } from './home/index.js';
 
 /** Every capability of the server, in start order. */
 export const domains: Domain[] = [
@@ -30,7 +32,9 @@ export const domains: Domain[] = [
   accountsDomain,
   oauthDomain,
   gameDomain,
+  missionsDomain,
   roomsDomain,
+  homeDomain,
   adminDomain,
 ];
 

@@ -10,6 +10,7 @@ import { expiryCutoff } from './trades/status.js';
 import { admissionFrom, requireAdmitted } from './trades/admission.js';
 import { liveGamesOf } from './game/index.js';
 import { announceBalances, payPromocodeMoney } from './market/ledger.js';
+import { announceGameResult, countGameResult } from './missions/index.js';
 
 export const domainHooks: Services['hooks'] = {
   users: { friendshipValues, friendshipLookup, currentGames: liveGamesOf },
@@ -26,4 +27,5 @@ export const domainHooks: Services['hooks'] = {
     payMoney: payPromocodeMoney,
     announceBalance: (services, userId, kopecks) => announceBalances(services, new Map([[userId, kopecks]])),
   },
+  game: { gameEnded: countGameResult, announceGameEnded: announceGameResult },
 };

@@ -25,6 +25,7 @@ import type { UsersHooks } from './users/hooks.js';
 import type { FriendsHooks } from './friends/hooks.js';
 import type { InventoryHooks } from './inventory/hooks.js';
 import type { PromocodesHooks } from './promocodes/hooks.js';
+import type { GameHooks } from './game/hooks.js';
 
 /** What the server shares between its capabilities, built before any of them starts. */
 export interface Core {
@@ -65,7 +66,7 @@ export interface Services extends Core {
   /** The lobby's reactions: invitations counted in `auth` frames, blocked accounts taken out of rooms. */
   rooms: RoomsRuntime;
   /** How a domain makes the ones above it react: the hooks each declares, registered by src/hooks.ts. */
-  hooks: { users: UsersHooks; friends: FriendsHooks; inventory: InventoryHooks; promocodes: PromocodesHooks };
+  hooks: { users: UsersHooks; friends: FriendsHooks; inventory: InventoryHooks; promocodes: PromocodesHooks; game: GameHooks };
 }
 
 /** What a capability's start returns: its per-process state, and how to end it. */

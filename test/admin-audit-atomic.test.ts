@@ -254,6 +254,10 @@ function everyAdminCall(now: number): { method: string; params: Record<string, u
     { method: 'admin.updateApp', params: { app_id: 1, name: 'Renamed App' } },
     { method: 'admin.listApps', params: {}, reads: true },
     { method: 'admin.disableApp', params: { app_id: 1 } },
+    { method: 'admin.missionCreate', params: { name: 'Win a game', goal: 'win', target: 1, reward_type: 'item', reward: 100 } },
+    { method: 'admin.missionUpdate', params: { mission_id: 1, target: 3 } },
+    { method: 'admin.missionList', params: {}, reads: true },
+    { method: 'admin.missionDelete', params: { mission_id: 1 } },
   ];
 }
 
@@ -281,6 +285,17 @@ describe('every admin action and its audit entry commit together', () => {
           { trade_id: 2, user_id_from: 4, user_id_to: 3, create_time: now, things_from: [{ item_id: 502, item_proto_id: 101 }] },
         ],
         gchat: { messages: [{ msg_id: 'm-audit-1', type: 1, user_id: 2, ts: now, text: 'hello' }] },
+        missions: [
+          {
+            mission_id: 1,
+            name: 'Play two games',
+            goal: 'play',
+            target: 2,
+            reward_type: 'money',
+            reward: 1,
+            progress: [{ user_id: 1, week: 1767571200, counter: 1 }],
+          },
+        ],
       },
     });
     // An app for the calls that change one.

@@ -22,8 +22,7 @@ import { Strict } from '../src/api/schema-types.js';
 /** The signed-in methods each scope opens: the reference's, of those this server has. */
 const OPENED_BY: Record<string, string[]> = {
   games: ['games.getReplay', 'games.my'],
-  // The reference's missions.get, seasonpass.get and users.getTopWeek, once this server has them.
-  stat: [],
+  stat: ['missions.get', 'seasonpass.get', 'users.getTopWeek'],
 };
 
 const MASKS = [0, 1, 2, 3, 8, 9, 10, 11];
@@ -74,6 +73,19 @@ describe('OAuth scopes: the methods each opens to an app', () => {
         code: 4,
         description: 'the app was not granted the games scope this method needs',
       });
+    }
+  });
+
+  test('stat: missions.get, seasonpass.get and users.getTopWeek answer the app as they answer the player, and 4 without it', async () => {
+    for (const method of OPENED_BY.stat!) {
+      const own = ok(await server.call(method, {}, { token: aliceToken }));
+      for (const scope of [8, 9, 10, 11])
+        assert.deepEqual(ok(await server.call(method, {}, { token: token(scope) })), own, `${method} ${scope}`);
+      for (const scope of [0, 1, 2, 3])
+        assert.deepEqual((await server.call(method, {}, { token: token(scope) })).body, {
+          code: 4,
+          description: 'the app was not granted the stat scope this method needs',
+        });
     }
   });
 

@@ -9,12 +9,19 @@ import type { World } from '../src/world/schema.js';
 /*
  * A lobby played to the end: four players create and fill a room set to start by itself, the
  * lobby hears it start, the game is listed live and in the players' profiles, they play it
- * through the game server until one is left, and then their profiles, games.my and the live
- * list show the result.
+ * through the game server until one is left, and then their profiles, games.my, the live
+ * list, the missions (and their rewards), the week's top and the home screen show the result.
  */
 
 const PLAYERS = [1, 2, 3, 4];
-const world: World = { ...catalogWorld, users: PLAYERS.map((id) => user(id)) };
+const world: World = {
+  ...catalogWorld,
+  users: PLAYERS.map((id) => user(id)),
+  missions: [
+    { mission_id: 1, name: 'Play a game', goal: 'play', target: 1, reward_type: 'money', reward: 5 },
+    { mission_id: 2, name: 'Win a game', goal: 'win', target: 1, reward_type: 'item', reward: 201 },
+  ],
+};
 let server: TestServer;
 let base: string;
 const tokens = new Map<number, string>();
@@ -118,6 +125,44 @@ test('four players fill an autostart room, play its game to the end, and the res
     ],
   );
   assert.equal((await callOk(server, 'games.getLive', {})).count, 0);
+
+  // Every player finished a game, the first won it: the missions counted both, and gave their rewards.
+  for (const id of PLAYERS)
+    assert.deepEqual(
+      (await callOk(server, 'missions.get', {}, as(id))).map((m: any) => [m.mission_id, m.counter, m.rewarded]),
+      [
+        [1, 1, 1],
+        [2, id === 1 ? 1 : 0, id === 1 ? 1 : 0],
+      ],
+    );
+  for (const id of PLAYERS) {
+    const wallet = await server.call('execute.wallet', {}, as(id));
+    assert.equal((wallet.body.result as { info: { balance: number } }).info.balance, 5);
+  }
+  const things = (await callOk(server, 'inventory.get', { add_legacy: 1 }, as(1))).things;
+  assert.deepEqual(
+    things.map((t: any) => t.thing_prototype_id),
+    [201],
+  );
+  const top = await callOk(server, 'users.getTopWeek', {}, as(3));
+  assert.deepEqual(
+    [top.count, top.top, top.list],
+    [
+      4,
+      { position: 3, games: 1, games_wins: 0, points: 10 },
+      [
+        { position: 1, user_id: 1, games: 1, games_wins: 1, points: 30 },
+        { position: 2, user_id: 2, games: 1, games_wins: 0, points: 10 },
+        { position: 3, user_id: 3, games: 1, games_wins: 0, points: 10 },
+        { position: 4, user_id: 4, games: 1, games_wins: 0, points: 10 },
+      ],
+    ],
+  );
+  const home = (await server.call('execute.games', { logged_in: 1 }, as(1))).body.result as any;
+  assert.deepEqual(
+    [home.top_week, home.seasonpass, home.missions.map((m: any) => m.rewarded)],
+    [{ top: { position: 1, games: 1, games_wins: 1, points: 30 } }, 0, [1, 1]],
+  );
   assert.match((await callOk(server, 'rooms.create', {}, as(2))).room_id, /^\d+$/, 'once the game is over, a room again');
   watcher.close();
 });

@@ -25,6 +25,7 @@ import { promocodeMoneyMigration } from './migrations/020_promocode_money.js';
 import { liveGamesMigration } from './migrations/022_live_games.js';
 import { roomsMigration } from './migrations/023_rooms.js';
 import { gameResultsMigration } from './migrations/024_game_results.js';
+import { missionsMigration } from './migrations/025_missions.js';
 import { sealStoredSecrets } from './sealed-secrets.js';
 
 /**
@@ -58,6 +59,7 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '022_live_games': liveGamesMigration(db.dialect),
     '023_rooms': roomsMigration(db.dialect),
     '024_game_results': gameResultsMigration(db.dialect),
+    '025_missions': missionsMigration(db.dialect),
   };
 }
 

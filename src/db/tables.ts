@@ -591,6 +591,38 @@ export interface RoomBansTable {
   user_id: number;
 }
 
+/** An operator's mission: a goal of the week (`play` or `win` `target` games) and its reward. */
+export interface MissionsTable {
+  mission_id: Generated<number>;
+  name: string;
+  goal: 'play' | 'win';
+  target: number;
+  /** `money`: `reward` units of the currency; `item`: one item of prototype `reward`. */
+  reward_type: 'money' | 'item';
+  reward: number;
+  active: number;
+  ts_created: number;
+}
+
+/** A player's count towards a mission in one week (`week`: Unix time of its Monday, 00:00 UTC). */
+export interface MissionProgressTable {
+  mission_id: number;
+  user_id: number;
+  week: number;
+  counter: number;
+  /** When the reward was given (Unix time); null until the target is reached. */
+  ts_rewarded: number | null;
+}
+
+/** A player's games, wins and experience in a period: `w<Monday's Unix time>` (a week) or `s<YYYY-MM>` (a season). */
+export interface GameStatsTable {
+  period: string;
+  user_id: number;
+  games: number;
+  wins: number;
+  xp: number;
+}
+
 export interface Tables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -642,4 +674,7 @@ export interface Tables {
   room_members: RoomMembersTable;
   room_invites: RoomInvitesTable;
   room_bans: RoomBansTable;
+  missions: MissionsTable;
+  mission_progress: MissionProgressTable;
+  game_stats: GameStatsTable;
 }

@@ -73,6 +73,18 @@ async function friendPage(services: Services, userId: number, options: { online:
   return friendsPage(services.db, userId, options);
 }
 
+/** A page of the user's friends as friends.get answers it (`{"count":…,"friends":[…]}`), their profiles as the viewer sees them. */
+export async function friendsJson(
+  services: Services,
+  userId: number,
+  viewerId: number | undefined,
+  options: { online: boolean; offset: number; count: number },
+): Promise<string> {
+  const { total, ids } = await friendPage(services, userId, options);
+  const friends = await profileTextsInOrder(services, ids, 'short', viewerId);
+  return `{"count":${total},"friends":[${friends.join(',')}]}`;
+}
+
 export const friendsGet = defineMethod({
   name: 'friends.get',
   summary: "Lists a user's friends",

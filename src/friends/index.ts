@@ -33,5 +33,6 @@ export async function startFriends(core: Core): Promise<FriendsRuntime> {
 }
 
 // What the other folders use of this one.
+export { friendsJson } from './friend-methods.js';
 export { addFriendRequest, blockUser, makeFriends, removeRelation, unblockUser } from './graph.js';
 export { Friendship, friendshipValues, isBlock } from './relations.js';

@@ -15,3 +15,5 @@ export { alreadyInGame, gameServerId, listLiveGames, liveGamesOf, startGame, typ
 export type { GameOptions } from './engine/index.js';
 // runtime.ts
 export { createGameRuntime, type GameRuntime } from './runtime.js';
+// hooks.ts
+export type { GameEndEffects, GameHooks, GameResult } from './hooks.js';

@@ -41,6 +41,7 @@ import {
 import { gameServerId, startGame } from './live.js';
 import type { GameClaim } from './token.js';
 import { type StoredPlayer } from './players.js';
+import type { GameEndEffects } from './hooks.js';
 
 const noGame = (gameId: number) => new ApiError(Code.NO_SUCH_GAME, `no game ${gameId}`);
 
@@ -94,9 +95,10 @@ export async function play(
   gameId: number,
   move: { userId: number; action: Action } | null,
 ): Promise<{ packets: Packet[] }> {
-  const { packets, first, counted } = await playInTransaction(services, gameId, move);
+  const { packets, first, counted, ended } = await playInTransaction(services, gameId, move);
   await services.game.feed.publish({ game_id: gameId, first, packets });
   if (counted.length > 0) await announceUsersChanged(services, counted);
+  if (ended) await services.hooks.game.announceGameEnded(services, ended);
   return { packets };
 }
 
@@ -105,7 +107,7 @@ async function playInTransaction(
   services: Services,
   gameId: number,
   move: { userId: number; action: Action } | null,
-): Promise<{ packets: Packet[]; first: number; counted: number[] }> {
+): Promise<{ packets: Packet[]; first: number; counted: number[]; ended?: GameEndEffects }> {
   return ownTransaction(services.db)(async (trx) => {
     const stored = await selectGameForUpdate(trx, gameId, services.db.dialect);
     if (!stored) throw noGame(gameId);
@@ -163,7 +165,15 @@ async function playInTransaction(
         seats: players,
         computers,
       });
-      return { packets, first, counted };
+      if (!counted) return { packets, first, counted: [] };
+      const ended = await services.hooks.game.gameEnded(services, trx, {
+        gameId,
+        tsEnd: now,
+        winner: game.winner!,
+        players: humans,
+        xp: counted.xp,
+      });
+      return { packets, first, counted: counted.accounts, ended };
     }
     return { packets, first, counted: [] };
   });
@@ -172,19 +182,19 @@ async function playInTransaction(
 /**
  * Counts the game's end in the caller's transaction, once: the results in the game, each
  * account's games, wins and xp, and in a rated game its rank points of the season and the rank
- * its profile shows. Answers the accounts whose profiles changed (none when the game was already
- * over).
+ * its profile shows. Answers the accounts whose profiles changed and the xp each earned, or
+ * nothing when the game was already over.
  */
 async function countGameEnd(
   services: Services,
   trx: Executor,
   gameId: number,
   end: { now: number; winner: number; packets: Packet[]; seats: number[]; computers: Set<number> },
-): Promise<number[]> {
+): Promise<{ accounts: number[]; xp: Map<number, number> } | undefined> {
   const { results, rated } = resultsOf(end.packets, end.seats, end.winner, end.computers);
   // In one order, so that two ends sharing players wait on each other rather than deadlock.
   const accounts = end.seats.filter((id) => !end.computers.has(id)).sort((a, b) => a - b);
-  if (!(await recordGameEnd(trx, gameId, { tsEnd: end.now, winner: end.winner, results, players: accounts }))) return [];
+  if (!(await recordGameEnd(trx, gameId, { tsEnd: end.now, winner: end.winner, results, players: accounts }))) return undefined;
   if (rated) {
     const { games } = services.config;
     const season = seasonAt(games, end.now);
@@ -200,7 +210,7 @@ async function countGameEnd(
       await writeShownRank(trx, userId, rankColumn(rankShown(standing, games.rankQualifyingGames))!);
     }
   }
-  return accounts;
+  return { accounts, xp: new Map(results.filter((r) => !end.computers.has(r.user_id)).map((r) => [r.user_id, r.xp])) };
 }
 
 /** Every packet of a game from its start, recomputed from its stored actions: a live game's to spectators with their delay. */

@@ -23,7 +23,7 @@ export async function startInventory(core: Core): Promise<InventoryRuntime> {
 // What the other folders use of this one.
 export { announceInventoriesChanged } from './answer-cache.js';
 export { gameEquipment, type EquippedGameCard, type GameEquipment } from './game-equipment.js';
-export { grantItems, revokeItem } from './grants.js';
+export { grantItems, insertGrantedItems, revokeItem } from './grants.js';
 export type { InvalidatedTrade } from './hooks.js';
 export { inventoryShownTo, mayReadInventory } from './privacy.js';
 export { OWNED } from './queries.js';

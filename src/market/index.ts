@@ -41,7 +41,7 @@ export function createMarket(): MarketRuntime {
 }
 
 // What the other folders use of this one.
-export { announceBalances, checkLedger, LEDGER_KINDS, payPromocodeMoney, type LedgerKind } from './ledger.js';
+export { announceBalances, checkLedger, LEDGER_KINDS, payMissionMoney, payPromocodeMoney, type LedgerKind } from './ledger.js';
 export { checkListings, checkMarket } from './checks.js';
 export { PlatformAccount } from './queries.js';
 export { unitsToKopecks } from './money.js';

@@ -22,6 +22,7 @@ export const LEDGER_KINDS = [
   'admin_grant',
   'admin_revoke',
   'refund',
+  'mission',
 ] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
@@ -129,6 +130,15 @@ export async function payPromocodeMoney(trx: Executor, userId: number, kopecks: 
   const balances = await transfer(trx, { ts: now, kind: 'promocode', reason: code }, [
     { account: userId, amount: kopecks, kind: 'promocode' },
     { account: PlatformAccount.ISSUE, amount: -kopecks, kind: 'promocode' },
+  ]);
+  return balances.get(userId)!;
+}
+
+/** A mission's money, in the caller's transaction (the one that counts the game completing it): the user's new balance. */
+export async function payMissionMoney(trx: Executor, userId: number, kopecks: number, reason: string, now: number): Promise<number> {
+  const balances = await transfer(trx, { ts: now, kind: 'mission', reason }, [
+    { account: userId, amount: kopecks, kind: 'mission' },
+    { account: PlatformAccount.ISSUE, amount: -kopecks, kind: 'mission' },
   ]);
   return balances.get(userId)!;
 }

@@ -40,3 +40,7 @@ export function createRooms(): RoomsRuntime {
     },
   };
 }
+
+// What the other folders use of this one.
+export { lobbyOf } from './list.js';
+export { RoomList } from './schemas.js';

@@ -213,6 +213,7 @@ export async function exportWorld(db: Database): Promise<World> {
   const usesOf = groupedBy(stored.promocodeUses, (use) => use.code);
   const chatState = stored.chatState;
   const recoveryCodesOf = groupedBy(stored.recoveryCodes, (code) => code.user_id);
+  const progressOf = groupedBy(stored.missionProgress, (p) => Number(p.mission_id));
 
   return {
     collections: stored.collections.map((c) => ({ collection_id: c.collection_id, title: c.title })),
@@ -277,6 +278,24 @@ export async function exportWorld(db: Database): Promise<World> {
       ts: Number(m.ts),
     })),
     market_freezes: stored.freezes.map((f) => ({ user_id: Number(f.user_id), ts: Number(f.ts), reason: f.reason })),
+    missions: stored.missions.map((m) => ({
+      mission_id: Number(m.mission_id),
+      name: m.name,
+      goal: m.goal,
+      target: Number(m.target),
+      reward_type: m.reward_type,
+      reward: Number(m.reward),
+      active: Number(m.active) === 1 ? 1 : 0,
+      ts_created: Number(m.ts_created),
+      progress: (progressOf.get(Number(m.mission_id)) ?? []).map((p) =>
+        compact({
+          user_id: Number(p.user_id),
+          week: Number(p.week),
+          counter: Number(p.counter),
+          ts_rewarded: p.ts_rewarded === null ? undefined : Number(p.ts_rewarded),
+        }),
+      ),
+    })),
     gchat: {
       status: {
         closed: chatState?.closed === 1,

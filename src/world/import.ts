@@ -25,8 +25,10 @@ import {
 } from './schema.js';
 import { type InvalidatedTrade, invalidateTradesHoldingAt } from '../trades/index.js';
 import { checkMarket } from '../market/index.js';
+import { MAX_MISSION_MONEY, weekOf } from '../missions/index.js';
 import {
   advanceSequences,
+  deleteMissionProgress,
   deleteItemsAndEquipment,
   deleteUnusedRecoveryCodes,
   raiseUsesToRedemptions,
@@ -339,6 +341,19 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
       problems.push(`${where}.uses: ${p.uses} is fewer than the ${redemptions} redemptions in used_by`);
   });
   problems.push(...marketProblems(world, user, proto, unique));
+  unique(world.missions, (m) => m.mission_id, 'missions', 'mission_id');
+  (world.missions ?? []).forEach((m, i) => {
+    const where = `missions[${i}]`;
+    if (m.reward_type === 'item') proto(m.reward, `${where}.reward`);
+    else if (m.reward > MAX_MISSION_MONEY) problems.push(`${where}.reward: money rewards are at most ${MAX_MISSION_MONEY} units`);
+    unique(m.progress, (p) => `${p.user_id} in week ${p.week}`, `${where}.progress`, 'user_id');
+    (m.progress ?? []).forEach((p, j) => {
+      user(p.user_id, `${where}.progress[${j}].user_id`);
+      if (weekOf(p.week * 1000) !== p.week) problems.push(`${where}.progress[${j}].week: ${p.week} is not a Monday at 00:00 UTC`);
+      if (p.ts_rewarded !== undefined && p.counter < m.target)
+        problems.push(`${where}.progress[${j}]: a reward given at ${p.counter} of the target ${m.target}`);
+    });
+  });
   return { problems, outside };
 }
 
@@ -993,6 +1008,44 @@ async function importApps(trx: Executor, world: World, now: number): Promise<voi
   await upsertKeeping(trx, 'oauth_apps', rows, ['app_id']);
 }
 
+/** Missions, each replacing a stored one with its id and, with it, its progress. */
+async function importMissions(trx: Executor, world: World, now: number): Promise<void> {
+  const missions = world.missions ?? [];
+  if (missions.length === 0) return;
+  await insertBatched(
+    trx,
+    'missions',
+    missions.map((m) => ({
+      mission_id: m.mission_id,
+      name: m.name,
+      goal: m.goal,
+      target: m.target,
+      reward_type: m.reward_type,
+      reward: m.reward,
+      active: m.active ?? 1,
+      ts_created: m.ts_created ?? now,
+    })),
+    upsert(['mission_id']),
+  );
+  await deleteMissionProgress(
+    trx,
+    missions.map((m) => m.mission_id),
+  );
+  await insertBatched(
+    trx,
+    'mission_progress',
+    missions.flatMap((m) =>
+      (m.progress ?? []).map((p) => ({
+        mission_id: m.mission_id,
+        user_id: p.user_id,
+        week: p.week,
+        counter: p.counter,
+        ts_rewarded: p.ts_rewarded ?? null,
+      })),
+    ),
+  );
+}
+
 /**
  * Private messages of the file, each replacing a stored one with its id, with their places in
  * the timeline; then every conversation's newest message and unread count are made to agree.
@@ -1116,6 +1169,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       await importRelations(trx, world, now);
       await importPromocodes(trx, world, now);
       await importApps(trx, world, now);
+      await importMissions(trx, world, now);
       await importTrades(trx, world, now);
       await importChat(trx, world, now, replace);
       await importPrivateMessages(trx, world, now);

@@ -48,6 +48,8 @@ export async function readStoredWorld(db: Executor) {
     listings: db.selectFrom('market_listings').selectAll().orderBy('listing_id').execute(),
     sales: db.selectFrom('market_sales').selectAll().orderBy('sale_id').execute(),
     freezes: db.selectFrom('market_freezes').selectAll().orderBy('user_id').execute(),
+    missions: db.selectFrom('missions').selectAll().orderBy('mission_id').execute(),
+    missionProgress: db.selectFrom('mission_progress').selectAll().orderBy('mission_id').orderBy('week').orderBy('user_id').execute(),
   });
 }
 
@@ -91,6 +93,8 @@ export async function insertBatched<T extends keyof Tables & string>(
  * (consents, codes) goes with the players.
  */
 const WORLD_TABLES = [
+  'mission_progress',
+  'missions',
   'oauth_codes',
   'oauth_consents',
   'im_dialogs',
@@ -130,6 +134,15 @@ const WORLD_TABLES = [
   'users',
 ] as const;
 
+/** Removes the stored progress of the missions. */
+export async function deleteMissionProgress(trx: Executor, missionIds: number[]): Promise<void> {
+  for (let i = 0; i < missionIds.length; i += 1000)
+    await trx
+      .deleteFrom('mission_progress')
+      .where('mission_id', 'in', missionIds.slice(i, i + 1000))
+      .execute();
+}
+
 /** Empties every table of the world. */
 export async function emptyWorldTables(trx: Executor): Promise<void> {
   for (const table of WORLD_TABLES) await trx.deleteFrom(table).execute();
@@ -154,6 +167,7 @@ export async function advanceSequences(trx: Executor, dialect: DialectName): Pro
     ['ledger_entries', 'entry_id'],
     ['market_listings', 'listing_id'],
     ['market_sales', 'sale_id'],
+    ['missions', 'mission_id'],
   ] as const) {
     const sequence = sql`pg_get_serial_sequence(${table}, ${column})`;
     const pastStored = sql`(select coalesce(max(${sql.ref(column)}), 0) + 1 from ${sql.table(table)})`;

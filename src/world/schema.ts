@@ -402,6 +402,39 @@ export const WorldOauthApp = Type.Object(
   { additionalProperties: false },
 );
 
+/** A player's count towards a mission in one week. */
+export const WorldMissionProgress = Type.Object(
+  {
+    user_id: Id,
+    /** The week: Unix time of its Monday, 00:00 UTC. */
+    week: Uint,
+    counter: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+    /** When the week's reward was given (Unix time); absent: not yet (it needs counter to reach the target). */
+    ts_rewarded: Type.Optional(Uint),
+  },
+  { additionalProperties: false },
+);
+
+/** An operator's mission of the week, with the players' progress. */
+export const WorldMission = Type.Object(
+  {
+    mission_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+    name: Text({ minLength: 1, maxLength: 100 }),
+    goal: Type.Union([Type.Literal('play'), Type.Literal('win')]),
+    target: Type.Integer({ minimum: 1, maximum: 1000 }),
+    /** money: `reward` whole units of the currency (at most 1,000,000); item: one item of prototype `reward`. */
+    reward_type: Type.Union([Type.Literal('money'), Type.Literal('item')]),
+    reward: Id,
+    /** Default 1. */
+    active: Type.Optional(Bit),
+    /** Default: the time of the import. */
+    ts_created: Type.Optional(Uint),
+    /** Replaces the stored mission's progress; default none. */
+    progress: Type.Optional(Type.Array(WorldMissionProgress)),
+  },
+  { additionalProperties: false },
+);
+
 export const World = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
@@ -424,6 +457,7 @@ export const World = Type.Object(
     listings: Type.Optional(Type.Array(WorldListing)),
     market_sales: Type.Optional(Type.Array(WorldSale)),
     market_freezes: Type.Optional(Type.Array(WorldMarketFreeze)),
+    missions: Type.Optional(Type.Array(WorldMission)),
     gchat: Type.Optional(
       Type.Object(
         { status: Type.Optional(WorldChatStatus), messages: Type.Optional(Type.Array(WorldChatMessage)) },
