@@ -11,3 +11,4 @@ export { MessageIds } from './message-id.js';
 export type { SystemMessageFields } from './messages.js';
 export { deleteMessage, postSystemMessage, setChatStatus } from './moderation.js';
 export { lockChatWriters } from './queries.js';
+export { readChatSettings } from './runtime.js';

@@ -24,6 +24,7 @@ import { oauthMigration } from './migrations/019_oauth.js';
 import { promocodeMoneyMigration } from './migrations/020_promocode_money.js';
 import { liveGamesMigration } from './migrations/022_live_games.js';
 import { roomsMigration } from './migrations/023_rooms.js';
+import { auditTargetMigration } from './migrations/027_audit_target.js';
 import { sealStoredSecrets } from './sealed-secrets.js';
 
 /**
@@ -56,6 +57,7 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '020_promocode_money': promocodeMoneyMigration(),
     '022_live_games': liveGamesMigration(db.dialect),
     '023_rooms': roomsMigration(db.dialect),
+    '027_audit_target': auditTargetMigration(db.dialect),
   };
 }
 
