@@ -209,6 +209,7 @@ const SECRET = /password|secret|token|captcha|admin_key|^(code|promocode)$/i;
 function everyAdminCall(now: number): { method: string; params: Record<string, unknown>; reads?: true }[] {
   return [
     { method: 'admin.getUser', params: { user_id: 1 }, reads: true },
+    { method: 'admin.searchUsers', params: { query: 'bo' }, reads: true },
     { method: 'admin.createUser', params: { email: 'dave@example.com', password: 'a long enough password', nick: 'Dave' } },
     { method: 'admin.updateUser', params: { user_id: 2, nick: 'Robert', password: 'another long password' } },
     { method: 'admin.setTotp', params: { user_id: 3 } },
@@ -229,6 +230,7 @@ function everyAdminCall(now: number): { method: string; params: Record<string, u
     { method: 'admin.addFriendRequest', params: { user_id: 1, other_user_id: 3 } },
     { method: 'admin.block', params: { user_id: 3, other_user_id: 2 } },
     { method: 'admin.unblock', params: { user_id: 3, other_user_id: 2 } },
+    { method: 'admin.getChatStatus', params: {}, reads: true },
     { method: 'admin.setChatStatus', params: { closed: 1, slowmode: 1 } },
     { method: 'admin.deleteMessage', params: { msg_id: 'm-audit-1' } },
     { method: 'admin.postSystemMessage', params: { type: 4, user_id: 1, item_proto_ids: '100,101' } },

@@ -29,6 +29,11 @@ async function writeEarlyData(db: Database, levels: string[]): Promise<void> {
   await sql`insert into items (user_id, item_proto_id, type, quality_id, ts_owned, state, ended_at) values (1, 101, 0, 1, 1500, 'revoked', 1600)`.execute(
     k,
   );
+  // Admin calls recorded before the audit log named their targets (027_audit_target).
+  for (const params of ['{"user_id":1}', '{"user_id":"2","reason":"x"}', '{"user_id":"bob"}', '{"user_id":0}', '{"count":5}'])
+    await sql`insert into audit_log (ts, key_fingerprint, ip, action, params, result_code) values (1000, 'k', '127.0.0.1', 'admin.early', ${params}, 0)`.execute(
+      k,
+    );
 }
 
 const names = Object.keys(migrationsFor({ dialect: DB_KIND } as Database));
@@ -72,6 +77,12 @@ for (const [index, level] of names.slice(0, -1).entries()) {
         assert.equal(inventory.code, 0, JSON.stringify(inventory));
         assert.equal(inventory.data.count, 12, 'the owned items, not the revoked one');
         assert.ok(inventory.data.things.every((t: { item_proto_id: number }) => t.item_proto_id === 101));
+        const audit = await server.db.kysely.selectFrom('audit_log').select('target').orderBy('audit_id').execute();
+        assert.deepEqual(
+          audit.map((row) => row.target),
+          ['user:1', 'user:2', null, null, null],
+          'entries that named a user by id carry it as their target',
+        );
       } finally {
         await server.close();
       }

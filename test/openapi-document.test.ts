@@ -111,6 +111,8 @@ const REFERENCE_METHODS = [
 ];
 const OUR_METHODS = [
   'inventory.open',
+  'inventory.equip',
+  'inventory.unequip',
   'im.delete',
   'auth.signout',
   'account.setPrivacy',
@@ -137,6 +139,8 @@ const OUR_METHODS = [
 ];
 const ADMIN_METHODS = [
   'admin.getUser',
+  'admin.searchUsers',
+  'admin.getChatStatus',
   'admin.createUser',
   'admin.updateUser',
   'admin.setTotp',

@@ -59,7 +59,16 @@ test(
       assert.ok(!kept.includes(ADMIN_KEY), 'the key is never kept beyond the tab');
 
       // A user: found by nick, money and items granted, a role, a mute the player meets.
-      await operator.getByLabel('Nick, domain or id', { exact: true }).fill('Bob');
+      // Found by the start of a nick (both), then by e-mail address (one).
+      const search = operator.getByLabel('Nick, domain, e-mail or id', { exact: true });
+      await search.fill('b');
+      await operator.getByRole('button', { name: 'Find' }).click();
+      await operator.getByText('Something in the form is not right').waitFor(WAIT);
+      await search.fill('Al');
+      await operator.getByRole('button', { name: 'Find' }).click();
+      await operator.getByRole('link', { name: 'Alice (#1)' }).waitFor(WAIT);
+      await operator.getByText('In all: 1').waitFor(WAIT);
+      await search.fill('BOB@example.com');
       await operator.getByRole('button', { name: 'Find' }).click();
       await operator.getByRole('link', { name: 'Bob (#2)' }).click();
       await operator.getByRole('heading', { name: 'Bob (#2)' }).waitFor(WAIT);
@@ -83,6 +92,10 @@ test(
       await operator.getByRole('button', { name: 'Mute', exact: true }).click();
       await operator.getByText('Done: Mute.').waitFor(WAIT);
       await operator.getByText(/muted until/).waitFor(WAIT);
+      // The account's own audit: what was done to it, newest first, read again after each action.
+      const trail = operator.getByRole('region', { name: 'Audit of actions on this account' });
+      await trail.getByText('admin.muteUser → user:2').waitFor(WAIT);
+      await trail.getByText('admin.grantMoney → user:2').waitFor(WAIT);
       await bob.getByLabel('Message', { exact: true }).fill('am I muted?');
       await bob.getByRole('button', { name: 'Send' }).click();
       await bob.getByText('You are muted and cannot write in the chat for now.').waitFor(WAIT);
@@ -97,6 +110,7 @@ test(
 
       // The chat: a message deleted leaves the player's page live; modes.
       await operator.getByRole('link', { name: 'Chat', exact: true }).click();
+      await operator.getByText('Now: open, no restriction; slow-mode interval 10 s.').waitFor(WAIT);
       await operator.getByRole('button', { name: 'Delete: a rude remark' }).click();
       await operator.getByText(/^Done: Delete/).waitFor(WAIT);
       await bob
@@ -106,6 +120,11 @@ test(
       await operator.getByRole('checkbox', { name: 'Slow mode' }).check();
       await operator.getByRole('button', { name: 'Apply' }).click();
       await operator.getByText('Done: Chat modes.').waitFor(WAIT);
+      await operator.getByText('Now: Slow mode; slow-mode interval 10 s.').waitFor(WAIT);
+      // Read again from the server: the console shows what is set, not what it sent.
+      await operator.reload(WAIT);
+      await operator.getByText('Now: Slow mode; slow-mode interval 10 s.').waitFor(WAIT);
+      assert.equal(await operator.getByRole('checkbox', { name: 'Slow mode' }).isChecked(), true);
       problems.push(...(await accessibilityProblems(operator)));
 
       // Private messages: read and deleted.
@@ -148,10 +167,21 @@ test(
       await operator.getByLabel('Method (e.g. admin.banUser)', { exact: true }).fill('admin.banUser');
       await operator.getByRole('button', { name: 'Filter' }).click();
       await operator.getByText('In all: 1').waitFor(WAIT);
-      const actions = ok(await server.call('admin.auditLog', { count: 100 }, { headers: { 'x-admin-key': ADMIN_KEY } })).entries.map(
-        (entry: { action: string }) => entry.action,
-      );
+      // By what was acted on, with the method and alone.
+      await operator.getByLabel('Acted on (e.g. user:2, item:17)', { exact: true }).fill('user:1');
+      await operator.getByRole('button', { name: 'Filter' }).click();
+      await operator.getByText('Nothing here.').waitFor(WAIT);
+      await operator.getByLabel('Method (e.g. admin.banUser)', { exact: true }).fill('');
+      await operator.getByLabel('Acted on (e.g. user:2, item:17)', { exact: true }).fill('item:1');
+      await operator.getByRole('button', { name: 'Filter' }).click();
+      await operator.getByText('admin.cancelListing → item:1').waitFor(WAIT);
+      await operator.getByText('In all: 1').waitFor(WAIT);
+      const actions = (await server.db.kysely.selectFrom('audit_log').select('action').distinct().execute()).map((row) => row.action);
       for (const action of [
+        'admin.searchUsers',
+        'admin.getUser',
+        'admin.getChatStatus',
+        'admin.auditLog',
         'admin.grantMoney',
         'admin.grantItems',
         'admin.updateUser',

@@ -106,6 +106,31 @@ test(
       await player!.getByRole('button', { name: 'Star Case: Details' }).waitFor({ ...WAIT, state: 'detached' });
       assert.equal(await player!.getByRole('button', { name: 'Shiny Card: Details' }).count(), 2);
 
+      // Equip one Shiny Card on the classic board: shown as equipped, and kept out of the trade below.
+      await player!.getByRole('button', { name: 'Shiny Card: Details' }).first().click();
+      await player!.getByLabel('Board', { exact: true }).selectOption('classic');
+      await player!.getByRole('button', { name: 'Equip', exact: true }).click();
+      await player!.getByText('Equipped: Shiny Card').waitFor(WAIT);
+      await player!.getByText('Equipped: on the classic board').waitFor(WAIT);
+      await player!.getByRole('button', { name: 'Shiny Card (Equipped): Details' }).waitFor(WAIT);
+      assert.equal(await player!.getByRole('button', { name: 'Shiny Card: Details' }).count(), 1);
+      problems.push(...(await accessibilityProblems(player!)));
+      const playerId = (await callOk(server, 'users.search', { query: 'Newcomer' })).users[0].user_id;
+      const playerItems = await callOk(server, 'inventory.get', { user_id: playerId, add_legacy: 0 });
+      const shinyIds = playerItems.items
+        .filter((item: { title: string }) => item.title === 'Shiny Card')
+        .map((i: { item_id: number }) => i.item_id);
+      const equipped = (
+        await server.db.kysely
+          .selectFrom('equipped')
+          .select(['item_id', 'slot', 'game', 'monopoly_id'])
+          .where('user_id', '=', playerId)
+          .execute()
+      ).map((row) => ({ ...row, item_id: Number(row.item_id), monopoly_id: Number(row.monopoly_id) }));
+      assert.equal(equipped.length, 1);
+      assert.ok(shinyIds.includes(equipped[0]!.item_id));
+      assert.deepEqual({ ...equipped[0], item_id: 0 }, { item_id: 0, slot: 'cards', game: 'classic', monopoly_id: 1 });
+
       // A trade offer the trader, watching the incoming list, sees arrive and accepts.
       await trader!.getByRole('link', { name: 'Trades' }).click();
       await trader!.getByText('No trades here.').waitFor(WAIT);
@@ -127,6 +152,14 @@ test(
         traderItems.items.map((item: { title: string }) => item.title),
         ['Shiny Card'],
       );
+      // The equipped card stayed; taken off, it is free again.
+      await player!.getByRole('link', { name: 'Inventory' }).click();
+      await player!.getByRole('button', { name: 'Shiny Card (Equipped): Details' }).click();
+      await player!.getByRole('button', { name: 'Take off' }).click();
+      await player!.getByText('Taken off: Shiny Card').waitFor(WAIT);
+      await player!.getByRole('button', { name: 'Shiny Card: Details' }).waitFor(WAIT);
+      assert.equal(await player!.getByRole('button', { name: 'Shiny Card (Equipped): Details' }).count(), 0);
+      assert.deepEqual(await server.db.kysely.selectFrom('equipped').select('item_id').where('user_id', '=', playerId).execute(), []);
 
       // The global chat, live both ways.
       await trader!.getByRole('link', { name: 'Home' }).click();

@@ -3,7 +3,7 @@ import { defineMethod, type AnyMethod } from '../api/method.js';
 import { P } from '../api/params.js';
 import { badParam } from '../api/errors.js';
 import { Strict } from '../api/schema-types.js';
-import { deleteMessage, postSystemMessage, setChatStatus } from '../chat/index.js';
+import { deleteMessage, postSystemMessage, readChatSettings, setChatStatus } from '../chat/index.js';
 import { requireUser } from '../users/index.js';
 import { ChatStatusResult } from './schemas.js';
 
@@ -23,6 +23,24 @@ type SystemFields = {
 };
 
 export const chatMethods: AnyMethod[] = [
+  defineMethod({
+    auth: 'admin',
+    extension: true,
+    name: 'admin.getChatStatus',
+    summary: "Read the global chat's modes: closed, slow mode and its interval, emote-only",
+    description:
+      'The modes as stored, the same answer admin.setChatStatus gives after a change: what gchat.get shows players as `status`, and the slow-mode interval it does not show.',
+    params: P.object({}),
+    result: ChatStatusResult,
+    handler: async ({ services }) => {
+      const settings = await readChatSettings(services);
+      return {
+        status: { closed: settings.closed, slowmode: settings.slowmode, emoteonly: settings.emoteonly },
+        slowmode_interval: settings.slowmode_interval,
+      };
+    },
+  }),
+
   defineMethod({
     auth: 'admin',
     extension: true,

@@ -1,5 +1,5 @@
-import type { Insertable, Selectable } from 'kysely';
-import type { Executor } from '../db/connection.js';
+import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely';
+import type { Database, Executor } from '../db/connection.js';
 import type { AuditLogTable, DrawsTable, ItemProtosTable, UsersTable } from '../db/tables.js';
 
 const ACCOUNT_COLUMNS = [
@@ -36,6 +36,40 @@ export async function loadAccount(executor: Executor, userId: number): Promise<A
   return executor.selectFrom('users').select(ACCOUNT_COLUMNS).where('user_id', '=', userId).executeTakeFirst();
 }
 
+/** What an operator's search compares: an id, an e-mail address's lookup key, the start of a nick or domain (lower case). */
+export interface AccountQuery {
+  userId?: number;
+  email?: string;
+  /** Start of a nick or domain, as users.search compares it. */
+  prefix?: RawBuilder<boolean>;
+}
+
+/** A page of the accounts that match any part of the query, by nick (ties: by id), and how many match in all. */
+export async function searchAccounts(
+  db: Database,
+  query: AccountQuery,
+  window: { offset: number; count: number },
+): Promise<{ total: number; rows: AccountRow[] }> {
+  const matches = db.kysely.selectFrom('users').where((eb) => {
+    const any = [];
+    if (query.userId !== undefined) any.push(eb('user_id', '=', query.userId));
+    if (query.email !== undefined) any.push(eb('email', '=', query.email));
+    if (query.prefix !== undefined) any.push(query.prefix);
+    return any.length > 0 ? eb.or(any) : sql<boolean>`1 = 0`;
+  });
+  const { n } = await matches.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const total = Number(n);
+  if (window.count === 0 || window.offset >= total) return { total, rows: [] };
+  const rows = await matches
+    .select(ACCOUNT_COLUMNS)
+    .orderBy('nick_lower')
+    .orderBy('user_id')
+    .limit(window.count)
+    .offset(window.offset)
+    .execute();
+  return { total, rows };
+}
+
 /** Whether an account other than `exceptUserId` has this e-mail address or domain. */
 export async function isTaken(db: Executor, column: 'email' | 'domain', value: string, exceptUserId?: number): Promise<boolean> {
   let query = db.selectFrom('users').select('user_id').where(column, '=', value);
@@ -59,16 +93,20 @@ export async function deleteRecoveryCodes(trx: Executor, userId: number): Promis
   await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
 }
 
-/** A page of the audit log, newest first, and how many entries there are; of one action when given. */
+/** A page of the audit log, newest first, and how many entries there are; of one action, of one target, when given. */
 export async function auditPage(
   db: Executor,
-  page: { action?: string; offset: number; count: number },
+  page: { action?: string; target?: string; offset: number; count: number },
 ): Promise<{ total: number; entries: Selectable<AuditLogTable>[] }> {
   let rows = db.selectFrom('audit_log').selectAll();
   let total = db.selectFrom('audit_log').select((eb) => eb.fn.countAll<number | string>().as('n'));
   if (page.action !== undefined) {
     rows = rows.where('action', '=', page.action);
     total = total.where('action', '=', page.action);
+  }
+  if (page.target !== undefined) {
+    rows = rows.where('target', '=', page.target);
+    total = total.where('target', '=', page.target);
   }
   const [entries, counted] = await Promise.all([
     rows.orderBy('audit_id', 'desc').offset(page.offset).limit(page.count).execute(),

@@ -81,6 +81,12 @@ export const AuditEntrySchema = Type.Object(
       description:
         'the code the call answered (0: the action was carried out); -1 only in entries written by earlier versions, which recorded a call before running it: its outcome is unknown',
     }),
+    target: Type.Optional(
+      Type.String({
+        description:
+          'what the call acted on, `<kind>:<id>`, read from its parameters (the first of user_id, item_id, thing_id, trade_id, listing_id, msg_id, app_id, item_proto_id, case_item_proto_id, collection_id that it names): `user:2`, `item:17`, `message:abc`; absent when they name none (and in entries written before this field existed, unless they named a user by a plain id)',
+      }),
+    ),
   },
   { ...Strict, $id: 'AuditEntry' },
 );

@@ -7,8 +7,20 @@ import { badParam } from '../api/errors.js';
 import { nowSeconds } from '../services.js';
 import { revokeAllSessions } from '../auth/index.js';
 import { accountObject, createAccount, requireAccount, setAccountState, updateAccount, type ProfileChanges } from './accounts.js';
-import { type Rank, RANK_KINDS, type RankKind, requireUser } from '../users/index.js';
-import { AccountResult, TotpResult, UserIdResult } from './schemas.js';
+import {
+  emailLookupKey,
+  MAX_LIST_COUNT,
+  nickKey,
+  nickOrDomainStarts,
+  type Rank,
+  RANK_KINDS,
+  type RankKind,
+  requireUser,
+} from '../users/index.js';
+import { searchAccounts, type AccountQuery } from './queries.js';
+import { AccountResult, AdminAccount, TotpResult, UserIdResult } from './schemas.js';
+import { Type } from '@sinclair/typebox';
+import { Strict, Uint } from '../api/schema-types.js';
 
 const TOTP_ISSUER = 'game-platform';
 
@@ -102,7 +114,52 @@ function profileOf(params: Omit<ProfileChanges, 'rank' | 'gender'> & { gender?: 
 /** The latest end of a mute, 9999-12-31T23:59:59Z: a later end means nothing more, and world files could not hold it. */
 const LATEST_MUTE_END = 253_402_300_799;
 
+/** Characters an operator's search may hold: an e-mail address at its longest. */
+export const ACCOUNT_QUERY_MAX = 254;
+/** Characters a nick or domain start needs, as users.search asks. */
+const PREFIX_MIN = 2;
+
+/**
+ * What an operator's query compares: digits are an id (and the start of a nick or domain), a
+ * text with `@` an e-mail address (exactly, as sign-in looks it up), anything else of at least
+ * two characters the start of a nick or domain, in any case.
+ */
+function accountQuery(db: Parameters<typeof nickOrDomainStarts>[0], raw: string): AccountQuery {
+  const text = raw.trim().replace(/\s+/g, ' ');
+  if (text === '') throw badParam('query', 'must not be empty');
+  const query: AccountQuery = {};
+  if (/^\d{1,15}$/.test(text) && Number(text) > 0) query.userId = Number(text);
+  if (text.includes('@')) query.email = emailLookupKey(text);
+  else if ([...text].length >= PREFIX_MIN) query.prefix = nickOrDomainStarts(db, nickKey(text));
+  if (query.userId === undefined && query.email === undefined && query.prefix === undefined)
+    throw badParam('query', `must be an id, an e-mail address or at least ${PREFIX_MIN} characters of a nick or domain`);
+  return query;
+}
+
 export const userMethods: AnyMethod[] = [
+  defineMethod({
+    auth: 'admin',
+    extension: true,
+    name: 'admin.searchUsers',
+    summary: 'Find accounts by id, nick, domain or e-mail address, blocked ones included',
+    description:
+      'One query matches any of: the id (digits), the e-mail address (a query with `@`, compared as sign-in compares it: the whole address, the domain in any case), the start of the nick or the domain in any case (at least two characters; white space inside counts as one space; `%` and `_` are plain characters). ' +
+      'Globally blocked accounts and bots are found too. The accounts in the form admin.getUser answers, by nick (ties: by id); `count` is how many match in all.',
+    params: P.object({
+      query: P.string({ maxLength: ACCOUNT_QUERY_MAX, description: 'an id, an e-mail address, or the start of a nick or domain' }),
+      offset: P.optional(P.uint({ default: 0, description: 'accounts to skip' })),
+      count: P.optional(P.uint({ default: 20, tooMany: MAX_LIST_COUNT, description: `accounts to return; at most ${MAX_LIST_COUNT}` })),
+    }),
+    result: Type.Object({ count: Uint, users: Type.Array(AdminAccount) }, Strict),
+    handler: async ({ services }, params) => {
+      const { total, rows } = await searchAccounts(services.db, accountQuery(services.db, params.query), {
+        offset: params.offset!,
+        count: params.count!,
+      });
+      return { count: total, users: rows.map(accountObject) };
+    },
+  }),
+
   defineMethod({
     auth: 'admin',
     extension: true,

@@ -73,6 +73,40 @@ export function auditParams(raw: Record<string, unknown>): Record<string, unknow
   return out;
 }
 
+/**
+ * The parameters that name what an admin call acts on, most telling first, with the kind the
+ * audit log's `target` gives it: `user:2`, `item:17`, `message:abc`, `app:3`, …. A promo code is
+ * a secret (see infra/redact.ts), so it is never a target.
+ */
+const TARGET_PARAMS: [name: string, kind: string][] = [
+  ['user_id', 'user'],
+  ['item_id', 'item'],
+  ['thing_id', 'item'],
+  ['trade_id', 'trade'],
+  ['listing_id', 'listing'],
+  ['msg_id', 'message'],
+  ['app_id', 'app'],
+  ['item_proto_id', 'proto'],
+  ['case_item_proto_id', 'proto'],
+  ['collection_id', 'collection'],
+];
+/** Longest id a target keeps; longer values name nothing a call could act on. */
+const MAX_TARGET_ID = 100;
+
+/** What an admin call acts on, `<kind>:<id>`, from its parameters as sent; undefined when they name nothing. */
+export function auditTarget(raw: Record<string, unknown>): string | undefined {
+  for (const [name, kind] of TARGET_PARAMS) {
+    const value = raw[name];
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return `${kind}:${value}`;
+    if (typeof value !== 'string') continue;
+    const text = value.trim();
+    if (text === '' || text.length > MAX_TARGET_ID) continue;
+    // Ids sent as text (a query string, a form) are the same target as the number.
+    return `${kind}:${/^\d{1,15}$/.test(text) ? String(Number(text)) : text}`;
+  }
+  return undefined;
+}
+
 /** The code a call answers when `error` ends it. */
 function answeredCode(error: unknown): number {
   return error instanceof ApiError ? error.code : Code.INTERNAL;
@@ -121,6 +155,7 @@ class AuditedAction {
       action: call.action,
       params: JSON.stringify(auditParams(call.params)),
       result_code: resultCode,
+      target: auditTarget(call.params) ?? null,
     });
   }
 }

@@ -12,3 +12,4 @@ export type { SystemMessageFields } from './messages.js';
 export { deleteMessage, postSystemMessage, setChatStatus } from './moderation.js';
 export { lockChatWriters } from './queries.js';
 export { GchatGetResult } from './schemas.js';
+export { readChatSettings } from './runtime.js';

@@ -26,6 +26,7 @@ import { liveGamesMigration } from './migrations/022_live_games.js';
 import { roomsMigration } from './migrations/023_rooms.js';
 import { gameResultsMigration } from './migrations/024_game_results.js';
 import { missionsMigration } from './migrations/025_missions.js';
+import { auditTargetMigration } from './migrations/027_audit_target.js';
 import { sealStoredSecrets } from './sealed-secrets.js';
 
 /**
@@ -60,6 +61,7 @@ export function migrationsFor(db: Database): Record<string, Migration> {
     '023_rooms': roomsMigration(db.dialect),
     '024_game_results': gameResultsMigration(db.dialect),
     '025_missions': missionsMigration(db.dialect),
+    '027_audit_target': auditTargetMigration(db.dialect),
   };
 }
 

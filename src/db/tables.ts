@@ -257,6 +257,8 @@ export interface AuditLogTable {
   /** JSON object, secrets removed */
   params: string;
   result_code: number;
+  /** What the call acted on, `<kind>:<id>` (e.g. `user:2`), from its parameters; null when they name nothing. */
+  target: string | null;
 }
 
 export interface TradesTable {

@@ -3,11 +3,12 @@ import type { Core, Runtime } from '../services.js';
 import { inventoryCraft } from './craft.js';
 import { inventoryGet } from './get.js';
 import { inventoryOpen } from './open-method.js';
+import { inventoryEquip, inventoryUnequip } from './equip.js';
 import { attachInventoryAnswerCache, type InventoryAnswerCache } from './answer-cache.js';
 
 export const inventoryDomain: Domain = {
   name: 'inventory',
-  methods: [inventoryGet, inventoryCraft, inventoryOpen],
+  methods: [inventoryGet, inventoryCraft, inventoryOpen, inventoryEquip, inventoryUnequip],
 };
 
 export interface InventoryRuntime extends Runtime {

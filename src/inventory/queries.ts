@@ -467,3 +467,69 @@ export async function recordDraw(executor: Executor, draw: Insertable<DrawsTable
       ${draw.key_item_id ?? null}, ${draw.key_item_proto_id ?? null}, ${draw.result_item_ids}, ${draw.result_item_proto_ids},
       ${draw.odds_version}, ${draw.odds}, ${draw.request_id ?? null}, ${draw.answer})`.execute(executor);
 }
+
+/** An item as equipping reads it: its owner, state and prototype, and where it is equipped. */
+export interface EquipInput {
+  item_id: number;
+  user_id: number;
+  item_proto_id: number;
+  state: string;
+  slot: string | null;
+  game: string | null;
+}
+
+/**
+ * Locks the user's row until the transaction ends (on PostgreSQL; SQLite runs one write
+ * transaction at a time), so that one user's equips and unequips run one after the other and
+ * a slot never ends up holding two items.
+ */
+export async function lockEquipment(trx: Executor, dialect: DialectName, userId: number): Promise<void> {
+  if (dialect === 'postgres') await sql`select user_id from users where user_id = ${userId} for update`.execute(trx);
+}
+
+/** The item and where it is equipped; on PostgreSQL its row is locked until the transaction ends. */
+export async function readEquipInput(trx: Executor, dialect: DialectName, itemId: number): Promise<EquipInput | undefined> {
+  const lock = dialect === 'postgres' ? sql` for update of items` : sql``;
+  const { rows } = await sql<EquipInput>`
+    select items.item_id, items.user_id, items.item_proto_id, items.state, equipped.slot, equipped.game
+    from items left join equipped on equipped.item_id = items.item_id
+    where items.item_id = ${itemId}${lock}`.execute(trx);
+  return rows[0];
+}
+
+/** The user's items equipped in one slot: of a board (game), or on the profile (game null); `current` when still theirs and owned. */
+export async function equippedInSlot(
+  trx: Executor,
+  userId: number,
+  slot: string,
+  game: string | null,
+): Promise<{ item_id: number; item_proto_id: number; current: boolean }[]> {
+  let query = trx
+    .selectFrom('equipped')
+    .innerJoin('items', 'items.item_id', 'equipped.item_id')
+    .select(['equipped.item_id', 'items.item_proto_id', 'items.user_id', 'items.state'])
+    .where('equipped.user_id', '=', userId)
+    .where('equipped.slot', '=', slot as 'cards')
+    .orderBy('equipped.item_id');
+  query = game === null ? query.where('equipped.game', 'is', null) : query.where('equipped.game', '=', game);
+  const rows = await query.execute();
+  // A row of an item that has left the user since (no writer leaves one, world files may) holds no place.
+  return rows.map((row) => ({
+    item_id: row.item_id,
+    item_proto_id: row.item_proto_id,
+    current: Number(row.user_id) === userId && row.state === 'owned',
+  }));
+}
+
+export async function insertEquipped(
+  trx: Executor,
+  row: {
+    item_id: number;
+    user_id: number;
+    slot: 'cards' | 'generator' | 'joke' | 'badge';
+    game: string | null;
+    monopoly_id: number | null;
+  },
+): Promise<void> {
+  await trx.insertInto('equipped').values(row).execute();
+}

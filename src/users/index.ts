@@ -51,7 +51,7 @@ export {
   requireUser,
   shownProfile,
 } from './profiles.js';
-export { BANNED, NOT_BANNED, storedUserIds } from './queries.js';
+export { BANNED, NOT_BANNED, nickOrDomainStarts, storedUserIds } from './queries.js';
 export { Rank, RANK_KINDS, rankColumn, storedRank, WorldRank } from './rank.js';
 export type { RankKind } from './rank.js';
 export {
@@ -67,4 +67,4 @@ export {
   PASSWORD_RULE,
 } from './rules.js';
 export { UserEither, UserFull, UserInactive, UserRelated, UserShort } from './schemas.js';
-export { nickColumns } from './search-keys.js';
+export { nickColumns, nickKey } from './search-keys.js';

@@ -109,17 +109,23 @@ export function prefixEnd(prefix: string): string | undefined {
  * LIKE says the same exactly, whatever the range's edges.
  */
 export function searchMatches(services: Pick<Services, 'db'>, key: string) {
+  return services.db.kysely.selectFrom('users').where('global_ban', '=', NOT_BANNED).where(nickOrDomainStarts(services.db, key));
+}
+
+/**
+ * The condition that a user's nick or domain starts with `key` (lower case, see nickKey), each
+ * side one range of its index, as searchMatches uses it; for operators, who find blocked
+ * accounts too.
+ */
+export function nickOrDomainStarts(db: Pick<Database, 'dialect'>, key: string): RawBuilder<boolean> {
   const end = prefixEnd(key);
   const pattern = `${escapeLike(key)}%`;
   const startsWith = (column: RawBuilder<unknown>) =>
     end === undefined
       ? sql`(${column} >= ${key} and ${column} like ${pattern} escape '\\')`
       : sql`(${column} >= ${key} and ${column} < ${end} and ${column} like ${pattern} escape '\\')`;
-  const domain = services.db.dialect === 'postgres' ? sql`lower(domain) collate "C"` : sql`lower(domain)`;
-  return services.db.kysely
-    .selectFrom('users')
-    .where('global_ban', '=', NOT_BANNED)
-    .where(sql<boolean>`(${startsWith(sql`nick_lower`)} or ${startsWith(domain)})`);
+  const domain = db.dialect === 'postgres' ? sql`lower(domain) collate "C"` : sql`lower(domain)`;
+  return sql<boolean>`(${startsWith(sql`nick_lower`)} or ${startsWith(domain)})`;
 }
 
 /** A page of the users `searchMatches` finds, by nick (ties: by id), and how many it finds in all. */

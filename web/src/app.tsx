@@ -2,20 +2,29 @@ import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { language, setLanguage, useI18n, type Key, type Language } from './i18n';
 import { ConfirmEmail, ResetPassword, SignIn, SignUp } from './pages/auth';
-import { Friends } from './pages/friends';
 import { Home } from './pages/home';
-import { Inventory } from './pages/inventory';
-import { Market, MyListings, Shop, WalletHistory, money, readBalance } from './pages/market';
-import { Conversation, Dialogs } from './pages/messages';
-import { Profile } from './pages/profile';
-import { Promo } from './pages/promo';
-import { Settings } from './pages/settings';
-import { NewTrade, Trades } from './pages/trades';
+import { lazyView } from './lazy';
+import { money, readBalance } from './wallet';
 import { followLinks, match, navigate, useLocation } from './router';
 import { session, signOut } from './session';
 import { useStore } from './store';
 import { Loading, Page } from './ui';
 import { balance, counters } from './realtime';
+
+// Every page but the home screen and signing in is loaded on its first visit.
+const Friends = lazyView(() => import('./pages/friends').then((m) => m.Friends));
+const Inventory = lazyView(() => import('./pages/inventory').then((m) => m.Inventory));
+const Market = lazyView(() => import('./pages/market').then((m) => m.Market));
+const MyListings = lazyView(() => import('./pages/market').then((m) => m.MyListings));
+const WalletHistory = lazyView(() => import('./pages/market').then((m) => m.WalletHistory));
+const Shop = lazyView(() => import('./pages/market').then((m) => m.Shop));
+const Dialogs = lazyView(() => import('./pages/messages').then((m) => m.Dialogs));
+const Conversation = lazyView(() => import('./pages/messages').then((m) => m.Conversation));
+const Profile = lazyView(() => import('./pages/profile').then((m) => m.Profile));
+const Promo = lazyView(() => import('./pages/promo').then((m) => m.Promo));
+const Settings = lazyView(() => import('./pages/settings').then((m) => m.Settings));
+const Trades = lazyView(() => import('./pages/trades').then((m) => m.Trades));
+const NewTrade = lazyView(() => import('./pages/trades').then((m) => m.NewTrade));
 
 interface Route {
   path: string;

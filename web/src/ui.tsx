@@ -17,6 +17,7 @@ export function Field(props: {
   required?: boolean;
   hint?: string;
   inputMode?: 'numeric' | 'text';
+  maxLength?: number;
 }) {
   const [id] = useState(fieldId);
   return (
@@ -30,6 +31,7 @@ export function Field(props: {
         required={props.required}
         autocomplete={props.autocomplete}
         inputMode={props.inputMode}
+        maxLength={props.maxLength}
         aria-describedby={props.hint ? `${id}-hint` : undefined}
         onInput={(event) => props.onInput((event.target as HTMLInputElement).value)}
       />

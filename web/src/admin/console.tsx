@@ -1,7 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, ok, ApiFailure } from '../api/client';
-import { navigate } from '../router';
 import { useStore } from '../store';
 import { Field, Form, Loading, Outcome, Page, useAction, useLoad } from '../ui';
 import { adminCall, adminKey, setAdminKey } from './call';
@@ -119,39 +118,60 @@ function Pager({ offset, total, onChange }: { offset: number; total: number; onC
 function UserSearch() {
   const { w } = useWords();
   const [query, setQuery] = useState('');
-  const [found, setFound] = useState<{ user_id: number; nick: string }[] | undefined>(undefined);
-  const action = useAction();
-  const search = () =>
-    action.run(async () => {
-      if (/^\d+$/.test(query.trim())) return navigate(`/admin/users/${query.trim()}`);
-      const { data } = await ok(api.POST('/api/users.search', { body: { query, count: 50 } }));
-      setFound(data.users);
-    });
+  const [applied, setApplied] = useState('');
+  const [offset, setOffset] = useState(0);
+  const found = useLoad(
+    async () => (applied ? adminCall('/api/admin.searchUsers', { query: applied, offset, count: PAGE }) : undefined),
+    [applied, offset],
+  );
   return (
     <Card title={w('find')}>
-      <Form onSubmit={search} label={w('find')}>
+      <Form
+        onSubmit={() => {
+          setOffset(0);
+          setApplied(query.trim());
+        }}
+        label={w('find')}
+      >
         <div class="inline">
-          <Field label={w('query')} name="query" type="search" value={query} onInput={setQuery} required />
-          <button type="submit" disabled={action.busy}>
-            {w('find')}
-          </button>
+          <Field label={w('query')} name="query" type="search" value={query} onInput={setQuery} required maxLength={254} />
+          <button type="submit">{w('find')}</button>
         </div>
       </Form>
-      <Outcome error={action.error} />
-      {found &&
-        (found.length === 0 ? (
+      <Outcome error={found.error} />
+      {found.data &&
+        (found.data.users.length === 0 ? (
           <p>{w('noRows')}</p>
         ) : (
-          <ul class="plain">
-            {found.map((user) => (
-              <li key={user.user_id}>
-                <a href={`/admin/users/${user.user_id}`}>
-                  {user.nick} (#{user.user_id})
-                </a>
-              </li>
-            ))}
-          </ul>
+          <table>
+            <caption class="visually-hidden">{w('found')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">{w('nick')}</th>
+                <th scope="col">{w('domainShort')}</th>
+                <th scope="col">{w('emailShort')}</th>
+                <th scope="col">{w('state')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {found.data.users.map((user) => (
+                <tr key={user.user_id}>
+                  <td>{user.user_id}</td>
+                  <td>
+                    <a href={`/admin/users/${user.user_id}`}>
+                      {user.nick} (#{user.user_id})
+                    </a>
+                  </td>
+                  <td>{user.domain ?? '—'}</td>
+                  <td>{user.email ?? '—'}</td>
+                  <td>{user.global_ban ? w('banned') : user.bot_owner !== undefined ? w('bot') : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         ))}
+      {found.data && <Pager offset={offset} total={found.data.count} onChange={setOffset} />}
     </Card>
   );
 }
@@ -166,6 +186,8 @@ function UserView({ userId }: { userId: string }) {
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const [roles, setRoles] = useState<Record<'moderator' | 'superadmin' | 'vip', boolean> | undefined>(undefined);
+  // Each action done here is read again in the account's audit below.
+  const [actions, setActions] = useState(0);
   const user = account.data;
   if (!user) return <Loading error={account.error} />;
   const shownRoles = roles ?? { moderator: user.moderator === 1, superadmin: user.superadmin === 1, vip: user.vip === 1 };
@@ -173,6 +195,7 @@ function UserView({ userId }: { userId: string }) {
     action.run(async () => {
       await call();
       account.reload();
+      setActions((n) => n + 1);
       return w('done', { what });
     });
   const id = user.user_id;
@@ -324,6 +347,7 @@ function UserView({ userId }: { userId: string }) {
         </Form>
       </Card>
       <Listings userId={id} />
+      <AuditLog target={`user:${id}`} round={actions} />
     </>
   );
 }
@@ -402,8 +426,14 @@ function ChatModeration() {
   const { w, lang } = useWords();
   const lines = useLoad(async () => (await ok(api.POST('/api/gchat.get'))).data, []);
   const action = useAction();
-  const [modes, setModes] = useState({ closed: false, slowmode: false, emoteonly: false });
+  const [modes, setModes] = useState<{ closed: boolean; slowmode: boolean; emoteonly: boolean } | undefined>(undefined);
   const [interval, setInterval] = useState('');
+  const status = useLoad(async () => {
+    const answer = await adminCall('/api/admin.getChatStatus', {});
+    setModes(answer.status);
+    setInterval(String(answer.slowmode_interval));
+    return answer;
+  }, []);
   const [system, setSystem] = useState({
     type: '4',
     user_id: '',
@@ -422,10 +452,12 @@ function ChatModeration() {
   const applyModes = () =>
     action.run(async () => {
       const answer = await adminCall('/api/admin.setChatStatus', {
-        ...bits(modes),
+        ...bits(modes ?? {}),
         ...(interval ? { slowmode_interval: Number(interval) } : {}),
       });
       setModes(answer.status);
+      setInterval(String(answer.slowmode_interval));
+      status.reload();
       return w('done', { what: w('chatModes') });
     });
   const post = () =>
@@ -443,20 +475,36 @@ function ChatModeration() {
     <>
       <Outcome error={action.error} notice={action.notice} />
       <Card title={w('chatModes')}>
-        <Form onSubmit={applyModes} label={w('chatModes')}>
-          {(['closed', 'slowmode', 'emoteonly'] as const).map((mode) => (
-            <label key={mode} class="check">
-              <input
-                type="checkbox"
-                checked={modes[mode]}
-                onChange={(e) => setModes({ ...modes, [mode]: (e.target as HTMLInputElement).checked })}
-              />{' '}
-              {w(mode)}
-            </label>
-          ))}
-          <Field label={w('slowInterval')} name="slowmode_interval" inputMode="numeric" value={interval} onInput={setInterval} />
-          <button type="submit">{w('apply')}</button>
-        </Form>
+        {!status.data || !modes ? (
+          <Loading error={status.error} />
+        ) : (
+          <>
+            <p role="status">
+              {w('chatNow', {
+                modes:
+                  (['closed', 'slowmode', 'emoteonly'] as const)
+                    .filter((mode) => status.data?.status[mode])
+                    .map((mode) => w(mode))
+                    .join(', ') || w('chatOpen'),
+                interval: status.data.slowmode_interval,
+              })}
+            </p>
+            <Form onSubmit={applyModes} label={w('chatModes')}>
+              {(['closed', 'slowmode', 'emoteonly'] as const).map((mode) => (
+                <label key={mode} class="check">
+                  <input
+                    type="checkbox"
+                    checked={modes[mode]}
+                    onChange={(e) => setModes({ ...modes, [mode]: (e.target as HTMLInputElement).checked })}
+                  />{' '}
+                  {w(mode)}
+                </label>
+              ))}
+              <Field label={w('slowInterval')} name="slowmode_interval" inputMode="numeric" value={interval} onInput={setInterval} />
+              <button type="submit">{w('apply')}</button>
+            </Form>
+          </>
+        )}
       </Card>
       <Card title={w('lines')}>
         {!lines.data ? (
@@ -698,29 +746,44 @@ function Promocodes() {
   );
 }
 
-function AuditLog() {
+function AuditLog({ target, round = 0 }: { target?: string; round?: number }) {
   const { w, lang } = useWords();
   const [offset, setOffset] = useState(0);
-  const [filter, setFilter] = useState('');
-  const [applied, setApplied] = useState('');
+  const [filter, setFilter] = useState({ action: '', target: '' });
+  const [applied, setApplied] = useState({ action: '', target: target ?? '' });
   const log = useLoad(
-    () => adminCall('/api/admin.auditLog', { offset, count: PAGE, ...(applied ? { action: applied } : {}) }),
-    [offset, applied],
+    () =>
+      adminCall('/api/admin.auditLog', {
+        offset,
+        count: PAGE,
+        ...(applied.action ? { action: applied.action } : {}),
+        ...(applied.target ? { target: applied.target } : {}),
+      }),
+    [offset, applied.action, applied.target, round],
   );
   return (
-    <Card title={w('audit')}>
-      <Form
-        onSubmit={() => {
-          setOffset(0);
-          setApplied(filter.trim());
-        }}
-        label={w('filter')}
-      >
-        <div class="inline">
-          <Field label={w('action')} name="action" value={filter} onInput={setFilter} />
-          <button type="submit">{w('filter')}</button>
-        </div>
-      </Form>
+    <Card title={target ? w('auditOf') : w('audit')}>
+      {!target && (
+        <Form
+          onSubmit={() => {
+            setOffset(0);
+            setApplied({ action: filter.action.trim(), target: filter.target.trim() });
+          }}
+          label={w('filter')}
+        >
+          <div class="inline">
+            <Field label={w('action')} name="action" value={filter.action} onInput={(action) => setFilter({ ...filter, action })} />
+            <Field
+              label={w('target')}
+              name="target"
+              value={filter.target}
+              onInput={(value) => setFilter({ ...filter, target: value })}
+              maxLength={120}
+            />
+            <button type="submit">{w('filter')}</button>
+          </div>
+        </Form>
+      )}
       {!log.data ? (
         <Loading error={log.error} />
       ) : log.data.entries.length === 0 ? (
@@ -729,8 +792,8 @@ function AuditLog() {
         <ol class="plain audit">
           {log.data.entries.map((entry) => (
             <li key={entry.audit_id}>
-              <span class="muted">{when(entry.ts, lang)}</span> <strong>{entry.action}</strong> · {entry.ip} · {entry.result_code}{' '}
-              <code>{JSON.stringify(entry.params)}</code>
+              <span class="muted">{when(entry.ts, lang)}</span> <strong>{entry.action}</strong>
+              {entry.target ? ` → ${entry.target}` : ''} · {entry.ip} · {entry.result_code} <code>{JSON.stringify(entry.params)}</code>
             </li>
           ))}
         </ol>

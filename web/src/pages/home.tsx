@@ -6,6 +6,18 @@ import { useLocation } from '../router';
 import { useStore } from '../store';
 import { Field, Form, Loading, Outcome, Page, UserRow, useAction, useLoad } from '../ui';
 import { profilePath, type UserLike } from '../users';
+import { prefetch, takeEarly } from '../prefetch';
+
+const readOnline = async () => (await ok(api.POST('/api/friends.get', { body: { online: 1, type: 'short' } }))).data.friends;
+const readRequests = async () => (await ok(api.POST('/api/friends.getRequests', { body: { type: 'short' } }))).data.requests;
+const readChat = async () => (await ok(api.POST('/api/gchat.get'))).data;
+
+/** The home screen's reads, started before its first render (main.tsx). */
+export function prefetchHome(): void {
+  prefetch('home.online', readOnline);
+  prefetch('home.requests', readRequests);
+  prefetch('home.chat', readChat);
+}
 
 interface ChatLine {
   msg_id: string;
@@ -58,7 +70,7 @@ export function Home() {
 
 function OnlineFriends() {
   const { t } = useI18n();
-  const friends = useLoad(async () => (await ok(api.POST('/api/friends.get', { body: { online: 1, type: 'short' } }))).data.friends, []);
+  const friends = useLoad(() => takeEarly('home.online', readOnline), []);
   return (
     <section aria-labelledby="online-title" class="card">
       <h2 id="online-title">{t('onlineFriends')}</h2>
@@ -79,7 +91,7 @@ function OnlineFriends() {
 
 export function Requests() {
   const { t } = useI18n();
-  const requests = useLoad(async () => (await ok(api.POST('/api/friends.getRequests', { body: { type: 'short' } }))).data.requests, []);
+  const requests = useLoad(() => takeEarly('home.requests', readRequests), []);
   const action = useAction();
   const answer = (userId: number, accept: boolean) =>
     action.run(async () => {
@@ -149,8 +161,8 @@ function Chat() {
     });
 
   useEffect(() => {
-    ok(api.POST('/api/gchat.get')).then(
-      ({ data }) => {
+    takeEarly('home.chat', readChat).then(
+      (data) => {
         addUsers(data.users);
         addProtos(data.item_protos);
         addLines(data.messages as ChatLine[]);

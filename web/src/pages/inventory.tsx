@@ -5,6 +5,9 @@ import { useI18n } from '../i18n';
 import { Loading, Outcome, Page, useAction, useLoad } from '../ui';
 
 type Item = components['schemas']['Item'];
+type Tree = components['schemas']['EquippedTree'];
+/** Where an item is equipped: on the profile, or the board's name. */
+type Place = { profile: true } | { board: string };
 
 export const TYPES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
 export const TYPE_NAMES: Record<'en' | 'ru', string[]> = {
@@ -14,6 +17,23 @@ export const TYPE_NAMES: Record<'en' | 'ru', string[]> = {
 const CASE = 2;
 const GIFT_SET = 1;
 const CRAFT_COUNT = 10;
+const CARD = 0;
+const BADGE = 5;
+/** Types that go on a board: cards, dice, taunts. */
+const BOARD_TYPES = new Set([CARD, 4, 8]);
+/** The board items go on unless the player picks another (the server's default). */
+const DEFAULT_BOARD = 'classic';
+
+/** Each equipped item's place, from inventory.get's `equipped` tree. */
+function placesOf(tree: Tree | undefined): Map<number, Place> {
+  const places = new Map<number, Place>();
+  for (const id of tree?.profile?.badges ?? []) places.set(id, { profile: true });
+  for (const [board, slots] of Object.entries(tree?.game ?? {})) {
+    for (const ids of Object.values(slots.cards)) for (const id of ids) places.set(id, { board });
+    for (const id of [slots.generator, slots.joke]) if (id) places.set(id, { board });
+  }
+  return places;
+}
 
 export function Inventory() {
   const { t, lang } = useI18n();
@@ -21,11 +41,14 @@ export function Inventory() {
   const [type, setType] = useState<number | 'all'>('all');
   const [selected, setSelected] = useState<number | undefined>(undefined);
   const inventory = useLoad(async () => {
-    const { data } = await ok(api.POST('/api/inventory.get', { body: { add_legacy: 0, order } }));
-    return 'items' in data ? data.items : [];
+    const { data } = await ok(api.POST('/api/inventory.get', { body: { add_legacy: 0, order, add_equipped: 'tree' } }));
+    if (!('items' in data)) return { items: [], places: new Map<number, Place>(), boards: [DEFAULT_BOARD] };
+    const tree = 'equipped' in data ? data.equipped : undefined;
+    return { items: data.items, places: placesOf(tree), boards: [...new Set([DEFAULT_BOARD, ...Object.keys(tree?.game ?? {})])] };
   }, [order]);
   const action = useAction();
-  const items = inventory.data;
+  const items = inventory.data?.items;
+  const places = inventory.data?.places ?? new Map<number, Place>();
   if (!items)
     return (
       <Page title={t('inventory')}>
@@ -65,7 +88,15 @@ export function Inventory() {
       </div>
       <Outcome error={action.error} notice={action.notice} />
       {item && (
-        <ItemDetails item={item} items={items} onClose={() => setSelected(undefined)} action={action} onChanged={inventory.reload} />
+        <ItemDetails
+          item={item}
+          items={items}
+          place={places.get(item.item_id)}
+          boards={inventory.data?.boards ?? [DEFAULT_BOARD]}
+          onClose={() => setSelected(undefined)}
+          action={action}
+          onChanged={inventory.reload}
+        />
       )}
       <ul class="grid" aria-label={t('inventory')}>
         {shown.map((entry) => (
@@ -74,11 +105,16 @@ export function Inventory() {
               type="button"
               class="item-button"
               onClick={() => setSelected(entry.item_id)}
-              aria-label={`${entry.title}: ${t('details')}`}
+              aria-label={`${entry.title}${places.has(entry.item_id) ? ` (${t('equipped')})` : ''}: ${t('details')}`}
             >
               <img src={entry.image} alt="" width={72} height={72} loading="lazy" />
               <span>{entry.title}</span>
             </button>
+            {places.has(entry.item_id) && (
+              <span class="tag" aria-hidden="true">
+                {t('equipped')}
+              </span>
+            )}
           </li>
         ))}
       </ul>
@@ -89,12 +125,15 @@ export function Inventory() {
 function ItemDetails(props: {
   item: Item;
   items: Item[];
+  place: Place | undefined;
+  boards: string[];
   onClose: () => void;
   onChanged: () => void;
   action: ReturnType<typeof useAction>;
 }) {
   const { t } = useI18n();
-  const { item, items, action } = props;
+  const { item, items, action, place } = props;
+  const [board, setBoard] = useState(DEFAULT_BOARD);
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), [item.item_id]);
   // Ten craftable items of one type and class make one of the next class.
@@ -136,6 +175,21 @@ function ItemDetails(props: {
       return t('opened', { titles: data.items.map((i) => i.title).join(', ') || t('nothing') });
     });
 
+  const onBoard = BOARD_TYPES.has(item.type) && (item.type !== CARD || item.monopoly_id !== undefined);
+  const equippable = onBoard || item.type === BADGE;
+  const equip = () =>
+    action.run(async () => {
+      await ok(api.POST('/api/inventory.equip', { body: { item_id: item.item_id, ...(onBoard ? { game: board } : {}) } }));
+      props.onChanged();
+      return t('equippedDone', { title: item.title });
+    });
+  const unequip = () =>
+    action.run(async () => {
+      await ok(api.POST('/api/inventory.unequip', { body: { item_id: item.item_id } }));
+      props.onChanged();
+      return t('unequippedDone', { title: item.title });
+    });
+
   return (
     <section class="card details" aria-labelledby="item-title">
       <h2 id="item-title" tabIndex={-1} ref={heading}>
@@ -145,7 +199,32 @@ function ItemDetails(props: {
         <img src={item.image} alt="" width={128} height={128} />
         <div>
           <p>{item.description}</p>
+          {place && (
+            <p class="notice">{t('equippedOn', { where: 'profile' in place ? t('onProfile') : t('onBoard', { board: place.board }) })}</p>
+          )}
           <div class="actions">
+            {equippable && onBoard && (
+              <span>
+                <label for="equip-board">{t('board')}</label>{' '}
+                <select id="equip-board" value={board} onChange={(e) => setBoard((e.target as HTMLSelectElement).value)}>
+                  {props.boards.map((name) => (
+                    <option key={name} value={name}>
+                      {name}
+                    </option>
+                  ))}
+                </select>
+              </span>
+            )}
+            {equippable && (
+              <button type="button" onClick={equip} disabled={action.busy}>
+                {t('equip')}
+              </button>
+            )}
+            {place && (
+              <button type="button" class="secondary" onClick={unequip} disabled={action.busy}>
+                {t('unequip')}
+              </button>
+            )}
             {canCraft && (
               <button type="button" onClick={craft} disabled={action.busy}>
                 {t('craft')}

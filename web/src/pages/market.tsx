@@ -5,6 +5,7 @@ import { useI18n, type Key } from '../i18n';
 import { balance, useFeed } from '../realtime';
 import { Form, Loading, Outcome, Page, useAction, useLoad } from '../ui';
 import { TYPES, TYPE_NAMES } from './inventory';
+import { money, readBalance } from '../wallet';
 
 type Thing = components['schemas']['MarketThing'];
 type Item = components['schemas']['Item'];
@@ -18,18 +19,6 @@ const TABS: [Tab, string][] = [
 ];
 const PAGE = 20;
 const SHOP_PAGE = 50;
-
-/** An amount in units of the currency as the player's language writes it. */
-export function money(lang: string, units: number): string {
-  return new Intl.NumberFormat(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(units);
-}
-
-/** The balance read from the server; `wallet.balance` events keep it current afterwards. */
-export async function readBalance(): Promise<number> {
-  const { result } = await ok(api.POST('/api/execute.wallet'));
-  balance.set(result.info.balance);
-  return result.info.balance;
-}
 
 function MarketPage({ tab, children }: { tab: Tab; children: preact.ComponentChildren }) {
   const { t } = useI18n();
