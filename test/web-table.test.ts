@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './helpers.js';
+import { defaultConfig } from '../src/config.js';
 import type { World } from '../src/world/schema.js';
 import { WAIT, launchChromium, missing } from './components.js';
 import { accessibilityProblems, signIn, watchPage } from './web-support.js';
@@ -30,7 +31,7 @@ test(
     let browser: Browser | undefined;
     const problems: string[] = [];
     try {
-      server = await startTestServer({ world, config: { games: { spectatorDelaySeconds: 0 } } });
+      server = await startTestServer({ world, config: { games: { ...defaultConfig().games, spectatorDelaySeconds: 0 } } });
       await server.app.listen({ host: '127.0.0.1', port: 0 });
       const origin = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
       browser = await launchChromium();
