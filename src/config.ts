@@ -143,6 +143,8 @@ export interface Config {
   games: {
     /** Seconds a spectator's packets lag behind the game (the players' are live). */
     spectatorDelaySeconds: number;
+    /** Live games whose engine state each process keeps in memory (0: every call rebuilds its game from the database). */
+    stateCacheSize: number;
   };
   http: {
     connectionTimeoutMs: number;
@@ -214,7 +216,7 @@ export function defaultConfig(): Config {
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
     corsOrigins: [],
     market: { feePercent: 10, hold: 7 * 86400, ttl: 30 * 86400, minPrice: 1, maxPrice: 100_000_000 },
-    games: { spectatorDelaySeconds: 30 },
+    games: { spectatorDelaySeconds: 30, stateCacheSize: 10_000 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }

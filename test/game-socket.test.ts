@@ -24,7 +24,7 @@ describe('the game server over WebSocket', () => {
   const tokens = new Map<number, string>();
   const sockets: GameSocket[] = [];
   before(async () => {
-    server = await startTestServer({ world, config: { games: { spectatorDelaySeconds: delaySeconds } } });
+    server = await startTestServer({ world, config: { games: { spectatorDelaySeconds: delaySeconds, stateCacheSize: 10_000 } } });
     url = await listen(server);
     for (const id of [1, 2, 3]) tokens.set(id, await tokenFor(server, id));
   });

@@ -13,19 +13,29 @@ export const timerTickMs = 500;
 /** Games played in one look; the rest wait for the next. */
 const gamesPerTick = 50;
 
+/** One look: plays what is due in each live game whose timeout has fallen due; how many were played and how many failed. */
+export async function playDueGames(services: Services): Promise<{ played: number; failed: number }> {
+  let played = 0;
+  let failed = 0;
+  for (const gameId of await selectDueGames(services.db.kysely, services.clock.now(), gamesPerTick)) {
+    try {
+      await play(services, gameId, null);
+      played += 1;
+    } catch (err) {
+      failed += 1;
+      services.log.error({ err, gameId }, 'a game timeout could not be played');
+    }
+  }
+  return { played, failed };
+}
+
 export function startTimers(services: Services): () => void {
   let running = false;
   const tick = async (): Promise<void> => {
     if (running) return;
     running = true;
     try {
-      for (const gameId of await selectDueGames(services.db.kysely, services.clock.now(), gamesPerTick)) {
-        try {
-          await play(services, gameId, null);
-        } catch (err) {
-          services.log.error({ err, gameId }, 'a game timeout could not be played');
-        }
-      }
+      await playDueGames(services);
     } catch (err) {
       services.log.error({ err }, 'looking for due game timeouts failed');
     } finally {
