@@ -8,10 +8,9 @@
  *     `--think` ms (default 1,000) after its turn comes, until each game has played `--actions`
  *     actions (default 60) or ended. Games start as the lobby starts them (an autostart room of
  *     four). Measured: the delay from a player's action frame to each of the game's four players
- *     receiving its packet (p50, p99; also of the slowest of the four), and the server's memory
- *     per live game, its four connections included: the rise of its V8 heap in use (from its
- *     metrics) from the idle server to the end, every game still live, and of its RSS to the
- *     peak, divided by the games (both without forcing a garbage collection: rough);
+ *     receiving its packet (p50, p99; also of the slowest of the four), the server's CPU time per
+ *     action (from /proc), and its memory per live game, its four connections included: the rise
+ *     of its RSS from the idle server to the peak, divided by the games;
  *   - full computer games a second in one process: a player starts a game against three
  *     computer players (`games.createVsComputer`) and leaves it, so that the computer players play
  *     it to its end in that call; `--computer-games` of them (default 50), `--concurrency` at once
@@ -66,13 +65,10 @@ function moveFor(list: string[]): string {
   return 'leave';
 }
 
-const ADMIN_KEY = `bench-${randomUUID()}`;
-
-/** The server's V8 heap in use, from its metrics. */
-async function heapOf(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`, { headers: { 'x-admin-key': ADMIN_KEY } })).text();
-  const match = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
-  return match ? Number(match[1]) : NaN;
+/** CPU time the process has used (user and system), ms. */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 function rssOf(pid: number): number {
@@ -113,7 +109,6 @@ async function main(): Promise<void> {
   const server = await startServerProcess({
     databaseUrl: location.url,
     secretKey: location.secretKey,
-    adminKey: ADMIN_KEY,
     args: ['--world', worldFile, '--no-rate-limit', '--max-connections-per-ip', '100000'],
     ...(redis ? { env: redis } : {}),
   });
@@ -171,7 +166,6 @@ async function main(): Promise<void> {
 
     // Live games: an autostart room of four each, every player connected to /gs/ws.
     const idleRss = rssOf(server.pid);
-    const idleHeap = await heapOf(server.url);
     const games: LiveGame[] = [];
     const allDone: Promise<void>[] = [];
     await inParallel(
@@ -189,7 +183,8 @@ async function main(): Promise<void> {
     );
     const delays: number[] = [];
     const slowest: number[] = [];
-    let refused = 0;
+    /** Refused actions, by code and description. */
+    const refused = new Map<string, number>();
     let connected = 0;
     let go!: () => void;
     const started = new Promise<void>((resolve) => (go = resolve));
@@ -208,7 +203,10 @@ async function main(): Promise<void> {
             const at = performance.now();
             const frame = JSON.parse(raw.toString());
             if (frame.type === 'answer') {
-              if (frame.code !== 0) refused += 1;
+              if (frame.code !== 0) {
+                const key = `${frame.code} ${frame.description}`;
+                refused.set(key, (refused.get(key) ?? 0) + 1);
+              }
               return;
             }
             if (frame.type !== 'packet') return;
@@ -254,13 +252,13 @@ async function main(): Promise<void> {
       },
     );
     const liveStarted = performance.now();
+    const startCpuMs = cpuMsOf(server.pid);
     go();
     let peakRss = rssOf(server.pid);
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(server.pid))), 250);
     await Promise.all(allDone);
     clearInterval(sampler);
-    // Every game is still live here (played to --actions, not over), its four connections open.
-    const liveHeap = await heapOf(server.url);
+    const liveCpuMs = cpuMsOf(server.pid) - startCpuMs;
     const liveSeconds = (performance.now() - liveStarted) / 1000;
     delays.sort((a, b) => a - b);
     slowest.sort((a, b) => a - b);
@@ -271,10 +269,11 @@ async function main(): Promise<void> {
         `  ${GAMES} live games of four players over /gs/ws (${connected} connections), ${ACTIONS} actions each, ${THINK_MS} ms to think, ${liveSeconds.toFixed(1)} s:\n` +
         `    action to each player's packet: p50 ${ms(percentile(delays, 50))}, p99 ${ms(percentile(delays, 99))} (${delays.length} packets)\n` +
         `    action to the slowest of the four: p50 ${ms(percentile(slowest, 50))}, p99 ${ms(percentile(slowest, 99))}\n` +
-        `    memory a live game with its four connections: ${((liveHeap - idleHeap) / GAMES / 1024).toFixed(0)} KiB of heap ` +
-        `(${(idleHeap / 2 ** 20).toFixed(0)} MiB idle, ${(liveHeap / 2 ** 20).toFixed(0)} MiB with the games), ` +
-        `${((peakRss - idleRss) / GAMES / 1024).toFixed(0)} KiB of RSS (${(idleRss / 2 ** 20).toFixed(0)} MiB idle, ${(peakRss / 2 ** 20).toFixed(0)} MiB at the peak)` +
-        (refused > 0 ? `\n    ${refused} actions refused` : ''),
+        `    server CPU: ${(liveCpuMs / slowest.length).toFixed(2)} ms an action (its transaction and its packet to four players), ` +
+        `${((liveCpuMs / (liveSeconds * 1000)) * 100).toFixed(0)}% of a core at ${(slowest.length / liveSeconds).toFixed(0)} actions/s\n` +
+        `    memory a live game with its four connections: ${((peakRss - idleRss) / GAMES / 1024).toFixed(0)} KiB of the server's RSS ` +
+        `(${(idleRss / 2 ** 20).toFixed(0)} MiB idle, ${(peakRss / 2 ** 20).toFixed(0)} MiB at the peak)` +
+        [...refused].map(([why, n]) => `\n    ${n} actions refused: ${why}`).join(''),
     );
   } finally {
     for (const socket of sockets) socket.terminate();
