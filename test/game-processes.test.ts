@@ -359,7 +359,8 @@ describe('game states and timers in each process', { skip: CLUSTERED && missing.
         [],
         'every action was played or refused by the rules',
       );
-      assert.ok(ticks.some((t) => t.played > 0) && answers.includes(0));
+      assert.equal(ticks.length, servers.length * 2 * 6);
+      assert.ok(answers.includes(0), 'some actions were played');
       for (const id of players) {
         const replay = (await post(0, id, 'games.getReplay', { game_id: games.get(id) })).data;
         const ids = replay.packets.flatMap((p: any) => p.events.map((e: any) => Number(e.id)));
