@@ -149,6 +149,8 @@ export interface Config {
     seasonDays: number;
     /** Rated games a player plays in a season before their rank shows (`{qual: N}` until then). */
     rankQualifyingGames: number;
+    /** Live games whose engine state each process keeps in memory (0: every call rebuilds its game from the database). */
+    stateCacheSize: number;
   };
   http: {
     connectionTimeoutMs: number;
@@ -220,7 +222,7 @@ export function defaultConfig(): Config {
     trades: { ttl: 14 * 86400, hold: 0, maxOpenOutgoing: 100, createsPerMinute: 30 },
     corsOrigins: [],
     market: { feePercent: 10, hold: 7 * 86400, ttl: 30 * 86400, minPrice: 1, maxPrice: 100_000_000 },
-    games: { spectatorDelaySeconds: 30, seasonStart: 1767225600, seasonDays: 30, rankQualifyingGames: 3 },
+    games: { spectatorDelaySeconds: 30, seasonStart: 1767225600, seasonDays: 30, rankQualifyingGames: 3, stateCacheSize: 10_000 },
     http: { connectionTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 },
   };
 }

@@ -579,6 +579,14 @@ export const SERVER_SETTINGS: Setting[] = [
     into: field('games', 'rankQualifyingGames'),
   }),
   row({
+    flag: 'game-state-cache',
+    env: 'GAME_STATE_CACHE',
+    value: 'GAMES',
+    description: 'live games whose state each process keeps in memory between calls (0: rebuild every call from the database)',
+    read: integer(0, 1_000_000),
+    into: field('games', 'stateCacheSize'),
+  }),
+  row({
     flag: 'trade-ttl',
     env: 'TRADE_TTL',
     value: 'SECONDS',

@@ -1,7 +1,8 @@
 /**
  * Games against the computer through the API: a game's state is rebuilt from its stored
- * actions (so it resumes after a restart and every process sees the same game), and each call
- * plays in one transaction that holds the game: the caller's action, the timeouts that fell due
+ * actions (so it resumes after a restart and every process sees the same game), or taken from
+ * this process's states when it is at the stored version, and each call plays in one
+ * transaction that holds the game: the caller's action, the timeouts that fell due
  * before it, the computer players' answers, and, when the game ends, its result in the players'
  * profiles.
  */
@@ -73,11 +74,13 @@ export async function startVsComputer(
   computers: number,
   options: Partial<GameOptions>,
 ): Promise<{ gameId: number; packet: Packet }> {
-  return ownTransaction(services.db)(async (trx) => {
+  const started = await ownTransaction(services.db)(async (trx) => {
     const { gameId } = await startGame(services, trx, { players: [userId], computers, options });
     const stored = (await selectGame(trx, gameId))!;
-    return { gameId, packet: rebuild(stored, []).packets[0]! };
+    return { gameId, ...rebuild(stored, []) };
   });
+  services.game.states.put(started.gameId, 0, started.game, services.clock.now());
+  return { gameId: started.gameId, packet: started.packets[0]! };
 }
 
 /** Plays the caller's action, then the computer players until a human is expected; the packets this produced. */
@@ -95,32 +98,43 @@ export async function play(
   gameId: number,
   move: { userId: number; action: Action } | null,
 ): Promise<{ packets: Packet[] }> {
-  const { packets, first, counted, ended } = await playInTransaction(services, gameId, move);
+  const { packets, first, counted, ended, game, actions } = await playInTransaction(services, gameId, move);
+  // Committed: the state after it is the game's at that version (a call that failed kept nothing).
+  services.game.states.put(gameId, actions, game, services.clock.now());
   await services.game.feed.publish({ game_id: gameId, first, packets });
   if (counted.length > 0) await announceUsersChanged(services, counted);
   if (ended) await services.hooks.game.announceGameEnded(services, ended);
   return { packets };
 }
 
-/** The packets of the call and the number of the first, and the players whose profiles the game's end changed. */
-async function playInTransaction(
-  services: Services,
-  gameId: number,
-  move: { userId: number; action: Action } | null,
-): Promise<{ packets: Packet[]; first: number; counted: number[]; ended?: GameEndEffects }> {
+interface Played {
+  /** The packets of the call, and the number of the first. */
+  packets: Packet[];
+  first: number;
+  /** The players whose profiles the game's end changed, and what else it changed, to announce once committed. */
+  counted: number[];
+  ended?: GameEndEffects;
+  /** The game after the call, and how many actions it has stored. */
+  game: Game;
+  actions: number;
+}
+
+async function playInTransaction(services: Services, gameId: number, move: { userId: number; action: Action } | null): Promise<Played> {
   return ownTransaction(services.db)(async (trx) => {
     const stored = await selectGameForUpdate(trx, gameId, services.db.dialect);
     if (!stored) throw noGame(gameId);
     const computers = computersOf(stored);
     const players = (JSON.parse(stored.players) as StoredPlayer[]).map((p) => p.user_id);
     if (move && (!players.includes(move.userId) || computers.has(move.userId))) throw noGame(gameId);
-    const actions = await selectActions(trx, gameId);
-    const { game, packets: before } = rebuild(stored, actions);
+    // The row is held: no other call can store an action until this one ends, so the state this
+    // process kept at the stored version is the game's; any other version is rebuilt.
+    const storedActions = stored.actions;
+    const game = services.game.states.take(gameId, storedActions) ?? rebuild(stored, await selectActions(trx, gameId)).game;
     const now = Math.max(services.clock.now(), game.now);
     const added: { user_id: number | null; action: string; ts: number }[] = [];
     const packets: Packet[] = [];
     const computerTurns = (): void => {
-      const random = seededRandom(`${stored.seed}:computer:${actions.length + added.length}`);
+      const random = seededRandom(`${stored.seed}:computer:${storedActions + added.length}`);
       for (;;) {
         if (game.step.kind === 'over') return;
         const expectedId = expected(game).user_id;
@@ -148,9 +162,10 @@ async function playInTransaction(
       added.push({ user_id: move.userId, action: JSON.stringify(move.action), ts: now });
       computerTurns();
     }
-    const first = actions.length + 1;
-    await insertActions(trx, gameId, actions.length, added);
-    await updateProgress(trx, gameId, { actions: actions.length + added.length, deadline: game.deadline });
+    const first = storedActions + 1;
+    const actions = storedActions + added.length;
+    await insertActions(trx, gameId, storedActions, added);
+    await updateProgress(trx, gameId, { actions, deadline: game.deadline });
     const humans = players.filter((id) => !computers.has(id));
     await deleteLivePlayers(
       trx,
@@ -158,14 +173,10 @@ async function playInTransaction(
       humans.filter((id) => game.step.kind === 'over' || game.players.find((p) => p.user_id === id)?.status !== 0),
     );
     if (game.step.kind === 'over' && stored.status === 'live') {
-      const counted = await countGameEnd(services, trx, gameId, {
-        now,
-        winner: game.winner!,
-        packets: [...before, ...packets],
-        seats: players,
-        computers,
-      });
-      if (!counted) return { packets, first, counted: [] };
+      // The finishing order is in every packet since the start: rebuilt once, from the actions stored so far (this call's included).
+      const all = rebuild(stored, await selectActions(trx, gameId)).packets;
+      const counted = await countGameEnd(services, trx, gameId, { now, winner: game.winner!, packets: all, seats: players, computers });
+      if (!counted) return { packets, first, counted: [], game, actions };
       const ended = await services.hooks.game.gameEnded(services, trx, {
         gameId,
         tsEnd: now,
@@ -173,9 +184,9 @@ async function playInTransaction(
         players: humans,
         xp: counted.xp,
       });
-      return { packets, first, counted: counted.accounts, ended };
+      return { packets, first, counted: counted.accounts, ended, game, actions };
     }
-    return { packets, first, counted: [] };
+    return { packets, first, counted: [], game, actions };
   });
 }
 

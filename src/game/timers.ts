@@ -29,6 +29,22 @@ export async function expireRanks(services: Services, season: number): Promise<v
   }
 }
 
+/** One look: plays what is due in each live game whose timeout has fallen due; how many were played and how many failed. */
+export async function playDueGames(services: Services): Promise<{ played: number; failed: number }> {
+  let played = 0;
+  let failed = 0;
+  for (const gameId of await selectDueGames(services.db.kysely, services.clock.now(), gamesPerTick)) {
+    try {
+      await play(services, gameId, null);
+      played += 1;
+    } catch (err) {
+      failed += 1;
+      services.log.error({ err, gameId }, 'a game timeout could not be played');
+    }
+  }
+  return { played, failed };
+}
+
 export function startTimers(services: Services): () => void {
   let running = false;
   let seasonSeen = 0;
@@ -42,13 +58,7 @@ export function startTimers(services: Services): () => void {
           () => (seasonSeen = season),
           (err: unknown) => services.log.error({ err, season }, 'expiring the ranks of an earlier season failed'),
         );
-      for (const gameId of await selectDueGames(services.db.kysely, services.clock.now(), gamesPerTick)) {
-        try {
-          await play(services, gameId, null);
-        } catch (err) {
-          services.log.error({ err, gameId }, 'a game timeout could not be played');
-        }
-      }
+      await playDueGames(services);
     } catch (err) {
       services.log.error({ err }, 'looking for due game timeouts failed');
     } finally {
