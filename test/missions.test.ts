@@ -188,7 +188,7 @@ describe('missions, the weekly top and the season’s pass', () => {
     ]);
     assert.deepEqual((await callOk(server, 'users.getTopWeek', {}, as(2))).top, { position: 2, games: 3, games_wins: 1, points: 50 });
     assert.deepEqual(await callOk(server, 'seasonpass.get', {}, as(1)), {
-      season: { season_id: '2026-01', ts_start: Date.UTC(2026, 0, 1) / 1000, ts_end: Date.UTC(2026, 1, 1) / 1000 },
+      season: { season_id: 1, ts_start: Date.UTC(2026, 0, 1) / 1000, ts_end: Date.UTC(2026, 0, 31) / 1000 },
       level: 0,
       levels: 30,
       xp: 70,

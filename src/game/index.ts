@@ -15,5 +15,7 @@ export { alreadyInGame, gameServerId, listLiveGames, liveGamesOf, startGame, typ
 export type { GameOptions } from './engine/index.js';
 // runtime.ts
 export { createGameRuntime, type GameRuntime } from './runtime.js';
+// results.ts
+export { seasonAt, seasonSpan, type SeasonSettings } from './results.js';
 // hooks.ts
 export type { GameEndEffects, GameHooks, GameResult } from './hooks.js';

@@ -40,6 +40,14 @@ export function seasonAt(settings: SeasonSettings, nowMs: number): number {
   return Math.max(1, Math.floor(elapsed / (settings.seasonDays * 86400)) + 1);
 }
 
+/** When season `season` begins and ends (Unix seconds); no end when seasons are endless. */
+export function seasonSpan(settings: SeasonSettings, season: number): { tsStart: number; tsEnd?: number } {
+  if (settings.seasonDays <= 0) return { tsStart: settings.seasonStart };
+  const length = settings.seasonDays * 86400;
+  const tsStart = settings.seasonStart + (season - 1) * length;
+  return { tsStart, tsEnd: tsStart + length };
+}
+
 /**
  * Rank points for place `place` of `seats` players: the winner +rankStake, the last place
  * −rankStake, the places between evenly in between (rounded half away from zero); a player who

@@ -1,7 +1,9 @@
 /**
  * The clocks of missions and standings, in UTC: a week starts on Monday at 00:00 (missions'
- * progress and the weekly top start again from nothing then), and a season is a calendar month.
+ * progress and the weekly top start again from nothing then); a season is the game ranks' season.
  */
+import { seasonAt, seasonSpan, type SeasonSettings } from '../game/index.js';
+
 const DAY = 86_400;
 
 /** The week of an instant (milliseconds): the Unix time (seconds) of its Monday, 00:00 UTC. */
@@ -15,24 +17,18 @@ export function weekOf(ms: number): number {
 export const weekEnd = (week: number): number => week + 7 * DAY;
 
 export interface Season {
-  /** `YYYY-MM`. */
-  id: string;
-  /** Unix time (seconds) of its first day, 00:00 UTC. */
+  /** The season's number, as the game's ranks count them (from 1). */
+  id: number;
+  /** Unix time (seconds) it begins. */
   tsStart: number;
-  /** Unix time (seconds) of the next month's first day, 00:00 UTC. */
-  tsEnd: number;
+  /** Unix time (seconds) it ends; none when seasons are endless. */
+  tsEnd?: number;
 }
 
-/** The season of an instant (milliseconds): its calendar month in UTC. */
-export function seasonOf(ms: number): Season {
-  const date = new Date(ms);
-  const year = date.getUTCFullYear();
-  const month = date.getUTCMonth();
-  return {
-    id: `${year}-${String(month + 1).padStart(2, '0')}`,
-    tsStart: Date.UTC(year, month, 1) / 1000,
-    tsEnd: Date.UTC(year, month + 1, 1) / 1000,
-  };
+/** The season of an instant (milliseconds): the game ranks' season (`--game-season-start`, `--game-season-days`). */
+export function seasonOf(settings: SeasonSettings, ms: number): Season {
+  const id = seasonAt(settings, ms);
+  return { id, ...seasonSpan(settings, id) };
 }
 
 /** The keys of game_stats' periods. */

@@ -27,7 +27,7 @@ export const missionMethods: AnyMethod[] = [
     name: 'seasonpass.get',
     summary: "The caller's pass of the current season",
     description:
-      `A season is a calendar month (UTC). The pass's level is the experience the caller earned in finished games of the season ` +
+      `A season is the game ranks' season (\`--game-season-start\`, \`--game-season-days\`). The pass's level is the experience the caller earned in finished games of the season ` +
       `(10 a game, 20 more for a win) over ${SEASON_LEVEL_XP}, up to level ${SEASON_LEVELS}; with the season's games and wins.`,
     auth: 'required',
     scope: 'stat',

@@ -16,10 +16,10 @@ const KOPECKS = 100;
  * reward of each mission whose target it reaches, given once (markRewarded). Money is paid
  * before items are given, each in ascending user order, as every transfer locks them.
  */
-export async function countGameResult(_services: Services, trx: Executor, result: GameResult): Promise<GameEndEffects> {
+export async function countGameResult(services: Services, trx: Executor, result: GameResult): Promise<GameEndEffects> {
   const now = Math.floor(result.tsEnd / 1000);
   const week = weekOf(result.tsEnd);
-  const season = seasonOf(result.tsEnd);
+  const season = seasonOf(services.config.games, result.tsEnd);
   const players = [...new Set(result.players)].sort((a, b) => a - b);
   for (const userId of players) {
     const won = userId === result.winner ? 1 : 0;

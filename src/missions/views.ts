@@ -74,7 +74,14 @@ export async function missionsOf(services: Services, userId: number | undefined)
 
 export const SeasonPass = Type.Object(
   {
-    season: Type.Object({ season_id: Type.String({ description: 'YYYY-MM' }), ts_start: Ts, ts_end: Ts }, Strict),
+    season: Type.Object(
+      {
+        season_id: Type.Integer({ minimum: 1, description: 'the season’s number, as the ranks count them' }),
+        ts_start: Ts,
+        ts_end: Type.Optional(Ts),
+      },
+      Strict,
+    ),
     level: Type.Integer({ minimum: 0, maximum: SEASON_LEVELS }),
     levels: Type.Literal(SEASON_LEVELS, { description: 'the last level' }),
     xp: Type.Integer({ minimum: 0, description: 'experience earned in the season' }),
@@ -88,12 +95,12 @@ export const SeasonPass = Type.Object(
 
 /** The user's pass of the current season: levels from the experience earned in it. */
 export async function seasonPassOf(services: Services, userId: number | undefined): Promise<Static<typeof SeasonPass>> {
-  const season = seasonOf(services.clock.now());
+  const season = seasonOf(services.config.games, services.clock.now());
   const standing = userId === undefined ? undefined : await selectStanding(services.db.kysely, seasonPeriod(season), userId);
   const xp = standing?.xp ?? 0;
   const level = seasonLevel(xp);
   return {
-    season: { season_id: season.id, ts_start: season.tsStart, ts_end: season.tsEnd },
+    season: { season_id: season.id, ts_start: season.tsStart, ...(season.tsEnd !== undefined ? { ts_end: season.tsEnd } : {}) },
     level,
     levels: SEASON_LEVELS,
     xp,
