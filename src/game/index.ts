@@ -15,3 +15,5 @@ export { alreadyInGame, gameServerId, listLiveGames, liveGamesOf, startGame, typ
 export type { GameOptions } from './engine/index.js';
 // runtime.ts
 export { createGameRuntime, type GameRuntime } from './runtime.js';
+// finished.ts
+export { classicBoard, finishedGameProblem, type FinishedGame } from './finished.js';

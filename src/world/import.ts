@@ -56,6 +56,7 @@ import {
   type UserPair,
   usersWithOpenSessions,
 } from './queries.js';
+import { importLobby, lobbyProblems, lobbyUsers, storedLobbyProblems } from './lobby.js';
 
 const checkWorld = TypeCompiler.Compile(World);
 
@@ -339,6 +340,7 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
       problems.push(`${where}.uses: ${p.uses} is fewer than the ${redemptions} redemptions in used_by`);
   });
   problems.push(...marketProblems(world, user, proto, unique));
+  problems.push(...lobbyProblems(world, user));
   return { problems, outside };
 }
 
@@ -539,12 +541,17 @@ async function prepareStoredWorld(
     await emptyWorldTables(trx);
   } else {
     const fileRelations = relations(world);
-    await lockUsersInIdOrder(trx, dialect, [...users.map((u) => u.user_id), ...fileRelations.flatMap((r) => [r.a, r.b])]);
+    await lockUsersInIdOrder(trx, dialect, [
+      ...users.map((u) => u.user_id),
+      ...fileRelations.flatMap((r) => [r.a, r.b]),
+      ...lobbyUsers(world),
+    ]);
     const problems = [
       ...(await checkOutsideReferences(trx, outside)),
       ...(await checkUserConflicts(trx, users)),
       ...(await checkStoredBots(trx, users)),
       ...(await checkStoredRelations(trx, fileRelations)),
+      ...(await storedLobbyProblems(trx, dialect, world)),
     ];
     if (problems.length > 0) throw invalid(problems);
   }
@@ -1119,6 +1126,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       await importTrades(trx, world, now);
       await importChat(trx, world, now, replace);
       await importPrivateMessages(trx, world, now);
+      await importLobby(trx, db.dialect, world, now, replace);
       await advanceSequences(trx, db.dialect);
       if (replace || hasMarket(world)) {
         const problems = await checkMarket(trx);
