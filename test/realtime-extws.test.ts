@@ -62,7 +62,8 @@ test('a signed-in client gets the open frame, then auth with its profile and cou
     const [profile] = ok(await server.call('users.get', {}, { token: alice, http: 'GET' }));
     assert.deepEqual(auth.data, {
       status: 1,
-      user_data: { ...profile, admin_rights: 0, penalties: {} },
+      // avatar_key, online and rank are always there: the Python client reads them unconditionally.
+      user_data: { avatar_key: '', rank: { hidden: 1 }, ...profile, admin_rights: 0, penalties: {} },
       counters: { ...ACCOUNT_COUNTERS, friends_requests: 1, trades_new: 0, balance: 0 },
     });
     assert.equal(status.event, 'status');

@@ -19,3 +19,5 @@ export { createGameRuntime, type GameRuntime } from './runtime.js';
 export { seasonAt, seasonSpan, type SeasonSettings } from './results.js';
 // hooks.ts
 export type { GameEndEffects, GameHooks, GameResult } from './hooks.js';
+// finished.ts
+export { classicBoard, finishedGameProblem, type FinishedGame } from './finished.js';

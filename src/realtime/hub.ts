@@ -389,17 +389,21 @@ export class RealtimeHub {
     }
   }
 
-  /** Sends text to one connection, cutting it when its queue would pass the bound. False when not sent. */
-  send(connection: Connection, frame: string): boolean {
+  /**
+   * Sends text to one connection, cutting it when its queue would pass the bound. False when not
+   * sent. A frame going to many connections comes encoded once, as UTF-8 bytes sent as text.
+   */
+  send(connection: Connection, frame: string | Buffer): boolean {
     const { socket } = connection;
     if (socket.readyState !== socket.OPEN) return false;
-    if (socket.bufferedAmount + Buffer.byteLength(frame) > this.deps.config.ws.maxQueueBytes) {
+    const size = typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length;
+    if (socket.bufferedAmount + size > this.deps.config.ws.maxQueueBytes) {
       // The closing handshake would queue behind the backlog: cut the connection.
       this.remove(connection);
       socket.terminate();
       return false;
     }
-    socket.send(frame);
+    socket.send(frame, { binary: false });
     return true;
   }
 
@@ -422,14 +426,15 @@ export class RealtimeHub {
     else if (typeof event.key === 'string' && this.withdrawn.has(event.key)) return;
     this.kept.push(event);
     if (this.kept.length > KEPT_EVENTS) this.kept.splice(0, this.kept.length - KEPT_EVENTS);
-    const frames: Partial<Record<FeedFormat, string>> = {};
+    // Encoded once for every connection it goes to (ws would encode a string for each of them).
+    const frames: Partial<Record<FeedFormat, Buffer>> = {};
     for (const connection of this.connections) {
       if (!this.reaches(connection, event)) continue;
       if (connection.held) {
         connection.held.push(event);
         continue;
       }
-      this.send(connection, (frames[connection.format] ??= elementAt(framesFor(connection.format, [event]), 0)));
+      this.send(connection, (frames[connection.format] ??= Buffer.from(elementAt(framesFor(connection.format, [event]), 0))));
     }
   }
 

@@ -181,7 +181,9 @@ export async function registerRealtimeRoute(app: FastifyInstance, services: Serv
             hub.authUserFields(userId),
             hub.authCounters(userId),
           ]);
-          const userData = { ...users.get(userId), ...fields };
+          // The reference clients read these three of their own account unconditionally (Zakovskiy/monopolyone.py):
+          // the picture's key (empty: the default), online (the connection makes it so), and a rank (hidden when none).
+          const userData = { avatar_key: '', online: 1, rank: { hidden: 1 }, ...users.get(userId), ...fields };
           hub.send(connection, eventFrame('auth', JSON.stringify({ status: 1, user_data: userData, counters })));
         }
         await recorded;

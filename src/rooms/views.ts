@@ -89,7 +89,13 @@ export function audienceOf(view: RoomView): number[] | null {
   return [...new Set([...view.players.flat(), ...view.invites.map(([userId]) => userId)])];
 }
 
-/** The short profiles of the players and invited users of rooms (`users_data` beside them). */
+/** The rank shown for a user who has none: the reference clients read `rank` of every entry of `users_data`. */
+export const NO_RANK = { hidden: 1 } as const;
+
+/**
+ * The short profiles of the players and invited users of rooms (`users_data` beside them),
+ * each with a `rank` (`{hidden: 1}` for a user who has none), as the Python clients read it.
+ */
 export async function usersDataOf(services: Services, views: RoomView[]): Promise<Static<typeof UserShort>[]> {
   const ids = [...new Set(views.flatMap((view) => [...view.players.flat(), ...view.invites.map(([userId]) => userId)]))].filter(
     (id) => id > 0,
@@ -97,6 +103,6 @@ export async function usersDataOf(services: Services, views: RoomView[]): Promis
   const users = await loadUsers(services, ids, { form: 'short' });
   return ids.flatMap((id) => {
     const user = users.get(id);
-    return user ? [user] : [];
+    return user ? [{ ...user, rank: user.rank ?? NO_RANK }] : [];
   });
 }

@@ -4,6 +4,7 @@ import type { ItemProtosTable } from '../db/tables.js';
 import type { World, WorldItemProto } from './schema.js';
 import { storedRank } from '../users/index.js';
 import { readStoredWorld } from './queries.js';
+import { exportLobby } from './lobby.js';
 import type { LedgerKind } from '../market/index.js';
 
 const parse = <T>(text: string | null): T | undefined => (text === null ? undefined : (JSON.parse(text) as T));
@@ -207,7 +208,7 @@ export async function exportWorld(db: Database): Promise<World> {
     .transaction()
     .setIsolationLevel('repeatable read')
     .setAccessMode('read only')
-    .execute((trx) => readStoredWorld(trx));
+    .execute(async (trx) => ({ ...(await readStoredWorld(trx)), lobby: await exportLobby(trx) }));
   const tradeItemsOf = groupedBy(stored.tradeItems, (entry) => entry.trade_id);
   const equipByItem = new Map(stored.equipped.map((e) => [e.item_id, e]));
   const usesOf = groupedBy(stored.promocodeUses, (use) => use.code);
@@ -296,6 +297,8 @@ export async function exportWorld(db: Database): Promise<World> {
         }),
       ),
     })),
+    rooms: stored.lobby.rooms,
+    games: stored.lobby.games,
     gchat: {
       status: {
         closed: chatState?.closed === 1,

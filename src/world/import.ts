@@ -58,6 +58,7 @@ import {
   type UserPair,
   usersWithOpenSessions,
 } from './queries.js';
+import { importLobby, lobbyProblems, lobbyUsers, storedLobbyProblems } from './lobby.js';
 
 const checkWorld = TypeCompiler.Compile(World);
 
@@ -354,6 +355,7 @@ function checkReferences(world: World): { problems: string[]; outside: OutsideRe
         problems.push(`${where}.progress[${j}]: a reward given at ${p.counter} of the target ${m.target}`);
     });
   });
+  problems.push(...lobbyProblems(world, user));
   return { problems, outside };
 }
 
@@ -554,12 +556,17 @@ async function prepareStoredWorld(
     await emptyWorldTables(trx);
   } else {
     const fileRelations = relations(world);
-    await lockUsersInIdOrder(trx, dialect, [...users.map((u) => u.user_id), ...fileRelations.flatMap((r) => [r.a, r.b])]);
+    await lockUsersInIdOrder(trx, dialect, [
+      ...users.map((u) => u.user_id),
+      ...fileRelations.flatMap((r) => [r.a, r.b]),
+      ...lobbyUsers(world),
+    ]);
     const problems = [
       ...(await checkOutsideReferences(trx, outside)),
       ...(await checkUserConflicts(trx, users)),
       ...(await checkStoredBots(trx, users)),
       ...(await checkStoredRelations(trx, fileRelations)),
+      ...(await storedLobbyProblems(trx, dialect, world)),
     ];
     if (problems.length > 0) throw invalid(problems);
   }
@@ -1173,6 +1180,7 @@ async function runImport(db: Database, input: unknown, options: ImportOptions, r
       await importTrades(trx, world, now);
       await importChat(trx, world, now, replace);
       await importPrivateMessages(trx, world, now);
+      await importLobby(trx, db.dialect, world, now, replace);
       await advanceSequences(trx, db.dialect);
       if (replace || hasMarket(world)) {
         const problems = await checkMarket(trx);

@@ -4,6 +4,7 @@ import { WorldRank } from '../users/index.js';
 import { characterCountFor } from '../infra/text.js';
 import { ItemProtoStatus, Price } from '../catalog/index.js';
 import { LEDGER_KINDS, PlatformAccount } from '../market/index.js';
+import { WorldGame, WorldRoom } from './schema-lobby.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Uint = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
@@ -458,6 +459,9 @@ export const World = Type.Object(
     market_sales: Type.Optional(Type.Array(WorldSale)),
     market_freezes: Type.Optional(Type.Array(WorldMarketFreeze)),
     missions: Type.Optional(Type.Array(WorldMission)),
+    // The lobby (schema-lobby.ts): waiting rooms and finished games.
+    rooms: Type.Optional(Type.Array(WorldRoom)),
+    games: Type.Optional(Type.Array(WorldGame)),
     gchat: Type.Optional(
       Type.Object(
         { status: Type.Optional(WorldChatStatus), messages: Type.Optional(Type.Array(WorldChatMessage)) },
