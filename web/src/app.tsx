@@ -5,6 +5,8 @@ import { ConfirmEmail, ResetPassword, SignIn, SignUp } from './pages/auth';
 import { Friends } from './pages/friends';
 import { Home } from './pages/home';
 import { Inventory } from './pages/inventory';
+import { LobbyPage } from './pages/lobby';
+import { LiveGames } from './pages/m1tv';
 import { Market, MyListings, Shop, WalletHistory, money, readBalance } from './pages/market';
 import { Conversation, Dialogs } from './pages/messages';
 import { Profile } from './pages/profile';
@@ -16,6 +18,7 @@ import { session, signOut } from './session';
 import { useStore } from './store';
 import { Loading, Page } from './ui';
 import { balance, counters } from './realtime';
+import { invitationCount } from './rooms';
 
 interface Route {
   path: string;
@@ -25,8 +28,8 @@ interface Route {
 }
 
 /**
- * The client's pages at the reference's paths. Pages of capabilities still to come (the market,
- * messages, the lobby, live games) have their paths here, so that links to them already land.
+ * The client's pages at the reference's paths. The game table (`/table/#/...`) is linked to
+ * through table-links.ts.
  */
 const ROUTES: Route[] = [
   { path: '/signin', open: true, view: () => <SignIn /> },
@@ -53,7 +56,8 @@ const ROUTES: Route[] = [
   { path: '/admin', open: true, view: () => <AdminConsole /> },
   { path: '/admin/:section', open: true, view: (params) => <AdminConsole {...params} /> },
   { path: '/admin/:section/:id', open: true, view: (params) => <AdminConsole {...params} /> },
-  ...['/lobby', '/m1tv'].map((path) => ({ path, view: () => <ComingSoon /> })),
+  { path: '/lobby', view: () => <LobbyPage /> },
+  { path: '/m1tv', open: true, view: () => <LiveGames /> },
 ];
 
 type ConsoleModule = typeof import('./admin/console');
@@ -77,6 +81,8 @@ function AdminConsole(props: { section?: string; id?: string }) {
 
 const NAV: [string, Key][] = [
   ['/', 'home'],
+  ['/lobby', 'lobby'],
+  ['/m1tv', 'liveGames'],
   ['/inventory', 'inventory'],
   ['/messages', 'messages'],
   ['/trades', 'trades'],
@@ -85,15 +91,6 @@ const NAV: [string, Key][] = [
   ['/promo', 'promo'],
   ['/settings', 'settings'],
 ];
-
-function ComingSoon() {
-  const { t } = useI18n();
-  return (
-    <Page title={t('appName')}>
-      <p>{t('soon')}</p>
-    </Page>
-  );
-}
 
 function NotFound() {
   const { t } = useI18n();
@@ -109,6 +106,7 @@ function Header() {
   const me = useStore(session);
   const { path } = useLocation();
   const unread = useStore(counters).messages_new ?? 0;
+  const invitations = useStore(invitationCount);
   return (
     <header class="top">
       <a href="#main" class="skip">
@@ -123,7 +121,11 @@ function Header() {
             {NAV.map(([href, key]) => (
               <li key={href}>
                 <a href={href} aria-current={(href === '/' ? path === '/' : path.startsWith(href)) ? 'page' : undefined}>
-                  {key === 'messages' && unread ? t('messagesCount', { n: unread }) : t(key)}
+                  {key === 'messages' && unread
+                    ? t('messagesCount', { n: unread })
+                    : key === 'lobby' && invitations
+                      ? t('lobbyCount', { n: invitations })
+                      : t(key)}
                 </a>
               </li>
             ))}
