@@ -174,6 +174,27 @@ test(
       await bob!.waitForURL(/\/table\/#\//, WAIT);
       assert.equal(await at(bob!), table);
 
+      // A full room refuses a seat with a sentence; a room its creator deletes leaves the lobby live.
+      await carol!.goto(`${origin}/lobby`, WAIT);
+      const carolCreates = carol!.getByRole('form', { name: 'Create a room' });
+      await carolCreates.getByLabel('Players', { exact: true }).selectOption('2');
+      await carolCreates.getByRole('button', { name: 'Create' }).click();
+      await carol!.locator('section.my-room').getByText('1 of 2 players', { exact: true }).waitFor(WAIT);
+      await alice!.goto(`${origin}/lobby`, WAIT);
+      const carolsRoom = alice!.getByRole('listitem', { name: 'Room of Carol' });
+      await carolsRoom.getByText('1 of 2 players', { exact: true }).waitFor(WAIT);
+      const [second] = ok(await server.call('rooms.get', {})).rooms;
+      ok(await server.call('rooms.join', { room_id: Number(second.room_id) }, { token: daveToken }));
+      await carolsRoom.getByText('2 of 2 players', { exact: true }).waitFor(WAIT);
+      await carolsRoom.getByRole('button', { name: 'Join the room of Carol' }).click();
+      await carolsRoom.getByRole('alert').getByText('The room has no seat for that.').waitFor(WAIT);
+      problems.push(...(await accessibilityProblems(alice!)));
+      await carol!.getByRole('button', { name: 'Delete the room' }).click();
+      await carol!.getByRole('heading', { name: 'Create a room', level: 2 }).waitFor(WAIT);
+      await carolsRoom.waitFor({ ...WAIT, state: 'detached' });
+      await alice!.getByText('No room is waiting for players: create one.').waitFor(WAIT);
+      assert.equal(ok(await server.call('rooms.get', {})).count, 0);
+
       assert.deepEqual(problems, []);
     } finally {
       await browser?.close();

@@ -57,18 +57,20 @@ export function LobbyPage() {
       {!state ? (
         <Loading error={first.error} />
       ) : (
-        <>
-          {mine ? <MyRoom room={mine} state={state} userId={userId!} /> : <CreateRoom />}
-          {invited.length > 0 && (
-            <section class="card" aria-labelledby="invitations-title">
-              <h2 id="invitations-title">{t('invitations')}</h2>
-              <ul class="plain rooms">
-                {invited.map((room) => (
-                  <RoomRow key={room.room_id} room={room} state={state} canJoin={!mine} invitedBy={inviterOf(room, userId!)} />
-                ))}
-              </ul>
-            </section>
-          )}
+        <div class="lobby-columns">
+          <div>
+            {mine ? <MyRoom room={mine} state={state} userId={userId!} /> : <CreateRoom />}
+            {invited.length > 0 && (
+              <section class="card" aria-labelledby="invitations-title">
+                <h2 id="invitations-title">{t('invitations')}</h2>
+                <ul class="plain rooms">
+                  {invited.map((room) => (
+                    <RoomRow key={room.room_id} room={room} state={state} canJoin={!mine} invitedBy={inviterOf(room, userId!)} />
+                  ))}
+                </ul>
+              </section>
+            )}
+          </div>
           <section class="card" aria-labelledby="rooms-title">
             <h2 id="rooms-title">{t('rooms')}</h2>
             {others.length === 0 ? (
@@ -81,7 +83,7 @@ export function LobbyPage() {
               </ul>
             )}
           </section>
-        </>
+        </div>
       )}
     </Page>
   );
