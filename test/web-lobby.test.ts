@@ -170,7 +170,7 @@ test(
       await bob!.getByRole('link', { name: 'Повтор игры: Alice, Bob' }).waitFor(WAIT);
       assert.equal(await overflows(bob!), false);
       problems.push(...(await accessibilityProblems(bob!)));
-      await bob!.goto(`${origin}/m1tv#/${game.gs_id}/${game.gs_game_id}`, WAIT);
+      await bob!.goto(`${origin}/m1tv/#/${game.gs_id}/${game.gs_game_id}`, WAIT);
       await bob!.waitForURL(/\/table\/#\//, WAIT);
       assert.equal(await at(bob!), table);
 

@@ -199,6 +199,8 @@ function receive(event: FeedEvent, frame: { rooms?: unknown[]; users_data?: unkn
   const state = lobby.value;
   if (!state) return;
   const reread = apply(state, event, frame);
+  // Seated again: what happened to the player's former room is old news.
+  if (lobbyNotice.value && roomOf(state, me())) lobbyNotice.set(undefined);
   lobby.set({ ...state });
   count();
   if (reread) void readRoom(reread);
