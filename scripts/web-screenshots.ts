@@ -6,6 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { launchBrowser, startDemoServer } from './demo-server.js';
 
 const out = join(new URL('..', import.meta.url).pathname, 'docs/screenshots');
@@ -94,6 +95,42 @@ try {
   for (let step = 0; step < 30 && (await forward.isEnabled()); step++) await forward.click();
   await mobile.waitForTimeout(300);
   await mobile.screenshot({ path: join(out, 'table-replay-phone-ru.png'), fullPage: true });
+
+  // The lobby: Carol waits in a public room that Dave joins; Alice makes a room of her own and invites Bob.
+  const others = [];
+  for (const name of ['carol', 'dave']) {
+    const other = await (await browser.newContext({ viewport: { width: 1200, height: 760 }, locale: 'en-US' })).newPage();
+    await other.goto(`${origin}/signin`);
+    await other.getByLabel('E-mail', { exact: true }).fill(`${name}@example.com`);
+    await other.getByLabel('Password', { exact: true }).fill(`${name}-demo-password`);
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await other.getByText('Live').first().waitFor();
+    await other.goto(`${origin}/lobby`);
+    others.push(other);
+  }
+  const [carol, dave] = others as [Page, Page];
+  await carol.getByLabel('Players', { exact: true }).selectOption('3');
+  await carol.getByRole('button', { name: 'Create', exact: true }).click();
+  await dave.getByRole('button', { name: /^Join the room of Carol/ }).click();
+  await carol.getByRole('button', { name: 'Remove: Dave' }).waitFor();
+  await page.goto(`${origin}/lobby`);
+  await page.getByRole('button', { name: 'Create', exact: true }).click();
+  await page.getByRole('button', { name: 'Invite', exact: true }).click();
+  await page.getByText('The invitation to Bob is sent.').waitFor();
+  await page.getByRole('listitem', { name: /^Room of Carol/ }).waitFor();
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(out, 'lobby.png') });
+  await mobile.goto(`${origin}/lobby`);
+  await mobile.getByRole('heading', { name: 'Ваша комната', level: 2 }).waitFor();
+  await mobile.waitForTimeout(300);
+  await mobile.screenshot({ path: join(out, 'lobby-phone-ru.png') });
+  // Carol starts: /m1tv lists the game to watch.
+  await carol.getByRole('button', { name: 'Start the game' }).click();
+  await carol.waitForURL(/\/table\//);
+  await page.goto(`${origin}/m1tv`);
+  await page.getByRole('link', { name: /^Watch the game of/ }).waitFor();
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(out, 'm1tv.png') });
 } finally {
   await browser.close();
   await server.close();

@@ -36,6 +36,8 @@ export const CLIENT_ROUTES = [
   '/admin/:section/:id',
   '/lobby',
   '/m1tv',
+  // The reference's link to watch a game, /m1tv/#/{gs_id}/{gs_game_id}: the client opens its table.
+  '/m1tv/',
   '/table/*',
 ];
 

@@ -10,6 +10,7 @@ import { session, signOut } from './session';
 import { useStore } from './store';
 import { Loading, Page } from './ui';
 import { balance, counters } from './realtime';
+import { invitationCount } from './rooms';
 
 // Every page but the home screen and signing in is loaded on its first visit.
 const Friends = lazyView(() => import('./pages/friends').then((m) => m.Friends));
@@ -25,6 +26,8 @@ const Promo = lazyView(() => import('./pages/promo').then((m) => m.Promo));
 const Settings = lazyView(() => import('./pages/settings').then((m) => m.Settings));
 const Trades = lazyView(() => import('./pages/trades').then((m) => m.Trades));
 const NewTrade = lazyView(() => import('./pages/trades').then((m) => m.NewTrade));
+const LobbyPage = lazyView(() => import('./pages/lobby').then((m) => m.LobbyPage));
+const LiveGames = lazyView(() => import('./pages/m1tv').then((m) => m.LiveGames));
 
 interface Route {
   path: string;
@@ -34,8 +37,8 @@ interface Route {
 }
 
 /**
- * The client's pages at the reference's paths. Pages of capabilities still to come (the market,
- * messages, the lobby, live games) have their paths here, so that links to them already land.
+ * The client's pages at the reference's paths. The game table (`/table/#/...`) is linked to
+ * through table-links.ts.
  */
 const ROUTES: Route[] = [
   { path: '/signin', open: true, view: () => <SignIn /> },
@@ -63,7 +66,8 @@ const ROUTES: Route[] = [
   { path: '/admin/:section', open: true, view: (params) => <AdminConsole {...params} /> },
   { path: '/admin/:section/:id', open: true, view: (params) => <AdminConsole {...params} /> },
   { path: '/table', open: true, view: () => <GameTable /> },
-  ...['/lobby', '/m1tv'].map((path) => ({ path, view: () => <ComingSoon /> })),
+  { path: '/lobby', view: () => <LobbyPage /> },
+  { path: '/m1tv', open: true, view: () => <LiveGames /> },
 ];
 
 type TableModule = typeof import('./pages/table');
@@ -106,6 +110,8 @@ function AdminConsole(props: { section?: string; id?: string }) {
 
 const NAV: [string, Key][] = [
   ['/', 'home'],
+  ['/lobby', 'lobby'],
+  ['/m1tv', 'liveGames'],
   ['/inventory', 'inventory'],
   ['/messages', 'messages'],
   ['/trades', 'trades'],
@@ -115,15 +121,6 @@ const NAV: [string, Key][] = [
   ['/promo', 'promo'],
   ['/settings', 'settings'],
 ];
-
-function ComingSoon() {
-  const { t } = useI18n();
-  return (
-    <Page title={t('appName')}>
-      <p>{t('soon')}</p>
-    </Page>
-  );
-}
 
 function NotFound() {
   const { t } = useI18n();
@@ -139,6 +136,7 @@ function Header() {
   const me = useStore(session);
   const { path } = useLocation();
   const unread = useStore(counters).messages_new ?? 0;
+  const invitations = useStore(invitationCount);
   return (
     <header class="top">
       <a href="#main" class="skip">
@@ -153,7 +151,11 @@ function Header() {
             {NAV.map(([href, key]) => (
               <li key={href}>
                 <a href={href} aria-current={(href === '/' ? path === '/' : path.startsWith(href)) ? 'page' : undefined}>
-                  {key === 'messages' && unread ? t('messagesCount', { n: unread }) : t(key)}
+                  {key === 'messages' && unread
+                    ? t('messagesCount', { n: unread })
+                    : key === 'lobby' && invitations
+                      ? t('lobbyCount', { n: invitations })
+                      : t(key)}
                 </a>
               </li>
             ))}

@@ -3,8 +3,10 @@ import { App } from './app';
 import { startFeed } from './realtime';
 import { prefetchHome } from './pages/home';
 import { session } from './session';
+import { followLobby } from './rooms';
 import './styles.css';
 
+followLobby();
 startFeed();
 // The home screen's reads leave now, while the first render is still to come.
 if (window.location.pathname === '/' && session.value) prefetchHome();

@@ -10,6 +10,7 @@ export interface FeedEvent {
 }
 export interface FeedLists {
   messages?: unknown[];
+  rooms?: unknown[];
   users_data?: unknown[];
   item_protos?: unknown[];
 }
@@ -25,7 +26,7 @@ export const feedState = new Store<'connecting' | 'live'>('connecting');
 /** Players online, from the feed's status frames. */
 export const onlineCount = new Store<number | undefined>(undefined);
 /** The signed-in connection's counters (`auth` frame), kept current by the events that change them. */
-export const counters = new Store<{ messages_new?: number; trades_new?: number; friends_requests?: number }>({});
+export const counters = new Store<{ messages_new?: number; trades_new?: number; friends_requests?: number; invites?: number }>({});
 /** The balance in units: `wallet.balance` events, or what a page read. */
 export const balance = new Store<number | undefined>(undefined);
 /** How many times the feed has (re)connected: pages read again what they show when it changes after a drop. */
@@ -44,7 +45,8 @@ export function onFeedEvent(listener: Listener): () => void {
 }
 
 function url(token: string | undefined): string {
-  const params = new URLSearchParams({ subs: 'gchat' });
+  // A signed-in player follows the lobby too: their invitations and their room, whatever the page.
+  const params = new URLSearchParams({ subs: token ? 'gchat,rooms' : 'gchat' });
   if (token) params.set('access_token', token);
   if (lastId !== undefined) params.set('id_last', String(lastId));
   return `${window.location.protocol === 'https:' ? 'wss' : 'ws'}://${window.location.host}/ws?${params}`;

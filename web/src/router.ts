@@ -39,7 +39,9 @@ export function followLinks(event: MouseEvent): void {
   const link = (event.target as Element | null)?.closest?.('a');
   if (!link || link.target || link.origin !== window.location.origin || link.hasAttribute('download')) return;
   if (['/docs', '/openapi.json', '/about', '/healthz'].some((p) => link.pathname.startsWith(p))) return;
+  // A link within the page (`#main`, or another game of the table page) is the browser's to follow.
+  if (link.hash && link.pathname === window.location.pathname && link.search === window.location.search) return;
   event.preventDefault();
-  // A hash route (`/table/#/...`) is part of where the link goes; a fragment (`#main`) is not.
-  navigate(link.pathname + link.search + (link.hash.startsWith('#/') ? link.hash : ''));
+  // The fragment is kept: the table page reads its game from it (`/table/#/{gs_id}/{gs_game_id}`).
+  navigate(link.pathname + link.search + link.hash);
 }

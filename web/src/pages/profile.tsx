@@ -1,5 +1,6 @@
 import { api, ok } from '../api/client';
 import { useI18n, type Key } from '../i18n';
+import { lobby, roomOf } from '../rooms';
 import { session } from '../session';
 import { useStore } from '../store';
 import { Avatar, Loading, Outcome, Page, useAction, useLoad } from '../ui';
@@ -10,6 +11,7 @@ const BADGE = 5;
 export function Profile({ who }: { who: string }) {
   const { t } = useI18n();
   const me = useStore(session);
+  const room = roomOf(useStore(lobby), me?.user_id);
   const user = useLoad(async () => {
     const { data } = await ok(api.POST('/api/users.get', { body: { user_id: who, type: 'full' } }));
     return data[0];
@@ -33,6 +35,12 @@ export function Profile({ who }: { who: string }) {
       user.reload();
     });
   const isMe = me?.user_id === profile.user_id;
+  const invitable = room && !room.players.flat().includes(profile.user_id) && !room.invites.some(([id]) => id === profile.user_id);
+  const invite = () =>
+    action.run(async () => {
+      await ok(api.POST('/api/rooms.invite', { body: { room_id: Number(room!.room_id), user_id: profile.user_id } }));
+      return t('inviteSent', { nick: profile.nick });
+    });
   const friendAction: [Key, '/api/friends.add' | '/api/friends.delete'] | undefined =
     relation === 0
       ? ['addFriend', '/api/friends.add']
@@ -85,10 +93,15 @@ export function Profile({ who }: { who: string }) {
             <a class="button" href={`/messages/${profile.user_id}`}>
               {t('writeTo')}
             </a>
+            {invitable && (
+              <button type="button" onClick={invite} disabled={action.busy}>
+                {t('inviteToRoom')}
+              </button>
+            )}
           </div>
         )
       )}
-      <Outcome error={action.error} />
+      <Outcome error={action.error} notice={action.notice} />
       {badges.data && badges.data.length > 0 && (
         <section aria-labelledby="badges-title" class="card">
           <h2 id="badges-title">{t('badges')}</h2>
