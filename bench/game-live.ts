@@ -19,12 +19,11 @@
  * The numbers depend on the machine and on what else runs on it: compare runs on one machine.
  */
 import { parseArgs } from 'node:util';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { newToken, sha256 } from '../src/infra/secrets.js';
+import { cpuMsOf, percentile, signInUsers } from './live-support.js';
 import { postgresLocation, sqliteLocation, startServerProcess } from '../test-crash/server-process.js';
 
 const { values: args } = parseArgs({
@@ -46,7 +45,6 @@ const CONCURRENCY = Number(args.concurrency);
 const PLAYERS = 4;
 const USERS = GAMES * PLAYERS + CONCURRENCY;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 /** A move the expected player can always make: the first of these the turn allows, else leaving. */
@@ -63,12 +61,6 @@ function moveFor(list: string[]): string {
   ])
     if (list.includes(action)) return action;
   return 'leave';
-}
-
-/** CPU time the process has used (user and system), ms. */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 function rssOf(pid: number): number {
@@ -114,25 +106,7 @@ async function main(): Promise<void> {
   });
   const sockets: WebSocket[] = [];
   try {
-    const tokens = new Map<number, string>();
-    const now = Math.floor(Date.now() / 1000);
-    for (let userId = 1; userId <= USERS; userId++) {
-      const token = newToken();
-      tokens.set(userId, token);
-      await db.kysely
-        .insertInto('sessions')
-        .values({
-          user_id: userId,
-          family_id: randomUUID(),
-          access_hash: sha256(token),
-          refresh_hash: null,
-          ip: null,
-          is_bot: 0,
-          expires_at: now + 86400,
-          created_at: now,
-        })
-        .execute();
-    }
+    const tokens = await signInUsers(db, USERS);
     const post = async (method: string, userId: number, params: Record<string, unknown>): Promise<any> => {
       const response = await fetch(`${server.url}/api/${method}`, {
         method: 'POST',

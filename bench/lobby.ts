@@ -18,12 +18,11 @@
  * it: compare runs on one machine.
  */
 import { parseArgs } from 'node:util';
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { newToken, sha256 } from '../src/infra/secrets.js';
+import { cpuMsOf, percentile, signInUsers } from './live-support.js';
 import { postgresLocation, sqliteLocation, startServerProcess } from '../test-crash/server-process.js';
 
 const { values: args } = parseArgs({
@@ -43,16 +42,8 @@ const USERS = ROOMS * SEATS;
 /** The p99 the issue sets for the delay to every subscriber, in milliseconds. */
 const TARGET_P99_MS = 100;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 /** A join's patch as the server writes it: the room and who was added to its players. */
 const JOIN_PATCH = /"type":"room\.patch","room_id":"(\d+)","patches":\[\[1,"players\.0",(\d+)\]\]/g;
-
-/** CPU time a process has used so far (user + system), in ms; /proc counts in ticks of 10 ms. */
-function cpuMsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 interface Join {
   sent?: number;
@@ -77,27 +68,7 @@ async function main(): Promise<void> {
   });
   const sockets: WebSocket[] = [];
   try {
-    const tokens = new Map<number, string>();
-    const now = Math.floor(Date.now() / 1000);
-    const sessions = Array.from({ length: USERS }, (_, i) => {
-      const token = newToken();
-      tokens.set(i + 1, token);
-      return {
-        user_id: i + 1,
-        family_id: randomUUID(),
-        access_hash: sha256(token),
-        refresh_hash: null,
-        ip: null,
-        is_bot: 0 as const,
-        expires_at: now + 86400,
-        created_at: now,
-      };
-    });
-    for (let i = 0; i < sessions.length; i += 500)
-      await db.kysely
-        .insertInto('sessions')
-        .values(sessions.slice(i, i + 500))
-        .execute();
+    const tokens = await signInUsers(db, USERS);
 
     const joins = new Map<string, Join>();
     const joinOf = (key: string) => {

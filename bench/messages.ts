@@ -14,12 +14,11 @@
  * compare runs on one machine.
  */
 import { parseArgs } from 'node:util';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { newToken, sha256 } from '../src/infra/secrets.js';
+import { percentile, signInUsers } from './live-support.js';
 import { postgresLocation, sqliteLocation, startServerProcess } from '../test-crash/server-process.js';
 
 const { values: args } = parseArgs({
@@ -40,7 +39,6 @@ const MESSAGES = Number(args.messages);
 const WARMUP = Number(args.warmup);
 const USERS = Math.max(2, CONNECTIONS + (CONNECTIONS % 2));
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const partnerOf = (userId: number) => (userId % 2 === 1 ? userId + 1 : userId - 1);
 
 async function main(): Promise<void> {
@@ -73,25 +71,7 @@ async function main(): Promise<void> {
   });
   const sockets: WebSocket[] = [];
   try {
-    const tokens = new Map<number, string>();
-    const now = Math.floor(Date.now() / 1000);
-    for (let userId = 1; userId <= USERS; userId++) {
-      const token = newToken();
-      tokens.set(userId, token);
-      await db.kysely
-        .insertInto('sessions')
-        .values({
-          user_id: userId,
-          family_id: randomUUID(),
-          access_hash: sha256(token),
-          refresh_hash: null,
-          ip: null,
-          is_bot: 0,
-          expires_at: now + 86400,
-          created_at: now,
-        })
-        .execute();
-    }
+    const tokens = await signInUsers(db, USERS);
 
     // msg_id → when the receiver's frame arrived (performance.now()).
     const heard = new Map<number, number>();
