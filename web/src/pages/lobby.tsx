@@ -202,26 +202,18 @@ function MyRoom({ room, state, userId }: { room: Room; state: Lobby; userId: num
       {isAdmin && (
         <fieldset class="room-settings">
           <legend>{t('roomSettings')}</legend>
-          <div class="field check">
-            <input
-              id="room-private"
-              type="checkbox"
-              checked={shown('private') === 1}
-              disabled={action.busy}
-              onChange={(e) => setting('private', (e.target as HTMLInputElement).checked ? 1 : 0)}
-            />
-            <label for="room-private">{t('privateRoom')}</label>
-          </div>
-          <div class="field check">
-            <input
-              id="room-autostart"
-              type="checkbox"
-              checked={shown('autostart') === 1}
-              disabled={action.busy}
-              onChange={(e) => setting('autostart', (e.target as HTMLInputElement).checked ? 1 : 0)}
-            />
-            <label for="room-autostart">{t('autostart')}</label>
-          </div>
+          {(['private', 'autostart'] as const).map((param) => (
+            <div class="field check" key={param}>
+              <input
+                id={`room-${param}`}
+                type="checkbox"
+                checked={shown(param) === 1}
+                disabled={action.busy}
+                onChange={(e) => setting(param, (e.target as HTMLInputElement).checked ? 1 : 0)}
+              />
+              <label for={`room-${param}`}>{t(param === 'private' ? 'privateRoom' : 'autostart')}</label>
+            </div>
+          ))}
           <div class="field">
             <label for="room-maxplayers">{t('maxPlayers')}</label>
             <select
