@@ -47,6 +47,7 @@ test('the domains that store things have a data-access module with their SQL', (
     'inventory',
     'market',
     'messages',
+    'missions',
     'oauth',
     'promocodes',
     'rooms',

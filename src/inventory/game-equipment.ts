@@ -4,7 +4,7 @@
  * game starts.
  */
 import type { Executor } from '../db/connection.js';
-import { OWNED } from './queries.js';
+import { selectGameEquipment } from './queries.js';
 
 /** A card equipped on a monopoly of the board, with its class's rent coefficient. */
 export interface EquippedGameCard {
@@ -29,24 +29,7 @@ export interface GameEquipment {
 export async function gameEquipment(trx: Executor, userIds: readonly number[], board: string): Promise<Map<number, GameEquipment>> {
   const found = new Map<number, GameEquipment>(userIds.map((id) => [id, { cards: [] }]));
   if (userIds.length === 0) return found;
-  const rows = await trx
-    .selectFrom('equipped')
-    .innerJoin('items', 'items.item_id', 'equipped.item_id')
-    .leftJoin('qualities', 'qualities.quality_id', 'items.quality_id')
-    .select([
-      'equipped.user_id',
-      'equipped.item_id',
-      'equipped.slot',
-      'equipped.monopoly_id',
-      'items.item_proto_id',
-      'qualities.coeff_rent',
-    ])
-    .where('equipped.user_id', 'in', userIds)
-    .where('equipped.game', '=', board)
-    .whereRef('items.user_id', '=', 'equipped.user_id')
-    .where('items.state', '=', OWNED)
-    .orderBy('equipped.item_id')
-    .execute();
+  const rows = await selectGameEquipment(trx, userIds, board);
   for (const row of rows) {
     const equipment = found.get(Number(row.user_id))!;
     const item_proto_id = Number(row.item_proto_id);

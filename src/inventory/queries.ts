@@ -533,3 +533,25 @@ export async function insertEquipped(
 ): Promise<void> {
   await trx.insertInto('equipped').values(row).execute();
 }
+
+/** The items of `userIds` equipped on the board `board` and still owned by them, with their class's rent coefficient, in ascending item_id. */
+export async function selectGameEquipment(trx: Executor, userIds: readonly number[], board: string) {
+  return trx
+    .selectFrom('equipped')
+    .innerJoin('items', 'items.item_id', 'equipped.item_id')
+    .leftJoin('qualities', 'qualities.quality_id', 'items.quality_id')
+    .select([
+      'equipped.user_id',
+      'equipped.item_id',
+      'equipped.slot',
+      'equipped.monopoly_id',
+      'items.item_proto_id',
+      'qualities.coeff_rent',
+    ])
+    .where('equipped.user_id', 'in', userIds)
+    .where('equipped.game', '=', board)
+    .whereRef('items.user_id', '=', 'equipped.user_id')
+    .where('items.state', '=', OWNED)
+    .orderBy('equipped.item_id')
+    .execute();
+}

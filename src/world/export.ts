@@ -3,8 +3,7 @@ import type { Selectable } from 'kysely';
 import type { ItemProtosTable } from '../db/tables.js';
 import type { World, WorldItemProto } from './schema.js';
 import { storedRank } from '../users/index.js';
-import { readStoredWorld } from './queries.js';
-import { exportLobby } from './lobby.js';
+import { exportLobby, readStoredWorld } from './queries.js';
 import type { LedgerKind } from '../market/index.js';
 
 const parse = <T>(text: string | null): T | undefined => (text === null ? undefined : (JSON.parse(text) as T));

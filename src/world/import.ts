@@ -57,8 +57,10 @@ import {
   usersWith,
   type UserPair,
   usersWithOpenSessions,
+  importLobby,
+  storedLobbyProblems,
 } from './queries.js';
-import { importLobby, lobbyProblems, lobbyUsers, storedLobbyProblems } from './lobby.js';
+import { lobbyProblems, lobbyUsers } from './lobby.js';
 
 const checkWorld = TypeCompiler.Compile(World);
 
