@@ -133,6 +133,7 @@ describe('equips under concurrency', { skip: needsRedis }, () => {
         items: Array.from({ length: DICE }, (_, i) => ({ item_id: 100 + i, user_id: 1, item_proto_id: 601 })),
       },
       config: { rateLimit: false },
+      redis: false,
     });
     const token = await tokenFor(processes.servers[0], 1);
     call = callsInTurn(processes, () => token);
