@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { cpuMsOf, percentile, signInUsers } from './live-support.js';
 import { postgresLocation, sqliteLocation, startServerProcess } from '../test-crash/server-process.js';
+import { moveFor } from '../test/game-socket-support.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -46,22 +47,6 @@ const PLAYERS = 4;
 const USERS = GAMES * PLAYERS + CONCURRENCY;
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
-
-/** A move the expected player can always make: the first of these the turn allows, else leaving. */
-function moveFor(list: string[]): string {
-  for (const action of [
-    'roll-dices',
-    'purchase',
-    'auction.reject',
-    'contract.reject',
-    'rent.pay',
-    'bank.fee.pay',
-    'jail.release.pay',
-    'auction.put',
-  ])
-    if (list.includes(action)) return action;
-  return 'leave';
-}
 
 function rssOf(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DB_KIND, REDIS_URL, newDatabaseLocation, processDatabaseEnv } from './helpers.js';
 import { api, call, serve, stopAll, type ServerProcess } from './process-support.js';
-import { GameSocket } from './game-socket-support.js';
+import { GameSocket, moveFor } from './game-socket-support.js';
 import { missing } from './components.js';
 import { CLUSTERED, startProcesses } from './race-support.js';
 import { catalogWorld, tokenFor, user } from './item-fixtures.js';
@@ -25,23 +25,6 @@ import type { World } from '../src/world/schema.js';
 
 const PASSWORD = 'game-processes-password';
 const USERS = [1, 2, 3, 4, 5];
-
-/** A move the expected player can always make: the first of these the turn allows, else leaving. */
-function moveFor(list: string[]): string {
-  for (const action of [
-    'roll-dices',
-    'purchase',
-    'auction.reject',
-    'contract.reject',
-    'rent.pay',
-    'bank.fee.pay',
-    'jail.release.pay',
-    'purchase.reject',
-    'auction.put',
-  ])
-    if (list.includes(action)) return action;
-  return 'leave';
-}
 
 const turnOf = (packets: any[]): { user_id: number | null; list: string[] } => packets.at(-1).status.turn.action;
 

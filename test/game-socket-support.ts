@@ -73,3 +73,20 @@ export class GameSocket {
     this.socket.close();
   }
 }
+
+/** A move the expected player can always make: the first of these the turn allows, else leaving. */
+export function moveFor(list: string[]): string {
+  for (const action of [
+    'roll-dices',
+    'purchase',
+    'auction.reject',
+    'contract.reject',
+    'rent.pay',
+    'bank.fee.pay',
+    'jail.release.pay',
+    'purchase.reject',
+    'auction.put',
+  ])
+    if (list.includes(action)) return action;
+  return 'leave';
+}

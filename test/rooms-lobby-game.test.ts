@@ -5,6 +5,7 @@ import { callOk, callVoid, catalogWorld, tokenFor, user } from './item-fixtures.
 import { listen } from './transport-support.js';
 import { ExtwsClient } from './extws-client.js';
 import type { World } from '../src/world/schema.js';
+import { moveFor } from './game-socket-support.js';
 
 /*
  * A lobby played to the end: four players create and fill a room set to start by itself, the
@@ -33,22 +34,6 @@ before(async () => {
   for (const id of PLAYERS) tokens.set(id, await tokenFor(server, id));
 });
 after(() => server.close());
-
-/** A move the expected player can always make: the first of these the turn allows. */
-function moveFor(list: string[]): string {
-  for (const action of [
-    'roll-dices',
-    'purchase',
-    'auction.reject',
-    'contract.reject',
-    'rent.pay',
-    'bank.fee.pay',
-    'jail.release.pay',
-    'auction.put',
-  ])
-    if (list.includes(action)) return action;
-  return 'leave';
-}
 
 test('four players fill an autostart room, play its game to the end, and the result shows everywhere', async () => {
   const watcher = await ExtwsClient.connect(base, { subs: 'rooms' });
