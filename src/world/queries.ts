@@ -519,37 +519,34 @@ async function importRooms(trx: Executor, rooms: WorldRoom[], now: number, repla
     for (const table of ['room_members', 'room_invites', 'room_bans', 'rooms'] as const)
       await trx.deleteFrom(table).where('room_id', 'in', ids).execute();
   }
-  for (const batch of chunks(rooms, 200)) {
-    await trx
-      .insertInto('rooms')
-      .values(
-        batch.map((room) => {
-          const stored = storedVersion.get(room.room_id);
-          return {
-            room_id: room.room_id,
-            status: 0,
-            admin_id: room.admin_id,
-            game_submode: 0,
-            maxplayers: room.maxplayers,
-            private: bit(room.private),
-            autostart: bit(room.autostart),
-            game_timers: 1,
-            br_corner: 0,
-            // Clients ignore a patch whose version is not above what they hold: a replaced room goes past it.
-            v: Math.max(room.v ?? 1, stored === undefined ? 1 : stored + 1),
-            ts_created: room.ts_created ?? now,
-            players: null,
-            game_id: null,
-            gs_id: null,
-          };
-        }),
-      )
-      .execute();
-  }
+  await insertBatched(
+    trx,
+    'rooms',
+    rooms.map((room) => {
+      const stored = storedVersion.get(room.room_id);
+      return {
+        room_id: room.room_id,
+        status: 0,
+        admin_id: room.admin_id,
+        game_submode: 0,
+        maxplayers: room.maxplayers,
+        private: bit(room.private),
+        autostart: bit(room.autostart),
+        game_timers: 1,
+        br_corner: 0,
+        // Clients ignore a patch whose version is not above what they hold: a replaced room goes past it.
+        v: Math.max(room.v ?? 1, stored === undefined ? 1 : stored + 1),
+        ts_created: room.ts_created ?? now,
+        players: null,
+        game_id: null,
+        gs_id: null,
+      };
+    }),
+  );
   const members = rooms.flatMap((room) =>
     room.players.map((user_id, seat) => ({ user_id, room_id: room.room_id, seat, ts_joined: room.ts_created ?? now })),
   );
-  for (const batch of chunks(members)) await trx.insertInto('room_members').values(batch).execute();
+  await insertBatched(trx, 'room_members', members);
   const invites = rooms.flatMap((room) =>
     (room.invites ?? []).map((invite) => ({
       room_id: room.room_id,
@@ -558,9 +555,9 @@ async function importRooms(trx: Executor, rooms: WorldRoom[], now: number, repla
       ts: invite.ts ?? now,
     })),
   );
-  for (const batch of chunks(invites)) await trx.insertInto('room_invites').values(batch).execute();
+  await insertBatched(trx, 'room_invites', invites);
   const bans = rooms.flatMap((room) => (room.bans ?? []).map((user_id) => ({ room_id: room.room_id, user_id })));
-  for (const batch of chunks(bans)) await trx.insertInto('room_bans').values(batch).execute();
+  await insertBatched(trx, 'room_bans', bans);
 }
 
 async function importGames(trx: Executor, games: WorldGame[]): Promise<void> {
@@ -591,19 +588,17 @@ async function importGames(trx: Executor, games: WorldGame[]): Promise<void> {
         .insertInto('game_players')
         .values(humans.map((user_id) => ({ game_id: game.game_id, user_id })))
         .execute();
-    for (const batch of chunks(game.actions.map((a, seq) => ({ a, seq }))))
-      await trx
-        .insertInto('game_actions')
-        .values(
-          batch.map(({ a, seq }) => ({
-            game_id: game.game_id,
-            seq,
-            user_id: a.user_id ?? null,
-            action: JSON.stringify(a.action),
-            ts: a.ts_ms,
-          })),
-        )
-        .execute();
+    await insertBatched(
+      trx,
+      'game_actions',
+      game.actions.map((a, seq) => ({
+        game_id: game.game_id,
+        seq,
+        user_id: a.user_id ?? null,
+        action: JSON.stringify(a.action),
+        ts: a.ts_ms,
+      })),
+    );
   }
 }
 
