@@ -19,11 +19,9 @@
  * The numbers depend on the machine and on what else runs on it: compare runs on one machine.
  */
 import { parseArgs } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import WebSocket from 'ws';
-import { cpuMsOf, percentile, signInUsers } from './live-support.js';
+import { cpuMsOf, percentile, signInUsers, usersWorld } from './live-support.js';
 import { postgresLocation, sqliteLocation, startServerProcess } from '../test-crash/server-process.js';
 import { moveFor } from '../test/game-socket-support.js';
 
@@ -75,12 +73,7 @@ interface LiveGame {
 
 async function main(): Promise<void> {
   const location = args.db === 'postgres' ? postgresLocation(process.env.TEST_DATABASE_URL!, 'bench_game') : sqliteLocation();
-  const dir = mkdtempSync(join(tmpdir(), 'gp-bench-game-'));
-  const worldFile = join(dir, 'world.json');
-  writeFileSync(
-    worldFile,
-    JSON.stringify({ users: Array.from({ length: USERS }, (_, i) => ({ user_id: i + 1, nick: `player${i + 1}`, created_at: 0 })) }),
-  );
+  const { dir, worldFile } = usersWorld('game', USERS);
   const redis = args.db === 'postgres' && process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : undefined;
   const db = await location.open();
   const server = await startServerProcess({

@@ -1,8 +1,21 @@
 /** What the live benchmarks (messages, lobby, game) share: users signed in straight in the database, percentiles, a process's CPU time. */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Database } from '../src/db/connection.js';
 import { newToken, sha256 } from '../src/infra/secrets.js';
+
+/** A world file of users 1 to `users` in a new temporary folder (removed by the caller): the folder and the file. */
+export function usersWorld(name: string, users: number): { dir: string; worldFile: string } {
+  const dir = mkdtempSync(join(tmpdir(), `gp-bench-${name}-`));
+  const worldFile = join(dir, 'world.json');
+  writeFileSync(
+    worldFile,
+    JSON.stringify({ users: Array.from({ length: users }, (_, i) => ({ user_id: i + 1, nick: `u${i + 1}`, created_at: 0 })) }),
+  );
+  return { dir, worldFile };
+}
 
 /** Signs users 1 to `users` in by writing their sessions as sign-in stores them (not bound to an address); their access tokens. */
 export async function signInUsers(db: Database, users: number): Promise<Map<number, string>> {

@@ -18,11 +18,9 @@
  * it: compare runs on one machine.
  */
 import { parseArgs } from 'node:util';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import WebSocket from 'ws';
-import { cpuMsOf, percentile, signInUsers } from './live-support.js';
+import { cpuMsOf, percentile, signInUsers, usersWorld } from './live-support.js';
 import { postgresLocation, sqliteLocation, startServerProcess } from '../test-crash/server-process.js';
 
 const { values: args } = parseArgs({
@@ -53,12 +51,7 @@ interface Join {
 
 async function main(): Promise<void> {
   const location = args.db === 'postgres' ? postgresLocation(process.env.TEST_DATABASE_URL!, 'bench_lobby') : sqliteLocation();
-  const dir = mkdtempSync(join(tmpdir(), 'gp-bench-lobby-'));
-  const worldFile = join(dir, 'world.json');
-  writeFileSync(
-    worldFile,
-    JSON.stringify({ users: Array.from({ length: USERS }, (_, i) => ({ user_id: i + 1, nick: `p${i + 1}`, created_at: 0 })) }),
-  );
+  const { dir, worldFile } = usersWorld('lobby', USERS);
   const db = await location.open();
   const server = await startServerProcess({
     databaseUrl: location.url,

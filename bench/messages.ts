@@ -14,11 +14,9 @@
  * compare runs on one machine.
  */
 import { parseArgs } from 'node:util';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import WebSocket from 'ws';
-import { percentile, signInUsers } from './live-support.js';
+import { percentile, signInUsers, usersWorld } from './live-support.js';
 import { postgresLocation, sqliteLocation, startServerProcess } from '../test-crash/server-process.js';
 
 const { values: args } = parseArgs({
@@ -43,12 +41,7 @@ const partnerOf = (userId: number) => (userId % 2 === 1 ? userId + 1 : userId - 
 
 async function main(): Promise<void> {
   const location = args.db === 'postgres' ? postgresLocation(process.env.TEST_DATABASE_URL!, 'bench_im') : sqliteLocation();
-  const dir = mkdtempSync(join(tmpdir(), 'gp-bench-im-'));
-  const worldFile = join(dir, 'world.json');
-  writeFileSync(
-    worldFile,
-    JSON.stringify({ users: Array.from({ length: USERS }, (_, i) => ({ user_id: i + 1, nick: `u${i + 1}`, created_at: 0 })) }),
-  );
+  const { dir, worldFile } = usersWorld('im', USERS);
   // Opening the database first creates its schema (PostgreSQL) for the server to migrate.
   const db = await location.open();
   const server = await startServerProcess({
